@@ -1,0 +1,31 @@
+# The paper rebuilds itself: `snakemake --cores 8` runs the cohort through validation,
+# prediction collection, scoring, statistics, figures and tables into paper/build/paper.pdf.
+# This file holds targets and includes only; the rules live in workflow/rules/.
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    model="|".join(map(re.escape, MODELS)),
+    mode="|".join(MODES),
+
+
+include: "workflow/rules/cohort.smk"
+include: "workflow/rules/predict.smk"
+include: "workflow/rules/score.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/paper.smk"
+
+
+rule all:
+    input:
+        "paper/build/paper.pdf",
+    default_target: True

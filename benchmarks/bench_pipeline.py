@@ -1,0 +1,56 @@
+"""Time the whole workflow: a full default run, a no-op rerun and the paper compile alone.
+
+Runs in a temporary copy of the repository (your results/ are never touched) and prints one
+line per figure with the bar it is held to. Usage:
+
+    .venv/bin/python benchmarks/bench_pipeline.py [--cores 8] [--configfile config/small.yaml]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GENERATED = (".venv", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
+
+
+def run(work: Path, *args: str) -> float:
+    exe = Path(sys.executable).with_name("snakemake")
+    start = time.perf_counter()
+    proc = subprocess.run([str(exe), *args], cwd=work, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        sys.exit(f"snakemake {' '.join(args)} failed:\n{proc.stderr[-3000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cores", default="8")
+    parser.add_argument("--configfile", default=None)
+    args = parser.parse_args()
+    extra = ["--configfile", args.configfile] if args.configfile else []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "repo"
+        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
+        shutil.rmtree(work / "paper" / "build", ignore_errors=True)
+        full = run(work, "--cores", args.cores, *extra)
+        noop = run(work, "--cores", args.cores, *extra)
+        os.utime(work / "paper" / "main.typ")
+        paper = run(work, "--cores", args.cores, *extra)
+    print(f"machine: {os.cpu_count()} cores; config: {args.configfile or 'config/config.yaml'}")
+    print(f"full run            {full:7.1f} s   (bar: <= 60 s for 200 conversations x 11 models; <= 300 s with everything)")
+    print(f"no-op rerun         {noop:7.1f} s   (bar: <= 5 s)")
+    print(f"paper rebuild only  {paper:7.1f} s   (bar: the compile itself <= 5 s; this includes Snakemake start-up)")
+    print(f"ratio no-op / full  {noop / full:7.3f}")
+
+
+if __name__ == "__main__":
+    main()

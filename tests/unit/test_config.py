@@ -1,0 +1,100 @@
+"""Configuration validation: unknown keys named with the allowed ones; semantic checks."""
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from eibench.configuration import ConfigError, coerce_cli_strings, load_schema, validate_config
+
+from ..conftest import REPO
+
+SCHEMA = load_schema(REPO / "config/schema/config.schema.yaml")
+
+
+def _check(cfg):
+    validate_config(cfg, SCHEMA, REPO)
+
+
+def test_default_config_is_valid(default_config):
+    _check(default_config)
+
+
+def _problem(cfg) -> str:
+    with pytest.raises(ConfigError) as err:
+        _check(cfg)
+    return str(err.value)
+
+
+def test_unknown_top_level_key_names_allowed_keys(default_config):
+    cfg = copy.deepcopy(default_config)
+    cfg["seeed"] = 1
+    msg = _problem(cfg)
+    assert "unknown config key 'seeed'" in msg and "did you mean 'seed'" in msg
+    assert "allowed keys here: cohort, cohorts," in msg
+
+
+def test_unknown_nested_keys_are_all_reported(default_config):
+    cfg = copy.deepcopy(default_config)
+    cfg["cohorts"]["synthetic"]["n_conversatons"] = 5
+    cfg["models"][0]["profle"] = "human"
+    cfg["simulation"]["effects"]["romantc"] = cfg["simulation"]["effects"]["romantic"]
+    msg = _problem(cfg)
+    assert "'cohorts.synthetic.n_conversatons' (did you mean 'n_conversations'?)" in msg
+    assert "'models[0].profle' (did you mean 'profile'?)" in msg
+    assert "'simulation.effects.romantc'" in msg
+
+
+@pytest.mark.parametrize("name", ["../x", "/abs/path", "a/b", ".hidden", ""])
+def test_unsafe_model_names_are_rejected(default_config, name):
+    cfg = copy.deepcopy(default_config)
+    cfg["models"][0]["name"] = name
+    assert "models[0].name" in _problem(cfg)
+
+
+def test_semantic_checks(default_config):
+    cfg = copy.deepcopy(default_config)
+    cfg["models"].append(dict(cfg["models"][0]))
+    cfg["cohorts"]["synthetic"]["trait_shares"]["none"] = 0.9
+    cfg["simulation"]["ability_correlation"][0][1] = 0.99
+    msg = _problem(cfg)
+    assert "repeated: sim-01" in msg
+    assert "trait_shares': shares must sum to 1" in msg
+    assert "ability_correlation': must be symmetric" in msg
+
+
+def test_attunebench_cohort_needs_a_path(default_config, tmp_path):
+    cfg = copy.deepcopy(default_config)
+    cfg["cohort"] = "attunebench"
+    assert "cohorts.attunebench.path' is not set" in _problem(cfg)
+    cfg["cohorts"]["attunebench"]["path"] = str(tmp_path / "nowhere")
+    assert "is not a folder" in _problem(cfg)
+
+
+def test_cli_strings_are_coerced_where_the_schema_wants_numbers():
+    cfg = {"seed": "7", "cohorts": {"synthetic": {"n_conversations": "20", "romantic_category": "1"}},
+           "ingest": {"report_all_errors": "true"}}
+    out = coerce_cli_strings(cfg, SCHEMA)
+    assert out["seed"] == 7 and out["cohorts"]["synthetic"]["n_conversations"] == 20
+    assert out["cohorts"]["synthetic"]["romantic_category"] == "1"  # a string field stays a string
+    assert out["ingest"]["report_all_errors"] is True
+
+
+def _snakemake_dry_run(*args: str) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("snakemake")
+    return subprocess.run([str(exe), "-n", "--cores", "1", *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
+def test_snakemake_stops_at_parse_time_on_an_unknown_key():
+    run = _snakemake_dry_run("--config", "seeed=3")
+    assert run.returncode != 0
+    out = run.stdout + run.stderr
+    assert "unknown config key 'seeed'" in out and "allowed keys here" in out
+    assert "Job stats" not in out  # stopped before any job was planned
+
+
+def test_snakemake_accepts_nested_overrides():
+    run = _snakemake_dry_run("--config", "cohorts={synthetic: {n_conversations: 20}}", "seed=5")
+    assert run.returncode == 0, run.stderr

@@ -1,0 +1,120 @@
+"""Reading the release format: every alias accepted, every error named by file and JSON path."""
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from eibench.release.read import ReleaseFormatError, json_path, list_json_files, parse_file, read_conversations, read_em_outputs
+from eibench.release.schema import ConversationFile, EMOutputFile
+
+from ..conftest import RELEASE
+
+
+def _expected(folder: str) -> list[dict]:
+    with open(RELEASE / folder / "EXPECTED.csv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.mark.parametrize("case", _expected("invalid"), ids=lambda c: c["file"])
+def test_each_invalid_conversation_file_names_its_path(case):
+    obj, problems = parse_file(RELEASE / "invalid" / case["file"], ConversationFile, case["file"])
+    assert obj is None
+    assert len(problems) == 1, [str(p) for p in problems]
+    assert problems[0].file == case["file"]
+    assert problems[0].json_path == case["json_path"]
+    assert case["message"] in problems[0].message
+
+
+@pytest.mark.parametrize("case", _expected("em_invalid"), ids=lambda c: c["file"])
+def test_each_invalid_em_file_names_its_path(case):
+    obj, problems = parse_file(RELEASE / "em_invalid" / case["file"], EMOutputFile, case["file"])
+    assert obj is None and len(problems) == 1
+    assert problems[0].json_path == case["json_path"]
+    assert case["message"] in problems[0].message
+
+
+def test_every_invalid_corpus_file_has_an_expectation():
+    for folder in ("invalid", "em_invalid"):
+        listed = {c["file"] for c in _expected(folder)}
+        on_disk = {p.name for p in list_json_files(RELEASE / folder)}
+        assert listed == on_disk
+
+
+def test_canonical_and_legacy_files_are_read():
+    parsed = dict((p.name, c) for p, c in read_conversations(list_json_files(RELEASE / "valid")))
+    canonical, legacy = parsed["conversation_5.json"], parsed["conversation_17.json"]
+    assert canonical.conversationId == "conversation_5"
+    assert legacy.conversationId == "17"  # a numeric id becomes a string
+
+    t = legacy.turns[0]
+    judgements = {j.questionId: j for j in t.annotations.binaryJudgements}
+    assert judgements["B11"].observedBehavior == "yes" and judgements["B11"].preferredBehavior == "no"  # did_occur/should_occur
+    assert judgements["B13"].observedBehavior == "yes" and judgements["B13"].preferredBehavior == "yes"  # humanValue/humanPreference
+    assert judgements["B19"].observedBehavior == "no"  # actualValue
+    comps = t.annotations.pairwiseComparisons
+    assert (comps[0].responseA, comps[0].responseB, comps[0].winner) == ("human", "alternate", "A")  # response_1/2, 'a'
+    assert comps[1].responseA == "alternate"  # llmImproved as a label
+    assert t.annotations.alternateResponses.llmImproved == "That sounds exhausting."  # alternate1
+    assert t.annotations.alternateResponses.humanEdited.startswith("Ugh")  # alternate2
+    assert t.annotations.selectedPairwiseQuestions == ["PW7"]  # bare string -> list
+    assert [m.intensity for m in t.moodShiftTags] == [4, 2, 6, None]  # words, case-insensitive, null
+    cw = legacy.conversationWideQuestions
+    assert cw.q1_lookingFor == ["To get specific information or advice"]  # Q1 bare string
+    assert cw.q2_emotionClarity == "Clear and explicitly stated" and cw.q3_modelFit.startswith("Mixed")
+    assert cw.fourBranchScores == {"perceiving": 1.0, "understanding": 3.0, "managing": 7.0}  # clamped, null dropped
+    assert legacy.prePanas.items["Afraid"] == 2  # under 'responses', lower-case names
+    assert canonical.conversationWideQuestions.fourBranchScores["understanding"] == 7.0
+
+
+def test_em_output_aliases_and_markers():
+    [(path, out)] = read_em_outputs(list_json_files(RELEASE / "em_valid"), "model-x", "default")
+    turn = out.turns[0]
+    assert turn.em_draft_judge == {"overall_score": 5, "helpfulness": 6, "tone_match": None}  # judge_scores alias
+    assert turn.em_emotion_tags[0].intensity == 6
+    post = out.post_conversation
+    assert post.predicted_panas_delta.totals.positive == 4 and post.predicted_panas_delta.totals.negative == -6
+    assert post.predicted_panas_delta.items == {"Afraid": -1.0}
+    assert out.model_extra == {"harness": "kept as an extra field"}
+
+
+def test_first_bad_file_stops_the_read(tmp_path):
+    for name in ("wrong_type_turn_number.json", "bad_winner.json"):
+        shutil.copy(RELEASE / "invalid" / name, tmp_path / name)
+    shutil.copy(RELEASE / "valid" / "conversation_5.json", tmp_path)
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(list_json_files(tmp_path))
+    assert len(err.value.problems) == 1
+    assert "bad_winner.json" in str(err.value)  # sorted order: the same file every time
+    assert "report_all_errors" in str(err.value)
+
+
+def test_report_all_lists_every_bad_file(tmp_path):
+    for p in list_json_files(RELEASE / "invalid"):
+        shutil.copy(p, tmp_path / p.name)
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(list_json_files(tmp_path), report_all=True)
+    assert {Path(p.file).name for p in err.value.problems} == {p.name for p in list_json_files(RELEASE / "invalid")}
+
+
+def test_duplicate_conversation_ids_are_an_error(tmp_path):
+    shutil.copy(RELEASE / "valid" / "conversation_5.json", tmp_path / "a.json")
+    shutil.copy(RELEASE / "valid" / "conversation_5.json", tmp_path / "b.json")
+    with pytest.raises(ReleaseFormatError, match="also used by"):
+        read_conversations(list_json_files(tmp_path))
+
+
+def test_em_outputs_must_match_model_mode_and_cohort():
+    files = list_json_files(RELEASE / "em_valid")
+    with pytest.raises(ReleaseFormatError, match="outputs of model 'other'"):
+        read_em_outputs(files, "other", "default")
+    with pytest.raises(ReleaseFormatError, match="holds mode 'verbose'"):
+        read_em_outputs(files, "model-x", "verbose")
+    with pytest.raises(ReleaseFormatError, match="not a conversation of the cohort"):
+        read_em_outputs(files, "model-x", "default", known_conversations={"conversation_6"})
+
+
+def test_json_path_rendering():
+    assert json_path(["turns", 2, "moodShiftTags", 0, "intensity"]) == "$.turns[2].moodShiftTags[0].intensity"
+    assert json_path(["em_pairwise_selections", "0"]) == '$.em_pairwise_selections["0"]'

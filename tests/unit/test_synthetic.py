@@ -1,0 +1,131 @@
+"""The synthetic cohort and the prediction simulator: valid, deterministic, with the design
+of the published study and the planted effects recoverable."""
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eibench.metrics.score import score_model
+from eibench.release.read import list_json_files, read_conversations, read_em_outputs
+from eibench.release.tidy import em_tables, gold_tables
+from eibench.release.write import dumps, write_json
+from eibench.synthetic.cohort import generate_cohort, largest_remainder, topics
+from eibench.synthetic.simulate import draw_ability, human_subset, simulate_outputs
+
+
+def _write(files: dict, folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, obj in files.items():
+        write_json(obj, folder / name)
+    return list_json_files(folder)
+
+
+@pytest.fixture(scope="module")
+def cohort(default_config, tmp_path_factory):
+    files, truth = generate_cohort(default_config["cohorts"]["synthetic"], default_config["seed"])
+    paths = _write(files, tmp_path_factory.mktemp("cohort"))
+    return files, truth, gold_tables(read_conversations(paths))
+
+
+def test_same_seed_same_bytes_other_seed_other_bytes(default_config):
+    params = copy.deepcopy(default_config["cohorts"]["synthetic"]) | {"n_conversations": 15}
+    a, _ = generate_cohort(params, 1)
+    b, _ = generate_cohort(params, 1)
+    c, _ = generate_cohort(params, 2)
+    assert {k: dumps(v) for k, v in a.items()} == {k: dumps(v) for k, v in b.items()}
+    assert {k: dumps(v) for k, v in a.items()} != {k: dumps(v) for k, v in c.items()}
+
+
+def test_published_design(cohort, default_config):
+    files, truth, gold = cohort
+    params = default_config["cohorts"]["synthetic"]
+    conv, turns, people = gold["conversations"], gold["turns"], gold["participants"]
+    assert len(conv) == 200
+    assert len(people) <= 11 and len(truth.participants) == 11
+    assert people["has_diagnosis"].any() and (~people["has_diagnosis"]).any()
+    assert set(people["diagnosis_group"]) == {"none", "anxiety_depression", "asd_adhd"}
+    per = turns.groupby("conversation_id").size()
+    assert per.min() >= 3 and per.max() <= 15
+    assert conv["subtopic"].nunique() >= 45 and len(topics()) >= 50
+    assert (conv["category"] == params["romantic_category"]).sum() > 10
+    numbers = sorted(int(c.split("_")[1]) for c in conv["conversation_id"])
+    assert numbers[-1] <= math.ceil(200 * params["id_span"]) and numbers != list(range(1, 201))
+    legacy = sum(c["legacy_format"] for c in truth.conversations)
+    assert 5 <= legacy <= 40  # ~10% of files use the older aliases
+    assert (gold["mood_tags"]["in_panas"]).all()
+    assert not gold["binary_judgements"]["gold_om"].isna().any()
+
+
+def test_files_are_complete(cohort):
+    files, _, _ = cohort
+    conv = next(iter(files.values()))
+    assert all(t["userMessage"] and t["llmResponse"] for t in conv["turns"])
+    assert conv["participant_profile"]["participant_id"].startswith("P")
+
+
+def test_largest_remainder():
+    assert largest_remainder({"a": 0.45, "b": 0.35, "c": 0.2}, 11) == {"a": 5, "b": 4, "c": 2}
+    assert sum(largest_remainder({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}, 10).values()) == 10
+
+
+def test_simulated_models_are_independent_of_each_other(cohort, default_config):
+    _, _, gold = cohort
+    sim, seed = default_config["simulation"], default_config["seed"]
+    a = draw_ability("sim-01", "model", sim, seed)
+    assert a == draw_ability("sim-01", "model", sim, seed)
+    assert a != draw_ability("sim-02", "model", sim, seed)
+    out1 = simulate_outputs(gold, a, "default", sim, seed, "Romantic relationships")
+    out2 = simulate_outputs(gold, a, "default", sim, seed, "Romantic relationships")
+    assert {k: dumps(v) for k, v in out1.items()} == {k: dumps(v) for k, v in out2.items()}
+
+
+def test_human_raters_share_one_subset(cohort):
+    _, _, gold = cohort
+    ids = list(gold["conversations"]["conversation_id"])
+    assert human_subset(ids, 30, 7) == human_subset(list(reversed(ids)), 30, 7)
+    assert len(human_subset(ids, 30, 7)) == 30 and len(human_subset(ids, 500, 7)) == 200
+
+
+@pytest.fixture(scope="module")
+def planted(default_config, tmp_path_factory):
+    """A larger cohort scored for three simulated models: the planted effects must show."""
+    params = copy.deepcopy(default_config["cohorts"]["synthetic"]) | {"n_conversations": 400}
+    seed, sim = default_config["seed"], default_config["simulation"]
+    files, _ = generate_cohort(params, seed)
+    root = tmp_path_factory.mktemp("planted")
+    gold = gold_tables(read_conversations(_write(files, root / "conversations")))
+    turns, convs = [], []
+    for name in ("sim-01", "sim-02", "sim-03"):
+        model = draw_ability(name, "model", sim, seed)
+        outs = simulate_outputs(gold, model, "default", sim, seed, params["romantic_category"])
+        em = em_tables(read_em_outputs(_write(outs, root / name), name, "default"))
+        s = score_model(gold, em, "parity")
+        turns.append(s.turn.assign(model=name))
+        convs.append(s.conversation.assign(model=name))
+    conv = pd.concat(convs).merge(gold["conversations"][["conversation_id", "participant_id", "category"]], on="conversation_id")
+    conv = conv.merge(gold["participants"][["participant_id", "has_diagnosis"]], on="participant_id")
+    return pd.concat(turns), conv, params
+
+
+def test_diagnosis_lowers_emotion_tracking(planted):
+    _, conv, _ = planted
+    by = conv.groupby("has_diagnosis")["emotion_f1"].mean()
+    assert by[True] < by[False] - 0.03
+
+
+def test_romantic_topics_are_harder(planted):
+    _, conv, params = planted
+    romantic = conv["category"] == params["romantic_category"]
+    assert conv.loc[romantic, "composite"].mean() < conv.loc[~romantic, "composite"].mean() - 1.0
+
+
+def test_behaviour_accuracy_drifts_down_emotion_stays_flat(planted):
+    turns, _, _ = planted
+    early, late = turns[turns["rel_position"] <= 0.25], turns[turns["rel_position"] >= 0.75]
+    assert early["binary_om_acc"].mean() > late["binary_om_acc"].mean() + 0.05
+    assert abs(early["emotion_f1"].mean() - late["emotion_f1"].mean()) < 0.03

@@ -1,0 +1,108 @@
+"""Tidy tables from the hand-written corpus: typed, with fallbacks, derived totals and extras."""
+
+import pandas as pd
+import pytest
+
+from eibench.release.read import list_json_files, read_conversations, read_em_outputs
+from eibench.release.tidy import EM_TABLES, GOLD_TABLES, diagnosis_group, em_tables, gold_tables
+
+from ..conftest import RELEASE
+
+
+@pytest.fixture(scope="module")
+def gold():
+    return gold_tables(read_conversations(list_json_files(RELEASE / "valid")))
+
+
+@pytest.fixture(scope="module")
+def em():
+    return em_tables(read_em_outputs(list_json_files(RELEASE / "em_valid"), "model-x", "default"))
+
+
+def test_tables_have_declared_columns_and_types(gold, em):
+    for specs, tables in ((GOLD_TABLES, gold), (EM_TABLES, em)):
+        assert set(tables) == set(specs)
+        for name, spec in specs.items():
+            assert list(tables[name].columns) == spec.column_names
+            assert [str(t) for t in tables[name].dtypes] == [
+                {"string": "string", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean"}[d] for _, d in spec.columns
+            ], name
+
+
+def test_gold_fallbacks(gold):
+    b = gold["binary_judgements"].set_index(["conversation_id", "question_id"])
+    assert b.loc[("conversation_5", "B13"), "observed"] == "yes"  # 'Y'
+    assert b.loc[("conversation_5", "B13"), "llm_value"] == "yes"  # true
+    assert b.loc[("conversation_5", "B11"), "gold_om"] == "na"  # na does not fall back
+    assert b.loc[("conversation_5", "B11"), "gold_hp"] == "na"  # preferred null -> observed 'na'
+    assert b.loc[("conversation_5", "B14"), "gold_om"] == "no"  # observed null -> llmValue '0'
+    assert pd.isna(b.loc[("conversation_5", "B14"), "gold_hp"])  # 'maybe' -> null, observed null
+    assert not b.loc[("17", "B999"), "known_question"]
+
+
+def test_panas_totals_given_derived_and_clamped(gold):
+    t = gold["panas_totals"].set_index(["conversation_id", "phase"])
+    assert t.loc[("conversation_5", "post"), "positive"] == 70  # 75.4 clamped
+    assert t.loc[("conversation_5", "post"), "positive_source"] == "given"
+    pre17 = t.loc[("17", "pre")]
+    assert (pre17["positive"], pre17["negative"], pre17["positive_source"]) == (18, 24, "items")
+    post17 = t.loc[("17", "post")]
+    assert pd.isna(post17["positive"]) and post17["positive_source"] == "missing"  # 2 of 20 items
+
+
+def test_mood_tags_normalised(gold):
+    tags = gold["mood_tags"]
+    c5 = tags[tags["conversation_id"] == "conversation_5"]
+    assert list(c5["emotion"]) == ["upset", "distressed"]
+    assert list(c5["emotion_raw"]) == [" Upset ", "Distressed"]
+    assert list(c5["intensity"]) == [6, 5]
+    c17 = tags[tags["conversation_id"] == "17"]
+    assert list(c17["in_panas"]) == [True, True, False, True]  # 'Exhausted' is kept, flagged
+
+
+def test_turns_and_pairwise(gold):
+    turns = gold["turns"]
+    c5 = turns[turns["conversation_id"] == "conversation_5"]
+    assert list(c5["rel_position"]) == [0.0, 1.0]
+    pw = gold["pairwise_comparisons"]
+    first = pw[(pw["conversation_id"] == "conversation_5") & (pw["position"] == 0)].iloc[0]
+    assert first["winner_label"] == "human"
+    assert pd.isna(pw[(pw["conversation_id"] == "conversation_5") & (pw["position"] == 1)].iloc[0]["winner_label"])
+
+
+def test_participants_and_survey(gold):
+    p = gold["participants"]
+    assert list(p["participant_id"]) == ["P01"] and bool(p["has_diagnosis"].iloc[0])
+    conv = gold["conversations"].set_index("conversation_id")
+    assert pd.isna(conv.loc["17", "participant_id"])
+    s = gold["survey_answers"]
+    assert list(s[s["conversation_id"] == "17"]["question"]) == [
+        "q1_lookingFor", "q2_emotionClarity", "q3_modelFit", "q3_followUp_whatFeltOff"]
+
+
+def test_unknown_fields_are_kept_for_the_audit(gold, em):
+    extras = set(gold["extra_fields"]["json_path"])
+    assert extras == {"$.metadata.uploadedBy", "$.turns[0].annotatorNote",
+                      "$.turns[0].annotations.pairwiseComparisons[1].confidence"}
+    assert set(em["extra_fields"]["json_path"]) == {"$.harness"}
+
+
+def test_em_answers_keep_their_status(em):
+    b = em["em_binary"].set_index(["target", "wording", "question_id"])
+    assert b.loc[("hp", "observer", "B13"), "status"] == "invalid"
+    assert pd.isna(b.loc[("hp", "observer", "B13"), "value"])
+    assert b.loc[("hp", "participant", "B14"), "status"] == "unrecognised"
+    assert b.loc[("om", "observer", "B14"), "value"] == "na"
+    picks = em["em_pairwise"].set_index("key")
+    assert picks.loc["1", "pick"] == "A"
+    panas = em["em_panas"]
+    assert set(zip(panas["kind"], panas["level"], panas["name"])) == {
+        ("delta", "total", "positive"), ("delta", "total", "negative"), ("delta", "item", "Afraid")}
+
+
+@pytest.mark.parametrize("traits,group", [
+    (["none"], "none"), ([], "none"), (["anxiety/depression"], "anxiety_depression"),
+    (["ASD/ADHD"], "asd_adhd"), (["Depression", "ADHD"], "multiple"), (["introvert"], "none"),
+])
+def test_diagnosis_group(traits, group):
+    assert diagnosis_group(traits) == group

@@ -1,0 +1,46 @@
+"""Helpers of the workflow tests: a fresh copy of the repository and a Snakemake runner."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..conftest import REPO
+
+GENERATED = (".venv", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
+
+
+def copy_repo(dest: Path) -> Path:
+    """Copy the repository's sources (nothing generated) to ``dest``."""
+    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(*GENERATED))
+    shutil.rmtree(dest / "paper" / "build", ignore_errors=True)
+    return dest
+
+
+def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("snakemake")
+    return subprocess.run([str(exe), *args], cwd=workdir, capture_output=True, text=True, timeout=timeout)
+
+
+def digests(root: Path, *folders: str) -> dict[str, str]:
+    """sha256 of every file under the given folders of ``root``, keyed by relative path."""
+    out = {}
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*")):
+            if path.is_file():
+                out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory):
+    """The whole DAG on the small config, once per test session."""
+    work = copy_repo(tmp_path_factory.mktemp("run") / "repo")
+    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml")
+    assert run.returncode == 0, run.stderr[-4000:]
+    return work

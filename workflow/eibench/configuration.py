@@ -1,0 +1,168 @@
+"""Load and validate the workflow configuration.
+
+The JSON schema (config/schema/config.schema.yaml) has ``additionalProperties: false`` at every
+level. ``validate_config`` turns schema violations into one message per problem that names the
+config key, what is wrong and, for an unknown key, the allowed keys and the closest match.
+Checks the schema cannot express (unique model names, a valid correlation matrix, shares that
+sum to one, paths that exist) follow in ``check_semantics``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from .ids import is_safe_id
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message lists every problem found."""
+
+
+def load_schema(path: str | Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def coerce_cli_strings(value: Any, schema: dict[str, Any], root: dict[str, Any] | None = None) -> Any:
+    """Turn strings into numbers or booleans where the schema wants them.
+
+    Snakemake parses nested ``--config`` values with YAML's BaseLoader, so
+    ``--config 'cohorts={synthetic: {n_conversations: 20}}'`` arrives with the string '20'.
+    Where the schema says the value is not a string, the string is re-read as YAML.
+    """
+    root = root or schema
+    while "$ref" in schema:
+        schema = root["$defs"][schema["$ref"].split("/")[-1]]
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: coerce_cli_strings(v, props[k], root) if k in props else v for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [coerce_cli_strings(v, schema["items"], root) for v in value]
+    if isinstance(value, str):
+        types = schema.get("type")
+        types = [types] if isinstance(types, str) else (types or [])
+        if types and "string" not in types:
+            parsed = yaml.safe_load(value)
+            return value if isinstance(parsed, str) else parsed
+    return value
+
+
+def _key_path(path: Iterable[object]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _leaf_errors(error: ValidationError) -> list[ValidationError]:
+    # if/then and allOf wrap the informative errors in a context; report the leaves.
+    if error.context:
+        leaves: list[ValidationError] = []
+        for sub in error.context:
+            leaves.extend(_leaf_errors(sub))
+        return leaves
+    return [error]
+
+
+def _describe(error: ValidationError) -> str:
+    where = _key_path(error.absolute_path)
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extras = sorted(set(error.instance) - set(allowed))
+        parts = []
+        for key in extras:
+            full = f"{where}.{key}" if error.absolute_path else key
+            guess = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            parts.append(f"unknown config key {full!r}{hint}; allowed keys here: {', '.join(allowed)}")
+        return "\n".join(parts)
+    if error.validator == "required":
+        return f"config key {where!r} is missing a required key: {error.message}"
+    return f"config key {where!r}: {error.message}"
+
+
+def validate_schema(config: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """Every schema violation of ``config`` as a readable sentence (empty list if valid)."""
+    validator = Draft202012Validator(schema)
+    messages: list[str] = []
+    for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
+        for leaf in _leaf_errors(error):
+            msg = _describe(leaf)
+            if msg not in messages:
+                messages.append(msg)
+    return messages
+
+
+def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
+    """Checks beyond the schema; paths are resolved against ``base_dir``."""
+    problems: list[str] = []
+    names = [m["name"] for m in config["models"]]
+    for i, name in enumerate(names):
+        if not is_safe_id(name):  # the schema's pattern cannot refuse a trailing newline
+            problems.append(f"config key 'models[{i}].name': {name!r} is not a safe identifier (it becomes a folder name)")
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        problems.append(f"config key 'models': model names must be unique; repeated: {', '.join(dupes)}")
+
+    syn = config["cohorts"]["synthetic"]
+    if syn["turns"]["min"] < 1 or syn["turns"]["min"] > syn["turns"]["max"]:
+        problems.append("config key 'cohorts.synthetic.turns': need 1 <= min <= max")
+    q = syn["binary"]["questions_per_turn"]
+    if q["min"] > q["max"] or q["max"] > 36:
+        problems.append("config key 'cohorts.synthetic.binary.questions_per_turn': need min <= max <= 36")
+    e = syn["pairwise"]["extra_questions"]
+    if e["min"] > e["max"] or e["max"] > 15:
+        problems.append("config key 'cohorts.synthetic.pairwise.extra_questions': need min <= max <= 15")
+    shares = syn["trait_shares"]
+    if abs(sum(shares.values()) - 1) > 1e-9:
+        problems.append(f"config key 'cohorts.synthetic.trait_shares': shares must sum to 1, they sum to {sum(shares.values()):g}")
+
+    corr = np.asarray(config["simulation"]["ability_correlation"], dtype=float)
+    if not np.allclose(corr, corr.T) or not np.allclose(np.diag(corr), 1.0):
+        problems.append("config key 'simulation.ability_correlation': must be symmetric with ones on the diagonal")
+    elif np.linalg.eigvalsh(corr).min() < -1e-10:
+        problems.append("config key 'simulation.ability_correlation': must be positive semi-definite (a valid correlation matrix)")
+
+    if config["cohort"] == "attunebench":
+        path = config["cohorts"]["attunebench"]["path"]
+        if not path:
+            problems.append(
+                "cohort 'attunebench' is selected but config key 'cohorts.attunebench.path' is not set; "
+                "set it to the folder of conversation_<N>.json files (e.g. --config "
+                "'cohorts={attunebench: {path: /data/Test Samples/Sample200}}')"
+            )
+        elif not (base_dir / path).is_dir():
+            problems.append(f"config key 'cohorts.attunebench.path': {path!r} is not a folder")
+    for model in config["models"]:
+        if model["kind"] == "outputs_dir":
+            root = base_dir / model["path"]
+            for mode in config["modes"]:
+                if not (root / mode).is_dir():
+                    problems.append(
+                        f"config key 'models' ({model['name']}): outputs folder {str(root / mode)!r} does not exist; "
+                        f"it must hold one release-format EM output file per conversation for mode {mode!r}"
+                    )
+    return problems
+
+
+def validate_config(config: dict[str, Any], schema: dict[str, Any], base_dir: Path) -> None:
+    """Raise ``ConfigError`` listing every problem of ``config``; return None if it is valid."""
+    problems = validate_schema(config, schema)
+    if not problems:
+        problems = check_semantics(config, base_dir)
+    if problems:
+        raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
+
+
+def digest(obj: Any) -> str:
+    """sha256 of the canonical JSON of ``obj`` (sorted keys): a config fingerprint."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

@@ -1,0 +1,234 @@
+"""Holistic comprehension per conversation: PANAS prediction, conversation-wide questions and
+four-branch ratings, vectorised over a model's scored conversations.
+
+PANAS: the EM's predicted post-chat values come from ``predicted_post_panas`` (absolute), or
+from ``predicted_panas_delta`` added to the gold pre-chat value (delta strategies); predicted
+totals are rounded and clamped to 10..70. Items are compared on the 1..7 scale, over the items
+present on both sides.
+
+Rule sets: under parity a missing total is taken as 40 in the normalised accuracy and a
+missing four-branch prediction as 4; no gold four-branch rating gives MAE 0 and score 1; a null
+baseline-adjusted score enters the composite as 0.5. Under strict a missing prediction is
+maximally wrong (the value farthest from the gold on the scale) and a conversation without a
+gold value is excluded (NaN).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from .. import instrument
+from .keys import codes, mapped, unique_first, unique_sorted, vocabulary
+from .labels import fuzzy_f1
+
+AFFECTS = ("positive", "negative")
+CW_COLUMNS = ("cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1", "conversation_wide")
+
+
+def worst(gold: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """The prediction farthest from ``gold`` on [lo, hi]: how strict reads a missing one."""
+    return np.where(gold - lo >= hi - gold, lo, hi)
+
+
+def baseline_adjusted(post: np.ndarray, pre: np.ndarray, pred: np.ndarray, max_error: float) -> np.ndarray:
+    """clip((raw - naive) / (1 - naive), -1, 1); NaN where post == pre or an input is NaN.
+
+    raw = max(0, 1 - |post - pred| / max_error), naive = max(0, 1 - |post - pre| / max_error).
+    """
+    naive = np.maximum(0.0, 1.0 - np.abs(post - pre) / max_error)
+    raw = np.maximum(0.0, 1.0 - np.abs(post - pred) / max_error)
+    ok = ~np.isnan(naive) & ~np.isnan(raw) & (naive < 1.0)
+    out = np.full(np.broadcast(post, pre, pred).shape, np.nan)
+    out[ok] = np.clip((raw[ok] - naive[ok]) / (1.0 - naive[ok]), -1.0, 1.0)
+    return out
+
+
+def _nanmean_rows(x: np.ndarray) -> np.ndarray:
+    k = (~np.isnan(x)).sum(axis=1)
+    return np.divide(np.nansum(x, axis=1), k, out=np.full(len(x), np.nan), where=k > 0)
+
+
+def _grid(df: pd.DataFrame, conv: np.ndarray, col_codes: np.ndarray, value: np.ndarray, n: int, m: int) -> np.ndarray:
+    """[n, m] array of ``value`` at (conv, col); the first row wins; NaN where absent."""
+    out = np.full((n, m), np.nan)
+    ok = (conv >= 0) & (col_codes >= 0)
+    flat = conv[ok] * m + col_codes[ok]
+    first = unique_first(flat)[1]
+    out.flat[flat[first]] = value[ok][first]
+    return out
+
+
+def panas_scores(convs: pd.Index, gold_totals: pd.DataFrame, gold_items: pd.DataFrame, em_panas: pd.DataFrame,
+                 rule_set: str, counts: Counter) -> dict[str, np.ndarray]:
+    n = len(convs)
+    t_conv = codes(gold_totals["conversation_id"], convs)
+    phase = mapped(gold_totals["phase"], {"pre": 0, "post": 1}, -1)
+    pre = np.column_stack([_grid(gold_totals, t_conv, phase, gold_totals[a].to_numpy(float, na_value=np.nan), n, 2)[:, 0] for a in AFFECTS])
+    post = np.column_stack([_grid(gold_totals, t_conv, phase, gold_totals[a].to_numpy(float, na_value=np.nan), n, 2)[:, 1] for a in AFFECTS])
+
+    e_conv = codes(em_panas["conversation_id"], convs)
+    kind = mapped(em_panas["kind"], {"post": 0, "delta": 1}, -1)
+    level = em_panas["level"].to_numpy(object, na_value=None)
+    values = em_panas["value"].to_numpy(float, na_value=np.nan)
+    is_total = level == "total"
+    tot_col = np.where(is_total, kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1)
+    tot = _grid(em_panas, e_conv, np.where(tot_col >= 0, tot_col, -1), values, n, 4)
+    absolute, delta = tot[:, 0:2], tot[:, 2:4]
+    pred = np.where(~np.isnan(absolute), absolute, pre + delta)
+    source = np.where(~np.isnan(absolute), "absolute", np.where(~np.isnan(pred), "delta", "missing"))
+    for s in ("absolute", "delta", "missing"):
+        counts[f"panas_prediction_{s}"] += int((source == s).sum())
+    pred = np.clip(np.round(pred), 10, 70)  # numpy rounds half to even, as Python's round
+
+    if rule_set == "parity":
+        counts["panas_total_missing_taken_as_40"] += int((np.isnan(post) | np.isnan(pred)).sum())
+        err = np.abs(np.nan_to_num(post, nan=40.0) - np.nan_to_num(pred, nan=40.0))
+        normalized = np.maximum(0.0, 1.0 - err.mean(axis=1) / 60.0)
+        pred_eff = pred
+    else:
+        pred_eff = np.where(np.isnan(pred), worst(post, 10, 70), pred)
+        normalized = np.maximum(0.0, 1.0 - _nanmean_rows(np.abs(post - pred_eff)) / 60.0)
+    defined_inputs = ~np.isnan(post) & ~np.isnan(pre) & ~np.isnan(pred_eff)
+    counts["panas_post_equals_pre"] += int((defined_inputs & (post == pre)).sum())
+    adjusted = _nanmean_rows(baseline_adjusted(post, pre, pred_eff, 60.0))
+    if rule_set == "parity":
+        counts["panas_adjusted_null_part_half"] += int(np.isnan(adjusted).sum())
+        part = np.where(np.isnan(adjusted), 0.5, (adjusted + 1.0) / 2.0)
+    else:
+        part = (adjusted + 1.0) / 2.0
+
+    names = pd.Index([i.name for i in instrument.panas_items()])
+    gi_conv = codes(gold_items["conversation_id"], convs)
+    gi_col = codes(gold_items["item"], names)
+    gi_phase = mapped(gold_items["phase"], {"pre": 0, "post": 1}, -1)
+    gi_value = gold_items["value"].to_numpy(float, na_value=np.nan)
+    item_pre = _grid(gold_items, gi_conv, np.where(gi_phase == 0, gi_col, -1), gi_value, n, 20)
+    item_post = _grid(gold_items, gi_conv, np.where(gi_phase == 1, gi_col, -1), gi_value, n, 20)
+    item_col = np.where(~is_total & (kind >= 0), codes(em_panas["name"], names), -1)
+    item_abs = _grid(em_panas, e_conv, np.where(kind == 0, item_col, -1), values, n, 20)
+    item_delta = _grid(em_panas, e_conv, np.where(kind == 1, item_col, -1), values, n, 20)
+    item_pred = np.where(~np.isnan(item_abs), item_abs, item_pre + item_delta)
+    item_err = np.abs(item_post - item_pred)  # NaN unless both sides are present
+    return {
+        "panas_normalized": normalized,
+        "panas_adjusted": adjusted,
+        "panas_part": part,
+        "panas_items_normalized": 1.0 - _nanmean_rows(item_err) / 6.0,
+        "panas_items_adjusted": _nanmean_rows(baseline_adjusted(item_post, item_pre, item_pred, 6.0)),
+    }
+
+
+def _answers(df: pd.DataFrame, convs: pd.Index, question: str) -> tuple[np.ndarray, np.ndarray]:
+    """(conversation code, normalised answer) of one question's non-empty answers, in order."""
+    sel = (df["question"] == question).to_numpy(bool)
+    sub = df[sel]
+    conv = codes(sub["conversation_id"], convs)
+    answer = sub["answer_norm"].to_numpy(object, na_value="")
+    order = np.lexsort((sub["item_index"].to_numpy(np.int64), conv))
+    return conv[order], answer[order]
+
+
+def _first(conv: np.ndarray, answer: np.ndarray, n: int) -> np.ndarray:
+    """The first answer of each conversation ('' when there is none)."""
+    out = np.full(n, "", dtype=object)
+    ok = conv >= 0
+    uniq, first = unique_first(conv[ok])
+    out[uniq] = answer[ok][first]
+    return out
+
+
+def _set_f1(g_conv, g_ans, p_conv, p_ans, n) -> np.ndarray:
+    vocab = vocabulary(pd.Series(g_ans, dtype=object), pd.Series(p_ans, dtype=object))
+    nv = max(len(vocab), 1)
+    gk = unique_sorted((g_conv * nv + vocab.get_indexer(g_ans))[(g_conv >= 0) & (g_ans != "")])
+    pk = unique_sorted((p_conv * nv + vocab.get_indexer(p_ans))[(p_conv >= 0) & (p_ans != "")])
+    ng = np.bincount(gk // nv, minlength=n)[:n]
+    npred = np.bincount(pk // nv, minlength=n)[:n]
+    ni = np.bincount(np.intersect1d(gk, pk, assume_unique=True) // nv, minlength=n)[:n]
+    total = ng + npred
+    return np.where(total == 0, 1.0, 2.0 * ni / np.maximum(total, 1))
+
+
+def conversation_wide_scores(convs: pd.Index, has_gold: np.ndarray, gold: pd.DataFrame, pred: pd.DataFrame,
+                             rule_set: str, counts: Counter) -> dict[str, np.ndarray]:
+    """Q1 set F1, Q2/Q3 exact match, Q3 ordinal distance, follow-up fuzzy F1 and their mean.
+
+    Answers are compared trimmed and lower-cased; a missing single answer compares as ''.
+    A conversation without a gold post-chat survey (``has_gold`` False) is NaN everywhere.
+    """
+    n = len(convs)
+    counts["conversation_wide_gold_missing"] += int((~has_gold).sum())
+    p_any = np.zeros(n, dtype=bool)
+    p_conv_all = codes(pred["conversation_id"], convs)
+    p_any[p_conv_all[p_conv_all >= 0]] = True
+    counts["conversation_wide_prediction_missing"] += int((has_gold & ~p_any).sum())
+
+    q1 = _set_f1(*_answers(gold, convs, "q1_lookingFor"), *_answers(pred, convs, "q1_lookingFor"), n)
+    q2 = (_first(*_answers(gold, convs, "q2_emotionClarity"), n) == _first(*_answers(pred, convs, "q2_emotionClarity"), n)).astype(float)
+    q3g, q3p = _first(*_answers(gold, convs, "q3_modelFit"), n), _first(*_answers(pred, convs, "q3_modelFit"), n)
+    q3 = (q3g == q3p).astype(float)
+    fit = {o.strip().lower(): i for i, o in enumerate(instrument.survey_options()["q3_modelFit"])}
+    ig = np.array([fit.get(x, -1) for x in q3g])
+    ip = np.array([fit.get(x, -1) for x in q3p])
+    distance = np.where((ig < 0) & (ip < 0), 0.0, np.where((ig < 0) | (ip < 0), 3.0, np.abs(ig - ip)))
+
+    follow = np.ones(n)
+    gc, ga = _answers(gold, convs, "q3_followUp_whatFeltOff")
+    pc, pa = _answers(pred, convs, "q3_followUp_whatFeltOff")
+    g_lists: dict[int, list[str]] = {}
+    p_lists: dict[int, list[str]] = {}
+    for c, a in zip(gc.tolist(), ga.tolist()):
+        g_lists.setdefault(c, []).append(a)
+    for c, a in zip(pc.tolist(), pa.tolist()):
+        p_lists.setdefault(c, []).append(a)
+    for c in set(g_lists) | set(p_lists):
+        if c >= 0:
+            follow[c] = fuzzy_f1(g_lists.get(c, []), p_lists.get(c, []))
+
+    if rule_set == "strict":
+        none = ~p_any
+        q1, q2, q3, follow = (np.where(none, 0.0, x) for x in (q1, q2, q3, follow))
+        distance = np.where(none, 3.0, distance)
+    out = {"cw_q1_f1": q1, "cw_q2_exact": q2, "cw_q3_exact": q3, "cw_q3_distance": distance, "cw_followup_f1": follow}
+    out["conversation_wide"] = (q1 + q2 + q3 + follow) / 4
+    return {k: np.where(has_gold, v, np.nan) for k, v in out.items()}
+
+
+def four_branch_scores(convs: pd.Index, gold: pd.DataFrame, pred: pd.DataFrame, rule_set: str,
+                       counts: Counter) -> dict[str, np.ndarray]:
+    """Four-branch MAE over the branches with a gold rating, and 1 - MAE / 6.
+
+    The prediction is the post-conversation rating set when it holds a rating, else the ratings
+    of the last EM turn that gives any.
+    """
+    n = len(convs)
+    branches = pd.Index(list(instrument.FOUR_BRANCHES))
+    g = _grid(gold, codes(gold["conversation_id"], convs), codes(gold["branch"], branches),
+              gold["rating"].to_numpy(float, na_value=np.nan), n, 4)
+    p_conv = codes(pred["conversation_id"], convs)
+    p_branch = codes(pred["branch"], branches)
+    rating = pred["rating"].to_numpy(float, na_value=np.nan)
+    is_post = (pred["source"] == "post").to_numpy(bool)
+    post = _grid(pred, np.where(is_post, p_conv, -1), p_branch, rating, n, 4)
+    turn = pred["turn_number"].to_numpy(float, na_value=-1.0)
+    last = np.full(n, -1.0)
+    ok = ~is_post & (p_conv >= 0)
+    np.maximum.at(last, p_conv[ok], turn[ok])
+    at_last = ok & (turn == last[np.maximum(p_conv, 0)])
+    by_turn = _grid(pred, np.where(at_last, p_conv, -1), p_branch, rating, n, 4)
+    has_post = ~np.isnan(post).all(axis=1)
+    p = np.where(has_post[:, None], post, by_turn)
+
+    has_gold = ~np.isnan(g)
+    counts["four_branch_prediction_missing"] += int((has_gold & np.isnan(p)).sum())
+    fill = np.full_like(g, 4.0) if rule_set == "parity" else worst(g, 1, 7)
+    err = np.where(has_gold, np.abs(g - np.where(np.isnan(p), fill, p)), np.nan)
+    mae = _nanmean_rows(err)
+    no_gold = ~has_gold.any(axis=1)
+    counts["four_branch_no_gold"] += int(no_gold.sum())
+    if rule_set == "parity":
+        mae = np.where(no_gold, 0.0, mae)
+    return {"four_branch_mae": mae, "four_branch": 1.0 - mae / 6.0}

@@ -1,0 +1,134 @@
+"""Pure label-matching functions used by the scorers.
+
+All functions take plain Python values. Edge cases follow the public scorer (docs/metrics.md,
+'Parity details').
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from itertools import permutations
+from typing import Sequence
+
+import numpy as np
+
+from .. import instrument
+
+SQRT2 = math.sqrt(2.0)
+#: Above this many injective assignments, enumeration gives way to scipy's Hungarian solver.
+MAX_ENUMERATED_ASSIGNMENTS = 720
+
+
+def set_f1(gold: set[str], pred: set[str]) -> float:
+    """F1 of two sets; 1.0 when both are empty, 0.0 when exactly one is."""
+    if not gold and not pred:
+        return 1.0
+    if not gold or not pred:
+        return 0.0
+    return 2.0 * len(gold & pred) / (len(gold) + len(pred))
+
+
+def va_point(word: str) -> tuple[float, float] | None:
+    """(valence, arousal) of a lower-cased PANAS word, None outside the table."""
+    item = instrument.panas_by_word().get(word)
+    return None if item is None else (item.valence, item.arousal)
+
+
+def va_similarity_matrix(gold: Sequence[str], pred: Sequence[str]) -> np.ndarray:
+    """sim[i, j] = 1 - euclidean distance / sqrt(2); 0 when either word is outside the table."""
+    sim = np.zeros((len(gold), len(pred)))
+    for i, g in enumerate(gold):
+        pg = va_point(g)
+        for j, p in enumerate(pred):
+            pp = va_point(p)
+            if pg is not None and pp is not None:
+                sim[i, j] = 1.0 - math.hypot(pg[0] - pp[0], pg[1] - pp[1]) / SQRT2
+    return sim
+
+
+def intensity_similarity(gold: int | None, pred: int | None) -> float:
+    """1 - |difference| / 6; 0 when either intensity is missing."""
+    if gold is None or pred is None:
+        return 0.0
+    return 1.0 - abs(gold - pred) / 6.0
+
+
+def optimal_match_sum(sim: np.ndarray) -> float:
+    """Largest total similarity of a one-to-one match (min(rows, cols) pairs)."""
+    if sim.size == 0:
+        return 0.0
+    from scipy.optimize import linear_sum_assignment  # imported here: rarely needed, slow to import
+
+    rows, cols = linear_sum_assignment(sim, maximize=True)
+    return float(sim[rows, cols].sum())
+
+
+def greedy_match_sum(sim: np.ndarray) -> float:
+    """Total similarity of the public port's greedy match: pairs in ascending cost
+    (1 - similarity), ties in row-major order, each row and column used once."""
+    if sim.size == 0:
+        return 0.0
+    order = np.argsort((1.0 - sim).ravel(), kind="stable")
+    used_r: set[int] = set()
+    used_c: set[int] = set()
+    total = 0.0
+    n_cols = sim.shape[1]
+    for flat in order:
+        r, c = divmod(int(flat), n_cols)
+        if r in used_r or c in used_c:
+            continue
+        used_r.add(r)
+        used_c.add(c)
+        total += float(sim[r, c])
+        if len(used_r) == min(sim.shape):
+            break
+    return total
+
+
+def assignment_table(n_rows: int, n_cols: int) -> np.ndarray | None:
+    """All injective maps of the smaller side into the larger, as index arrays
+    (shape [n_maps, min(n_rows, n_cols)]), or None when there are too many to enumerate."""
+    small, large = sorted((n_rows, n_cols))
+    count = math.perm(large, small)
+    if count > MAX_ENUMERATED_ASSIGNMENTS:
+        return None
+    return np.array(list(permutations(range(large), small)), dtype=np.intp).reshape(count, small)
+
+
+@lru_cache(maxsize=65536)
+def tokens(text: str) -> frozenset[str]:
+    """The set of lower-cased whitespace tokens of ``text`` (cached: replies repeat)."""
+    return frozenset(text.lower().split())
+
+
+def token_jaccard(a: str, b: str) -> float:
+    """Jaccard similarity of the lower-cased whitespace tokens of two strings (0 if both empty)."""
+    ta, tb = tokens(a), tokens(b)
+    if not ta and not tb:
+        return 0.0
+    return len(ta & tb) / len(ta | tb)
+
+
+def fuzzy_f1(gold: Sequence[str], pred: Sequence[str], threshold: float = 0.3) -> float:
+    """Fuzzy set F1 of free-text lists (as sets of trimmed, lower-cased, non-empty items): an item earns 1 for an exact
+    match, else its best token-Jaccard with the other side if >= threshold, else 0.
+    Both empty 1, one empty 0; 0 when precision + recall is 0."""
+    g = list(dict.fromkeys(x.strip().lower() for x in gold if x.strip()))
+    p = list(dict.fromkeys(x.strip().lower() for x in pred if x.strip()))
+    if not g and not p:
+        return 1.0
+    if not g or not p:
+        return 0.0
+
+    def credit(item: str, other: list[str]) -> float:
+        if item in other:
+            return 1.0
+        best = max(token_jaccard(item, o) for o in other)
+        return best if best >= threshold else 0.0
+
+    precision = sum(credit(x, g) for x in p) / len(p)
+    recall = sum(credit(x, p) for x in g) / len(g)
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)

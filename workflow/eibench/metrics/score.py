@@ -1,0 +1,259 @@
+"""Score one model (one mode) on a cohort: per-turn, per-conversation and per-model tables.
+
+``score_model`` joins the gold tidy tables with the model's EM tables and runs every metric
+under one rule set. Which turns are scored:
+- a conversation is scored when the model has an output file for it (coverage is reported);
+- parity: a gold turn missing from the output file is skipped (as the public scorer does);
+- strict: a missing turn is scored with every prediction missing, i.e. wrong.
+
+Every parity fallback that fires is counted (``Scores.rule_counts``), and every NaN gets a
+recorded reason (``Scores.missing``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from . import composite, holistic
+from .binary import ACCURACY_NAME, binary_scores, pooled
+from .draft import REPLY_COLUMNS, _as_arrow, judge_scores, similarity_scores
+from .emotion import EMOTION_COLUMNS, Tags, emotion_scores
+from .keys import TurnIndex, codes, group_nanmean, lookup, mapped, take, vocabulary
+from .pairwise import pairwise_scores
+from .registry import METRICS
+
+KEY = ["conversation_id", "turn_number"]
+TURN_LEVEL = [m.name for m in METRICS if m.level == "turn"]
+#: Turn metrics that are optional by nature: a conversation mean over the turns that have one.
+OPTIONAL_TURN = ("kendall_tau", "draft_judge", "response_similarity", "preference_alignment")
+CONFUSION = [f"{p}_{c}" for p in ACCURACY_NAME for c in ("tp", "fp", "tn", "fn")]
+
+RULE_DESCRIPTIONS = {
+    "turn_missing_from_output": "gold turn absent from the EM output (parity: skipped; strict: scored as wrong)",
+    "em_turn_not_in_gold": "EM output turn with no gold turn (ignored)",
+    "emotion_tags_invalid": "EM emotion-tag answer marked invalid (parity: read as given; strict: wrong)",
+    "conversation_without_scored_turns": "scored conversation with no scored turn (parity: turn metrics 0)",
+    "binary_*_turn_without_judgements": "turn with no judgement objects (parity: accuracy 1.0; strict: excluded)",
+    "binary_*_turn_all_gold_na": "turn whose judgements are all gold na/null (parity: accuracy 0.0; strict: excluded)",
+    "binary_*_prediction_missing": "gold yes/no item with no EM answer (parity: read as no; strict: wrong)",
+    "binary_*_prediction_na": "gold yes/no item answered na (parity: read as no; strict: wrong)",
+    "binary_*_prediction_invalid": "gold yes/no item whose answer was marked invalid (parity: no; strict: wrong)",
+    "binary_*_prediction_unrecognised": "gold yes/no item with an unrecognised or null answer (parity: no; strict: wrong)",
+    "pairwise_turn_without_comparisons": "turn with no comparisons (parity: 1.0; strict: excluded)",
+    "pairwise_null_gold_winner": "comparison with a null gold winner (in the denominator, never matched)",
+    "pairwise_pick_missing": "comparison with no EM pick at its position (never matched)",
+    "pairwise_pick_invalid": "EM pick marked invalid (never matched)",
+    "pairwise_pick_unrecognised": "EM pick that is not A or B (never matched)",
+    "pairwise_pick_without_comparison": "EM pick keyed by a position with no comparison (ignored)",
+    "kendall_tau_undefined": "turn with fewer than two compared responses or no valid EM pick (tau null)",
+    "panas_prediction_absolute": "PANAS total predicted as an absolute post value",
+    "panas_prediction_delta": "PANAS total predicted as a delta from pre",
+    "panas_prediction_missing": "PANAS total not predicted",
+    "panas_total_missing_taken_as_40": "PANAS total missing on one side (parity: taken as 40)",
+    "panas_post_equals_pre": "affect whose post equals pre (baseline-adjusted score undefined)",
+    "panas_adjusted_null_part_half": "conversation with a null adjusted score (parity: composite part 0.5)",
+    "conversation_wide_gold_missing": "conversation without a gold post-chat survey (NaN)",
+    "conversation_wide_prediction_missing": "conversation without predicted survey answers",
+    "four_branch_no_gold": "conversation without gold four-branch ratings (parity: MAE 0, score 1; strict: excluded)",
+    "four_branch_prediction_missing": "gold four-branch rating with no prediction (parity: taken as 4; strict: worst)",
+}
+
+
+@dataclass
+class Scores:
+    turn: pd.DataFrame
+    conversation: pd.DataFrame
+    rule_counts: pd.DataFrame
+    missing: pd.DataFrame
+
+
+def _describe_rule(rule: str) -> str:
+    for prefix in ("om_pw", "hp_pw", "om", "hp"):
+        generic = rule.replace(f"binary_{prefix}_", "binary_*_", 1)
+        if generic in RULE_DESCRIPTIONS:
+            return RULE_DESCRIPTIONS[generic]
+    return RULE_DESCRIPTIONS.get(rule, "")
+
+
+def _win_shares(gold_pairwise: pd.DataFrame, tid: np.ndarray, n: int) -> np.ndarray:
+    """[n, 3] share of each turn's gold wins of original, alternate, human (NaN rows: no winner)."""
+    label = mapped(gold_pairwise["winner_label"], {"original": 0, "alternate": 1, "human": 2}, -1)
+    ok = (tid >= 0) & (label >= 0)
+    wins = np.zeros((n, 3))
+    np.add.at(wins, (tid[ok], label[ok]), 1)
+    total = wins.sum(axis=1, keepdims=True)
+    return np.divide(wins, total, out=np.full((n, 3), np.nan), where=total > 0)
+
+
+def _turn_keys(df: pd.DataFrame, index: TurnIndex) -> np.ndarray:
+    conv = codes(df["conversation_id"], index.conversations)
+    return np.where(conv >= 0, conv * index.width + df["turn_number"].to_numpy(np.int64), -2)
+
+
+def score_turns(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
+                counts: Counter, va_matching: str = "optimal") -> tuple[pd.DataFrame, TurnIndex]:
+    scored = set(em["em_runs"]["conversation_id"])
+    index = TurnIndex(gold["turns"], em["em_turns"], scored, keep_missing=rule_set == "strict")
+    counts["turn_missing_from_output"] += index.turns_missing
+    counts["em_turn_not_in_gold"] += index.em_turns_not_in_gold
+    n = index.n
+    cols: dict[str, np.ndarray] = {}
+
+    vocab = vocabulary(gold["mood_tags"]["emotion"], em["em_emotion_tags"]["emotion"])
+    g_tags = Tags.from_table(gold["mood_tags"], index.tid(gold["mood_tags"]), vocab)
+    p_tags = Tags.from_table(em["em_emotion_tags"], index.tid(em["em_emotion_tags"]), vocab)
+    cols.update(emotion_scores(g_tags, p_tags, n, vocab, va_matching))
+    em_turns = em["em_turns"]
+    em_row = lookup(index.keys, _turn_keys(em_turns, index))
+    invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False)
+    counts["emotion_tags_invalid"] += int(invalid.sum())
+    if rule_set == "strict":
+        wrong = invalid | ~index.present
+        for name in EMOTION_COLUMNS:
+            cols[name] = np.where(wrong, 0.0, cols[name])
+    cols["tracking"] = 0.5 * cols["emotion_f1"] + 0.5 * cols["emotion_va"]
+
+    cols.update(binary_scores(gold["binary_judgements"], index.tid(gold["binary_judgements"]),
+                              em["em_binary"], index.tid(em["em_binary"]), n, rule_set, counts))
+    gold_pw = gold["pairwise_comparisons"]
+    gold_pw_tid = index.tid(gold_pw)
+    cols.update(pairwise_scores(gold_pw, gold_pw_tid, em["em_pairwise"], index.tid(em["em_pairwise"]), n, rule_set, counts))
+
+    cols["draft_judge"] = take(judge_scores(em_turns), em_row, np.nan)
+    drafts = _as_arrow(em_turns["drafted_response"], em_row)
+    turns = gold["turns"]
+    replies = [_as_arrow(turns[c], index.rows) for c in REPLY_COLUMNS]
+    cols["response_similarity"], cols["preference_alignment"] = similarity_scores(
+        replies, drafts, _win_shares(gold_pw, gold_pw_tid, n))
+
+    out = pd.DataFrame({
+        "rule_set": rule_set,
+        "conversation_id": index.conversations.to_numpy(object)[index.conv],
+        "turn_number": turns["turn_number"].to_numpy(np.int64)[index.rows],
+        "rel_position": turns["rel_position"].to_numpy(float, na_value=np.nan)[index.rows],
+        "present": index.present,
+    })
+    for name in TURN_LEVEL + CONFUSION:
+        out[name] = cols[name]
+    return out, index
+
+
+def score_conversations(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], turns: pd.DataFrame,
+                        index: TurnIndex, rule_set: str, counts: Counter) -> pd.DataFrame:
+    convs = index.conversations
+    n = len(convs)
+    conv = pd.DataFrame({"conversation_id": convs.to_numpy(object)})
+    for name in TURN_LEVEL:
+        conv[name] = group_nanmean(index.conv, turns[name].to_numpy(float), n)
+    conv["n_turns_scored"] = np.bincount(index.conv, minlength=n)[:n].astype(np.int64)
+    empty = conv["n_turns_scored"].to_numpy() == 0
+    counts["conversation_without_scored_turns"] += int(empty.sum())
+    if rule_set == "parity":
+        for name in TURN_LEVEL:
+            if name not in OPTIONAL_TURN:
+                conv.loc[empty, name] = 0.0
+
+    gconv = gold["conversations"]
+    has_survey = np.zeros(n, dtype=bool)
+    c = codes(gconv["conversation_id"], convs)
+    has_survey[c[c >= 0]] = gconv["has_conversation_wide"].to_numpy(bool, na_value=False)[c >= 0]
+    parts = {}
+    parts.update(holistic.panas_scores(convs, gold["panas_totals"], gold["panas_items"], em["em_panas"], rule_set, counts))
+    parts.update(holistic.conversation_wide_scores(convs, has_survey, gold["survey_answers"], em["em_conversation_wide"],
+                                                   rule_set, counts))
+    parts.update(holistic.four_branch_scores(convs, gold["four_branch"], em["em_four_branch"], rule_set, counts))
+    for name, values in parts.items():
+        conv[name] = values
+    conv["perspective_gap"] = conv["binary_hp_acc"] - conv["binary_hp_acc_pw"]
+    conv = composite.add_pillars(conv)
+    conv.insert(0, "rule_set", rule_set)
+    return conv
+
+
+_TURN_REASONS = {
+    "binary_om_acc": "no judgement at this turn, or every gold answer na/null (strict)",
+    "pairwise_acc": "no pairwise comparison at this turn (strict)",
+    "kendall_tau": "fewer than two compared responses, or no valid EM pick",
+    "draft_judge": "no judge score for the draft",
+    "response_similarity": "no drafted reply",
+    "preference_alignment": "no drafted reply, or no gold winner at this turn",
+}
+_CONV_REASONS = {
+    "panas_adjusted": "post equals pre for both affects, or pre/post/prediction missing",
+    "panas_normalized": "no gold post-chat PANAS total (strict)",
+    "panas_items_adjusted": "no item with pre, post and prediction where post differs from pre",
+    "panas_items_normalized": "no item with a gold post value and a prediction",
+    "panas_part": "baseline-adjusted score null (strict)",
+    "conversation_wide": "no gold post-chat survey",
+    "four_branch": "no gold four-branch rating (strict)",
+}
+
+
+def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame) -> pd.DataFrame:
+    """One row per NaN value in the turn and conversation tables, with its reason."""
+    rows = []
+    for name in [c for c in TURN_LEVEL if c in turns]:
+        reason = _TURN_REASONS.get(name) or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
+        mask = turns[name].isna()
+        for cid, t in zip(turns.loc[mask, "conversation_id"], turns.loc[mask, "turn_number"]):
+            rows.append(("turn", cid, int(t), name, reason or "undefined at this turn"))
+    conv_metrics = [m.name for m in METRICS if m.name in conv.columns]
+    for name in conv_metrics:
+        mask = conv[name].isna()
+        if name in TURN_LEVEL:
+            reason = "no scored turn with a value in this conversation"
+        elif name.startswith("cw_"):
+            reason = _CONV_REASONS["conversation_wide"]
+        else:
+            reason = _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
+        for cid in conv.loc[mask, "conversation_id"]:
+            rows.append(("conversation", cid, None, name, reason))
+    return pd.DataFrame(rows, columns=["level", "conversation_id", "turn_number", "metric", "reason"]).astype(
+        {"turn_number": "Int64"}
+    )
+
+
+def score_model(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
+                va_matching: str = "optimal") -> Scores:
+    """Every metric of one model and mode under ``rule_set`` ('parity' or 'strict')."""
+    if rule_set not in ("parity", "strict"):
+        raise ValueError(f"rule_set must be 'parity' or 'strict', got {rule_set!r}")
+    counts: Counter = Counter()
+    turns, index = score_turns(gold, em, rule_set, counts, va_matching)
+    conv = score_conversations(gold, em, turns, index, rule_set, counts)
+    rule_counts = pd.DataFrame(
+        [(rule_set, rule, int(c), _describe_rule(rule)) for rule, c in sorted(counts.items())],
+        columns=["rule_set", "rule", "count", "description"],
+    )
+    missing = missing_reasons(turns, conv)
+    missing.insert(0, "rule_set", rule_set)
+    return Scores(turns, conv, rule_counts, missing)
+
+
+def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.DataFrame:
+    """One row per metric of one model, mode and rule set: mean over conversations, sd, se, n.
+
+    Pooled precision/recall/F1/MCC come from the confusion counts of every scored turn.
+    Coverage rows: conversations scored, their share of the cohort, turns scored.
+    """
+    rows = []
+    for m in METRICS:
+        if m.name not in conv:
+            continue
+        x = conv[m.name].to_numpy(float)
+        x = x[~np.isnan(x)]
+        n = len(x)
+        sd = float(np.std(x, ddof=1)) if n > 1 else np.nan
+        rows.append((m.name, float(np.mean(x)) if n else np.nan, sd, sd / np.sqrt(n) if n > 1 else np.nan, n))
+    for prefix in ACCURACY_NAME:
+        c = {k: float(turns[f"{prefix}_{k}"].sum()) for k in ("tp", "fp", "tn", "fn")}
+        for stat, value in pooled(c["tp"], c["fp"], c["tn"], c["fn"]).items():
+            rows.append((f"{prefix}_{stat}", value, np.nan, np.nan, int(sum(c.values()))))
+    rows.append(("n_conversations", float(len(conv)), np.nan, np.nan, len(conv)))
+    rows.append(("coverage", len(conv) / n_cohort if n_cohort else np.nan, np.nan, np.nan, len(conv)))
+    rows.append(("n_turns", float(len(turns)), np.nan, np.nan, len(turns)))
+    return pd.DataFrame(rows, columns=["metric", "mean", "sd", "se", "n"])

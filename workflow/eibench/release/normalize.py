@@ -1,0 +1,97 @@
+"""Value normalisation of the release format, as the public scorer does it.
+
+Each function takes one raw JSON value and returns the canonical value. Rules (from the
+metrics specification, 'Parity details'):
+
+- yes/no/na answers: true/yes/y/1 -> 'yes'; false/no/n/0 -> 'no';
+  na/n/a/not_applicable -> 'na'; anything else -> None (unrecognised).
+- intensities: mild/moderate/intense -> 2/4/6; numbers rounded and clamped to 1..7;
+  anything else is an error (``ValueError``).
+- PANAS totals rounded and clamped to 10..70; four-branch ratings clamped to 1..7, not rounded.
+- emotion words: trimmed and lower-cased.
+"""
+
+from __future__ import annotations
+
+import math
+
+_YES = {"true", "yes", "y", "1"}
+_NO = {"false", "no", "n", "0"}
+_NA = {"na", "n/a", "not_applicable"}
+INTENSITY_WORDS = {"mild": 2, "moderate": 4, "intense": 6}
+#: What an EM output may write for an answer it could not produce (issue: invalid answers are
+#: marked, never replaced by a made-up 'no'). Normalises to None like any other unknown value.
+INVALID_MARKER = "invalid"
+
+
+def yes_no_na(value: object) -> str | None:
+    """Normalise a yes/no/na answer; None for null or anything unrecognised."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value == 1:
+            return "yes"
+        if value == 0:
+            return "no"
+        return None
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in _YES:
+            return "yes"
+        if v in _NO:
+            return "no"
+        if v in _NA:
+            return "na"
+    return None
+
+
+def intensity(value: object) -> int | None:
+    """Normalise an intensity to an int in 1..7; None for null; ValueError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"intensity must be 1..7 or mild/moderate/intense, got {value!r}")
+    if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            raise ValueError(f"intensity must be a finite number, got {value!r}")
+        return int(min(7, max(1, _round_half_even(value))))
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in INTENSITY_WORDS:
+            return INTENSITY_WORDS[word]
+        try:
+            return intensity(float(word))
+        except ValueError:
+            pass
+    raise ValueError(f"intensity must be 1..7 or mild/moderate/intense, got {value!r}")
+
+
+def _round_half_even(x: float) -> int:
+    # Python's round() is half-to-even, as is the public scorer's (Python) rounding.
+    return int(round(x))
+
+
+def clamp(x: float, lo: float, hi: float) -> float:
+    return min(hi, max(lo, x))
+
+
+def panas_total(value: float) -> int:
+    """A PANAS affect total, rounded and clamped to 10..70."""
+    return int(clamp(_round_half_even(value), 10, 70))
+
+
+def four_branch_rating(value: float) -> float:
+    """A four-branch rating clamped to 1..7 (not rounded)."""
+    return float(clamp(float(value), 1.0, 7.0))
+
+
+def emotion_word(value: str) -> str:
+    """An emotion label trimmed and lower-cased."""
+    return value.strip().lower()
+
+
+def text_answer(value: str) -> str:
+    """A survey answer as compared by the scorer: trimmed and lower-cased."""
+    return value.strip().lower()

@@ -1,0 +1,177 @@
+"""Read and validate release-format files, with errors that name the file and JSON path.
+
+``read_conversations(dir)`` and ``read_em_outputs(dir, ...)`` return parsed objects or raise one
+``ReleaseFormatError``. By default the first bad file stops the read (files are read in sorted
+order, so the same file is reported every time); with ``report_all=True`` every bad file is
+listed in one error. Nothing is returned from a half-read directory.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .schema import ConversationFile, EMOutputFile
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with one file: where (file, JSON path) and what."""
+
+    file: str
+    json_path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: at {self.json_path}: {self.message}"
+
+
+class ReleaseFormatError(ValueError):
+    """One or more release-format files are invalid. ``problems`` lists each one."""
+
+    def __init__(self, problems: Sequence[Problem], hint: str = ""):
+        self.problems = list(problems)
+        files = sorted({p.file for p in self.problems})
+        head = (
+            f"invalid release-format file {files[0]}"
+            if len(files) == 1
+            else f"{len(files)} invalid release-format files"
+        )
+        lines = [head + ":"] + [f"  - {p}" for p in self.problems]
+        if hint:
+            lines.append(hint)
+        super().__init__("\n".join(lines))
+
+
+def json_path(loc: Iterable[object]) -> str:
+    """Turn a pydantic ``loc`` tuple into a JSON path such as ``$.turns[2].moodShiftTags[0]``."""
+    out = "$"
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and part.isidentifier():
+            out += f".{part}"
+        else:
+            out += f"[{json.dumps(str(part))}]"
+    return out
+
+
+def _problems_from_validation(file: str, err: ValidationError) -> list[Problem]:
+    problems = []
+    for e in err.errors(include_url=False):
+        loc = [p for p in e["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] not in ("missing", "value_error") and "input" in e and not isinstance(e["input"], (dict, list)):
+            msg += f" (got {e['input']!r})"
+        problems.append(Problem(file, json_path(loc), msg))
+    return problems
+
+
+def parse_file(path: Path, model: type[M], display: str | None = None) -> tuple[M | None, list[Problem]]:
+    """Parse one JSON file into ``model``; return (object, []) or (None, problems)."""
+    name = display or str(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        return None, [Problem(name, "$", f"not UTF-8 text ({e.reason} at byte {e.start})")]
+    except json.JSONDecodeError as e:
+        return None, [Problem(name, "$", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}")]
+    if not isinstance(raw, dict):
+        return None, [Problem(name, "$", f"the top level must be a JSON object, got {type(raw).__name__}")]
+    try:
+        return model.model_validate(raw), []
+    except ValidationError as err:
+        return None, _problems_from_validation(name, err)
+
+
+def list_json_files(directory: Path) -> list[Path]:
+    """The ``*.json`` files directly inside ``directory``, sorted by name."""
+    if not directory.is_dir():
+        raise FileNotFoundError(f"not a directory: {directory}")
+    return sorted(p for p in directory.iterdir() if p.suffix == ".json" and p.is_file())
+
+
+def _read_all(
+    files: Sequence[Path], model: type[M], report_all: bool, hint: str
+) -> list[tuple[Path, M]]:
+    parsed: list[tuple[Path, M]] = []
+    problems: list[Problem] = []
+    for path in files:
+        obj, file_problems = parse_file(path, model)
+        if file_problems:
+            problems.extend(file_problems)
+            if not report_all:
+                break
+        else:
+            parsed.append((path, obj))  # type: ignore[arg-type]
+    if problems:
+        raise ReleaseFormatError(problems, hint)
+    return parsed
+
+
+_ALL_HINT_CONVERSATIONS = (
+    "Fix the field named above in the source file (see docs/release-format.md), "
+    "or set ingest.report_all_errors: true to list every bad file at once."
+)
+
+
+def read_conversations(files: Sequence[Path], report_all: bool = False) -> list[tuple[Path, ConversationFile]]:
+    """Validate conversation files; cross-file checks: unique conversation ids."""
+    parsed = _read_all(files, ConversationFile, report_all, _ALL_HINT_CONVERSATIONS)
+    problems: list[Problem] = []
+    first_seen: dict[str, Path] = {}
+    for path, conv in parsed:
+        if conv.conversationId in first_seen:
+            problems.append(
+                Problem(
+                    str(path),
+                    "$.conversationId",
+                    f"conversation id {conv.conversationId!r} is also used by {first_seen[conv.conversationId]}; ids must be unique",
+                )
+            )
+        else:
+            first_seen[conv.conversationId] = path
+    if problems:
+        raise ReleaseFormatError(problems, _ALL_HINT_CONVERSATIONS)
+    return parsed
+
+
+def read_em_outputs(
+    files: Sequence[Path],
+    expected_model: str,
+    expected_mode: str,
+    known_conversations: set[str] | None = None,
+    report_all: bool = False,
+) -> list[tuple[Path, EMOutputFile]]:
+    """Validate one model's output files for one mode.
+
+    Cross-file checks: ``em_model`` and ``mode`` match the registered model and mode, each
+    conversation appears once, and (if ``known_conversations`` is given) every output refers to
+    a conversation of the cohort.
+    """
+    hint = (
+        f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the "
+        "named field, or set ingest.report_all_errors: true to list every bad file at once."
+    )
+    parsed = _read_all(files, EMOutputFile, report_all, hint)
+    problems: list[Problem] = []
+    seen: dict[str, Path] = {}
+    for path, out in parsed:
+        if out.em_model != expected_model:
+            problems.append(Problem(str(path), "$.em_model", f"is {out.em_model!r} but this folder holds the outputs of model {expected_model!r}"))
+        if out.mode != expected_mode:
+            problems.append(Problem(str(path), "$.mode", f"is {out.mode!r} but this folder holds mode {expected_mode!r}"))
+        if known_conversations is not None and out.conversationId not in known_conversations:
+            problems.append(Problem(str(path), "$.conversationId", f"{out.conversationId!r} is not a conversation of the cohort"))
+        if out.conversationId in seen:
+            problems.append(Problem(str(path), "$.conversationId", f"{out.conversationId!r} is also answered by {seen[out.conversationId]}"))
+        seen.setdefault(out.conversationId, path)
+    if problems:
+        raise ReleaseFormatError(problems, hint)
+    return parsed

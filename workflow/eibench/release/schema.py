@@ -1,0 +1,360 @@
+"""Validation models of the two file shapes of the release format.
+
+``ConversationFile`` is one ``conversation_<N>.json``; ``EMOutputFile`` is one evaluated-model
+output file (one per conversation x EM x mode). Every documented alias is accepted here and
+mapped to one canonical attribute; values are normalised with ``release.normalize``. Unknown
+extra fields are kept (``model_extra``) so the raw layer can list them in an audit table.
+
+Validation errors carry pydantic ``loc`` tuples; ``release.read`` turns them into JSON paths.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from .. import instrument
+from ..ids import check_safe_id
+from . import normalize
+
+
+
+def _scalar(value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise ValueError(f"must be a string (yes/no/na), a boolean, a number or null, got a {type(value).__name__}")
+
+
+Scalar = Annotated[Any, BeforeValidator(_scalar)]
+MODES = ("default", "verbose", "omniscient", "verbose_omniscient")
+PANAS_STRATEGIES = ("absolute", "delta", "blind_delta")
+
+
+class _Node(BaseModel):
+    """Base of every object of the format: extra fields are kept, aliases accepted."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False)
+
+
+def _safe_id(value: Any) -> Any:
+    # Numbers are accepted as ids (e.g. conversationId 17) and turned into strings.
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if isinstance(value, str):
+        return check_safe_id(value, "identifier")
+    return value
+
+
+SafeId = Annotated[str, BeforeValidator(_safe_id)]
+Intensity = Annotated[Optional[int], BeforeValidator(normalize.intensity)]
+
+
+def _as_list(value: Any) -> Any:
+    # A multi-select answered with one bare string is read as a one-element list.
+    return [value] if isinstance(value, str) else value
+
+
+StrList = Annotated[list[str], BeforeValidator(_as_list)]
+
+
+# --------------------------------------------------------------------------- conversation file
+class MoodTag(_Node):
+    """A mood-shift tag: a PANAS word and an intensity 1..7 (words mild/moderate/intense)."""
+
+    emotion: str
+    intensity: Intensity = None
+
+    @field_validator("emotion")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("an emotion tag needs a word (a PANAS item); this one is empty")
+        return v
+
+
+class BinaryJudgement(_Node):
+    """One yes/no behaviour judgement of the OM's reply by the HP."""
+
+    questionId: str
+    llmValue: Scalar = None
+    observedBehavior: Scalar = Field(
+        None,
+        validation_alias=AliasChoices("observedBehavior", "did_occur", "humanValue", "actualValue"),
+    )
+    preferredBehavior: Scalar = Field(
+        None, validation_alias=AliasChoices("preferredBehavior", "should_occur", "humanPreference")
+    )
+
+
+class AlternateResponses(_Node):
+    llmImproved: Optional[str] = Field(None, validation_alias=AliasChoices("llmImproved", "alternate1"))
+    humanEdited: Optional[str] = Field(None, validation_alias=AliasChoices("humanEdited", "alternate2"))
+
+
+_RESPONSE_SYNONYMS = {
+    "original": "original",
+    "alternate": "alternate",
+    "human": "human",
+    "llmimproved": "alternate",
+    "humanedited": "human",
+}
+
+
+def _response_label(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().lower() in _RESPONSE_SYNONYMS:
+        return _RESPONSE_SYNONYMS[value.strip().lower()]
+    return value
+
+
+def _winner(value: Any) -> Any:
+    if isinstance(value, str) and value.strip().upper() in ("A", "B"):
+        return value.strip().upper()
+    if isinstance(value, str) and value.strip().lower() in ("", "null", "none", "tie"):
+        return None
+    return value
+
+
+ResponseLabel = Annotated[Literal["original", "alternate", "human"], BeforeValidator(_response_label)]
+Winner = Annotated[Optional[Literal["A", "B"]], BeforeValidator(_winner)]
+
+
+class PairwiseComparison(_Node):
+    questionId: str
+    responseA: ResponseLabel = Field(validation_alias=AliasChoices("responseA", "response_1"))
+    responseB: ResponseLabel = Field(validation_alias=AliasChoices("responseB", "response_2"))
+    winner: Winner = None
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "PairwiseComparison":
+        if self.responseA == self.responseB:
+            raise ValueError(f"responseA and responseB are both {self.responseA!r}; a comparison needs two different responses")
+        return self
+
+
+class TurnAnnotations(_Node):
+    binaryJudgements: list[BinaryJudgement] = Field(default_factory=list)
+    alternateResponses: Optional[AlternateResponses] = None
+    pairwiseComparisons: list[PairwiseComparison] = Field(default_factory=list)
+    selectedPairwiseQuestions: StrList = Field(default_factory=list)
+
+    @field_validator("binaryJudgements", "pairwiseComparisons", mode="before")
+    @classmethod
+    def _null_is_empty(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+
+class Turn(_Node):
+    turnNumber: int = Field(ge=1)
+    userMessage: str
+    llmResponse: str
+    moodShiftTags: list[MoodTag] = Field(default_factory=list)
+    annotations: Optional[TurnAnnotations] = None
+
+    @field_validator("moodShiftTags", mode="before")
+    @classmethod
+    def _null_is_empty(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+
+def _panas_item_name(name: str) -> str:
+    by_word = instrument.panas_by_word()
+    key = name.strip().lower()
+    if key not in by_word:
+        allowed = ", ".join(i.name for i in instrument.panas_items())
+        raise ValueError(f"unknown PANAS item {name!r}; the 20 PANAS-SF items are: {allowed}")
+    return by_word[key].name
+
+
+class Panas(_Node):
+    """PANAS-SF answers: items 1..7 (under ``items`` or ``responses``) and optional totals.
+
+    Missing totals are derived from the items in ``release.tidy`` (all ten items of an affect
+    must be present); totals are rounded and clamped to 10..70.
+    """
+
+    items: Optional[dict[str, float]] = Field(None, validation_alias=AliasChoices("items", "responses"))
+    totalPositiveAffect: Optional[float] = None
+    totalNegativeAffect: Optional[float] = None
+
+    @field_validator("items")
+    @classmethod
+    def _known_items(cls, v: Optional[dict[str, float]]) -> Optional[dict[str, float]]:
+        if v is None:
+            return v
+        out: dict[str, float] = {}
+        for name, value in v.items():
+            canonical = _panas_item_name(name)
+            if not 1 <= value <= 7:
+                raise ValueError(f"PANAS item {name!r} is {value}; items are rated 1..7")
+            if canonical in out:
+                raise ValueError(f"PANAS item {canonical!r} is given twice")
+            out[canonical] = float(value)
+        return out
+
+
+def _four_branch(v: Optional[dict[str, Any]]) -> Optional[dict[str, float]]:
+    """Check branch names and clamp ratings to 1..7; a null rating is left out."""
+    if v is None:
+        return None
+    out: dict[str, float] = {}
+    for branch, value in v.items():
+        key = branch.strip().lower()
+        if key not in instrument.FOUR_BRANCHES:
+            raise ValueError(f"unknown four-branch key {branch!r}; allowed: {', '.join(instrument.FOUR_BRANCHES)}")
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"four-branch rating {branch!r} must be a number 1..7, got {value!r}")
+        out[key] = normalize.four_branch_rating(value)
+    return out
+
+
+FourBranch = Annotated[Optional[dict[str, Any]], AfterValidator(_four_branch)]
+
+
+class ConversationWide(_Node):
+    """Post-chat survey answers (older files use Q1, Q2, Q3)."""
+
+    q1_lookingFor: Optional[StrList] = Field(None, validation_alias=AliasChoices("q1_lookingFor", "Q1"))
+    q2_emotionClarity: Optional[str] = Field(None, validation_alias=AliasChoices("q2_emotionClarity", "Q2"))
+    q3_modelFit: Optional[str] = Field(None, validation_alias=AliasChoices("q3_modelFit", "Q3"))
+    q3_followUp_whatFeltOff: Optional[StrList] = None
+    fourBranchScores: FourBranch = None
+
+
+class Metadata(_Node):
+    conversationId: Optional[SafeId] = None
+    model: Optional[str] = None
+    provider: Optional[str] = None
+    model_version: Optional[str] = None
+    timestamp: Optional[str] = None
+    category: Optional[str] = None
+    subtopic: Optional[str] = None
+    text: Optional[str] = None
+    conversation_visibility: Optional[str] = None
+    turnCount: Optional[int] = None
+
+
+class ParticipantProfile(_Node):
+    schema_version: Optional[str | int] = None
+    participant_id: Optional[SafeId] = None
+    age: Optional[int | str] = None
+    traits: StrList = Field(default_factory=list)
+    goals: StrList = Field(default_factory=list)
+    responses: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("traits", "goals", "responses", "extra", mode="before")
+    @classmethod
+    def _null_is_empty(cls, v: Any, info: Any) -> Any:
+        if v is None:
+            return {} if info.field_name in ("responses", "extra") else []
+        return v
+
+
+def _unique_turn_numbers(turns: list[Any]) -> list[Any]:
+    seen: set[int] = set()
+    for turn in turns:
+        if turn.turnNumber in seen:
+            raise ValueError(f"turnNumber {turn.turnNumber} occurs twice; turn numbers must be unique")
+        seen.add(turn.turnNumber)
+    return turns
+
+
+UniqueTurns = AfterValidator(_unique_turn_numbers)
+
+
+class ConversationFile(_Node):
+    conversationId: SafeId
+    metadata: Optional[Metadata] = None
+    participant_profile: Optional[ParticipantProfile] = None
+    prePanas: Optional[Panas] = None
+    postPanas: Optional[Panas] = None
+    conversationWideQuestions: Optional[ConversationWide] = None
+    turns: Annotated[list[Turn], UniqueTurns]
+
+
+
+# --------------------------------------------------------------------------- EM output file
+def _answers(v: Any) -> Any:
+    return {} if v is None else v
+
+
+Answers = Annotated[dict[str, Scalar], BeforeValidator(_answers)]
+
+
+class EMTurn(_Node):
+    turnNumber: int = Field(ge=1)
+    em_emotion_tags: list[MoodTag] = Field(default_factory=list)
+    em_drafted_response: Optional[str] = None
+    em_binary_om_assessment: Answers = Field(default_factory=dict)
+    em_binary_human_prediction: Answers = Field(default_factory=dict)
+    em_binary_om_assessment_hp: Answers = Field(default_factory=dict)
+    em_binary_human_prediction_hp: Answers = Field(default_factory=dict)
+    em_pairwise_selections: Answers = Field(default_factory=dict)
+    em_four_branch_scores: FourBranch = None
+    em_draft_judge: Optional[dict[str, Optional[float]]] = Field(
+        None, validation_alias=AliasChoices("em_draft_judge", "judge_scores", "draft_judge_scores")
+    )
+    #: Set by our collection stage when the EM's emotion-tag answer could not be parsed.
+    em_emotion_tags_invalid: bool = False
+
+    @field_validator("em_emotion_tags", mode="before")
+    @classmethod
+    def _null_is_empty(cls, v: Any) -> Any:
+        return [] if v is None else v
+
+
+class PanasTotals(_Node):
+    positive: Optional[float] = Field(
+        None, validation_alias=AliasChoices("totalPositiveAffect", "positive", "PA", "pa")
+    )
+    negative: Optional[float] = Field(
+        None, validation_alias=AliasChoices("totalNegativeAffect", "negative", "NA", "na")
+    )
+
+
+class PanasPrediction(_Node):
+    """A predicted PANAS (absolute post values, or a delta from pre)."""
+
+    items: Optional[dict[str, float]] = Field(None, validation_alias=AliasChoices("items", "responses"))
+    totals: Optional[PanasTotals] = None
+
+    @field_validator("items")
+    @classmethod
+    def _known_items(cls, v: Optional[dict[str, float]]) -> Optional[dict[str, float]]:
+        if v is None:
+            return v
+        return {_panas_item_name(name): float(value) for name, value in v.items()}
+
+
+class PostConversation(_Node):
+    panas_strategy: Optional[Literal["absolute", "delta", "blind_delta"]] = None
+    pre_panas_shown: Optional[bool] = None
+    predicted_post_panas: Optional[PanasPrediction] = None
+    predicted_panas_delta: Optional[PanasPrediction] = None
+    predicted_conversation_wide: Optional[ConversationWide] = None
+
+
+class EMOutputFile(_Node):
+    conversationId: SafeId
+    source_file: Optional[str] = None
+    em_model: SafeId
+    run_timestamp: Optional[str] = None
+    mode: Literal["default", "verbose", "omniscient", "verbose_omniscient"] = "default"
+    prompt_version: Optional[str] = None
+    turns: Annotated[list[EMTurn], UniqueTurns] = Field(default_factory=list)
+    post_conversation: Optional[PostConversation] = None
+    api_cost: Optional[float] = None
+    duration_seconds: Optional[float] = None
+

@@ -1,0 +1,319 @@
+"""Validated release-format objects -> tidy typed tables.
+
+One row per conversation / participant / turn / mood tag / binary judgement / pairwise
+comparison / PANAS item / survey answer, and for EM outputs one row per predicted tag, answer,
+pick and rating. Tables are declared once in ``GOLD_TABLES`` and ``EM_TABLES``; the data
+dictionary of every column is in docs/release-format.md.
+
+Conventions:
+- ``source_file`` is the file's name only, so tables do not depend on where a cohort lies.
+- yes/no/na answers are normalised ('yes', 'no', 'na' or null); gold fallbacks are applied
+  here once (``gold_om`` = observed, else llmValue; ``gold_hp`` = preferred, else observed).
+- PANAS totals missing from a file are derived from the ten items of that affect (only when
+  all ten are present), then rounded and clamped to 10..70; ``*_source`` says which.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import pandas as pd
+from pydantic import BaseModel
+
+from .. import instrument
+from ..tables import TableSpec
+from . import normalize
+from .schema import ConversationFile, ConversationWide, EMOutputFile, Panas, PanasPrediction
+
+S, I, F, B = "string", "Int64", "Float64", "boolean"
+CID = ("conversation_id", S)
+TURN = ("turn_number", I)
+EMK = (CID, ("em_model", S), ("mode", S))
+
+
+def _spec(name: str, doc: str, *cols: tuple[str, str]) -> TableSpec:
+    return TableSpec(name, tuple(cols), doc)
+
+
+GOLD_TABLES: dict[str, TableSpec] = {
+    t.name: t
+    for t in [
+        _spec("conversations", "one row per conversation", CID, ("source_file", S), ("participant_id", S),
+              ("om_model", S), ("provider", S), ("model_version", S), ("timestamp", S), ("category", S),
+              ("subtopic", S), ("visibility", S), ("turn_count_declared", I), ("n_turns", I),
+              ("has_pre_panas", B), ("has_post_panas", B), ("has_conversation_wide", B)),
+        _spec("participants", "one row per participant", ("participant_id", S), ("age", S), ("traits", S),
+              ("diagnosis_group", S), ("has_diagnosis", B), ("n_conversations", I)),
+        _spec("turns", "one row per turn", CID, TURN, ("turn_index", I), ("n_turns", I), ("rel_position", F),
+              ("user_message", S), ("llm_response", S), ("llm_improved", S), ("human_edited", S),
+              ("n_mood_tags", I), ("n_binary", I), ("n_pairwise", I), ("selected_pairwise_questions", S)),
+        _spec("mood_tags", "one row per gold mood-shift tag", CID, TURN, ("tag_index", I), ("emotion", S),
+              ("emotion_raw", S), ("in_panas", B), ("intensity", I)),
+        _spec("binary_judgements", "one row per binary judgement", CID, TURN, ("judgement_index", I),
+              ("question_id", S), ("known_question", B), ("llm_value", S), ("observed", S), ("preferred", S),
+              ("gold_om", S), ("gold_hp", S)),
+        _spec("pairwise_comparisons", "one row per pairwise comparison", CID, TURN, ("position", I),
+              ("question_id", S), ("response_a", S), ("response_b", S), ("winner", S), ("winner_label", S)),
+        _spec("panas_items", "one row per PANAS item answer", CID, ("phase", S), ("item", S), ("affect", S),
+              ("value", F)),
+        _spec("panas_totals", "one row per conversation and phase", CID, ("phase", S), ("positive", I),
+              ("negative", I), ("positive_source", S), ("negative_source", S)),
+        _spec("survey_answers", "one row per post-chat answer (multi-select: one row per option)", CID,
+              ("question", S), ("item_index", I), ("answer", S), ("answer_norm", S)),
+        _spec("four_branch", "one row per four-branch rating", CID, ("branch", S), ("rating", F)),
+        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", S), ("json_path", S),
+              ("value_json", S)),
+    ]
+}
+
+EM_TABLES: dict[str, TableSpec] = {
+    t.name: t
+    for t in [
+        _spec("em_runs", "one row per EM output file", *EMK, ("source_file", S), ("run_timestamp", S),
+              ("prompt_version", S), ("panas_strategy", S), ("pre_panas_shown", B), ("api_cost", F),
+              ("duration_seconds", F), ("n_turns", I)),
+        _spec("em_turns", "one row per EM turn", *EMK, TURN, ("drafted_response", S),
+              ("emotion_tags_invalid", B), ("judge_overall_score", F), ("judge_emotional_appropriateness", F),
+              ("judge_helpfulness", F), ("judge_tone_match", F)),
+        _spec("em_emotion_tags", "one row per predicted emotion tag", *EMK, TURN, ("tag_index", I),
+              ("emotion", S), ("emotion_raw", S), ("in_panas", B), ("intensity", I)),
+        _spec("em_binary", "one row per predicted yes/no answer", *EMK, TURN, ("target", S), ("wording", S),
+              ("question_id", S), ("value", S), ("status", S)),
+        _spec("em_pairwise", "one row per predicted pairwise pick", *EMK, TURN, ("key", S), ("pick", S),
+              ("status", S)),
+        _spec("em_four_branch", "one row per predicted four-branch rating", *EMK, ("source", S), TURN,
+              ("branch", S), ("rating", F)),
+        _spec("em_panas", "one row per predicted PANAS value", *EMK, ("kind", S), ("level", S), ("name", S),
+              ("value", F)),
+        _spec("em_conversation_wide", "one row per predicted post-chat answer", *EMK, ("question", S),
+              ("item_index", I), ("answer", S), ("answer_norm", S)),
+        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", S), ("json_path", S),
+              ("value_json", S)),
+    ]
+}
+
+JUDGE_FIELDS = ("overall_score", "emotional_appropriateness", "helpfulness", "tone_match")
+_DIAGNOSIS_KEYWORDS = {
+    "anxiety_depression": ("anxiety", "depress"),
+    "asd_adhd": ("asd", "adhd", "autis", "attention deficit"),
+}
+
+
+def diagnosis_group(traits: Sequence[str]) -> str:
+    """Classify a participant's traits: 'none', 'anxiety_depression', 'asd_adhd' or 'multiple'.
+
+    A trait counts as a diagnosis when it names anxiety/depression or ASD/ADHD (case-insensitive
+    keyword match); other traits (and 'none') do not. Several diagnosis groups give 'multiple'.
+    """
+    groups = sorted(
+        {g for t in traits for g, words in _DIAGNOSIS_KEYWORDS.items() if any(w in t.lower() for w in words)}
+    )
+    if not groups:
+        return "none"
+    return groups[0] if len(groups) == 1 else "multiple"
+
+
+def extra_fields(obj: BaseModel, source_file: str, path: str = "$") -> list[tuple[str, str, str]]:
+    """Every unknown field under ``obj`` as (source_file, json_path, value as JSON)."""
+    rows: list[tuple[str, str, str]] = []
+    for key, value in sorted((obj.model_extra or {}).items()):
+        rows.append((source_file, f"{path}.{key}", json.dumps(value, sort_keys=True, ensure_ascii=False)))
+    for name in type(obj).model_fields:
+        child = getattr(obj, name)
+        if isinstance(child, BaseModel):
+            rows.extend(extra_fields(child, source_file, f"{path}.{name}"))
+        elif isinstance(child, list):
+            for i, item in enumerate(child):
+                if isinstance(item, BaseModel):
+                    rows.extend(extra_fields(item, source_file, f"{path}.{name}[{i}]"))
+    return rows
+
+
+def _panas_rows(cid: str, phase: str, panas: Panas | None) -> tuple[list[tuple], tuple]:
+    """Item rows and the totals row of one PANAS (totals derived from items when missing)."""
+    by_name = {i.name: i for i in instrument.panas_items()}
+    items = (panas.items or {}) if panas is not None else {}
+    item_rows = [(cid, phase, name, by_name[name].affect, value) for name, value in sorted(items.items())]
+    totals: list[object] = []
+    for affect, given in (
+        ("positive", panas.totalPositiveAffect if panas else None),
+        ("negative", panas.totalNegativeAffect if panas else None),
+    ):
+        affect_items = [v for n, v in items.items() if by_name[n].affect == affect]
+        if given is not None:
+            totals.append((normalize.panas_total(given), "given"))
+        elif len(affect_items) == 10:
+            totals.append((normalize.panas_total(sum(affect_items)), "items"))
+        else:
+            totals.append((None, "missing"))
+    totals_row = (cid, phase, totals[0][0], totals[1][0], totals[0][1], totals[1][1])
+    return item_rows, totals_row
+
+
+def _survey_rows(key: tuple[Any, ...], cw: ConversationWide | None) -> list[tuple]:
+    rows: list[tuple] = []
+    if cw is None:
+        return rows
+    for question in ("q1_lookingFor", "q2_emotionClarity", "q3_modelFit", "q3_followUp_whatFeltOff"):
+        value = getattr(cw, question)
+        if value is None:
+            continue
+        answers = value if isinstance(value, list) else [value]
+        for i, answer in enumerate(answers):
+            rows.append((*key, question, i, answer.strip(), normalize.text_answer(answer)))
+    return rows
+
+
+def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd.DataFrame]:
+    """Tidy tables of the gold annotations from validated conversation files."""
+    rows: dict[str, list[tuple]] = {name: [] for name in GOLD_TABLES}
+    participants: dict[str, dict[str, Any]] = {}
+    panas_by_word = instrument.panas_by_word()
+    known_q = set(instrument.binary_question_ids())
+
+    for path, conv in parsed:
+        cid, src = conv.conversationId, path.name
+        md, prof = conv.metadata, conv.participant_profile
+        pid = prof.participant_id if prof else None
+        turns = sorted(conv.turns, key=lambda t: t.turnNumber)
+        n = len(turns)
+        rows["conversations"].append((
+            cid, src, pid, md and md.model, md and md.provider, md and md.model_version, md and md.timestamp,
+            md and md.category, md and md.subtopic, md and md.conversation_visibility, md and md.turnCount, n,
+            conv.prePanas is not None, conv.postPanas is not None, conv.conversationWideQuestions is not None,
+        ))
+        if pid is not None:
+            entry = participants.setdefault(pid, {"age": prof.age, "traits": list(prof.traits), "n": 0})
+            entry["n"] += 1
+        for idx, turn in enumerate(turns):
+            t = turn.turnNumber
+            ann = turn.annotations
+            alt = ann.alternateResponses if ann else None
+            judgements = ann.binaryJudgements if ann else []
+            comparisons = ann.pairwiseComparisons if ann else []
+            rows["turns"].append((
+                cid, t, idx, n, idx / (n - 1) if n > 1 else 0.0, turn.userMessage, turn.llmResponse,
+                alt.llmImproved if alt else None, alt.humanEdited if alt else None,
+                len(turn.moodShiftTags), len(judgements), len(comparisons),
+                ";".join(ann.selectedPairwiseQuestions) if ann else "",
+            ))
+            for k, tag in enumerate(turn.moodShiftTags):
+                word = normalize.emotion_word(tag.emotion)
+                rows["mood_tags"].append((cid, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
+            for k, j in enumerate(judgements):
+                llm = normalize.yes_no_na(j.llmValue)
+                obs = normalize.yes_no_na(j.observedBehavior)
+                pref = normalize.yes_no_na(j.preferredBehavior)
+                gold_om = obs if obs is not None else llm
+                gold_hp = pref if pref is not None else obs
+                rows["binary_judgements"].append(
+                    (cid, t, k, j.questionId, j.questionId in known_q, llm, obs, pref, gold_om, gold_hp)
+                )
+            for k, c in enumerate(comparisons):
+                label = {"A": c.responseA, "B": c.responseB}.get(c.winner) if c.winner else None
+                rows["pairwise_comparisons"].append(
+                    (cid, t, k, c.questionId, c.responseA, c.responseB, c.winner, label)
+                )
+        for phase, panas in (("pre", conv.prePanas), ("post", conv.postPanas)):
+            item_rows, totals_row = _panas_rows(cid, phase, panas)
+            rows["panas_items"].extend(item_rows)
+            if panas is not None:
+                rows["panas_totals"].append(totals_row)
+        cw = conv.conversationWideQuestions
+        rows["survey_answers"].extend(_survey_rows((cid,), cw))
+        if cw is not None and cw.fourBranchScores:
+            for branch in instrument.FOUR_BRANCHES:
+                if branch in cw.fourBranchScores:
+                    rows["four_branch"].append((cid, branch, cw.fourBranchScores[branch]))
+        rows["extra_fields"].extend(extra_fields(conv, src))
+
+    for pid in sorted(participants):
+        p = participants[pid]
+        group = diagnosis_group(p["traits"])
+        age = None if p["age"] is None else str(p["age"])
+        rows["participants"].append((pid, age, ";".join(p["traits"]), group, group != "none", p["n"]))
+    return {name: GOLD_TABLES[name].frame(r) for name, r in rows.items()}
+
+
+def _answer_status(raw: object) -> tuple[str | None, str]:
+    if raw is None:
+        return None, "null"
+    value = normalize.yes_no_na(raw)
+    if value is not None:
+        return value, "ok"
+    if isinstance(raw, str) and raw.strip().lower() == normalize.INVALID_MARKER:
+        return None, "invalid"
+    return None, "unrecognised"
+
+
+def _pick_status(raw: object) -> tuple[str | None, str]:
+    if raw is None:
+        return None, "null"
+    if isinstance(raw, str) and raw.strip().upper() in ("A", "B"):
+        return raw.strip().upper(), "ok"
+    if isinstance(raw, str) and raw.strip().lower() == normalize.INVALID_MARKER:
+        return None, "invalid"
+    return None, "unrecognised"
+
+
+def _panas_prediction_rows(key: tuple, kind: str, pred: PanasPrediction | None) -> list[tuple]:
+    if pred is None:
+        return []
+    rows = []
+    if pred.totals is not None:
+        for name in ("positive", "negative"):
+            value = getattr(pred.totals, name)
+            if value is not None:
+                rows.append((*key, kind, "total", name, float(value)))
+    for name, value in sorted((pred.items or {}).items()):
+        rows.append((*key, kind, "item", name, float(value)))
+    return rows
+
+
+_BINARY_FIELDS = (
+    ("em_binary_om_assessment", "om", "observer"),
+    ("em_binary_human_prediction", "hp", "observer"),
+    ("em_binary_om_assessment_hp", "om", "participant"),
+    ("em_binary_human_prediction_hp", "hp", "participant"),
+)
+
+
+def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataFrame]:
+    """Tidy tables of one or more EM output files."""
+    rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
+    panas_by_word = instrument.panas_by_word()
+    for path, out in parsed:
+        key = (out.conversationId, out.em_model, out.mode)
+        post = out.post_conversation
+        rows["em_runs"].append((
+            *key, path.name, out.run_timestamp, out.prompt_version, post and post.panas_strategy,
+            post and post.pre_panas_shown, out.api_cost, out.duration_seconds, len(out.turns),
+        ))
+        for turn in sorted(out.turns, key=lambda t: t.turnNumber):
+            t = turn.turnNumber
+            judge = turn.em_draft_judge or {}
+            rows["em_turns"].append((*key, t, turn.em_drafted_response, turn.em_emotion_tags_invalid,
+                                     *(judge.get(f) for f in JUDGE_FIELDS)))
+            for k, tag in enumerate(turn.em_emotion_tags):
+                word = normalize.emotion_word(tag.emotion)
+                rows["em_emotion_tags"].append((*key, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
+            for field, target, wording in _BINARY_FIELDS:
+                for qid, raw in getattr(turn, field).items():
+                    value, status = _answer_status(raw)
+                    rows["em_binary"].append((*key, t, target, wording, qid, value, status))
+            for k, raw in turn.em_pairwise_selections.items():
+                pick, status = _pick_status(raw)
+                rows["em_pairwise"].append((*key, t, k, pick, status))
+            for branch, rating in (turn.em_four_branch_scores or {}).items():
+                rows["em_four_branch"].append((*key, "turn", t, branch, rating))
+        if post is not None:
+            rows["em_panas"].extend(_panas_prediction_rows(key, "post", post.predicted_post_panas))
+            rows["em_panas"].extend(_panas_prediction_rows(key, "delta", post.predicted_panas_delta))
+            cw = post.predicted_conversation_wide
+            rows["em_conversation_wide"].extend(_survey_rows(key, cw))
+            for branch, rating in ((cw.fourBranchScores or {}) if cw else {}).items():
+                rows["em_four_branch"].append((*key, "post", None, branch, rating))
+        rows["extra_fields"].extend(extra_fields(out, path.name))
+    return {name: EM_TABLES[name].frame(r) for name, r in rows.items()}

@@ -1,0 +1,1 @@
+"""Tables, figures and the numbers file that the manuscript reads."""

@@ -1,0 +1,45 @@
+"""The leaderboard: one row per model, mode and rule set, from the per-model summaries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.registry import BY_NAME, PRINCIPAL
+
+#: Columns of the leaderboard, in order: the composite, the pillars, the principal metrics.
+BOARD_METRICS = ("composite", "composite_equal", "tracking", "evaluation", "holistic") + tuple(
+    m for m in PRINCIPAL if m not in ("draft_judge",)
+)
+Z95 = 1.959963984540054
+
+
+def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
+    """Wide table: mean, se and a normal 95% interval over conversations for each metric.
+
+    ``summary`` is the long per-model table (em_model, mode, rule_set, role, metric, mean,
+    sd, se, n). Rows are sorted by composite (descending), then model name; ``rank`` is
+    1-based within (mode, rule_set) and among evaluated models only (human raters get none,
+    they answer a subset of conversations).
+    """
+    keys = ["em_model", "mode", "rule_set", "role"]
+    wide = summary.set_index(keys + ["metric"])[["mean", "se"]].unstack("metric")
+    board = wide.index.to_frame(index=False)
+    for m in BOARD_METRICS + ("n_conversations", "coverage", "n_turns"):
+        mean = wide[("mean", m)].to_numpy(float) if ("mean", m) in wide else np.full(len(board), np.nan)
+        board[m] = mean
+        if m in BOARD_METRICS:
+            se = wide[("se", m)].to_numpy(float)
+            board[f"{m}_se"] = se
+            board[f"{m}_lo"] = mean - Z95 * se
+            board[f"{m}_hi"] = mean + Z95 * se
+    board["n_conversations"] = board["n_conversations"].astype("int64")
+    board = board.sort_values(["mode", "rule_set", "composite", "em_model"], ascending=[True, True, False, True], kind="stable")
+    models = board["role"] == "model"
+    board["rank"] = pd.array([pd.NA] * len(board), dtype="Int64")
+    board.loc[models, "rank"] = board[models].groupby(["mode", "rule_set"]).cumcount().to_numpy() + 1
+    return board.reset_index(drop=True)
+
+
+def label(metric: str) -> str:
+    return BY_NAME[metric].label

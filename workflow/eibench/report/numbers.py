@@ -1,0 +1,59 @@
+"""The numbers file: every number the manuscript prints, with its interval and its origin.
+
+Each entry: ``value`` (a number or string), ``display`` (how the paper prints it), ``ci`` and
+``ci_display`` when the number has an interval, and ``rule`` / ``script`` (what made it), so a
+reviewer can walk from any number in the PDF back to its code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def fmt(value: float, digits: int = 2) -> str:
+    """Fixed-point display; an en dash for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:.{digits}f}"
+
+
+@dataclass
+class Numbers:
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, key: str, value: Any, rule: str, script: str, digits: int = 2,
+            ci: tuple[float, float] | None = None, note: str = "") -> None:
+        if key in self.entries:
+            raise KeyError(f"number {key!r} is defined twice")
+        if isinstance(value, bool):
+            display = "yes" if value else "no"
+        elif isinstance(value, int):
+            display = f"{value:,}".replace(",", " ") if abs(value) >= 10000 else str(value)
+        elif isinstance(value, float):
+            display = fmt(value, digits)
+        else:
+            display = str(value)
+        entry: dict[str, Any] = {"value": value, "display": display, "rule": rule, "script": script}
+        if ci is not None:
+            entry["ci"] = [ci[0], ci[1]]
+            entry["ci_display"] = f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+        if note:
+            entry["note"] = note
+        self.entries[key] = entry
+
+    def to_json(self) -> str:
+        def clean(x: Any) -> Any:
+            if isinstance(x, float) and math.isnan(x):
+                return None
+            if isinstance(x, dict):
+                return {k: clean(v) for k, v in x.items()}
+            if isinstance(x, list):
+                return [clean(v) for v in x]
+            return x
+
+        return json.dumps(clean({"meta": self.meta, "entries": self.entries}), indent=1, sort_keys=True,
+                          ensure_ascii=False) + "\n"

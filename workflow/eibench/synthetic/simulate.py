@@ -1,0 +1,277 @@
+"""Simulated evaluated models: predictions drawn around the gold with planted effects.
+
+For a model m, capability k (emotion, behaviour, preference, holistic), conversation c of
+participant p and turn t at relative position r in [0, 1]:
+
+    logit = base[k] + ability[m, k] + diagnosis[k] * has_diagnosis(p) + romantic[k] * romantic(c)
+            + turn_drift[k] * (r - 0.5) + u[p, k] + w[c, k] (+ mode and wording shifts)
+    accuracy = sigmoid(logit)
+
+``ability[m, :]`` ~ N(0, diag(sd) R diag(sd)) per model, drawn from (seed, model name), so a
+model's draws never depend on which other models are listed. ``u`` and ``w`` (participant and
+conversation difficulty) are shared by all models. How each answer uses its accuracy is in
+docs/synthetic-cohort.md. Behaviour -> binary OM answers; preference -> binary HP answers and
+pairwise picks; emotion -> tags and intensities; holistic -> post PANAS, conversation-wide
+answers and four-branch ratings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import instrument
+from ..seeding import rng_for
+from ..tables import with_none
+from . import templates
+
+CAPABILITIES = ("emotion", "behaviour", "preference", "holistic")
+PROMPT_VERSION = "simulated-v1"
+#: Logit bonus of the omniscient modes (the EM sees the profile and pre-chat PANAS).
+OMNISCIENT_BONUS = {"emotion": 0.3, "behaviour": 0.0, "preference": 0.0, "holistic": 0.3}
+#: Logit shift of the HP prediction asked with the participant-facing wording.
+PARTICIPANT_WORDING_SHIFT = -0.2
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@dataclass(frozen=True)
+class SimulatedModel:
+    name: str
+    profile: str  # "model" or "human"
+    ability: dict[str, float]  # logits, per capability
+
+
+def draw_ability(name: str, profile: str, sim: dict[str, Any], seed: int) -> SimulatedModel:
+    """Draw a model's (or human rater's) latent abilities from (seed, name)."""
+    rng = rng_for(seed, "ability", name)
+    if profile == "human":
+        mean = np.array([sim["human"]["ability_mean"][k] for k in CAPABILITIES])
+        vec = mean + rng.normal(0.0, sim["human"]["rater_sd"], size=4)
+    else:
+        sd = np.array([sim["ability_sd"][k] for k in CAPABILITIES])
+        corr = np.asarray(sim["ability_correlation"], dtype=float)
+        vec = rng.multivariate_normal(np.zeros(4), corr * np.outer(sd, sd), method="eigh")
+    return SimulatedModel(name, profile, {k: round(float(v), 6) for k, v in zip(CAPABILITIES, vec)})
+
+
+def shared_effects(ids: list[str], sd: float, seed: int, what: str) -> dict[str, dict[str, float]]:
+    """Random difficulty per participant or conversation, shared by all models (logits)."""
+    out = {}
+    for i in sorted(ids):
+        rng = rng_for(seed, what, i)
+        out[i] = {k: float(v) for k, v in zip(CAPABILITIES, rng.normal(0.0, sd, size=4))}
+    return out
+
+
+def human_subset(conversation_ids: list[str], n: int, seed: int) -> list[str]:
+    """The conversations the human raters label: a seeded sample, the same for every rater."""
+    ids = sorted(conversation_ids)
+    rng = rng_for(seed, "human-subset")
+    return sorted(str(x) for x in rng.choice(ids, size=min(n, len(ids)), replace=False))
+
+
+class _Gold:
+    """The gold tables indexed once by conversation and by (conversation, turn), as plain
+    records (missing values None), so each conversation is simulated without DataFrame work."""
+
+    def __init__(self, tables: dict[str, pd.DataFrame]):
+        self.conversations = {r.conversation_id: r for r in with_none(tables["conversations"]).itertuples(index=False)}
+        self.diagnosed = {r.participant_id: bool(r.has_diagnosis) for r in tables["participants"].itertuples(index=False)}
+        self.turns = self._by(tables["turns"], turn=False)
+        self.tags = self._by(tables["mood_tags"], turn=True)
+        self.binary = self._by(tables["binary_judgements"], turn=True)
+        self.pairwise = self._by(tables["pairwise_comparisons"], turn=True)
+        self.totals = self._by(tables["panas_totals"], turn=False)
+        self.items = self._by(tables["panas_items"], turn=False)
+        self.survey = self._by(tables["survey_answers"], turn=False)
+        self.four = self._by(tables["four_branch"], turn=False)
+
+    @staticmethod
+    def _by(df: pd.DataFrame, turn: bool) -> dict[Any, list[Any]]:
+        out: dict[Any, list[Any]] = defaultdict(list)
+        for r in with_none(df).itertuples(index=False):
+            out[(r.conversation_id, r.turn_number) if turn else r.conversation_id].append(r)
+        return out
+
+
+def _answer(rng: np.random.Generator, gold: Any, p: float) -> str:
+    if gold in ("yes", "no"):
+        return gold if rng.random() < p else ("no" if gold == "yes" else "yes")
+    return str(rng.choice(["yes", "no", "na"], p=[0.35, 0.35, 0.3]))
+
+
+def _neighbour(word: str, rng: np.random.Generator) -> str:
+    items = instrument.panas_items()
+    me = instrument.panas_by_word().get(word)
+    if me is None:
+        return str(rng.choice([i.word for i in items]))
+    dist = np.array([math.hypot(i.valence - me.valence, i.arousal - me.arousal) if i.word != word else np.inf for i in items])
+    w = np.exp(-dist / 0.1)
+    return items[int(rng.choice(len(items), p=w / w.sum()))].word
+
+
+def _predict_tags(rng: np.random.Generator, gold_tags: list[Any], p: float) -> list[dict[str, Any]]:
+    words = list(dict.fromkeys(t.emotion for t in gold_tags))
+    levels: dict[str, Any] = {}
+    for t in gold_tags:
+        levels.setdefault(t.emotion, t.intensity)
+    out: list[dict[str, Any]] = []
+    if not words:
+        if rng.random() >= p:
+            word = instrument.panas_items()[int(rng.integers(20))].word
+            out.append({"emotion": word, "intensity": int(rng.integers(2, 6))})
+        return out
+    for word in words:
+        u = rng.random()
+        if u < p:
+            label = word
+        elif u < p + (1 - p) / 2:
+            label = _neighbour(word, rng)
+        else:
+            continue
+        base = 4 if levels.get(word) is None else int(levels[word])
+        level = int(np.clip(round(base + rng.normal(0, 0.5 + 2.0 * (1 - p))), 1, 7))
+        if all(t["emotion"] != label for t in out):
+            out.append({"emotion": label, "intensity": level})
+    if rng.random() < (1 - p) * 0.5:
+        word = instrument.panas_items()[int(rng.integers(20))].word
+        if all(t["emotion"] != word for t in out):
+            out.append({"emotion": word, "intensity": int(rng.integers(2, 6))})
+    return out
+
+
+def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any], p: float) -> dict[str, Any]:
+    options = instrument.survey_options()
+    answers: dict[str, list[str]] = defaultdict(list)
+    for r in sorted(survey, key=lambda r: (r.question, r.item_index)):
+        answers[r.question].append(r.answer)
+    q1 = answers.get("q1_lookingFor", [])
+    if rng.random() >= p:
+        q1 = list(q1[:-1]) + [str(rng.choice(options["q1_lookingFor"]))]
+    q2 = (answers.get("q2_emotionClarity") or [None])[0]
+    if q2 is None or rng.random() >= p:
+        q2 = str(rng.choice(options["q2_emotionClarity"]))
+    fit = list(options["q3_modelFit"])
+    q3 = (answers.get("q3_modelFit") or [None])[0]
+    if q3 is None or rng.random() >= p:
+        level = fit.index(q3) if q3 in fit else 1
+        q3 = fit[int(np.clip(level + rng.choice([-1, 1]), 0, len(fit) - 1))]
+    follow = answers.get("q3_followUp_whatFeltOff", [])
+    if rng.random() >= p:
+        follow = [str(rng.choice(templates.WHAT_FELT_OFF))] if rng.random() < 0.6 else []
+    gold_four = {r.branch: r.rating for r in four}
+    four_pred = {
+        b: int(np.clip(round(gold_four.get(b, 4.5) + rng.normal(0, 0.4 + 2.2 * (1 - p))), 1, 7))
+        for b in instrument.FOUR_BRANCHES
+    }
+    return {"q1_lookingFor": list(dict.fromkeys(q1)), "q2_emotionClarity": q2, "q3_modelFit": q3,
+            "q3_followUp_whatFeltOff": list(follow), "fourBranchScores": four_pred}
+
+
+def _predict_panas(rng: np.random.Generator, totals: list[Any], items: list[Any], p: float) -> dict[str, Any]:
+    pred_totals: dict[str, int] = {}
+    for row in (r for r in totals if r.phase == "post"):
+        for key, gold in (("totalPositiveAffect", row.positive), ("totalNegativeAffect", row.negative)):
+            base = 40 if gold is None else int(gold)
+            pred_totals[key] = int(np.clip(round(base + rng.normal(0, 1.0 + 12.0 * (1 - p))), 10, 70))
+    pred_items = {
+        r.item: int(np.clip(round(r.value + rng.normal(0, 0.3 + 1.6 * (1 - p))), 1, 7))
+        for r in items if r.phase == "post"
+    }
+    return {"items": pred_items, "totals": pred_totals}
+
+
+def simulate_outputs(
+    tables: dict[str, pd.DataFrame],
+    model: SimulatedModel,
+    mode: str,
+    sim: dict[str, Any],
+    seed: int,
+    romantic_category: str,
+    conversations: list[str] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """EM output files of one simulated model and mode: {file name: JSON-ready dict}.
+
+    ``romantic_category`` is the topic category that carries the planted romantic effect;
+    ``conversations`` limits the output to a subset (the human raters' subset); None = all.
+    """
+    gold = _Gold(tables)
+    ids = sorted(gold.conversations) if conversations is None else sorted(conversations)
+    u = shared_effects(sorted(gold.diagnosed), sim["participant_sd"], seed, "participant-difficulty")
+    w = shared_effects(sorted(gold.conversations), sim["conversation_sd"], seed, "conversation-difficulty")
+    eff = sim["effects"]
+    omniscient = mode in ("omniscient", "verbose_omniscient")
+
+    outputs: dict[str, dict[str, Any]] = {}
+    for cid in ids:
+        rng = rng_for(seed, "predict", model.name, mode, cid)
+        meta = gold.conversations[cid]
+        pid = meta.participant_id
+        diag = float(gold.diagnosed.get(pid, False))
+        romantic = float(meta.category == romantic_category)
+        fixed = {
+            k: sim["base_logit"][k] + model.ability[k] + eff["diagnosis"][k] * diag + eff["romantic"][k] * romantic
+            + u.get(pid, {}).get(k, 0.0) + w[cid][k] + (OMNISCIENT_BONUS[k] if omniscient else 0.0)
+            for k in CAPABILITIES
+        }
+
+        def accuracy(k: str, rel: float = 0.5, shift: float = 0.0) -> float:
+            return sigmoid(fixed[k] + eff["turn_drift"][k] * (rel - 0.5) + shift)
+
+        turns_out = []
+        for turn in gold.turns.get(cid, []):
+            t, rel = int(turn.turn_number), float(turn.rel_position)
+            p_e, p_b, p_p = accuracy("emotion", rel), accuracy("behaviour", rel), accuracy("preference", rel)
+            p_hp_wording = accuracy("preference", rel, PARTICIPANT_WORDING_SHIFT)
+            om, hp, om_w, hp_w = {}, {}, {}, {}
+            for j in gold.binary.get((cid, t), []):
+                om[j.question_id] = _answer(rng, j.gold_om, p_b)
+                hp[j.question_id] = _answer(rng, j.gold_hp, p_p)
+                om_w[j.question_id] = _answer(rng, j.gold_om, p_b)
+                hp_w[j.question_id] = _answer(rng, j.gold_hp, p_hp_wording)
+            picks = {}
+            for c in gold.pairwise.get((cid, t), []):
+                if c.winner in ("A", "B"):
+                    picks[str(c.position)] = c.winner if rng.random() < p_p else ("B" if c.winner == "A" else "A")
+                else:
+                    picks[str(c.position)] = "A" if rng.random() < 0.5 else "B"
+            pred_tags = _predict_tags(rng, gold.tags.get((cid, t), []), p_e)
+            turns_out.append({
+                "turnNumber": t,
+                "em_emotion_tags": pred_tags,
+                "em_drafted_response": templates.drafted_reply(meta.subtopic or "this", pred_tags[0]["emotion"] if pred_tags else ""),
+                "em_binary_om_assessment": om,
+                "em_binary_human_prediction": hp,
+                "em_binary_om_assessment_hp": om_w,
+                "em_binary_human_prediction_hp": hp_w,
+                "em_pairwise_selections": picks,
+            })
+        p_h = accuracy("holistic")
+        post = {
+            "panas_strategy": "absolute",
+            "pre_panas_shown": omniscient,
+            "predicted_post_panas": _predict_panas(rng, gold.totals.get(cid, []), gold.items.get(cid, []), p_h),
+            "predicted_panas_delta": None,
+            "predicted_conversation_wide": _predict_survey(rng, gold.survey.get(cid, []), gold.four.get(cid, []), p_h),
+        }
+        outputs[f"{cid}.json"] = {
+            "conversationId": cid,
+            "source_file": meta.source_file,
+            "em_model": model.name,
+            "run_timestamp": "2026-05-21T00:00:00Z",
+            "mode": mode,
+            "prompt_version": PROMPT_VERSION,
+            "turns": turns_out,
+            "post_conversation": post,
+            "api_cost": 0.0,
+            "duration_seconds": 0.0,
+        }
+    return outputs

@@ -1,0 +1,115 @@
+"""Typed tables on disk: declared column types, deterministic Parquet and CSV writers.
+
+Every tidy table of the pipeline is declared once as a ``TableSpec`` (name, columns and
+pandas dtypes). Writers enforce the declared columns and types, so a table on disk always
+has the same shape whatever the cohort, and identical inputs give identical bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """A table's name and its columns as (name, pandas dtype) in order."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    doc: str = ""
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c for c, _ in self.columns]
+
+    def frame(self, rows: Iterable[Sequence[object]] | None = None) -> pd.DataFrame:
+        """Build a DataFrame of this spec from row tuples (in column order)."""
+        df = pd.DataFrame(list(rows or []), columns=self.column_names)
+        return self.coerce(df)
+
+    def coerce(self, df: pd.DataFrame) -> pd.DataFrame:
+        missing = [c for c in self.column_names if c not in df.columns]
+        if missing:
+            raise ValueError(f"table {self.name!r} is missing columns {missing}")
+        df = df[self.column_names].copy()
+        for col, dtype in self.columns:
+            df[col] = df[col].astype(dtype)
+        return df.reset_index(drop=True)
+
+
+def with_none(df: pd.DataFrame) -> pd.DataFrame:
+    """An object-typed copy of ``df`` whose missing values are None (for row-wise Python code,
+    where pandas' NA would make comparisons ambiguous)."""
+    return df.astype(object).where(df.notna(), None)
+
+
+def atomic_path(path: Path) -> Path:
+    """A temporary sibling of ``path``; rename it onto ``path`` when complete."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(tmp)
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str], spec: TableSpec | None = None) -> None:
+    """Write ``df`` to Parquet atomically, without index and without pandas metadata.
+
+    Leaving the pandas metadata out keeps the bytes independent of the pandas version's JSON
+    layout; column types come from the Arrow schema (and from ``spec`` when given).
+    """
+    if spec is not None:
+        df = spec.coerce(df)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    table = table.replace_schema_metadata(None)
+    path = Path(path)
+    tmp = atomic_path(path)
+    try:
+        pq.write_table(table, tmp, compression="zstd", write_statistics=False)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def read_parquet(path: str | os.PathLike[str], spec: TableSpec | None = None) -> pd.DataFrame:
+    df = pd.read_parquet(path)
+    return spec.coerce(df) if spec is not None else df
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], float_format: str = "%.10g") -> None:
+    """Write a CSV atomically with a fixed float format and '\\n' line endings."""
+    path = Path(path)
+    tmp = atomic_path(path)
+    try:
+        df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_text(text: str, path: str | os.PathLike[str]) -> None:
+    """Write text atomically (UTF-8, '\\n')."""
+    path = Path(path)
+    tmp = atomic_path(path)
+    try:
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_tables(frames: Mapping[str, pd.DataFrame], specs: Mapping[str, TableSpec], outdir: Path) -> None:
+    """Write several tables as ``<outdir>/<name>.parquet``."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    for name, df in frames.items():
+        write_parquet(df, outdir / f"{name}.parquet", specs[name])

@@ -1,0 +1,31 @@
+# The cohort: generated (synthetic) or read from a release, then validated into tidy tables.
+
+
+rule synthetic_cohort:
+    """Generate the synthetic cohort's conversation files and its planted truth."""
+    output:
+        conversations=directory("results/cohort/synthetic/conversations"),
+        truth="results/cohort/synthetic/truth.json",
+    params:
+        synthetic=config["cohorts"]["synthetic"],
+        seed=config["seed"],
+    log:
+        "logs/cohort/synthetic_cohort.log",
+    script:
+        "../scripts/generate_cohort.py"
+
+
+rule ingest_conversations:
+    """Validate every conversation file and write the gold tidy tables."""
+    input:
+        cohort_input,
+    output:
+        **GOLD,
+        report="results/tables/gold/ingest_report.json",
+    params:
+        cohort_dir=cohort_dir(),
+        report_all=config["ingest"]["report_all_errors"],
+    log:
+        "logs/cohort/ingest_conversations.log",
+    script:
+        "../scripts/ingest_conversations.py"

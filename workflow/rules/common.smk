@@ -1,0 +1,75 @@
+# Shared set-up of all the .smk files (config validation at parse time, the model registry,
+# and the input functions that map wildcards to files).
+#
+# `snakemake --lint` asks every rule for a conda environment or a container. We declare
+# neither on purpose: conda cannot create environments on the machines this workflow is built
+# for (the directive would be silently ignored) and no container engine runs there. All rules
+# run in the one pinned virtual environment of envs/requirements.txt, recorded with its package
+# versions in the paper's reproducibility statement. That lint is the only finding we accept
+# (tests/workflow/test_workflow.py checks it).
+
+import os
+import re
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+
+from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
+from eibench.release.tidy import EM_TABLES, GOLD_TABLES
+
+REPO = Path(workflow.basedir)
+
+_schema = load_schema(REPO / "config/schema/config.schema.yaml")
+config.update(coerce_cli_strings(config, _schema))
+try:
+    validate_config(config, _schema, Path.cwd())
+except ConfigError as _err:
+    raise WorkflowError(str(_err)) from None
+
+CONFIG_DIGEST = digest(config)
+MODELS = {m["name"]: m for m in config["models"]}
+MODES = list(config["modes"])
+SIMULATED = [n for n, m in MODELS.items() if m["kind"] == "simulated"]
+GOLD = {name: f"results/tables/gold/{name}.parquet" for name in GOLD_TABLES}
+
+
+def cohort_dir():
+    """The folder of the cohort's conversation files (generated, or a release on disk)."""
+    if config["cohort"] == "synthetic":
+        return "results/cohort/synthetic/conversations"
+    return config["cohorts"]["attunebench"]["path"]
+
+
+def cohort_input(wildcards):
+    """Inputs of the conversation ingest: the generated folder, or every file of the release
+    (listed one by one so that editing any file reruns what depends on it)."""
+    if config["cohort"] == "synthetic":
+        return [cohort_dir()]
+    return sorted(str(p) for p in Path(cohort_dir()).glob("*.json"))
+
+
+def prediction_input(wildcards):
+    """Where a model's EM output files for a mode come from."""
+    model = MODELS[wildcards.model]
+    if model["kind"] == "simulated":
+        return [f"results/predictions/{wildcards.model}/{wildcards.mode}"]
+    return sorted(str(p) for p in (Path(model["path"]) / wildcards.mode).glob("*.json"))
+
+
+def em_table(model, mode, name):
+    return f"results/tables/predictions/{model}/{mode}/{name}.parquet"
+
+
+def em_tables(wildcards):
+    return {name: em_table(wildcards.model, wildcards.mode, name) for name in EM_TABLES}
+
+
+SCORE_PARTS = ("turn", "conversation", "summary", "rule_counts", "missing")
+
+
+def scores_of(part):
+    return expand(f"results/scores/{{model}}/{{mode}}/{part}.parquet", model=list(MODELS), mode=MODES)
+
+
+def model_roles():
+    return {n: ("human" if m.get("profile") == "human" else "model") for n, m in MODELS.items()}

@@ -1,0 +1,20 @@
+# The manuscript: Typst reads results/paper/numbers.json, the tables and the figures.
+
+
+rule paper:
+    """Compile paper/main.typ into paper/build/paper.pdf."""
+    input:
+        main="paper/main.typ",
+        sources=sorted(str(p) for p in Path("paper").glob("*.typ")),
+        numbers="results/paper/numbers.json",
+        leaderboard_table="results/paper/tables/leaderboard.csv",
+        figure_leaderboard="results/figures/leaderboard.svg",
+        dictionary="results/scores/data_dictionary.csv",
+    output:
+        pdf="paper/build/paper.pdf",
+    params:
+        timestamp=config["paper"]["timestamp"],
+    log:
+        "logs/paper/paper.log",
+    script:
+        "../scripts/build_paper.py"

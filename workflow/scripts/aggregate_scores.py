@@ -1,0 +1,29 @@
+"""Rule aggregate_scores: every model's scores in one place, and the data dictionary."""
+
+import pandas as pd
+
+from eibench.metrics.registry import data_dictionary
+from eibench.report.leaderboard import leaderboard
+from eibench.runlog import rule_log
+from eibench.tables import write_csv, write_parquet
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p = snakemake.params
+
+    def gather(files):
+        return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+
+    summary = gather(snakemake.input.summary)
+    conversation = gather(snakemake.input.conversation)
+    turn = gather(snakemake.input.turn)
+    rule_counts = gather(snakemake.input.rule_counts)
+    roles = pd.DataFrame([(name, role) for name, role in p.roles.items()], columns=["em_model", "role"])
+    summary = summary.merge(roles, on="em_model", how="left")
+    write_parquet(summary, snakemake.output.summary)
+    write_parquet(conversation, snakemake.output.conversation)
+    write_parquet(turn, snakemake.output.turn)
+    write_csv(rule_counts, snakemake.output.rule_counts)
+    write_csv(data_dictionary(), snakemake.output.dictionary)
+    board = leaderboard(summary)
+    write_csv(board, snakemake.output.leaderboard)
+    log.info("aggregated %d models x modes", summary[["em_model", "mode"]].drop_duplicates().shape[0])

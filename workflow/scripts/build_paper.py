@@ -1,0 +1,18 @@
+"""Rule paper: compile the Typst manuscript into the PDF (fixed timestamp: identical bytes)."""
+
+import datetime
+from pathlib import Path
+
+import typst
+
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    out = Path(snakemake.output.pdf)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pdf = typst.compile(snakemake.input.main, root=".", timestamp=snakemake.params.timestamp)
+    tmp = out.with_suffix(".pdf.tmp")
+    tmp.write_bytes(pdf)
+    tmp.replace(out)
+    log.info("compiled %s (%d bytes, timestamp %s)", out, len(pdf),
+             datetime.datetime.fromtimestamp(snakemake.params.timestamp, datetime.timezone.utc).isoformat())

@@ -1,0 +1,31 @@
+"""Rule ingest_conversations: validate the cohort's conversation files into tidy tables.
+
+Every file is validated before anything is written; an invalid file stops the job with the
+file name, JSON path and problem, and no table is written.
+"""
+
+import json
+from pathlib import Path
+
+from eibench.release.read import list_json_files, read_conversations
+from eibench.release.tidy import GOLD_TABLES, gold_tables
+from eibench.runlog import rule_log
+from eibench.tables import write_parquet, write_text
+
+with rule_log(snakemake) as log:  # noqa: F821
+    files = list_json_files(Path(snakemake.params.cohort_dir))
+    if not files:
+        raise FileNotFoundError(f"no conversation files (*.json) in {snakemake.params.cohort_dir}")
+    parsed = read_conversations(files, report_all=snakemake.params.report_all)
+    tables = gold_tables(parsed)
+    for name, df in tables.items():
+        write_parquet(df, snakemake.output[name], GOLD_TABLES[name])
+    report = {
+        "n_files": len(files),
+        "rows": {name: int(len(df)) for name, df in tables.items()},
+        "unknown_question_ids": sorted(set(tables["binary_judgements"].query("~known_question")["question_id"])),
+        "tags_outside_panas": int((~tables["mood_tags"]["in_panas"]).sum()),
+        "extra_fields": int(len(tables["extra_fields"])),
+    }
+    write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", snakemake.output.report)
+    log.info("validated %d conversation files: %s", len(files), report["rows"])
