@@ -13,6 +13,11 @@ with rule_log(snakemake) as log:  # noqa: F821
     sources = [sources] if isinstance(sources, str) else list(sources)
     # A simulated model's outputs arrive as one folder; an outputs_dir model's as its files.
     files = sorted(f for s in map(Path, sources) for f in (list_json_files(s) if s.is_dir() else [s]))
+    if not files:
+        raise FileNotFoundError(
+            f"model {p.model!r}, mode {p.mode!r}: no EM output files (*.json) in {', '.join(sources)}; "
+            "collect predictions for this mode or remove the model/mode from the config"
+        )
     known = set(read_parquet(snakemake.input.conversations)["conversation_id"])
     parsed = read_em_outputs(files, p.model, p.mode, known, report_all=p.report_all)
     tables = em_tables(parsed)

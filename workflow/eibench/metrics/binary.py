@@ -18,7 +18,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from .keys import lookup, mapped, take, vocabulary
+from .keys import codes, lookup, mapped, take, vocabulary
 
 VARIANTS = {
     # metric prefix: (target, wording)
@@ -49,8 +49,8 @@ def binary_scores(
     questions = vocabulary(gold["question_id"], answers["question_id"])
     nq = max(len(questions), 1)
     g_tid = gold_tid[g_keep]
-    g_key = g_tid * nq + questions.get_indexer(gold["question_id"].to_numpy(object))[g_keep]
-    a_key = ans_tid * nq + questions.get_indexer(answers["question_id"].to_numpy(object))
+    g_key = g_tid * nq + codes(gold["question_id"], questions)[g_keep]
+    a_key = ans_tid * nq + codes(answers["question_id"], questions)
     a_value, a_status = mapped(answers["value"], _VALUE), mapped(answers["status"], _STATUS)
     a_variant = mapped(answers["target"], _TARGET, -9) * 2 + mapped(answers["wording"], _WORDING, -9)
     n_objects = np.bincount(g_tid, minlength=n)[:n]

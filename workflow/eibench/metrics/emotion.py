@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import instrument
-from .keys import unique_first
+from .keys import codes, unique_first
 from .labels import SQRT2, assignment_table, greedy_match_sum, optimal_match_sum
 
 EMOTION_COLUMNS = ("emotion_f1", "emotion_f1_intensity", "emotion_va", "emotion_va_intensity")
@@ -31,7 +31,7 @@ class Tags:
     def from_table(cls, df: pd.DataFrame, tid: np.ndarray, vocab: pd.Index) -> "Tags":
         """Tags of the scored turns (``tid`` >= 0), in turn then tag order."""
         keep = tid >= 0
-        word = vocab.get_indexer(df["emotion"].to_numpy(object, na_value=None)[keep]).astype(np.int64)
+        word = codes(df["emotion"], vocab)[keep]
         order = np.lexsort((df["tag_index"].to_numpy(np.int64)[keep], tid[keep]))
         intensity = df["intensity"].to_numpy(float, na_value=np.nan)[keep]
         return cls(tid[keep][order], word[order], intensity[order])

@@ -141,10 +141,11 @@ def _first(conv: np.ndarray, answer: np.ndarray, n: int) -> np.ndarray:
 
 
 def _set_f1(g_conv, g_ans, p_conv, p_ans, n) -> np.ndarray:
-    vocab = vocabulary(pd.Series(g_ans, dtype=object), pd.Series(p_ans, dtype=object))
+    g_ser, p_ser = pd.Series(g_ans, dtype=object), pd.Series(p_ans, dtype=object)
+    vocab = vocabulary(g_ser, p_ser)
     nv = max(len(vocab), 1)
-    gk = unique_sorted((g_conv * nv + vocab.get_indexer(g_ans))[(g_conv >= 0) & (g_ans != "")])
-    pk = unique_sorted((p_conv * nv + vocab.get_indexer(p_ans))[(p_conv >= 0) & (p_ans != "")])
+    gk = unique_sorted((g_conv * nv + codes(g_ser, vocab))[(g_conv >= 0) & (g_ans != "")])
+    pk = unique_sorted((p_conv * nv + codes(p_ser, vocab))[(p_conv >= 0) & (p_ans != "")])
     ng = np.bincount(gk // nv, minlength=n)[:n]
     npred = np.bincount(pk // nv, minlength=n)[:n]
     ni = np.bincount(np.intersect1d(gk, pk, assume_unique=True) // nv, minlength=n)[:n]

@@ -12,31 +12,48 @@ from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+def arrow(values: pd.Series) -> pa.Array | pa.ChunkedArray:
+    """The column as Arrow data (no copy for Arrow-backed columns)."""
+    try:
+        return pa.array(values.array)
+    except (TypeError, pa.ArrowInvalid):
+        return pa.array(values.to_numpy(object, na_value=None), from_pandas=True)
+
+
+def _positions(values: pd.Series, keys: list) -> np.ndarray:
+    """Position of each value in ``keys`` (Arrow's hash lookup); -1 where absent or missing."""
+    arr = arrow(values)
+    if len(arr) == 0 or not keys:
+        return np.full(len(arr), -1, dtype=np.int64)
+    value_set = pa.array(keys, type=arr.type) if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) else pa.array(keys)
+    found = pc.index_in(arr, value_set=value_set)
+    return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def codes(values: pd.Series, index: pd.Index) -> np.ndarray:
     """Position of each value in ``index``; -1 where absent or missing."""
-    c, uniques = pd.factorize(values)
-    if len(uniques) == 0:
-        return np.full(len(values), -1, dtype=np.int64)
-    lut = index.get_indexer(uniques).astype(np.int64)
-    return np.where(c >= 0, lut[np.maximum(c, 0)], -1)
+    return _positions(values, list(index))
 
 
 def mapped(values: pd.Series, mapping: Mapping[str, int], default: int = 0) -> np.ndarray:
     """``mapping[value]`` for each value; ``default`` for missing or unmapped values."""
-    c, uniques = pd.factorize(values)
-    lut = np.array([mapping.get(u, default) for u in uniques] + [default], dtype=np.int64)
-    return lut[np.where(c >= 0, c, len(uniques))]
+    keys = list(mapping)
+    lut = np.array([mapping[k] for k in keys] + [default], dtype=np.int64)
+    pos = _positions(values, keys)
+    return lut[np.where(pos >= 0, pos, len(keys))]
 
 
 def vocabulary(*columns: pd.Series) -> pd.Index:
-    """The distinct non-missing values of several columns, in order of first appearance."""
-    parts = [c for c in columns if len(c)]
-    if not parts:
-        return pd.Index([], dtype=object)
-    _, uniques = pd.factorize(pd.concat([c.astype(object) for c in parts], ignore_index=True))
-    return pd.Index(uniques)
+    """The distinct non-missing values of several columns, sorted."""
+    seen: set = set()
+    for col in columns:
+        if len(col):
+            seen.update(v for v in pc.unique(arrow(col)).to_pylist() if v is not None)
+    return pd.Index(sorted(seen), dtype=object)
 
 
 def lookup(keys: np.ndarray, table_keys: np.ndarray) -> np.ndarray:

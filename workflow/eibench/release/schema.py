@@ -10,6 +10,8 @@ Validation errors carry pydantic ``loc`` tuples; ``release.read`` turns them int
 
 from __future__ import annotations
 
+import math
+
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import (
@@ -30,6 +32,8 @@ from . import normalize
 
 
 def _scalar(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{value} is not a valid answer (NaN and Infinity are not JSON numbers)")
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     raise ValueError(f"must be a string (yes/no/na), a boolean, a number or null, got a {type(value).__name__}")
@@ -43,7 +47,7 @@ PANAS_STRATEGIES = ("absolute", "delta", "blind_delta")
 class _Node(BaseModel):
     """Base of every object of the format: extra fields are kept, aliases accepted."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False, allow_inf_nan=False)
 
 
 def _safe_id(value: Any) -> Any:
@@ -78,7 +82,7 @@ class MoodTag(_Node):
     @classmethod
     def _not_blank(cls, v: str) -> str:
         if not v.strip():
-            raise ValueError("an emotion tag needs a word (a PANAS item); this one is empty")
+            raise ValueError("an emotion tag needs a word; this one is empty")
         return v
 
 
@@ -147,7 +151,7 @@ class TurnAnnotations(_Node):
     pairwiseComparisons: list[PairwiseComparison] = Field(default_factory=list)
     selectedPairwiseQuestions: StrList = Field(default_factory=list)
 
-    @field_validator("binaryJudgements", "pairwiseComparisons", mode="before")
+    @field_validator("binaryJudgements", "pairwiseComparisons", "selectedPairwiseQuestions", mode="before")
     @classmethod
     def _null_is_empty(cls, v: Any) -> Any:
         return [] if v is None else v
@@ -248,7 +252,7 @@ class Metadata(_Node):
 class ParticipantProfile(_Node):
     schema_version: Optional[str | int] = None
     participant_id: Optional[SafeId] = None
-    age: Optional[int | str] = None
+    age: Annotated[Optional[str], BeforeValidator(lambda v: None if v is None else str(_scalar(v)))] = None
     traits: StrList = Field(default_factory=list)
     goals: StrList = Field(default_factory=list)
     responses: dict[str, Any] = Field(default_factory=dict)
@@ -277,6 +281,15 @@ UniqueTurns = AfterValidator(_unique_turn_numbers)
 class ConversationFile(_Node):
     conversationId: SafeId
     metadata: Optional[Metadata] = None
+
+    @model_validator(mode="after")
+    def _ids_agree(self) -> "ConversationFile":
+        if self.metadata is not None and self.metadata.conversationId not in (None, self.conversationId):
+            raise ValueError(
+                f"metadata.conversationId {self.metadata.conversationId!r} differs from conversationId "
+                f"{self.conversationId!r}; they must name the same conversation"
+            )
+        return self
     participant_profile: Optional[ParticipantProfile] = None
     prePanas: Optional[Panas] = None
     postPanas: Optional[Panas] = None
@@ -335,7 +348,13 @@ class PanasPrediction(_Node):
     def _known_items(cls, v: Optional[dict[str, float]]) -> Optional[dict[str, float]]:
         if v is None:
             return v
-        return {_panas_item_name(name): float(value) for name, value in v.items()}
+        out: dict[str, float] = {}
+        for name, value in v.items():
+            canonical = _panas_item_name(name)
+            if canonical in out:
+                raise ValueError(f"PANAS item {canonical!r} is given twice")
+            out[canonical] = float(value)
+        return out
 
 
 class PostConversation(_Node):

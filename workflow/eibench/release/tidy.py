@@ -11,6 +11,8 @@ Conventions:
   here once (``gold_om`` = observed, else llmValue; ``gold_hp`` = preferred, else observed).
 - PANAS totals missing from a file are derived from the ten items of that affect (only when
   all ten are present), then rounded and clamped to 10..70; ``*_source`` says which.
+- A participant's age and traits come from the first file (by name) that names them;
+  ``profile_consistent`` is False when another file disagrees (listed in the ingest report).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pydantic import BaseModel
 from .. import instrument
 from ..tables import TableSpec
 from . import normalize
+from .read import json_path
 from .schema import ConversationFile, ConversationWide, EMOutputFile, Panas, PanasPrediction
 
 S, I, F, B = "string", "Int64", "Float64", "boolean"
@@ -45,7 +48,7 @@ GOLD_TABLES: dict[str, TableSpec] = {
               ("subtopic", S), ("visibility", S), ("turn_count_declared", I), ("n_turns", I),
               ("has_pre_panas", B), ("has_post_panas", B), ("has_conversation_wide", B)),
         _spec("participants", "one row per participant", ("participant_id", S), ("age", S), ("traits", S),
-              ("diagnosis_group", S), ("has_diagnosis", B), ("n_conversations", I)),
+              ("diagnosis_group", S), ("has_diagnosis", B), ("n_conversations", I), ("profile_consistent", B)),
         _spec("turns", "one row per turn", CID, TURN, ("turn_index", I), ("n_turns", I), ("rel_position", F),
               ("user_message", S), ("llm_response", S), ("llm_improved", S), ("human_edited", S),
               ("n_mood_tags", I), ("n_binary", I), ("n_pairwise", I), ("selected_pairwise_questions", S)),
@@ -115,19 +118,19 @@ def diagnosis_group(traits: Sequence[str]) -> str:
     return groups[0] if len(groups) == 1 else "multiple"
 
 
-def extra_fields(obj: BaseModel, source_file: str, path: str = "$") -> list[tuple[str, str, str]]:
+def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
     """Every unknown field under ``obj`` as (source_file, json_path, value as JSON)."""
     rows: list[tuple[str, str, str]] = []
     for key, value in sorted((obj.model_extra or {}).items()):
-        rows.append((source_file, f"{path}.{key}", json.dumps(value, sort_keys=True, ensure_ascii=False)))
+        rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
     for name in type(obj).model_fields:
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
-            rows.extend(extra_fields(child, source_file, f"{path}.{name}"))
+            rows.extend(extra_fields(child, source_file, (*loc, name)))
         elif isinstance(child, list):
             for i, item in enumerate(child):
                 if isinstance(item, BaseModel):
-                    rows.extend(extra_fields(item, source_file, f"{path}.{name}[{i}]"))
+                    rows.extend(extra_fields(item, source_file, (*loc, name, i)))
     return rows
 
 
@@ -185,8 +188,9 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
             conv.prePanas is not None, conv.postPanas is not None, conv.conversationWideQuestions is not None,
         ))
         if pid is not None:
-            entry = participants.setdefault(pid, {"age": prof.age, "traits": list(prof.traits), "n": 0})
+            entry = participants.setdefault(pid, {"age": prof.age, "traits": list(prof.traits), "n": 0, "consistent": True})
             entry["n"] += 1
+            entry["consistent"] &= (entry["age"], entry["traits"]) == (prof.age, list(prof.traits))
         for idx, turn in enumerate(turns):
             t = turn.turnNumber
             ann = turn.annotations
@@ -233,7 +237,7 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
         p = participants[pid]
         group = diagnosis_group(p["traits"])
         age = None if p["age"] is None else str(p["age"])
-        rows["participants"].append((pid, age, ";".join(p["traits"]), group, group != "none", p["n"]))
+        rows["participants"].append((pid, age, ";".join(p["traits"]), group, group != "none", p["n"], p["consistent"]))
     return {name: GOLD_TABLES[name].frame(r) for name, r in rows.items()}
 
 
