@@ -25,7 +25,7 @@ def test_tables_have_declared_columns_and_types(gold, em):
         for name, spec in specs.items():
             assert list(tables[name].columns) == spec.column_names
             assert [str(t) for t in tables[name].dtypes] == [
-                {"string": "string", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean"}[d] for _, d in spec.columns
+                {"string": "string", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean", "category": "category"}[d] for _, d in spec.columns
             ], name
 
 

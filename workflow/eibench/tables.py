@@ -41,7 +41,17 @@ class TableSpec:
             raise ValueError(f"table {self.name!r} is missing columns {missing}")
         df = df[self.column_names].copy()
         for col, dtype in self.columns:
-            df[col] = df[col].astype(dtype)
+            if dtype == "category":
+                # Sorted string categories: the same values give the same codes and bytes.
+                values = df[col]
+                if not isinstance(values.dtype, pd.CategoricalDtype):
+                    values = values.astype("string").astype("category")
+                categories = values.cat.categories
+                if not categories.is_monotonic_increasing:
+                    values = values.cat.reorder_categories(sorted(categories))
+                df[col] = values
+            else:
+                df[col] = df[col].astype(dtype)
         return df.reset_index(drop=True)
 
 

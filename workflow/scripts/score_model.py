@@ -3,7 +3,7 @@
 import pandas as pd
 
 from eibench.metrics import RULE_SETS
-from eibench.metrics.score import model_summary, score_model
+from eibench.metrics.score import model_summary, score_rule_sets
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
 from eibench.runlog import rule_log
 from eibench.tables import read_parquet, write_parquet
@@ -13,8 +13,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     gold = {name: read_parquet(snakemake.input[f"gold_{name}"], GOLD_TABLES[name]) for name in GOLD_TABLES}
     em = {name: read_parquet(snakemake.input[f"em_{name}"], EM_TABLES[name]) for name in EM_TABLES}
     parts = {"turn": [], "conversation": [], "summary": [], "rule_counts": [], "missing": []}
-    for rule_set in RULE_SETS:
-        s = score_model(gold, em, rule_set, p.va_matching)
+    for rule_set, s in score_rule_sets(gold, em, RULE_SETS, p.va_matching).items():
         summary = model_summary(s.turn, s.conversation, len(gold["conversations"]))
         summary.insert(0, "rule_set", rule_set)
         for name, df in (("turn", s.turn), ("conversation", s.conversation), ("summary", summary),

@@ -14,11 +14,12 @@ Rule sets:
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .keys import codes, lookup, mapped, take, vocabulary
+from .keys import first_value_table, lookup, mapped, take
 
 VARIANTS = {
     # metric prefix: (target, wording)
@@ -35,39 +36,66 @@ _TARGET = {"om": 0, "hp": 1}
 _WORDING = {"observer": 0, "participant": 1}
 
 
-def binary_scores(
-    gold: pd.DataFrame, gold_tid: np.ndarray, answers: pd.DataFrame, ans_tid: np.ndarray,
-    n: int, rule_set: str, counts: Counter,
-) -> dict[str, np.ndarray]:
+@dataclass
+class BinaryRows:
+    """The gold judgements of the scored turns with the EM's answer to each, per variant."""
+
+    tid: np.ndarray  # turn id of each gold judgement
+    gold: dict[str, np.ndarray]  # variant -> gold value code
+    value: dict[str, np.ndarray]  # variant -> EM value code (0: none)
+    status: dict[str, np.ndarray]  # variant -> EM status code (0: no answer)
+
+
+def binary_rows(
+    gold_tid: np.ndarray, gold_question: np.ndarray, gold_om: np.ndarray, gold_hp: np.ndarray,
+    answers: pd.DataFrame, ans_tid: np.ndarray, ans_question: np.ndarray, n: int,
+) -> BinaryRows:
+    """Join every scored gold judgement with the EM's answer, for the four variants.
+
+    Gold judgements come as arrays (turn id, question code, gold_om and gold_hp value codes);
+    rows with turn id -1 are not scored. ``answers`` holds target, wording, value and status,
+    with turn ids ``ans_tid`` and question codes ``ans_question`` (-1: a question the gold
+    never asks).
+    """
+    g_keep = gold_tid >= 0
+    nq = int(max(gold_question.max(initial=0), ans_question.max(initial=0))) + 1
+    g_tid, g_q = gold_tid[g_keep], gold_question[g_keep]
+    a_keep = (ans_tid >= 0) & (ans_question >= 0)
+    packed_answer = mapped(answers["value"], _VALUE) * 8 + mapped(answers["status"], _STATUS)
+    a_variant = mapped(answers["target"], _TARGET, -9) * 2 + mapped(answers["wording"], _WORDING, -9)
+    rows = BinaryRows(g_tid, {}, {}, {})
+    for prefix, (target, wording) in VARIANTS.items():
+        mine = a_keep & (a_variant == _TARGET[target] * 2 + _WORDING[wording])
+        # Status codes are >= 1 for every answer row, so 0 in the table means "no answer".
+        table = first_value_table(ans_tid[mine], ans_question[mine], packed_answer[mine], n, nq)
+        if table is not None:
+            packed = table[g_tid, g_q]
+        else:
+            packed = take(packed_answer[mine], lookup(g_tid * nq + g_q, ans_tid[mine] * nq + ans_question[mine]), 0)
+        rows.gold[prefix] = (gold_om if target == "om" else gold_hp)[g_keep]
+        rows.value[prefix], rows.status[prefix] = packed // 8, packed % 8
+    return rows
+
+
+def binary_scores(rows: BinaryRows, n: int, rule_set: str, turns: np.ndarray, counts: Counter) -> dict[str, np.ndarray]:
     """Per-turn accuracies and confusion counts (tp, fp, tn, fn) for every variant.
 
-    ``gold``: question_id, gold_om, gold_hp (rows with ``gold_tid`` -1 are not scored).
-    ``answers``: target, wording, question_id, value, status. ``counts`` receives how often
-    each parity rule fired.
+    ``turns`` marks the turn ids this rule set scores; the rule counts cover those only.
     """
-    g_keep, a_keep = gold_tid >= 0, ans_tid >= 0
-    questions = vocabulary(gold["question_id"], answers["question_id"])
-    nq = max(len(questions), 1)
-    g_tid = gold_tid[g_keep]
-    g_key = g_tid * nq + codes(gold["question_id"], questions)[g_keep]
-    a_key = ans_tid * nq + codes(answers["question_id"], questions)
-    a_value, a_status = mapped(answers["value"], _VALUE), mapped(answers["status"], _STATUS)
-    a_variant = mapped(answers["target"], _TARGET, -9) * 2 + mapped(answers["wording"], _WORDING, -9)
+    in_set = turns[rows.tid]
+    g_tid = rows.tid
     n_objects = np.bincount(g_tid, minlength=n)[:n]
     out: dict[str, np.ndarray] = {}
-    for prefix, (target, wording) in VARIANTS.items():
-        k = _TARGET[target] * 2 + _WORDING[wording]
-        g = mapped(gold["gold_om" if target == "om" else "gold_hp"], _VALUE)[g_keep]
-        mine = a_keep & (a_variant == k)
-        row = lookup(g_key, a_key[mine])
-        v, status = take(a_value[mine], row, 0), take(a_status[mine], row, 0)
+    for prefix in VARIANTS:
+        g, v, status = rows.gold[prefix], rows.value[prefix], rows.status[prefix]
         counted = (g == YES) | (g == NO)
         pred_yes, pred_no = v == YES, v == NO
         unanswered = counted & ~pred_yes & ~pred_no
-        counts[f"binary_{prefix}_prediction_missing"] += int((unanswered & (status == 0)).sum())
-        counts[f"binary_{prefix}_prediction_na"] += int((unanswered & (v == NA)).sum())
-        counts[f"binary_{prefix}_prediction_invalid"] += int((unanswered & (status == 3)).sum())
-        counts[f"binary_{prefix}_prediction_unrecognised"] += int((unanswered & ((status == 2) | (status == 4))).sum())
+        counted_here = unanswered & in_set
+        counts[f"binary_{prefix}_prediction_missing"] += int((counted_here & (status == 0)).sum())
+        counts[f"binary_{prefix}_prediction_na"] += int((counted_here & (v == NA)).sum())
+        counts[f"binary_{prefix}_prediction_invalid"] += int((counted_here & (status == 3)).sum())
+        counts[f"binary_{prefix}_prediction_unrecognised"] += int((counted_here & ((status == 2) | (status == 4))).sum())
         if rule_set == "parity":
             eff_yes = pred_yes  # everything but 'yes' is read as 'no'
         else:
@@ -85,8 +113,8 @@ def binary_scores(
             acc = np.where(no_objects, 1.0, acc)
         else:
             acc = np.where(no_objects | all_na, np.nan, acc)
-        counts[f"binary_{prefix}_turn_without_judgements"] += int(no_objects.sum())
-        counts[f"binary_{prefix}_turn_all_gold_na"] += int(all_na.sum())
+        counts[f"binary_{prefix}_turn_without_judgements"] += int((no_objects & turns).sum())
+        counts[f"binary_{prefix}_turn_all_gold_na"] += int((all_na & turns).sum())
         out[ACCURACY_NAME[prefix]] = acc
         for name, arr in (("tp", tp), ("fp", fp), ("tn", tn), ("fn", fn)):
             out[f"{prefix}_{name}"] = arr.astype(np.int64)

@@ -9,8 +9,9 @@ Reported apart from the composite (the optional fourth pillar).
   token-Jaccard(draft, reply) (0 for a reply with no text); null without a draft or without any
   gold winner.
 
-Token-Jaccard is vectorised: every text becomes a set of (row, token id) keys, and the
-intersection of two sets of keys counts the shared tokens of each row.
+Token-Jaccard is vectorised: every text becomes a set of (row, token id) keys (tokens: Unicode
+lower-cased, split on Unicode whitespace, via Arrow compute), and the intersection of two sets
+of keys counts the shared tokens of each row.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..release.tidy import JUDGE_FIELDS
-from .keys import unique_sorted
-
-REPLY_COLUMNS = ("llm_response", "llm_improved", "human_edited")  # original, alternate, human
+from .gold import TOKEN_BITS, GoldIndex, tokenize
+from .keys import arrow, unique_sorted
 
 
 def judge_scores(em_turns: pd.DataFrame) -> np.ndarray:
@@ -36,51 +36,40 @@ def judge_scores(em_turns: pd.DataFrame) -> np.ndarray:
     return np.clip((mean - 1.0) / 6.0, 0.0, 1.0)
 
 
-def _as_arrow(values: pd.Series, rows: np.ndarray) -> pa.Array:
+def as_arrow(values: pd.Series, rows: np.ndarray) -> pa.Array:
     """``values[rows]`` as an Arrow string array, null where ``rows`` is -1."""
-    arr = pa.array(values.to_numpy(object, na_value=None), type=pa.string()) if not len(values) else pa.array(values, type=pa.string())
-    idx = pa.array(np.maximum(rows, 0), mask=rows < 0) if len(values) else pa.nulls(len(rows), pa.int64())
-    return arr.take(idx) if len(values) else pa.nulls(len(rows), pa.string())
+    if len(values) == 0:
+        return pa.nulls(len(rows), pa.large_string())
+    idx = pa.array(np.maximum(rows, 0), mask=rows < 0)
+    return arrow(values).cast(pa.large_string()).take(idx)
 
 
-def _token_keys(texts: list[pa.Array]) -> tuple[list[np.ndarray], int]:
-    """For each text array: sorted distinct keys row * n_tokens + token id of its lower-cased
-    whitespace tokens (Unicode lower-casing and whitespace, via Arrow compute)."""
-    n = len(texts[0])
-    lists = pc.utf8_split_whitespace(pc.utf8_lower(pa.concat_arrays(texts)))
-    rows = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
-    encoded = pc.dictionary_encode(pc.list_flatten(lists))
-    tok = encoded.indices.to_numpy().astype(np.int64)
-    n_tok = max(len(encoded.dictionary), 1)
-    keys = []
-    for k in range(len(texts)):
-        sel = (rows >= k * n) & (rows < (k + 1) * n)
-        keys.append(unique_sorted((rows[sel] - k * n) * n_tok + tok[sel]))
-    return keys, n_tok
-
-
-def _jaccard(a: np.ndarray, b: np.ndarray, n: int, n_tok: int) -> np.ndarray:
-    inter = np.bincount(np.intersect1d(a, b, assume_unique=True) // n_tok, minlength=n)[:n]
-    union = np.bincount(a // n_tok, minlength=n)[:n] + np.bincount(b // n_tok, minlength=n)[:n] - inter
-    return np.divide(inter, union, out=np.zeros(n), where=union > 0)
-
-
-def similarity_scores(replies: list[pa.Array], drafts: pa.Array, win_share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def similarity_scores(gold: GoldIndex, gold_rows: np.ndarray, drafts: pa.Array, win_share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Response similarity and preference alignment per turn.
 
-    ``replies``: the original, improved and edited reply texts (Arrow string arrays, null
-    where missing); ``drafts``: the EM drafts; ``win_share`` [n, 3]: each reply's share of the
-    turn's gold wins (NaN rows when the turn has no winner).
+    ``gold_rows``: the gold turn row of each scored turn; ``drafts``: the EM drafts aligned
+    with them (null where missing); ``win_share`` [n, 3]: each reply's share of the turn's gold
+    wins (NaN rows when the turn has no winner). Token sets of the replies come precomputed
+    from ``gold``; a draft token absent from every reply can only enlarge the union.
     """
     n = len(drafts)
     if n == 0:
         return np.zeros(0), np.zeros(0)
     has_draft = pc.fill_null(pc.not_equal(pc.utf8_trim_whitespace(drafts), ""), False).to_numpy(zero_copy_only=False)
-    keys, n_tok = _token_keys([drafts, *replies])
-    scores = np.column_stack([
-        np.where(reply.is_valid().to_numpy(zero_copy_only=False), _jaccard(keys[0], keys[k + 1], n, n_tok), np.nan)
-        for k, reply in enumerate(replies)
-    ])
+    tid, tok, _ = tokenize(drafts, gold.token_dictionary)
+    draft_keys = unique_sorted((tid << TOKEN_BITS) | tok)
+    d_tid = draft_keys >> TOKEN_BITS
+    d_size = np.bincount(d_tid, minlength=n)[:n]
+    as_gold = (gold_rows[d_tid] << TOKEN_BITS) | (draft_keys & ((1 << TOKEN_BITS) - 1))
+    scores = np.full((n, 3), np.nan)
+    for k in range(3):
+        reply = gold.reply_keys[k]
+        pos = np.minimum(np.searchsorted(reply, as_gold), max(len(reply) - 1, 0))
+        shared = (reply[pos] == as_gold) if len(reply) else np.zeros(len(as_gold), dtype=bool)
+        inter = np.bincount(d_tid[shared], minlength=n)[:n]
+        union = d_size + gold.reply_sizes[k][gold_rows] - inter
+        jac = np.divide(inter, union, out=np.zeros(n), where=union > 0)
+        scores[:, k] = np.where(gold.reply_present[k][gold_rows], jac, np.nan)
     any_reply = ~np.isnan(scores).all(axis=1)
     best = np.full(n, np.nan)
     best[any_reply] = np.nanmax(scores[any_reply], axis=1)

@@ -28,13 +28,17 @@ class Tags:
     intensity: np.ndarray  # float, NaN when missing
 
     @classmethod
-    def from_table(cls, df: pd.DataFrame, tid: np.ndarray, vocab: pd.Index) -> "Tags":
+    def build(cls, tid: np.ndarray, word: np.ndarray, intensity: np.ndarray, tag_index: np.ndarray) -> "Tags":
         """Tags of the scored turns (``tid`` >= 0), in turn then tag order."""
         keep = tid >= 0
-        word = codes(df["emotion"], vocab)[keep]
-        order = np.lexsort((df["tag_index"].to_numpy(np.int64)[keep], tid[keep]))
-        intensity = df["intensity"].to_numpy(float, na_value=np.nan)[keep]
-        return cls(tid[keep][order], word[order], intensity[order])
+        order = np.lexsort((tag_index[keep], tid[keep]))
+        return cls(tid[keep][order], word[keep][order], intensity[keep][order])
+
+    @classmethod
+    def from_table(cls, df: pd.DataFrame, tid: np.ndarray, vocab: pd.Index) -> "Tags":
+        """Tags of a tidy tag table whose rows have turn ids ``tid``; words coded in ``vocab``."""
+        return cls.build(tid, codes(df["emotion"], vocab), df["intensity"].to_numpy(float, na_value=np.nan),
+                         df["tag_index"].to_numpy(np.int64))
 
 
 def _vocab_points(vocab: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -21,10 +21,11 @@ import numpy as np
 import pandas as pd
 
 from .. import instrument
+from .frame import ModelFrame
+from .gold import GoldIndex, grid
 from .keys import codes, mapped, unique_first, unique_sorted, vocabulary
 from .labels import fuzzy_f1
 
-AFFECTS = ("positive", "negative")
 CW_COLUMNS = ("cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1", "conversation_wide")
 
 
@@ -51,36 +52,21 @@ def _nanmean_rows(x: np.ndarray) -> np.ndarray:
     return np.divide(np.nansum(x, axis=1), k, out=np.full(len(x), np.nan), where=k > 0)
 
 
-def _grid(df: pd.DataFrame, conv: np.ndarray, col_codes: np.ndarray, value: np.ndarray, n: int, m: int) -> np.ndarray:
-    """[n, m] array of ``value`` at (conv, col); the first row wins; NaN where absent."""
-    out = np.full((n, m), np.nan)
-    ok = (conv >= 0) & (col_codes >= 0)
-    flat = conv[ok] * m + col_codes[ok]
-    first = unique_first(flat)[1]
-    out.flat[flat[first]] = value[ok][first]
-    return out
-
-
-def panas_scores(convs: pd.Index, gold_totals: pd.DataFrame, gold_items: pd.DataFrame, em_panas: pd.DataFrame,
-                 rule_set: str, counts: Counter) -> dict[str, np.ndarray]:
-    n = len(convs)
-    t_conv = codes(gold_totals["conversation_id"], convs)
-    phase = mapped(gold_totals["phase"], {"pre": 0, "post": 1}, -1)
-    pre = np.column_stack([_grid(gold_totals, t_conv, phase, gold_totals[a].to_numpy(float, na_value=np.nan), n, 2)[:, 0] for a in AFFECTS])
-    post = np.column_stack([_grid(gold_totals, t_conv, phase, gold_totals[a].to_numpy(float, na_value=np.nan), n, 2)[:, 1] for a in AFFECTS])
-
-    e_conv = codes(em_panas["conversation_id"], convs)
+def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rule_set: str,
+                 counts: Counter) -> dict[str, np.ndarray]:
+    n = len(frame.convs)
+    pre, post = gold.panas_pre[frame.convs], gold.panas_post[frame.convs]
+    e_conv = frame.conv_rows(em_panas)
     kind = mapped(em_panas["kind"], {"post": 0, "delta": 1}, -1)
-    level = em_panas["level"].to_numpy(object, na_value=None)
+    is_total = (em_panas["level"] == "total").to_numpy(bool)
     values = em_panas["value"].to_numpy(float, na_value=np.nan)
-    is_total = level == "total"
-    tot_col = np.where(is_total, kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1)
-    tot = _grid(em_panas, e_conv, np.where(tot_col >= 0, tot_col, -1), values, n, 4)
+    tot_col = np.where(is_total & (kind >= 0), kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1)
+    tot = grid(e_conv, np.where(tot_col >= 0, tot_col, -1), values, n, 4)
     absolute, delta = tot[:, 0:2], tot[:, 2:4]
     pred = np.where(~np.isnan(absolute), absolute, pre + delta)
-    source = np.where(~np.isnan(absolute), "absolute", np.where(~np.isnan(pred), "delta", "missing"))
-    for s in ("absolute", "delta", "missing"):
-        counts[f"panas_prediction_{s}"] += int((source == s).sum())
+    source = np.where(~np.isnan(absolute), 0, np.where(~np.isnan(pred), 1, 2))
+    for code, name in enumerate(("absolute", "delta", "missing")):
+        counts[f"panas_prediction_{name}"] += int((source == code).sum())
     pred = np.clip(np.round(pred), 10, 70)  # numpy rounds half to even, as Python's round
 
     if rule_set == "parity":
@@ -100,16 +86,10 @@ def panas_scores(convs: pd.Index, gold_totals: pd.DataFrame, gold_items: pd.Data
     else:
         part = (adjusted + 1.0) / 2.0
 
-    names = pd.Index([i.name for i in instrument.panas_items()])
-    gi_conv = codes(gold_items["conversation_id"], convs)
-    gi_col = codes(gold_items["item"], names)
-    gi_phase = mapped(gold_items["phase"], {"pre": 0, "post": 1}, -1)
-    gi_value = gold_items["value"].to_numpy(float, na_value=np.nan)
-    item_pre = _grid(gold_items, gi_conv, np.where(gi_phase == 0, gi_col, -1), gi_value, n, 20)
-    item_post = _grid(gold_items, gi_conv, np.where(gi_phase == 1, gi_col, -1), gi_value, n, 20)
-    item_col = np.where(~is_total & (kind >= 0), codes(em_panas["name"], names), -1)
-    item_abs = _grid(em_panas, e_conv, np.where(kind == 0, item_col, -1), values, n, 20)
-    item_delta = _grid(em_panas, e_conv, np.where(kind == 1, item_col, -1), values, n, 20)
+    item_pre, item_post = gold.item_pre[frame.convs], gold.item_post[frame.convs]
+    item_col = np.where(~is_total & (kind >= 0), codes(em_panas["name"], gold.item_names), -1)
+    item_abs = grid(e_conv, np.where(kind == 0, item_col, -1), values, n, 20)
+    item_delta = grid(e_conv, np.where(kind == 1, item_col, -1), values, n, 20)
     item_pred = np.where(~np.isnan(item_abs), item_abs, item_pre + item_delta)
     item_err = np.abs(item_post - item_pred)  # NaN unless both sides are present
     return {
@@ -121,22 +101,20 @@ def panas_scores(convs: pd.Index, gold_totals: pd.DataFrame, gold_items: pd.Data
     }
 
 
-def _answers(df: pd.DataFrame, convs: pd.Index, question: str) -> tuple[np.ndarray, np.ndarray]:
-    """(conversation code, normalised answer) of one question's non-empty answers, in order."""
-    sel = (df["question"] == question).to_numpy(bool)
-    sub = df[sel]
-    conv = codes(sub["conversation_id"], convs)
-    answer = sub["answer_norm"].to_numpy(object, na_value="")
-    order = np.lexsort((sub["item_index"].to_numpy(np.int64), conv))
-    return conv[order], answer[order]
+def _answers(df: pd.DataFrame, conv: np.ndarray, question: str) -> tuple[np.ndarray, np.ndarray]:
+    """(conversation row, normalised answer) of one question's answers, in answer order."""
+    sel = (df["question"] == question).to_numpy(bool) & (conv >= 0)
+    c = conv[sel]
+    answer = df["answer_norm"].to_numpy(object, na_value="")[sel]
+    order = np.lexsort((df["item_index"].to_numpy(np.int64)[sel], c))
+    return c[order], answer[order]
 
 
 def _first(conv: np.ndarray, answer: np.ndarray, n: int) -> np.ndarray:
     """The first answer of each conversation ('' when there is none)."""
     out = np.full(n, "", dtype=object)
-    ok = conv >= 0
-    uniq, first = unique_first(conv[ok])
-    out[uniq] = answer[ok][first]
+    uniq, first = unique_first(conv)
+    out[uniq] = answer[first]
     return out
 
 
@@ -144,8 +122,8 @@ def _set_f1(g_conv, g_ans, p_conv, p_ans, n) -> np.ndarray:
     g_ser, p_ser = pd.Series(g_ans, dtype=object), pd.Series(p_ans, dtype=object)
     vocab = vocabulary(g_ser, p_ser)
     nv = max(len(vocab), 1)
-    gk = unique_sorted((g_conv * nv + codes(g_ser, vocab))[(g_conv >= 0) & (g_ans != "")])
-    pk = unique_sorted((p_conv * nv + codes(p_ser, vocab))[(p_conv >= 0) & (p_ans != "")])
+    gk = unique_sorted((g_conv * nv + codes(g_ser, vocab))[g_ans != ""])
+    pk = unique_sorted((p_conv * nv + codes(p_ser, vocab))[p_ans != ""])
     ng = np.bincount(gk // nv, minlength=n)[:n]
     npred = np.bincount(pk // nv, minlength=n)[:n]
     ni = np.bincount(np.intersect1d(gk, pk, assume_unique=True) // nv, minlength=n)[:n]
@@ -153,41 +131,44 @@ def _set_f1(g_conv, g_ans, p_conv, p_ans, n) -> np.ndarray:
     return np.where(total == 0, 1.0, 2.0 * ni / np.maximum(total, 1))
 
 
-def conversation_wide_scores(convs: pd.Index, has_gold: np.ndarray, gold: pd.DataFrame, pred: pd.DataFrame,
-                             rule_set: str, counts: Counter) -> dict[str, np.ndarray]:
+def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str,
+                             counts: Counter) -> dict[str, np.ndarray]:
     """Q1 set F1, Q2/Q3 exact match, Q3 ordinal distance, follow-up fuzzy F1 and their mean.
 
     Answers are compared trimmed and lower-cased; a missing single answer compares as ''.
-    A conversation without a gold post-chat survey (``has_gold`` False) is NaN everywhere.
+    A conversation without a gold post-chat survey is NaN everywhere.
     """
-    n = len(convs)
+    n = len(frame.convs)
+    has_gold = gold.has_survey[frame.convs]
+    g_conv = np.full(len(gold.survey), -1, dtype=np.int64)
+    if n:
+        pos = np.minimum(np.searchsorted(frame.convs, gold.survey_conv), n - 1)
+        g_conv = np.where((frame.convs[pos] == gold.survey_conv) & (gold.survey_conv >= 0), pos, -1)
+    p_conv = frame.conv_rows(pred)
     counts["conversation_wide_gold_missing"] += int((~has_gold).sum())
     p_any = np.zeros(n, dtype=bool)
-    p_conv_all = codes(pred["conversation_id"], convs)
-    p_any[p_conv_all[p_conv_all >= 0]] = True
+    p_any[p_conv[p_conv >= 0]] = True
     counts["conversation_wide_prediction_missing"] += int((has_gold & ~p_any).sum())
 
-    q1 = _set_f1(*_answers(gold, convs, "q1_lookingFor"), *_answers(pred, convs, "q1_lookingFor"), n)
-    q2 = (_first(*_answers(gold, convs, "q2_emotionClarity"), n) == _first(*_answers(pred, convs, "q2_emotionClarity"), n)).astype(float)
-    q3g, q3p = _first(*_answers(gold, convs, "q3_modelFit"), n), _first(*_answers(pred, convs, "q3_modelFit"), n)
+    def ans(which: str, question: str):
+        return _answers(gold.survey, g_conv, question) if which == "gold" else _answers(pred, p_conv, question)
+
+    q1 = _set_f1(*ans("gold", "q1_lookingFor"), *ans("pred", "q1_lookingFor"), n)
+    q2 = (_first(*ans("gold", "q2_emotionClarity"), n) == _first(*ans("pred", "q2_emotionClarity"), n)).astype(float)
+    q3g, q3p = _first(*ans("gold", "q3_modelFit"), n), _first(*ans("pred", "q3_modelFit"), n)
     q3 = (q3g == q3p).astype(float)
     fit = {o.strip().lower(): i for i, o in enumerate(instrument.survey_options()["q3_modelFit"])}
-    ig = np.array([fit.get(x, -1) for x in q3g])
-    ip = np.array([fit.get(x, -1) for x in q3p])
+    ig = np.array([fit.get(x, -1) for x in q3g], dtype=np.int64)
+    ip = np.array([fit.get(x, -1) for x in q3p], dtype=np.int64)
     distance = np.where((ig < 0) & (ip < 0), 0.0, np.where((ig < 0) | (ip < 0), 3.0, np.abs(ig - ip)))
 
     follow = np.ones(n)
-    gc, ga = _answers(gold, convs, "q3_followUp_whatFeltOff")
-    pc, pa = _answers(pred, convs, "q3_followUp_whatFeltOff")
-    g_lists: dict[int, list[str]] = {}
-    p_lists: dict[int, list[str]] = {}
-    for c, a in zip(gc.tolist(), ga.tolist()):
-        g_lists.setdefault(c, []).append(a)
-    for c, a in zip(pc.tolist(), pa.tolist()):
-        p_lists.setdefault(c, []).append(a)
-    for c in set(g_lists) | set(p_lists):
-        if c >= 0:
-            follow[c] = fuzzy_f1(g_lists.get(c, []), p_lists.get(c, []))
+    lists: dict[int, tuple[list[str], list[str]]] = {}
+    for side, (cs, answers) in enumerate((ans("gold", "q3_followUp_whatFeltOff"), ans("pred", "q3_followUp_whatFeltOff"))):
+        for c, a in zip(cs.tolist(), answers.tolist()):
+            lists.setdefault(c, ([], []))[side].append(a)
+    for c, (g_list, p_list) in lists.items():
+        follow[c] = fuzzy_f1(g_list, p_list)
 
     if rule_set == "strict":
         none = ~p_any
@@ -198,28 +179,26 @@ def conversation_wide_scores(convs: pd.Index, has_gold: np.ndarray, gold: pd.Dat
     return {k: np.where(has_gold, v, np.nan) for k, v in out.items()}
 
 
-def four_branch_scores(convs: pd.Index, gold: pd.DataFrame, pred: pd.DataFrame, rule_set: str,
+def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str,
                        counts: Counter) -> dict[str, np.ndarray]:
     """Four-branch MAE over the branches with a gold rating, and 1 - MAE / 6.
 
     The prediction is the post-conversation rating set when it holds a rating, else the ratings
     of the last EM turn that gives any.
     """
-    n = len(convs)
-    branches = pd.Index(list(instrument.FOUR_BRANCHES))
-    g = _grid(gold, codes(gold["conversation_id"], convs), codes(gold["branch"], branches),
-              gold["rating"].to_numpy(float, na_value=np.nan), n, 4)
-    p_conv = codes(pred["conversation_id"], convs)
-    p_branch = codes(pred["branch"], branches)
+    n = len(frame.convs)
+    g = gold.four[frame.convs]
+    p_conv = frame.conv_rows(pred)
+    p_branch = codes(pred["branch"], gold.branches)
     rating = pred["rating"].to_numpy(float, na_value=np.nan)
     is_post = (pred["source"] == "post").to_numpy(bool)
-    post = _grid(pred, np.where(is_post, p_conv, -1), p_branch, rating, n, 4)
+    post = grid(np.where(is_post, p_conv, -1), p_branch, rating, n, 4)
     turn = pred["turn_number"].to_numpy(float, na_value=-1.0)
     last = np.full(n, -1.0)
     ok = ~is_post & (p_conv >= 0)
     np.maximum.at(last, p_conv[ok], turn[ok])
     at_last = ok & (turn == last[np.maximum(p_conv, 0)])
-    by_turn = _grid(pred, np.where(at_last, p_conv, -1), p_branch, rating, n, 4)
+    by_turn = grid(np.where(at_last, p_conv, -1), p_branch, rating, n, 4)
     has_post = ~np.isnan(post).all(axis=1)
     p = np.where(has_post[:, None], post, by_turn)
 

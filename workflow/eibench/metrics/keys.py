@@ -8,7 +8,7 @@ turn.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -16,16 +16,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 
-def arrow(values: pd.Series) -> pa.Array | pa.ChunkedArray:
-    """The column as Arrow data (no copy for Arrow-backed columns)."""
+def arrow(values: pd.Series) -> pa.Array:
+    """The column as one Arrow array (no copy for Arrow-backed columns)."""
     try:
-        return pa.array(values.array)
+        arr = pa.array(values.array)
     except (TypeError, pa.ArrowInvalid):
-        return pa.array(values.to_numpy(object, na_value=None), from_pandas=True)
+        arr = pa.array(values.to_numpy(object, na_value=None), from_pandas=True)
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
 def _positions(values: pd.Series, keys: list) -> np.ndarray:
     """Position of each value in ``keys`` (Arrow's hash lookup); -1 where absent or missing."""
+    if isinstance(values.dtype, pd.CategoricalDtype):  # look up the categories, then take by code
+        per_category = _positions(pd.Series(values.cat.categories, dtype=object), keys)
+        c = values.cat.codes.to_numpy(np.int64)
+        return np.where(c >= 0, per_category[np.maximum(c, 0)] if len(per_category) else -1, -1)
     arr = arrow(values)
     if len(arr) == 0 or not keys:
         return np.full(len(arr), -1, dtype=np.int64)
@@ -51,7 +56,12 @@ def vocabulary(*columns: pd.Series) -> pd.Index:
     """The distinct non-missing values of several columns, sorted."""
     seen: set = set()
     for col in columns:
-        if len(col):
+        if not len(col):
+            continue
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            used = np.unique(col.cat.codes.to_numpy())
+            seen.update(col.cat.categories[used[used >= 0]])
+        else:
             seen.update(v for v in pc.unique(arrow(col)).to_pylist() if v is not None)
     return pd.Index(sorted(seen), dtype=object)
 
@@ -88,6 +98,19 @@ def unique_sorted(keys: np.ndarray) -> np.ndarray:
     return s[keep]
 
 
+def first_value_table(row: np.ndarray, col: np.ndarray, values: np.ndarray, n_rows: int, n_cols: int,
+                      fill: int = 0) -> np.ndarray | None:
+    """A dense [n_rows, n_cols] table of ``values`` at (row, col), the first occurrence winning;
+    None when the table would be too large (then use ``lookup``). Rows with row or col < 0 are
+    ignored."""
+    if n_rows * n_cols > 64_000_000:
+        return None
+    table = np.full((n_rows, n_cols), fill, dtype=np.int64)
+    ok = np.flatnonzero((row >= 0) & (col >= 0))[::-1]  # reversed: the first occurrence is written last
+    table[row[ok], col[ok]] = values[ok]
+    return table
+
+
 def take(values: np.ndarray, row: np.ndarray, fill: object) -> np.ndarray:
     """``values[row]`` where row >= 0, ``fill`` elsewhere (safe when ``values`` is empty)."""
     out = np.full(len(row), fill, dtype=object if fill is None else np.asarray(values).dtype)
@@ -106,42 +129,3 @@ def group_nanmean(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     s = np.bincount(group[ok], weights=values[ok], minlength=n)[:n]
     k = np.bincount(group[ok], minlength=n)[:n]
     return np.divide(s, k, out=np.full(n, np.nan), where=k > 0)
-
-
-class TurnIndex:
-    """The scored turns of one model, each with a dense id ``tid`` (0..n-1).
-
-    ``conversations``: the scored conversation ids (sorted); ``frame``: one row per scored turn
-    (conversation_id, turn_number, rel_position, present, conv) sorted by conversation and turn.
-    ``tid(df)`` maps any table with conversation_id and turn_number to tids (-1 if not scored).
-    """
-
-    def __init__(self, gold_turns: pd.DataFrame, em_turns: pd.DataFrame, scored: Iterable[str], keep_missing: bool):
-        self.conversations = pd.Index(sorted(set(scored)), dtype=object)
-        g_conv = codes(gold_turns["conversation_id"], self.conversations)
-        g_turn = gold_turns["turn_number"].to_numpy(np.int64)
-        e_conv = codes(em_turns["conversation_id"], self.conversations)
-        e_turn = em_turns["turn_number"].to_numpy(np.int64)
-        self.width = int(max(g_turn.max(initial=0), e_turn.max(initial=0))) + 1
-        g_key = g_conv * self.width + g_turn
-        e_key = unique_sorted(e_conv[e_conv >= 0] * self.width + e_turn[e_conv >= 0])
-        in_scored = g_conv >= 0
-        present = np.isin(g_key, e_key)
-        self.turns_missing = int((in_scored & ~present).sum())
-        self.em_turns_not_in_gold = int((~np.isin(e_key, g_key[in_scored])).sum())
-        keep = in_scored & (present | keep_missing)
-        order = np.argsort(g_key[keep], kind="stable")
-        rows = np.flatnonzero(keep)[order]
-        self.keys = g_key[rows]
-        self.rows = rows  # rows of gold_turns, in tid order
-        self.n = len(rows)
-        self.conv = g_conv[rows]
-        self.present = present[rows]
-
-    def tid(self, df: pd.DataFrame) -> np.ndarray:
-        if self.n == 0:
-            return np.full(len(df), -1, dtype=np.int64)
-        conv = codes(df["conversation_id"], self.conversations)
-        key = np.where(conv >= 0, conv * self.width + df["turn_number"].to_numpy(np.int64), -1)
-        pos = np.minimum(np.searchsorted(self.keys, key), self.n - 1)
-        return np.where((self.keys[pos] == key) & (key >= 0), pos, -1)

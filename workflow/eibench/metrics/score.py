@@ -19,11 +19,13 @@ import numpy as np
 import pandas as pd
 
 from . import composite, holistic
-from .binary import ACCURACY_NAME, binary_scores, pooled
-from .draft import REPLY_COLUMNS, _as_arrow, judge_scores, similarity_scores
+from .binary import ACCURACY_NAME, BinaryRows, binary_rows, binary_scores, pooled
+from .draft import as_arrow, judge_scores, similarity_scores
 from .emotion import EMOTION_COLUMNS, Tags, emotion_scores
-from .keys import TurnIndex, codes, group_nanmean, lookup, mapped, take, vocabulary
-from .pairwise import pairwise_scores
+from .frame import ModelFrame
+from .gold import GoldIndex
+from .keys import codes, group_nanmean, lookup, take, vocabulary
+from .pairwise import PairwiseRows, pairwise_rows, pairwise_scores
 from .registry import METRICS
 
 KEY = ["conversation_id", "turn_number"]
@@ -79,77 +81,100 @@ def _describe_rule(rule: str) -> str:
     return RULE_DESCRIPTIONS.get(rule, "")
 
 
-def _win_shares(gold_pairwise: pd.DataFrame, tid: np.ndarray, n: int) -> np.ndarray:
+def _win_shares(tid: np.ndarray, reply: np.ndarray, n: int) -> np.ndarray:
     """[n, 3] share of each turn's gold wins of original, alternate, human (NaN rows: no winner)."""
-    label = mapped(gold_pairwise["winner_label"], {"original": 0, "alternate": 1, "human": 2}, -1)
-    ok = (tid >= 0) & (label >= 0)
+    ok = (tid >= 0) & (reply >= 0)
     wins = np.zeros((n, 3))
-    np.add.at(wins, (tid[ok], label[ok]), 1)
+    np.add.at(wins, (tid[ok], reply[ok]), 1)
     total = wins.sum(axis=1, keepdims=True)
     return np.divide(wins, total, out=np.full((n, 3), np.nan), where=total > 0)
 
 
-def _turn_keys(df: pd.DataFrame, index: TurnIndex) -> np.ndarray:
-    conv = codes(df["conversation_id"], index.conversations)
-    return np.where(conv >= 0, conv * index.width + df["turn_number"].to_numpy(np.int64), -2)
+def _em_words(gold: GoldIndex, em_tags: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
+    """Codes of the EM's words in the gold vocabulary extended by the EM-only words."""
+    word = codes(em_tags["emotion"], gold.words)
+    unknown = word < 0
+    extra = vocabulary(em_tags["emotion"][unknown]) if unknown.any() else pd.Index([], dtype=object)
+    if len(extra):
+        word = np.where(unknown, len(gold.words) + codes(em_tags["emotion"], extra), word)
+    return word, gold.words.append(extra)
 
 
-def score_turns(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
-                counts: Counter, va_matching: str = "optimal") -> tuple[pd.DataFrame, TurnIndex]:
-    scored = set(em["em_runs"]["conversation_id"])
-    index = TurnIndex(gold["turns"], em["em_turns"], scored, keep_missing=rule_set == "strict")
-    counts["turn_missing_from_output"] += index.turns_missing
-    counts["em_turn_not_in_gold"] += index.em_turns_not_in_gold
-    n = index.n
-    cols: dict[str, np.ndarray] = {}
+@dataclass
+class _TurnParts:
+    """Everything per turn that does not depend on the rule set, on the strict turn frame."""
 
-    vocab = vocabulary(gold["mood_tags"]["emotion"], em["em_emotion_tags"]["emotion"])
-    g_tags = Tags.from_table(gold["mood_tags"], index.tid(gold["mood_tags"]), vocab)
-    p_tags = Tags.from_table(em["em_emotion_tags"], index.tid(em["em_emotion_tags"]), vocab)
-    cols.update(emotion_scores(g_tags, p_tags, n, vocab, va_matching))
+    emotion: dict[str, np.ndarray]
+    invalid: np.ndarray
+    binary: BinaryRows
+    pairwise: PairwiseRows
+    draft: dict[str, np.ndarray]
+
+
+def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, va_matching: str) -> _TurnParts:
+    n = frame.n
+    em_tags = em["em_emotion_tags"]
+    em_word, vocab = _em_words(gold, em_tags)
+    g_tags = Tags.build(frame.tid(gold.tag_key), gold.tag_word, gold.tag_intensity, gold.tag_index)
+    p_tags = Tags.build(frame.tid(frame.em_keys(em_tags)), em_word, em_tags["intensity"].to_numpy(float, na_value=np.nan),
+                        em_tags["tag_index"].to_numpy(np.int64))
+    emotion = emotion_scores(g_tags, p_tags, n, vocab, va_matching)
     em_turns = em["em_turns"]
-    em_row = lookup(index.keys, _turn_keys(em_turns, index))
-    invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False)
-    counts["emotion_tags_invalid"] += int(invalid.sum())
+    em_row = lookup(frame.keys, frame.em_keys(em_turns))
+    invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False).astype(bool)
+
+    answers = em["em_binary"]
+    binary = binary_rows(frame.tid(gold.binary_key), gold.binary_question, gold.gold_om, gold.gold_hp,
+                         answers, frame.tid(frame.em_keys(answers)), codes(answers["question_id"], gold.questions), n)
+    pw_tid = frame.tid(gold.pw_key)
+    picks = em["em_pairwise"]
+    pairwise = pairwise_rows(pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner,
+                             picks, frame.tid(frame.em_keys(picks)), n)
+    draft = {"draft_judge": take(judge_scores(em_turns), em_row, np.nan)}
+    draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
+        gold, frame.rows, as_arrow(em_turns["drafted_response"], em_row), _win_shares(pw_tid, gold.pw_winner_reply, n))
+    return _TurnParts(emotion, invalid, binary, pairwise, draft)
+
+
+def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set: str, counts: Counter) -> pd.DataFrame:
+    """The per-turn table of one rule set: parity scores the turns the output answers, strict
+    every gold turn of a scored conversation."""
+    counts["turn_missing_from_output"] += frame.turns_missing
+    counts["em_turn_not_in_gold"] += frame.em_turns_not_in_gold
+    n = frame.n
+    scored = frame.present if rule_set == "parity" else np.ones(n, dtype=bool)
+    cols = dict(parts.emotion)
+    counts["emotion_tags_invalid"] += int((parts.invalid & scored).sum())
     if rule_set == "strict":
-        wrong = invalid | ~index.present
+        wrong = parts.invalid | ~frame.present
         for name in EMOTION_COLUMNS:
             cols[name] = np.where(wrong, 0.0, cols[name])
     cols["tracking"] = 0.5 * cols["emotion_f1"] + 0.5 * cols["emotion_va"]
-
-    cols.update(binary_scores(gold["binary_judgements"], index.tid(gold["binary_judgements"]),
-                              em["em_binary"], index.tid(em["em_binary"]), n, rule_set, counts))
-    gold_pw = gold["pairwise_comparisons"]
-    gold_pw_tid = index.tid(gold_pw)
-    cols.update(pairwise_scores(gold_pw, gold_pw_tid, em["em_pairwise"], index.tid(em["em_pairwise"]), n, rule_set, counts))
-
-    cols["draft_judge"] = take(judge_scores(em_turns), em_row, np.nan)
-    drafts = _as_arrow(em_turns["drafted_response"], em_row)
-    turns = gold["turns"]
-    replies = [_as_arrow(turns[c], index.rows) for c in REPLY_COLUMNS]
-    cols["response_similarity"], cols["preference_alignment"] = similarity_scores(
-        replies, drafts, _win_shares(gold_pw, gold_pw_tid, n))
+    cols.update(binary_scores(parts.binary, n, rule_set, scored, counts))
+    cols.update(pairwise_scores(parts.pairwise, n, rule_set, scored, counts))
+    cols.update(parts.draft)
 
     out = pd.DataFrame({
         "rule_set": rule_set,
-        "conversation_id": index.conversations.to_numpy(object)[index.conv],
-        "turn_number": turns["turn_number"].to_numpy(np.int64)[index.rows],
-        "rel_position": turns["rel_position"].to_numpy(float, na_value=np.nan)[index.rows],
-        "present": index.present,
+        "conversation_id": frame.conversation_ids[frame.conv[scored]],
+        "turn_number": gold.turn_number[frame.rows[scored]],
+        "rel_position": gold.rel_position[frame.rows[scored]],
+        "present": frame.present[scored],
+        "_conv": frame.conv[scored],
     })
     for name in TURN_LEVEL + CONFUSION:
-        out[name] = cols[name]
-    return out, index
+        out[name] = cols[name][scored]
+    return out
 
 
-def score_conversations(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], turns: pd.DataFrame,
-                        index: TurnIndex, rule_set: str, counts: Counter) -> pd.DataFrame:
-    convs = index.conversations
-    n = len(convs)
-    conv = pd.DataFrame({"conversation_id": convs.to_numpy(object)})
+def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.DataFrame,
+                        frame: ModelFrame, rule_set: str, counts: Counter) -> pd.DataFrame:
+    n = len(frame.convs)
+    conv_of_turn = turns["_conv"].to_numpy(np.int64)
+    conv = pd.DataFrame({"conversation_id": frame.conversation_ids})
     for name in TURN_LEVEL:
-        conv[name] = group_nanmean(index.conv, turns[name].to_numpy(float), n)
-    conv["n_turns_scored"] = np.bincount(index.conv, minlength=n)[:n].astype(np.int64)
+        conv[name] = group_nanmean(conv_of_turn, turns[name].to_numpy(float), n)
+    conv["n_turns_scored"] = np.bincount(conv_of_turn, minlength=n)[:n].astype(np.int64)
     empty = conv["n_turns_scored"].to_numpy() == 0
     counts["conversation_without_scored_turns"] += int(empty.sum())
     if rule_set == "parity":
@@ -157,15 +182,10 @@ def score_conversations(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFram
             if name not in OPTIONAL_TURN:
                 conv.loc[empty, name] = 0.0
 
-    gconv = gold["conversations"]
-    has_survey = np.zeros(n, dtype=bool)
-    c = codes(gconv["conversation_id"], convs)
-    has_survey[c[c >= 0]] = gconv["has_conversation_wide"].to_numpy(bool, na_value=False)[c >= 0]
     parts = {}
-    parts.update(holistic.panas_scores(convs, gold["panas_totals"], gold["panas_items"], em["em_panas"], rule_set, counts))
-    parts.update(holistic.conversation_wide_scores(convs, has_survey, gold["survey_answers"], em["em_conversation_wide"],
-                                                   rule_set, counts))
-    parts.update(holistic.four_branch_scores(convs, gold["four_branch"], em["em_four_branch"], rule_set, counts))
+    parts.update(holistic.panas_scores(gold, frame, em["em_panas"], rule_set, counts))
+    parts.update(holistic.conversation_wide_scores(gold, frame, em["em_conversation_wide"], rule_set, counts))
+    parts.update(holistic.four_branch_scores(gold, frame, em["em_four_branch"], rule_set, counts))
     for name, values in parts.items():
         conv[name] = values
     conv["perspective_gap"] = conv["binary_hp_acc"] - conv["binary_hp_acc_pw"]
@@ -195,43 +215,65 @@ _CONV_REASONS = {
 
 def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame) -> pd.DataFrame:
     """One row per NaN value in the turn and conversation tables, with its reason."""
-    rows = []
+    parts = []
     for name in [c for c in TURN_LEVEL if c in turns]:
-        reason = _TURN_REASONS.get(name) or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
-        mask = turns[name].isna()
-        for cid, t in zip(turns.loc[mask, "conversation_id"], turns.loc[mask, "turn_number"]):
-            rows.append(("turn", cid, int(t), name, reason or "undefined at this turn"))
-    conv_metrics = [m.name for m in METRICS if m.name in conv.columns]
-    for name in conv_metrics:
-        mask = conv[name].isna()
+        mask = turns[name].isna().to_numpy()
+        if mask.any():
+            reason = _TURN_REASONS.get(name) or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
+            parts.append(pd.DataFrame({"level": "turn", "conversation_id": turns["conversation_id"].to_numpy(object)[mask],
+                                       "turn_number": turns["turn_number"].to_numpy()[mask], "metric": name,
+                                       "reason": reason or "undefined at this turn"}))
+    for name in [m.name for m in METRICS if m.name in conv.columns]:
+        mask = conv[name].isna().to_numpy()
+        if not mask.any():
+            continue
         if name in TURN_LEVEL:
             reason = "no scored turn with a value in this conversation"
         elif name.startswith("cw_"):
             reason = _CONV_REASONS["conversation_wide"]
         else:
             reason = _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
-        for cid in conv.loc[mask, "conversation_id"]:
-            rows.append(("conversation", cid, None, name, reason))
-    return pd.DataFrame(rows, columns=["level", "conversation_id", "turn_number", "metric", "reason"]).astype(
-        {"turn_number": "Int64"}
-    )
+        parts.append(pd.DataFrame({"level": "conversation", "conversation_id": conv["conversation_id"].to_numpy(object)[mask],
+                                   "turn_number": None, "metric": name, "reason": reason}))
+    columns = ["level", "conversation_id", "turn_number", "metric", "reason"]
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+    return out[columns].astype({"level": "string", "conversation_id": "string", "turn_number": "Int64",
+                                "metric": "string", "reason": "string"})
 
 
-def score_model(gold: dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
+def score_rule_sets(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.DataFrame],
+                    rule_sets: tuple[str, ...] = ("parity", "strict"), va_matching: str = "optimal") -> dict[str, Scores]:
+    """Every metric of one model and mode under each rule set ('parity', 'strict').
+
+    ``gold`` is the gold tidy tables or, to share the gold-side work between models, their
+    ``GoldIndex``. The per-turn work that does not depend on the rule set is done once.
+    """
+    for rule_set in rule_sets:
+        if rule_set not in ("parity", "strict"):
+            raise ValueError(f"rule_set must be 'parity' or 'strict', got {rule_set!r}")
+    index = gold if isinstance(gold, GoldIndex) else GoldIndex.build(gold)
+    frame = ModelFrame(index, em["em_runs"], em["em_turns"], keep_missing=True)
+    parts = _turn_parts(index, em, frame, va_matching)
+    out = {}
+    for rule_set in rule_sets:
+        counts: Counter = Counter()
+        turns = score_turns(index, frame, parts, rule_set, counts)
+        conv = score_conversations(index, em, turns, frame, rule_set, counts)
+        turns = turns.drop(columns="_conv").reset_index(drop=True)
+        rule_counts = pd.DataFrame(
+            [(rule_set, rule, int(c), _describe_rule(rule)) for rule, c in sorted(counts.items())],
+            columns=["rule_set", "rule", "count", "description"],
+        )
+        missing = missing_reasons(turns, conv)
+        missing.insert(0, "rule_set", rule_set)
+        out[rule_set] = Scores(turns, conv, rule_counts, missing)
+    return out
+
+
+def score_model(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
                 va_matching: str = "optimal") -> Scores:
-    """Every metric of one model and mode under ``rule_set`` ('parity' or 'strict')."""
-    if rule_set not in ("parity", "strict"):
-        raise ValueError(f"rule_set must be 'parity' or 'strict', got {rule_set!r}")
-    counts: Counter = Counter()
-    turns, index = score_turns(gold, em, rule_set, counts, va_matching)
-    conv = score_conversations(gold, em, turns, index, rule_set, counts)
-    rule_counts = pd.DataFrame(
-        [(rule_set, rule, int(c), _describe_rule(rule)) for rule, c in sorted(counts.items())],
-        columns=["rule_set", "rule", "count", "description"],
-    )
-    missing = missing_reasons(turns, conv)
-    missing.insert(0, "rule_set", rule_set)
-    return Scores(turns, conv, rule_counts, missing)
+    """Every metric of one model and mode under one rule set (see ``score_rule_sets``)."""
+    return score_rule_sets(gold, em, (rule_set,), va_matching)[rule_set]
 
 
 def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.DataFrame:

@@ -30,10 +30,12 @@ from . import normalize
 from .read import json_path
 from .schema import ConversationFile, ConversationWide, EMOutputFile, Panas, PanasPrediction
 
-S, I, F, B = "string", "Int64", "Float64", "boolean"
+S, I, F, B, C = "string", "Int64", "Float64", "boolean", "category"
 CID = ("conversation_id", S)
 TURN = ("turn_number", I)
-EMK = (CID, ("em_model", S), ("mode", S))
+#: EM tables hold hundreds of thousands of rows per model: their key and enumeration columns
+#: are categorical (dictionary-encoded in Parquet), so the scorer reads codes, not strings.
+EMK = (("conversation_id", C), ("em_model", C), ("mode", C))
 
 
 def _spec(name: str, doc: str, *cols: tuple[str, str]) -> TableSpec:
@@ -81,11 +83,11 @@ EM_TABLES: dict[str, TableSpec] = {
               ("emotion_tags_invalid", B), ("judge_overall_score", F), ("judge_emotional_appropriateness", F),
               ("judge_helpfulness", F), ("judge_tone_match", F)),
         _spec("em_emotion_tags", "one row per predicted emotion tag", *EMK, TURN, ("tag_index", I),
-              ("emotion", S), ("emotion_raw", S), ("in_panas", B), ("intensity", I)),
-        _spec("em_binary", "one row per predicted yes/no answer", *EMK, TURN, ("target", S), ("wording", S),
-              ("question_id", S), ("value", S), ("status", S)),
-        _spec("em_pairwise", "one row per predicted pairwise pick", *EMK, TURN, ("key", S), ("pick", S),
-              ("status", S)),
+              ("emotion", C), ("emotion_raw", S), ("in_panas", B), ("intensity", I)),
+        _spec("em_binary", "one row per predicted yes/no answer", *EMK, TURN, ("target", C), ("wording", C),
+              ("question_id", C), ("value", C), ("status", C)),
+        _spec("em_pairwise", "one row per predicted pairwise pick", *EMK, TURN, ("key", C), ("pick", C),
+              ("status", C)),
         _spec("em_four_branch", "one row per predicted four-branch rating", *EMK, ("source", S), TURN,
               ("branch", S), ("rating", F)),
         _spec("em_panas", "one row per predicted PANAS value", *EMK, ("kind", S), ("level", S), ("name", S),

@@ -1,0 +1,151 @@
+"""Gold-side arrays of the scorer, computed once per cohort and shared by every model and
+rule set.
+
+Every per-turn gold table gets an integer turn key (conversation code x TURN_WIDTH + turn
+number); words, questions and labels become codes; reply texts become sorted token keys; the
+conversation-level gold (PANAS, survey, four-branch) becomes arrays indexed by conversation
+code. Scoring a model then only converts that model's tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .. import instrument
+from .keys import arrow, codes, mapped, unique_first, unique_sorted, vocabulary
+
+#: Turn numbers are below this bound (the reader refuses larger ones); a turn key is
+#: conversation code * TURN_WIDTH + turn number.
+TURN_WIDTH = 1 << 20
+#: Token keys pack a row and a token id: row << TOKEN_BITS | token.
+TOKEN_BITS = 24
+LABELS = ("alternate", "human", "original")  # alphabetical: the Kendall tie-break order
+YES, NO, NA = 1, 2, 3
+VALUE_CODE = {"yes": YES, "no": NO, "na": NA}
+PICK_CODE = {"A": 1, "B": 2}
+REPLY_COLUMNS = ("llm_response", "llm_improved", "human_edited")  # original, alternate, human
+AFFECTS = ("positive", "negative")
+
+
+def turn_keys(conv: np.ndarray, turn: np.ndarray) -> np.ndarray:
+    """conv * TURN_WIDTH + turn; -1 where the conversation is unknown or the turn out of range."""
+    ok = (conv >= 0) & (turn >= 0) & (turn < TURN_WIDTH)
+    return np.where(ok, conv * TURN_WIDTH + turn, -1)
+
+
+def tokenize(texts: pa.Array, dictionary: pa.Array | None = None) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Lower-cased whitespace tokens of each text: (row, token id, dictionary).
+
+    Token ids index ``dictionary`` when it is given (tokens absent from it get ids after its
+    end, in order of first appearance); otherwise the dictionary is built here.
+    """
+    lists = pc.utf8_split_whitespace(pc.utf8_lower(texts))
+    rows = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
+    flat = pc.list_flatten(lists)
+    if dictionary is None:
+        enc = pc.dictionary_encode(flat)
+        return rows, enc.indices.to_numpy().astype(np.int64), enc.dictionary
+    known = pc.fill_null(pc.index_in(flat, value_set=dictionary), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    enc = pc.dictionary_encode(flat)
+    local = enc.indices.to_numpy().astype(np.int64)
+    tok = np.where(known >= 0, known, len(dictionary) + local)
+    return rows, tok, dictionary
+
+
+def grid(conv: np.ndarray, col: np.ndarray, value: np.ndarray, n: int, m: int) -> np.ndarray:
+    """[n, m] array of ``value`` at (conv, col); the first row wins; NaN where absent."""
+    out = np.full((n, m), np.nan)
+    ok = (conv >= 0) & (col >= 0)
+    flat = conv[ok] * m + col[ok]
+    keys, first = unique_first(flat)
+    out.flat[keys] = value[ok][first]
+    return out
+
+
+@dataclass
+class GoldIndex:
+    tables: dict[str, pd.DataFrame]
+    conversations: pd.Index  # every gold conversation id, sorted; conversation code = position
+
+    def __post_init__(self) -> None:
+        g = self.tables
+        n = len(self.conversations)
+        turns = g["turns"]
+        self.turn_key = turn_keys(codes(turns["conversation_id"], self.conversations), turns["turn_number"].to_numpy(np.int64))
+        self.turn_number = turns["turn_number"].to_numpy(np.int64)
+        self.rel_position = turns["rel_position"].to_numpy(float, na_value=np.nan)
+
+        tags = g["mood_tags"]
+        self.words = vocabulary(tags["emotion"])
+        self.tag_key = self._key(tags)
+        self.tag_word = codes(tags["emotion"], self.words)
+        self.tag_intensity = tags["intensity"].to_numpy(float, na_value=np.nan)
+        self.tag_index = tags["tag_index"].to_numpy(np.int64)
+
+        b = g["binary_judgements"]
+        self.questions = vocabulary(b["question_id"])
+        self.binary_key = self._key(b)
+        self.binary_question = codes(b["question_id"], self.questions)
+        self.gold_om = mapped(b["gold_om"], VALUE_CODE)
+        self.gold_hp = mapped(b["gold_hp"], VALUE_CODE)
+
+        pw = g["pairwise_comparisons"]
+        label = {x: i for i, x in enumerate(LABELS)}
+        self.pw_key = self._key(pw)
+        self.pw_position = pw["position"].to_numpy(np.int64)
+        self.pw_a = mapped(pw["response_a"], label, -1)
+        self.pw_b = mapped(pw["response_b"], label, -1)
+        self.pw_winner = mapped(pw["winner"], PICK_CODE)
+        self.pw_winner_reply = mapped(pw["winner_label"], {"original": 0, "alternate": 1, "human": 2}, -1)
+
+        texts = pa.concat_arrays([arrow(turns[c]).cast(pa.large_string()) if len(turns) else pa.array([], pa.large_string())
+                                  for c in REPLY_COLUMNS])
+        rows, tok, self.token_dictionary = tokenize(texts) if len(texts) else (np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.large_string()))
+        if len(self.token_dictionary) >= 1 << (TOKEN_BITS - 1):
+            raise ValueError("too many distinct reply tokens for the token key layout")
+        n_turns = len(turns)
+        self.reply_keys, self.reply_sizes, self.reply_present = [], [], []
+        for k, column in enumerate(REPLY_COLUMNS):
+            sel = (rows >= k * n_turns) & (rows < (k + 1) * n_turns)
+            keys = unique_sorted(((rows[sel] - k * n_turns) << TOKEN_BITS) | tok[sel])
+            self.reply_keys.append(keys)
+            self.reply_sizes.append(np.bincount(keys >> TOKEN_BITS, minlength=n_turns)[:n_turns])
+            self.reply_present.append(turns[column].notna().to_numpy(bool))
+
+        totals = g["panas_totals"]
+        t_conv = codes(totals["conversation_id"], self.conversations)
+        phase = mapped(totals["phase"], {"pre": 0, "post": 1}, -1)
+        by_phase = [grid(t_conv, phase, totals[a].to_numpy(float, na_value=np.nan), n, 2) for a in AFFECTS]
+        self.panas_pre = np.column_stack([x[:, 0] for x in by_phase]) if n else np.zeros((0, 2))
+        self.panas_post = np.column_stack([x[:, 1] for x in by_phase]) if n else np.zeros((0, 2))
+        items = g["panas_items"]
+        self.item_names = pd.Index([i.name for i in instrument.panas_items()], dtype=object)
+        i_conv = codes(items["conversation_id"], self.conversations)
+        i_col = codes(items["item"], self.item_names)
+        i_phase = mapped(items["phase"], {"pre": 0, "post": 1}, -1)
+        i_value = items["value"].to_numpy(float, na_value=np.nan)
+        self.item_pre = grid(i_conv, np.where(i_phase == 0, i_col, -1), i_value, n, 20)
+        self.item_post = grid(i_conv, np.where(i_phase == 1, i_col, -1), i_value, n, 20)
+
+        conv_table = g["conversations"]
+        c = codes(conv_table["conversation_id"], self.conversations)
+        self.has_survey = np.zeros(n, dtype=bool)
+        self.has_survey[c[c >= 0]] = conv_table["has_conversation_wide"].to_numpy(bool, na_value=False)[c >= 0]
+        self.survey = g["survey_answers"]
+        self.survey_conv = codes(self.survey["conversation_id"], self.conversations)
+        self.branches = pd.Index(list(instrument.FOUR_BRANCHES), dtype=object)
+        four = g["four_branch"]
+        self.four = grid(codes(four["conversation_id"], self.conversations), codes(four["branch"], self.branches),
+                         four["rating"].to_numpy(float, na_value=np.nan), n, 4)
+
+    @classmethod
+    def build(cls, gold: dict[str, pd.DataFrame]) -> "GoldIndex":
+        return cls(gold, pd.Index(sorted(gold["conversations"]["conversation_id"].astype(object)), dtype=object))
+
+    def _key(self, df: pd.DataFrame) -> np.ndarray:
+        return turn_keys(codes(df["conversation_id"], self.conversations), df["turn_number"].to_numpy(np.int64))
