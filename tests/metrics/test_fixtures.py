@@ -221,3 +221,37 @@ def test_corpus_conversation_5_by_hand():
     assert t["emotion_va"] == pytest.approx(best / 2)
     assert t["kendall_tau"] == pytest.approx(1 / 3)
     assert t["draft_judge"] == pytest.approx(((5 + 6) / 2 - 1) / 6)
+
+
+def test_greedy_matching_of_the_public_port_differs_from_optimal(tmp_path):
+    # sims: guilty-interested .646, guilty-inspired .465, strong-interested .900, strong-inspired .894.
+    # Greedy takes the cheapest pair first (strong-interested), then guilty-inspired: .900 + .465.
+    # Optimal: guilty-interested + strong-inspired = .646 + .894. Score = total / 2.
+    va = {"guilty": (0.15, 0.6), "strong": (0.75, 0.7), "interested": (0.65, 0.6), "inspired": (0.9, 0.7)}
+
+    def sim(a, b):
+        return 1 - math.dist(va[a], va[b]) / S2
+
+    gold = [{"emotion": "Guilty", "intensity": 3}, {"emotion": "Strong", "intensity": 3}]
+    pred = [{"emotion": "interested", "intensity": 3}, {"emotion": "inspired", "intensity": 3}]
+    turns, em = [_turn(tags=gold)], [_em(tags=pred)]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    optimal = _score(tmp_path / "a", turns, em)
+    gold_t = gold_tables(read_conversations(list_json_files(tmp_path / "a" / "g")))
+    em_t = em_tables(read_em_outputs(list_json_files(tmp_path / "a" / "e"), "m", "default"))
+    greedy = score_model(gold_t, em_t, "parity", va_matching="greedy")
+    assert _t(optimal, "emotion_va") == pytest.approx((sim("guilty", "interested") + sim("strong", "inspired")) / 2)
+    assert _t(greedy, "emotion_va") == pytest.approx((sim("strong", "interested") + sim("guilty", "inspired")) / 2)
+
+
+def test_panas_metrics_are_also_summarised_per_strategy(tmp_path):
+    from eibench.metrics.score import model_summary
+
+    conv = {"prePanas": PRE, "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 20}}
+    em = {"post_conversation": {"panas_strategy": "delta", "predicted_panas_delta": {"totals": {"PA": 7, "NA": 6}}}}
+    s = _score(tmp_path, [_turn()], [_em()], conv=conv, em=em)
+    summary = model_summary(s.turn, s.conversation, 1)
+    by = summary.set_index(["metric", "subset"])["mean"]
+    assert by[("panas_adjusted", "panas_strategy=delta")] == pytest.approx(0.7)  # PA 30 + 7 = 37, as above
+    assert by[("panas_adjusted", "all")] == pytest.approx(0.7)

@@ -98,7 +98,7 @@ def _compare_conversations(fast: pd.DataFrame, ref: list[dict], where: str) -> N
 
 
 def _compare_model(fast, ref_turns, ref_convs, n_cohort: int, where: str) -> None:
-    summary = model_summary(fast.turn, fast.conversation, n_cohort).set_index("metric")["mean"]
+    summary = model_summary(fast.turn, fast.conversation, n_cohort).query("subset == 'all'").set_index("metric")["mean"]
     for metric, value in reference_model_means(ref_convs).items():
         if metric in summary.index:
             assert _same(summary[metric], value), (where, metric, summary[metric], value)

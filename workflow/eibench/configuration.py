@@ -126,6 +126,17 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
     if abs(sum(shares.values()) - 1) > 1e-9:
         problems.append(f"config key 'cohorts.synthetic.trait_shares': shares must sum to 1, they sum to {sum(shares.values()):g}")
 
+    na_answers = config["simulation"]["answers_when_gold_na"]
+    if abs(sum(na_answers) - 1) > 1e-9:
+        problems.append("config key 'simulation.answers_when_gold_na': the three probabilities must sum to 1")
+    if not any(syn["survey"]["goal_weights"]):
+        problems.append("config key 'cohorts.synthetic.survey.goal_weights': at least one weight must be positive")
+    for key in ("participants.valence.none", "participants.valence.diagnosed", "participants.expressivity", "mood.arousal"):
+        node = syn
+        for part in key.split("."):
+            node = node[part]
+        if not 0 <= node[0] <= node[1] <= 1:
+            problems.append(f"config key 'cohorts.synthetic.{key}': need 0 <= low <= high <= 1")
     corr = np.asarray(config["simulation"]["ability_correlation"], dtype=float)
     if not np.allclose(corr, corr.T) or not np.allclose(np.diag(corr), 1.0):
         problems.append("config key 'simulation.ability_correlation': must be symmetric with ones on the diagonal")

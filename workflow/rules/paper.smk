@@ -8,6 +8,7 @@ rule paper:
         sources=sorted(str(p) for p in Path("paper").glob("*.typ")),
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
+        rules_table="results/paper/tables/parity_rules.csv",
         figure_leaderboard="results/figures/leaderboard.svg",
         dictionary="results/scores/data_dictionary.csv",
     output:

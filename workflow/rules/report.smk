@@ -19,12 +19,14 @@ rule paper_numbers:
     """Every number the manuscript prints (numbers.json) and its display tables."""
     input:
         leaderboard="results/scores/leaderboard.csv",
+        rule_counts="results/scores/rule_counts.csv",
         conversations=GOLD["conversations"],
         turns=GOLD["turns"],
         participants=GOLD["participants"],
     output:
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
+        rules_table="results/paper/tables/parity_rules.csv",
     params:
         cohort=config["cohort"],
         mode=MODES[0],

@@ -3,6 +3,7 @@
 import json
 
 import pandas as pd
+from scipy.stats import kendalltau
 
 from eibench.metrics.registry import BY_NAME
 from eibench.report.numbers import Numbers, fmt
@@ -55,6 +56,27 @@ with rule_log(snakemake) as log:  # noqa: F821
             nums.add(f"{metric}.{r['em_model']}", float(r[metric]), agg, "workflow/scripts/aggregate_scores.py",
                      digits=digits, ci=(float(r[f"{metric}_lo"]), float(r[f"{metric}_hi"])))
 
+    # Parity against strict: does the stricter reading of missing answers change any rank?
+    strict = board[(board["mode"] == p.mode) & (board["rule_set"] == "strict") & (board["role"] == "model")]
+    ranks = models.set_index("em_model")["rank"].astype(int).to_frame("parity").join(
+        strict.set_index("em_model")["rank"].astype(int).rename("strict"))
+    moved = sorted(ranks.index[ranks["parity"] != ranks["strict"]])
+    tau = float(kendalltau(ranks["parity"], ranks["strict"]).statistic) if len(ranks) > 1 else float("nan")
+    nums.add("strict_rank_tau", tau, agg, "workflow/scripts/paper_numbers.py", note="Kendall tau-b, parity vs strict composite ranks")
+    nums.add("strict_changes_ranking", bool(moved), agg, "workflow/scripts/paper_numbers.py")
+    nums.add("strict_moved_models", ", ".join(moved) if moved else "none", agg, "workflow/scripts/paper_numbers.py")
+    nums.add("n_strict_moved", len(moved), agg, "workflow/scripts/paper_numbers.py")
+
+    # Parity rules that fired, summed over the evaluated models (the paper reports them).
+    rules = pd.read_csv(snakemake.input.rule_counts)
+    rules = rules[(rules["rule_set"] == "parity") & (rules["mode"] == p.mode) & rules["em_model"].isin(models["em_model"])]
+    fired = (rules.groupby(["rule", "description"], as_index=False)["count"].sum()
+             .query("count > 0 and not rule.str.startswith('panas_prediction_')")  # those count strategies, not rules
+             .sort_values(["count", "rule"], ascending=[False, True]))
+    write_csv(fired.rename(columns={"rule": "Rule", "description": "What it does", "count": "Times (all models)"}),
+              snakemake.output.rules_table)
+    nums.add("n_rules_fired", int(len(fired)), agg, "workflow/scripts/aggregate_scores.py")
+
     # Display table of the leaderboard (strings, as printed).
     cols = ["composite", "tracking", "evaluation", "holistic", "emotion_f1", "binary_om_acc", "binary_hp_acc", "pairwise_acc"]
     table = pd.DataFrame({
@@ -63,6 +85,8 @@ with rule_log(snakemake) as log:  # noqa: F821
         **{BY_NAME[c].label: [f"{fmt(v, 1 if c == 'composite' else 3)}" for v in main[c]] for c in cols},
         "Conversations": main["n_conversations"].astype(int).astype(str),
     })
+    strict_all = board[(board["mode"] == p.mode) & (board["rule_set"] == "strict")].set_index("em_model")
+    table.insert(3, "Composite (strict)", [fmt(strict_all.loc[m, "composite"], 1) for m in main["em_model"]])
     write_csv(table, snakemake.output.leaderboard_table)
     write_text(nums.to_json(), snakemake.output.numbers)
     log.info("wrote %d numbers", len(nums.entries))

@@ -189,6 +189,10 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
     for name, values in parts.items():
         conv[name] = values
     conv["perspective_gap"] = conv["binary_hp_acc"] - conv["binary_hp_acc_pw"]
+    runs = em["em_runs"]
+    strategy = take(runs["panas_strategy"].to_numpy(object, na_value=None), lookup(frame.convs, codes(
+        runs["conversation_id"], gold.conversations)), None)
+    conv["panas_strategy"] = pd.array(strategy, dtype="string")
     conv = composite.add_pillars(conv)
     conv.insert(0, "rule_set", rule_set)
     return conv
@@ -276,26 +280,40 @@ def score_model(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.Data
     return score_rule_sets(gold, em, (rule_set,), va_matching)[rule_set]
 
 
-def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.DataFrame:
-    """One row per metric of one model, mode and rule set: mean over conversations, sd, se, n.
+#: Metrics also summarised per PANAS strategy ("for each PANAS strategy present").
+PANAS_METRICS = ("panas_adjusted", "panas_normalized", "panas_items_adjusted", "panas_items_normalized", "panas_part")
 
-    Pooled precision/recall/F1/MCC come from the confusion counts of every scored turn.
-    Coverage rows: conversations scored, their share of the cohort, turns scored.
+
+def _describe(x: np.ndarray) -> tuple[float, float, float, int]:
+    x = x[~np.isnan(x)]
+    n = len(x)
+    sd = float(np.std(x, ddof=1)) if n > 1 else np.nan
+    return (float(np.mean(x)) if n else np.nan, sd, sd / np.sqrt(n) if n > 1 else np.nan, n)
+
+
+def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.DataFrame:
+    """One row per metric (and subset) of one model, mode and rule set: mean over
+    conversations, sd, se, n.
+
+    ``subset`` is 'all', or 'panas_strategy=<s>' for the PANAS metrics of the conversations
+    the model answered with strategy <s>. Pooled precision/recall/F1/MCC come from the
+    confusion counts of every scored turn. Coverage rows: conversations scored, their share of
+    the cohort, turns scored.
     """
     rows = []
     for m in METRICS:
-        if m.name not in conv:
-            continue
-        x = conv[m.name].to_numpy(float)
-        x = x[~np.isnan(x)]
-        n = len(x)
-        sd = float(np.std(x, ddof=1)) if n > 1 else np.nan
-        rows.append((m.name, float(np.mean(x)) if n else np.nan, sd, sd / np.sqrt(n) if n > 1 else np.nan, n))
+        if m.name in conv:
+            rows.append((m.name, "all", *_describe(conv[m.name].to_numpy(float))))
+    strategies = conv["panas_strategy"].astype(object).where(conv["panas_strategy"].notna(), "unknown")
+    for strategy in sorted(set(strategies)):
+        sel = (strategies == strategy).to_numpy()
+        for name in PANAS_METRICS:
+            rows.append((name, f"panas_strategy={strategy}", *_describe(conv[name].to_numpy(float)[sel])))
     for prefix in ACCURACY_NAME:
         c = {k: float(turns[f"{prefix}_{k}"].sum()) for k in ("tp", "fp", "tn", "fn")}
         for stat, value in pooled(c["tp"], c["fp"], c["tn"], c["fn"]).items():
-            rows.append((f"{prefix}_{stat}", value, np.nan, np.nan, int(sum(c.values()))))
-    rows.append(("n_conversations", float(len(conv)), np.nan, np.nan, len(conv)))
-    rows.append(("coverage", len(conv) / n_cohort if n_cohort else np.nan, np.nan, np.nan, len(conv)))
-    rows.append(("n_turns", float(len(turns)), np.nan, np.nan, len(turns)))
-    return pd.DataFrame(rows, columns=["metric", "mean", "sd", "se", "n"])
+            rows.append((f"{prefix}_{stat}", "all", value, np.nan, np.nan, int(sum(c.values()))))
+    rows.append(("n_conversations", "all", float(len(conv)), np.nan, np.nan, len(conv)))
+    rows.append(("coverage", "all", len(conv) / n_cohort if n_cohort else np.nan, np.nan, np.nan, len(conv)))
+    rows.append(("n_turns", "all", float(len(turns)), np.nan, np.nan, len(turns)))
+    return pd.DataFrame(rows, columns=["metric", "subset", "mean", "sd", "se", "n"])

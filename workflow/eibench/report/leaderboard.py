@@ -23,6 +23,7 @@ def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
     they answer a subset of conversations).
     """
     keys = ["em_model", "mode", "rule_set", "role"]
+    summary = summary[summary["subset"] == "all"]
     wide = summary.set_index(keys + ["metric"])[["mean", "se"]].unstack("metric")
     board = wide.index.to_frame(index=False)
     for m in BOARD_METRICS + ("n_conversations", "coverage", "n_turns"):

@@ -23,7 +23,6 @@ from . import templates
 
 TRAIT_LABELS = {"none": "none", "anxiety_depression": "anxiety/depression", "asd_adhd": "ASD/ADHD"}
 OM_MODELS = ("om-a", "om-b", "om-c")
-_LOOKING_FOR_WEIGHTS = (0.25, 0.22, 0.18, 0.05, 0.12, 0.15, 0.03)
 
 
 @dataclass
@@ -70,6 +69,8 @@ def _participants(rng: np.random.Generator, params: dict[str, Any]) -> list[Part
     groups = [g for g in ("none", "anxiety_depression", "asd_adhd") for _ in range(counts[g])]
     rng.shuffle(groups)
     width = max(2, len(str(n)))
+    pp = params["participants"]
+    pa, na = pp["positive_affect"], pp["negative_affect"]
     out = []
     for i, group in enumerate(groups):
         diag = group != "none"
@@ -77,11 +78,11 @@ def _participants(rng: np.random.Generator, params: dict[str, Any]) -> list[Part
             Participant(
                 participant_id=f"P{i + 1:0{width}d}",
                 trait_group=group,
-                age=int(rng.integers(19, 66)),
-                valence0=float(rng.uniform(0.25, 0.55) if diag else rng.uniform(0.35, 0.65)),
-                pa_base=float(rng.normal(30, 5)),
-                na_base=float(rng.normal(26 if diag else 21, 5)),
-                expressivity=float(rng.uniform(0.3, 0.8)),
+                age=int(rng.integers(pp["age"]["min"], pp["age"]["max"] + 1)),
+                valence0=float(rng.uniform(*pp["valence"]["diagnosed" if diag else "none"])),
+                pa_base=float(rng.normal(pa["mean"], pa["sd"])),
+                na_base=float(rng.normal(na["mean_diagnosed"] if diag else na["mean"], na["sd"])),
+                expressivity=float(rng.uniform(*pp["expressivity"])),
             )
         )
     return out
@@ -92,19 +93,19 @@ def _mood_tags(rng: np.random.Generator, valence: float, arousal: float, mood: d
         return []
     items = instrument.panas_items()
     k_max = mood["max_tags"]
-    k_weights = np.array([0.5**k for k in range(1, k_max + 1)])
+    k_weights = np.array([mood["tag_count_decay"] ** k for k in range(1, k_max + 1)])
     k = int(rng.choice(np.arange(1, k_max + 1), p=k_weights / k_weights.sum()))
     dist = np.array([math.hypot(i.valence - valence, i.arousal - arousal) for i in items])
-    w = np.exp(-dist / 0.12)
+    w = np.exp(-dist / mood["tag_kernel"])
     picks = rng.choice(len(items), size=min(k, len(items)), replace=False, p=w / w.sum())
     return [(items[j].name, int(1 + rng.binomial(6, 0.5))) for j in picks]
 
 
-def _panas(rng: np.random.Generator, pa: float, na: float) -> dict[str, int]:
+def _panas(rng: np.random.Generator, pa: float, na: float, item_sd: float) -> dict[str, int]:
     out = {}
     for item in instrument.panas_items():
         centre = (pa if item.affect == "positive" else na) / 10
-        out[item.name] = int(np.clip(round(rng.normal(centre, 1.0)), 1, 7))
+        out[item.name] = int(np.clip(round(rng.normal(centre, item_sd)), 1, 7))
     return out
 
 
@@ -137,7 +138,7 @@ def _turn(
     base_rates: dict[str, float],
     legacy: bool,
 ) -> dict[str, Any]:
-    arousal = float(rng.uniform(0.45, 0.85))
+    arousal = float(rng.uniform(*params["mood"]["arousal"]))
     tags = _mood_tags(rng, valence, arousal, params["mood"])
     words = [w.lower() for w, _ in tags]
     explicit = bool(rng.random() < expressivity)
@@ -158,7 +159,7 @@ def _turn(
         observed = "yes" if q in shown else "no"
         if rng.random() < b["p_na"]:
             observed = "na"
-        llm = observed if rng.random() < 0.8 else _flip(observed)
+        llm = observed if rng.random() < b["llm_value_agreement"] else _flip(observed)
         preferred = observed if rng.random() >= b["p_preferred_differs"] else _flip(observed)
         if legacy:
             judgements.append({"questionId": q, "llmValue": llm, "did_occur": observed, "should_occur": preferred})
@@ -177,12 +178,12 @@ def _turn(
         extra = list(instrument.pairwise_question_ids()[1:])
         n_extra = int(rng.integers(pw["extra_questions"]["min"], pw["extra_questions"]["max"] + 1))
         selected = sorted((str(q) for q in rng.choice(extra, size=n_extra, replace=False)), key=extra.index)
-        quality = {"original": 0.0, "alternate": 0.6, "human": 1.0}
-        noise = {label: float(rng.normal(0, 0.6)) for label in quality}
+        quality = pw["reply_quality"]
+        noise = {label: float(rng.normal(0, pw["quality_noise_sd"])) for label in ("original", "alternate", "human")}
         for question in ["general", *selected]:
             pair = [str(x) for x in rng.choice(["original", "alternate", "human"], size=2, replace=False)]
             qa, qb = quality[pair[0]] + noise[pair[0]], quality[pair[1]] + noise[pair[1]]
-            winner = "A" if rng.random() < 1 / (1 + math.exp(-(qa - qb) * 1.5)) else "B"
+            winner = "A" if rng.random() < 1 / (1 + math.exp(-(qa - qb) * pw["preference_slope"])) else "B"
             if rng.random() < pw["p_null_winner"]:
                 winner = None
             keys = ("response_1", "response_2") if legacy else ("responseA", "responseB")
@@ -202,20 +203,22 @@ def _turn(
     }
 
 
-def _conversation_wide(rng: np.random.Generator, quality: float, legacy: bool) -> dict[str, Any]:
+def _conversation_wide(rng: np.random.Generator, quality: float, legacy: bool, survey: dict[str, Any]) -> dict[str, Any]:
     options = instrument.survey_options()
     looking = list(options["q1_lookingFor"])
-    k = 1 if rng.random() < 0.6 else 2
-    w = np.array(_LOOKING_FOR_WEIGHTS)
+    k = 1 if rng.random() < survey["p_single_goal"] else 2
+    w = np.array(survey["goal_weights"], dtype=float)
+    k = min(k, int((w > 0).sum()))
     q1 = [looking[i] for i in sorted(rng.choice(len(looking), size=k, replace=False, p=w / w.sum()))]
     q2 = str(rng.choice(options["q2_emotionClarity"]))
     fit = options["q3_modelFit"]
-    level = int(np.clip(round(rng.normal(1.5 - quality, 0.8)), 0, len(fit) - 1))
+    level = int(np.clip(round(rng.normal(1.5 - quality, survey["fit_sd"])), 0, len(fit) - 1))
     follow = []
     if level > 0:
         n = 1 if rng.random() < 0.7 else 2
         follow = [str(x) for x in rng.choice(templates.WHAT_FELT_OFF, size=n, replace=False)]
-    four = {b: int(np.clip(round(rng.normal(4.5 + quality, 1.2)), 1, 7)) for b in instrument.FOUR_BRANCHES}
+    fb = survey["four_branch"]
+    four = {b: int(np.clip(round(rng.normal(fb["mean"] + quality, fb["sd"])), 1, 7)) for b in instrument.FOUR_BRANCHES}
     if legacy:
         return {"Q1": q1, "Q2": q2, "Q3": fit[level], "q3_followUp_whatFeltOff": follow, "fourBranchScores": four}
     return {"q1_lookingFor": q1, "q2_emotionClarity": q2, "q3_modelFit": fit[level],
@@ -230,13 +233,13 @@ def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[s
     truth.participants = [asdict(p) | {"traits": [TRAIT_LABELS[p.trait_group]]} for p in people]
 
     qids = instrument.binary_question_ids()
-    base = rng.beta(2.0, 2.5, size=len(qids))
+    base = rng.beta(*params["binary"]["base_rate_beta"], size=len(qids))
     truth.behaviour_base_rates = {q: round(float(p), 6) for q, p in zip(qids, base)}
 
     n = params["n_conversations"]
     span = max(n, math.ceil(n * params["id_span"]))
     numbers = sorted(int(x) for x in rng.choice(np.arange(1, span + 1), size=n, replace=False))
-    weights = rng.dirichlet(np.full(len(people), 4.0))
+    weights = rng.dirichlet(np.full(len(people), float(params["participants"]["concentration"])))
     owner = rng.choice(len(people), size=n, p=weights)
     all_topics = topics()
 
@@ -252,12 +255,13 @@ def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[s
         valence = person.valence0
         turns = []
         for t in range(1, n_turns + 1):
-            valence = float(np.clip(valence + crng.normal(0.015, params["mood"]["walk_sd"]), 0.02, 0.98))
+            valence = float(np.clip(valence + crng.normal(params["mood"]["drift"], params["mood"]["walk_sd"]), 0.02, 0.98))
             turns.append(_turn(crng, params, t, subtopic, valence, person.expressivity, truth.behaviour_base_rates, legacy))
-        shift = (valence - person.valence0) * 25
-        pre = _panas(crng, person.pa_base, person.na_base)
-        post = _panas(crng, person.pa_base + shift, person.na_base - shift)
-        quality = float(crng.normal(0, 0.7))
+        shift = (valence - person.valence0) * params["panas"]["valence_to_affect"]
+        item_sd = params["panas"]["item_sd"]
+        pre = _panas(crng, person.pa_base, person.na_base, item_sd)
+        post = _panas(crng, person.pa_base + shift, person.na_base - shift, item_sd)
+        quality = float(crng.normal(0, params["survey"]["conversation_quality_sd"]))
         conv = {
             "conversationId": cid,
             "metadata": {
@@ -283,7 +287,7 @@ def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[s
             },
             "prePanas": _panas_block(pre, legacy),
             "postPanas": _panas_block(post, legacy),
-            "conversationWideQuestions": _conversation_wide(crng, quality, legacy),
+            "conversationWideQuestions": _conversation_wide(crng, quality, legacy, params["survey"]),
             "turns": turns,
         }
         files[f"{cid}.json"] = conv

@@ -32,10 +32,6 @@ from . import templates
 
 CAPABILITIES = ("emotion", "behaviour", "preference", "holistic")
 PROMPT_VERSION = "simulated-v1"
-#: Logit bonus of the omniscient modes (the EM sees the profile and pre-chat PANAS).
-OMNISCIENT_BONUS = {"emotion": 0.3, "behaviour": 0.0, "preference": 0.0, "holistic": 0.3}
-#: Logit shift of the HP prediction asked with the participant-facing wording.
-PARTICIPANT_WORDING_SHIFT = -0.2
 
 
 def sigmoid(x: float) -> float:
@@ -102,23 +98,29 @@ class _Gold:
         return out
 
 
-def _answer(rng: np.random.Generator, gold: Any, p: float) -> str:
+def _answer(rng: np.random.Generator, gold: Any, p: float, when_na: list[float]) -> str:
     if gold in ("yes", "no"):
         return gold if rng.random() < p else ("no" if gold == "yes" else "yes")
-    return str(rng.choice(["yes", "no", "na"], p=[0.35, 0.35, 0.3]))
+    return str(rng.choice(["yes", "no", "na"], p=when_na))
 
 
-def _neighbour(word: str, rng: np.random.Generator) -> str:
+def _noise_sd(sim: dict[str, Any], what: str, p: float) -> float:
+    """sd of a simulated numeric answer's error: floor + slope x (1 - accuracy)."""
+    n = sim["noise"][what]
+    return n["floor"] + n["slope"] * (1 - p)
+
+
+def _neighbour(word: str, rng: np.random.Generator, kernel: float) -> str:
     items = instrument.panas_items()
     me = instrument.panas_by_word().get(word)
     if me is None:
         return str(rng.choice([i.word for i in items]))
     dist = np.array([math.hypot(i.valence - me.valence, i.arousal - me.arousal) if i.word != word else np.inf for i in items])
-    w = np.exp(-dist / 0.1)
+    w = np.exp(-dist / kernel)
     return items[int(rng.choice(len(items), p=w / w.sum()))].word
 
 
-def _predict_tags(rng: np.random.Generator, gold_tags: list[Any], p: float) -> list[dict[str, Any]]:
+def _predict_tags(rng: np.random.Generator, gold_tags: list[Any], p: float, sim: dict[str, Any]) -> list[dict[str, Any]]:
     words = list(dict.fromkeys(t.emotion for t in gold_tags))
     levels: dict[str, Any] = {}
     for t in gold_tags:
@@ -134,21 +136,21 @@ def _predict_tags(rng: np.random.Generator, gold_tags: list[Any], p: float) -> l
         if u < p:
             label = word
         elif u < p + (1 - p) / 2:
-            label = _neighbour(word, rng)
+            label = _neighbour(word, rng, sim["neighbour_kernel"])
         else:
             continue
         base = 4 if levels.get(word) is None else int(levels[word])
-        level = int(np.clip(round(base + rng.normal(0, 0.5 + 2.0 * (1 - p))), 1, 7))
+        level = int(np.clip(round(base + rng.normal(0, _noise_sd(sim, "intensity", p))), 1, 7))
         if all(t["emotion"] != label for t in out):
             out.append({"emotion": label, "intensity": level})
-    if rng.random() < (1 - p) * 0.5:
+    if rng.random() < (1 - p) * sim["false_tag_rate"]:
         word = instrument.panas_items()[int(rng.integers(20))].word
         if all(t["emotion"] != word for t in out):
             out.append({"emotion": word, "intensity": int(rng.integers(2, 6))})
     return out
 
 
-def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any], p: float) -> dict[str, Any]:
+def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any], p: float, sim: dict[str, Any]) -> dict[str, Any]:
     options = instrument.survey_options()
     answers: dict[str, list[str]] = defaultdict(list)
     for r in sorted(survey, key=lambda r: (r.question, r.item_index)):
@@ -169,21 +171,21 @@ def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any]
         follow = [str(rng.choice(templates.WHAT_FELT_OFF))] if rng.random() < 0.6 else []
     gold_four = {r.branch: r.rating for r in four}
     four_pred = {
-        b: int(np.clip(round(gold_four.get(b, 4.5) + rng.normal(0, 0.4 + 2.2 * (1 - p))), 1, 7))
+        b: int(np.clip(round(gold_four.get(b, 4.5) + rng.normal(0, _noise_sd(sim, "four_branch", p))), 1, 7))
         for b in instrument.FOUR_BRANCHES
     }
     return {"q1_lookingFor": list(dict.fromkeys(q1)), "q2_emotionClarity": q2, "q3_modelFit": q3,
             "q3_followUp_whatFeltOff": list(follow), "fourBranchScores": four_pred}
 
 
-def _predict_panas(rng: np.random.Generator, totals: list[Any], items: list[Any], p: float) -> dict[str, Any]:
+def _predict_panas(rng: np.random.Generator, totals: list[Any], items: list[Any], p: float, sim: dict[str, Any]) -> dict[str, Any]:
     pred_totals: dict[str, int] = {}
     for row in (r for r in totals if r.phase == "post"):
         for key, gold in (("totalPositiveAffect", row.positive), ("totalNegativeAffect", row.negative)):
             base = 40 if gold is None else int(gold)
-            pred_totals[key] = int(np.clip(round(base + rng.normal(0, 1.0 + 12.0 * (1 - p))), 10, 70))
+            pred_totals[key] = int(np.clip(round(base + rng.normal(0, _noise_sd(sim, "panas_total", p))), 10, 70))
     pred_items = {
-        r.item: int(np.clip(round(r.value + rng.normal(0, 0.3 + 1.6 * (1 - p))), 1, 7))
+        r.item: int(np.clip(round(r.value + rng.normal(0, _noise_sd(sim, "panas_item", p))), 1, 7))
         for r in items if r.phase == "post"
     }
     return {"items": pred_items, "totals": pred_totals}
@@ -209,6 +211,7 @@ def simulate_outputs(
     w = shared_effects(sorted(gold.conversations), sim["conversation_sd"], seed, "conversation-difficulty")
     eff = sim["effects"]
     omniscient = mode in ("omniscient", "verbose_omniscient")
+    when_na = list(sim["answers_when_gold_na"])
 
     outputs: dict[str, dict[str, Any]] = {}
     for cid in ids:
@@ -219,7 +222,7 @@ def simulate_outputs(
         romantic = float(meta.category == romantic_category)
         fixed = {
             k: sim["base_logit"][k] + model.ability[k] + eff["diagnosis"][k] * diag + eff["romantic"][k] * romantic
-            + u.get(pid, {}).get(k, 0.0) + w[cid][k] + (OMNISCIENT_BONUS[k] if omniscient else 0.0)
+            + u.get(pid, {}).get(k, 0.0) + w[cid][k] + (sim["omniscient_bonus"][k] if omniscient else 0.0)
             for k in CAPABILITIES
         }
 
@@ -230,20 +233,20 @@ def simulate_outputs(
         for turn in gold.turns.get(cid, []):
             t, rel = int(turn.turn_number), float(turn.rel_position)
             p_e, p_b, p_p = accuracy("emotion", rel), accuracy("behaviour", rel), accuracy("preference", rel)
-            p_hp_wording = accuracy("preference", rel, PARTICIPANT_WORDING_SHIFT)
+            p_hp_wording = accuracy("preference", rel, sim["participant_wording_shift"])
             om, hp, om_w, hp_w = {}, {}, {}, {}
             for j in gold.binary.get((cid, t), []):
-                om[j.question_id] = _answer(rng, j.gold_om, p_b)
-                hp[j.question_id] = _answer(rng, j.gold_hp, p_p)
-                om_w[j.question_id] = _answer(rng, j.gold_om, p_b)
-                hp_w[j.question_id] = _answer(rng, j.gold_hp, p_hp_wording)
+                om[j.question_id] = _answer(rng, j.gold_om, p_b, when_na)
+                hp[j.question_id] = _answer(rng, j.gold_hp, p_p, when_na)
+                om_w[j.question_id] = _answer(rng, j.gold_om, p_b, when_na)
+                hp_w[j.question_id] = _answer(rng, j.gold_hp, p_hp_wording, when_na)
             picks = {}
             for c in gold.pairwise.get((cid, t), []):
                 if c.winner in ("A", "B"):
                     picks[str(c.position)] = c.winner if rng.random() < p_p else ("B" if c.winner == "A" else "A")
                 else:
                     picks[str(c.position)] = "A" if rng.random() < 0.5 else "B"
-            pred_tags = _predict_tags(rng, gold.tags.get((cid, t), []), p_e)
+            pred_tags = _predict_tags(rng, gold.tags.get((cid, t), []), p_e, sim)
             turns_out.append({
                 "turnNumber": t,
                 "em_emotion_tags": pred_tags,
@@ -258,9 +261,9 @@ def simulate_outputs(
         post = {
             "panas_strategy": "absolute",
             "pre_panas_shown": omniscient,
-            "predicted_post_panas": _predict_panas(rng, gold.totals.get(cid, []), gold.items.get(cid, []), p_h),
+            "predicted_post_panas": _predict_panas(rng, gold.totals.get(cid, []), gold.items.get(cid, []), p_h, sim),
             "predicted_panas_delta": None,
-            "predicted_conversation_wide": _predict_survey(rng, gold.survey.get(cid, []), gold.four.get(cid, []), p_h),
+            "predicted_conversation_wide": _predict_survey(rng, gold.survey.get(cid, []), gold.four.get(cid, []), p_h, sim),
         }
         outputs[f"{cid}.json"] = {
             "conversationId": cid,
