@@ -45,8 +45,9 @@ def setup(root: Path, n_conversations: int, n_models: int) -> list[str]:
     for name, obj in files.items():
         write_json(obj, root / "conversations" / name)
     gold = gold_tables(read_conversations(list_json_files(root / "conversations")))
+    (root / "gold").mkdir()
     for name, df in gold.items():
-        write_parquet(df, root / "gold" / f"{name}.parquet", GOLD_TABLES[name]) if (root / "gold").mkdir(exist_ok=True) is None else None
+        write_parquet(df, root / "gold" / f"{name}.parquet", GOLD_TABLES[name])
     models = [f"sim-{i:02d}" for i in range(1, n_models + 1)]
     for model in models:
         outs = simulate_outputs(gold, draw_ability(model, "model", sim, seed), "default", sim, seed, params["romantic_category"])
@@ -91,6 +92,7 @@ def main() -> None:
         return
 
     from eibench.release.read import list_json_files
+
     from tests.oracle.reference_scorer import reference_scores
 
     with tempfile.TemporaryDirectory() as tmp:

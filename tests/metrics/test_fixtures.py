@@ -10,7 +10,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from eibench.metrics.score import score_model
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables

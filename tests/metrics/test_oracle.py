@@ -8,10 +8,8 @@ import copy
 import math
 import random
 
-import numpy as np
 import pandas as pd
 import pytest
-
 from eibench.metrics.score import model_summary, score_model, score_rule_sets
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables

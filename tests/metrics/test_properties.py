@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from eibench import instrument
 from eibench.metrics.composite import add_pillars
 from eibench.metrics.emotion import Tags, emotion_scores
 from eibench.metrics.labels import fuzzy_f1, greedy_match_sum, optimal_match_sum, set_f1, va_similarity_matrix
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 WORDS = [i.word for i in instrument.panas_items()] + ["exhausted"]
 tags = st.lists(st.tuples(st.sampled_from(WORDS), st.one_of(st.none(), st.integers(1, 7))), max_size=5)

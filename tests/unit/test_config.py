@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from eibench.configuration import ConfigError, coerce_cli_strings, load_schema, validate_config
 
 from ..conftest import REPO

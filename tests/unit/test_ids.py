@@ -1,7 +1,6 @@
 """Identifiers that become paths: hostile values are rejected, never followed."""
 
 import pytest
-
 from eibench.ids import UnsafeIdentifierError, check_safe_id, is_safe_id
 
 

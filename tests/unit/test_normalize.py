@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 from eibench.release import normalize
 
 

@@ -5,8 +5,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from eibench.release.read import ReleaseFormatError, json_path, list_json_files, parse_file, read_conversations, read_em_outputs
+from eibench.release.read import (
+    ReleaseFormatError,
+    json_path,
+    list_json_files,
+    parse_file,
+    read_conversations,
+    read_em_outputs,
+)
 from eibench.release.schema import ConversationFile, EMOutputFile
 
 from ..conftest import RELEASE

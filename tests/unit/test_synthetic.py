@@ -2,14 +2,11 @@
 of the published study and the planted effects recoverable."""
 
 import copy
-import json
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
-
 from eibench.metrics.score import score_model
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables

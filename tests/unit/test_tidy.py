@@ -2,7 +2,6 @@
 
 import pandas as pd
 import pytest
-
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES, diagnosis_group, em_tables, gold_tables
 

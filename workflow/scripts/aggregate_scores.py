@@ -1,7 +1,6 @@
 """Rule aggregate_scores: every model's scores in one place, and the data dictionary."""
 
 import pandas as pd
-
 from eibench.metrics.registry import data_dictionary
 from eibench.report.leaderboard import leaderboard
 from eibench.runlog import rule_log

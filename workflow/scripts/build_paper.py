@@ -4,7 +4,6 @@ import datetime
 from pathlib import Path
 
 import typst
-
 from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821

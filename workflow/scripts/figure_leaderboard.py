@@ -1,7 +1,6 @@
 """Rule figure_leaderboard: forest plot of the composite per model (default mode, parity)."""
 
 import pandas as pd
-
 from eibench.report import figures, style
 from eibench.runlog import rule_log
 

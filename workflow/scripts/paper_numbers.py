@@ -1,14 +1,12 @@
 """Rule paper_numbers: the numbers file and the display tables the manuscript reads."""
 
-import json
 
 import pandas as pd
-from scipy.stats import kendalltau
-
 from eibench.metrics.registry import BY_NAME
 from eibench.report.numbers import Numbers, fmt
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
+from scipy.stats import kendalltau
 
 SCRIPT = "workflow/scripts/paper_numbers.py"
 

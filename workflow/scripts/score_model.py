@@ -1,7 +1,6 @@
 """Rule score_model: every metric of one model and mode, under both rule sets."""
 
 import pandas as pd
-
 from eibench.metrics import RULE_SETS
 from eibench.metrics.score import model_summary, score_rule_sets
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES

@@ -11,7 +11,6 @@ Validation errors carry pydantic ``loc`` tuples; ``release.read`` turns them int
 from __future__ import annotations
 
 import math
-
 from typing import Annotated, Any, Literal, Optional
 
 from pydantic import (
@@ -28,7 +27,6 @@ from pydantic import (
 from .. import instrument
 from ..ids import check_safe_id
 from . import normalize
-
 
 
 def _scalar(value: Any) -> Any:

@@ -30,12 +30,12 @@ from . import normalize
 from .read import json_path
 from .schema import ConversationFile, ConversationWide, EMOutputFile, Panas, PanasPrediction
 
-S, I, F, B, C = "string", "Int64", "Float64", "boolean", "category"
-CID = ("conversation_id", S)
-TURN = ("turn_number", I)
+STR, INT, FLT, BOOL, CAT = "string", "Int64", "Float64", "boolean", "category"
+CID = ("conversation_id", STR)
+TURN = ("turn_number", INT)
 #: EM tables hold hundreds of thousands of rows per model: their key and enumeration columns
 #: are categorical (dictionary-encoded in Parquet), so the scorer reads codes, not strings.
-EMK = (("conversation_id", C), ("em_model", C), ("mode", C))
+EMK = (("conversation_id", CAT), ("em_model", CAT), ("mode", CAT))
 
 
 def _spec(name: str, doc: str, *cols: tuple[str, str]) -> TableSpec:
@@ -45,57 +45,57 @@ def _spec(name: str, doc: str, *cols: tuple[str, str]) -> TableSpec:
 GOLD_TABLES: dict[str, TableSpec] = {
     t.name: t
     for t in [
-        _spec("conversations", "one row per conversation", CID, ("source_file", S), ("participant_id", S),
-              ("om_model", S), ("provider", S), ("model_version", S), ("timestamp", S), ("category", S),
-              ("subtopic", S), ("visibility", S), ("turn_count_declared", I), ("n_turns", I),
-              ("has_pre_panas", B), ("has_post_panas", B), ("has_conversation_wide", B)),
-        _spec("participants", "one row per participant", ("participant_id", S), ("age", S), ("traits", S),
-              ("diagnosis_group", S), ("has_diagnosis", B), ("n_conversations", I), ("profile_consistent", B)),
-        _spec("turns", "one row per turn", CID, TURN, ("turn_index", I), ("n_turns", I), ("rel_position", F),
-              ("user_message", S), ("llm_response", S), ("llm_improved", S), ("human_edited", S),
-              ("n_mood_tags", I), ("n_binary", I), ("n_pairwise", I), ("selected_pairwise_questions", S)),
-        _spec("mood_tags", "one row per gold mood-shift tag", CID, TURN, ("tag_index", I), ("emotion", S),
-              ("emotion_raw", S), ("in_panas", B), ("intensity", I)),
-        _spec("binary_judgements", "one row per binary judgement", CID, TURN, ("judgement_index", I),
-              ("question_id", S), ("known_question", B), ("llm_value", S), ("observed", S), ("preferred", S),
-              ("gold_om", S), ("gold_hp", S)),
-        _spec("pairwise_comparisons", "one row per pairwise comparison", CID, TURN, ("position", I),
-              ("question_id", S), ("response_a", S), ("response_b", S), ("winner", S), ("winner_label", S)),
-        _spec("panas_items", "one row per PANAS item answer", CID, ("phase", S), ("item", S), ("affect", S),
-              ("value", F)),
-        _spec("panas_totals", "one row per conversation and phase", CID, ("phase", S), ("positive", I),
-              ("negative", I), ("positive_source", S), ("negative_source", S)),
+        _spec("conversations", "one row per conversation", CID, ("source_file", STR), ("participant_id", STR),
+              ("om_model", STR), ("provider", STR), ("model_version", STR), ("timestamp", STR), ("category", STR),
+              ("subtopic", STR), ("visibility", STR), ("turn_count_declared", INT), ("n_turns", INT),
+              ("has_pre_panas", BOOL), ("has_post_panas", BOOL), ("has_conversation_wide", BOOL)),
+        _spec("participants", "one row per participant", ("participant_id", STR), ("age", STR), ("traits", STR),
+              ("diagnosis_group", STR), ("has_diagnosis", BOOL), ("n_conversations", INT), ("profile_consistent", BOOL)),
+        _spec("turns", "one row per turn", CID, TURN, ("turn_index", INT), ("n_turns", INT), ("rel_position", FLT),
+              ("user_message", STR), ("llm_response", STR), ("llm_improved", STR), ("human_edited", STR),
+              ("n_mood_tags", INT), ("n_binary", INT), ("n_pairwise", INT), ("selected_pairwise_questions", STR)),
+        _spec("mood_tags", "one row per gold mood-shift tag", CID, TURN, ("tag_index", INT), ("emotion", STR),
+              ("emotion_raw", STR), ("in_panas", BOOL), ("intensity", INT)),
+        _spec("binary_judgements", "one row per binary judgement", CID, TURN, ("judgement_index", INT),
+              ("question_id", STR), ("known_question", BOOL), ("llm_value", STR), ("observed", STR), ("preferred", STR),
+              ("gold_om", STR), ("gold_hp", STR)),
+        _spec("pairwise_comparisons", "one row per pairwise comparison", CID, TURN, ("position", INT),
+              ("question_id", STR), ("response_a", STR), ("response_b", STR), ("winner", STR), ("winner_label", STR)),
+        _spec("panas_items", "one row per PANAS item answer", CID, ("phase", STR), ("item", STR), ("affect", STR),
+              ("value", FLT)),
+        _spec("panas_totals", "one row per conversation and phase", CID, ("phase", STR), ("positive", INT),
+              ("negative", INT), ("positive_source", STR), ("negative_source", STR)),
         _spec("survey_answers", "one row per post-chat answer (multi-select: one row per option)", CID,
-              ("question", S), ("item_index", I), ("answer", S), ("answer_norm", S)),
-        _spec("four_branch", "one row per four-branch rating", CID, ("branch", S), ("rating", F)),
-        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", S), ("json_path", S),
-              ("value_json", S)),
+              ("question", STR), ("item_index", INT), ("answer", STR), ("answer_norm", STR)),
+        _spec("four_branch", "one row per four-branch rating", CID, ("branch", STR), ("rating", FLT)),
+        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", STR), ("json_path", STR),
+              ("value_json", STR)),
     ]
 }
 
 EM_TABLES: dict[str, TableSpec] = {
     t.name: t
     for t in [
-        _spec("em_runs", "one row per EM output file", *EMK, ("source_file", S), ("run_timestamp", S),
-              ("prompt_version", S), ("panas_strategy", S), ("pre_panas_shown", B), ("api_cost", F),
-              ("duration_seconds", F), ("n_turns", I)),
-        _spec("em_turns", "one row per EM turn", *EMK, TURN, ("drafted_response", S),
-              ("emotion_tags_invalid", B), ("judge_overall_score", F), ("judge_emotional_appropriateness", F),
-              ("judge_helpfulness", F), ("judge_tone_match", F)),
-        _spec("em_emotion_tags", "one row per predicted emotion tag", *EMK, TURN, ("tag_index", I),
-              ("emotion", C), ("emotion_raw", S), ("in_panas", B), ("intensity", I)),
-        _spec("em_binary", "one row per predicted yes/no answer", *EMK, TURN, ("target", C), ("wording", C),
-              ("question_id", C), ("value", C), ("status", C)),
-        _spec("em_pairwise", "one row per predicted pairwise pick", *EMK, TURN, ("key", C), ("pick", C),
-              ("status", C)),
-        _spec("em_four_branch", "one row per predicted four-branch rating", *EMK, ("source", S), TURN,
-              ("branch", S), ("rating", F)),
-        _spec("em_panas", "one row per predicted PANAS value", *EMK, ("kind", S), ("level", S), ("name", S),
-              ("value", F)),
-        _spec("em_conversation_wide", "one row per predicted post-chat answer", *EMK, ("question", S),
-              ("item_index", I), ("answer", S), ("answer_norm", S)),
-        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", S), ("json_path", S),
-              ("value_json", S)),
+        _spec("em_runs", "one row per EM output file", *EMK, ("source_file", STR), ("run_timestamp", STR),
+              ("prompt_version", STR), ("panas_strategy", STR), ("pre_panas_shown", BOOL), ("api_cost", FLT),
+              ("duration_seconds", FLT), ("n_turns", INT)),
+        _spec("em_turns", "one row per EM turn", *EMK, TURN, ("drafted_response", STR),
+              ("emotion_tags_invalid", BOOL), ("judge_overall_score", FLT), ("judge_emotional_appropriateness", FLT),
+              ("judge_helpfulness", FLT), ("judge_tone_match", FLT)),
+        _spec("em_emotion_tags", "one row per predicted emotion tag", *EMK, TURN, ("tag_index", INT),
+              ("emotion", CAT), ("emotion_raw", STR), ("in_panas", BOOL), ("intensity", INT)),
+        _spec("em_binary", "one row per predicted yes/no answer", *EMK, TURN, ("target", CAT), ("wording", CAT),
+              ("question_id", CAT), ("value", CAT), ("status", CAT)),
+        _spec("em_pairwise", "one row per predicted pairwise pick", *EMK, TURN, ("key", CAT), ("pick", CAT),
+              ("status", CAT)),
+        _spec("em_four_branch", "one row per predicted four-branch rating", *EMK, ("source", STR), TURN,
+              ("branch", STR), ("rating", FLT)),
+        _spec("em_panas", "one row per predicted PANAS value", *EMK, ("kind", STR), ("level", STR), ("name", STR),
+              ("value", FLT)),
+        _spec("em_conversation_wide", "one row per predicted post-chat answer", *EMK, ("question", STR),
+              ("item_index", INT), ("answer", STR), ("answer_norm", STR)),
+        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", STR), ("json_path", STR),
+              ("value_json", STR)),
     ]
 }
 

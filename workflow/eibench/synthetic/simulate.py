@@ -226,7 +226,7 @@ def simulate_outputs(
             for k in CAPABILITIES
         }
 
-        def accuracy(k: str, rel: float = 0.5, shift: float = 0.0) -> float:
+        def accuracy(k: str, rel: float = 0.5, shift: float = 0.0, fixed: dict[str, float] = fixed) -> float:
             return sigmoid(fixed[k] + eff["turn_drift"][k] * (rel - 0.5) + shift)
 
         turns_out = []
