@@ -30,6 +30,9 @@ CONFIG_DIGEST = digest(config)
 MODELS = {m["name"]: m for m in config["models"]}
 MODES = list(config["modes"])
 SIMULATED = [n for n, m in MODELS.items() if m["kind"] == "simulated"]
+BASELINES = [n for n, m in MODELS.items() if m["kind"] == "baseline"]
+LIVE = [n for n, m in MODELS.items() if m["kind"] in ("openai_compatible", "anthropic")]
+NEVER = "(?!x)x"  # a wildcard pattern that matches nothing (for an empty list of models)
 GOLD = {name: f"results/tables/gold/{name}.parquet" for name in GOLD_TABLES}
 
 
@@ -48,12 +51,26 @@ def cohort_input(wildcards):
     return sorted(str(p) for p in Path(cohort_dir()).glob("*.json"))
 
 
+def one_of(names):
+    """A wildcard pattern matching exactly these names."""
+    return "|".join(map(re.escape, names)) or NEVER
+
+
+def n_shards(name):
+    """Collection jobs of a model: live models are sharded, the others run in one job."""
+    model = MODELS[name]
+    if model["kind"] in ("openai_compatible", "anthropic"):
+        return model.get("shards", config["collection"]["shards"])
+    return 1
+
+
 def prediction_input(wildcards):
-    """Where a model's EM output files for a mode come from."""
+    """Where a model's EM output files for a mode come from: its shard folders, or the files
+    of an outputs_dir (listed one by one so that editing any file reruns what depends on it)."""
     model = MODELS[wildcards.model]
-    if model["kind"] == "simulated":
-        return [f"results/predictions/{wildcards.model}/{wildcards.mode}"]
-    return sorted(str(p) for p in (Path(model["path"]) / wildcards.mode).glob("*.json"))
+    if model["kind"] == "outputs_dir":
+        return sorted(str(p) for p in (Path(model["path"]) / wildcards.mode).glob("*.json"))
+    return [f"results/predictions/{wildcards.model}/{wildcards.mode}/shard-{k}" for k in range(n_shards(wildcards.model))]
 
 
 def em_table(model, mode, name):
@@ -64,7 +81,7 @@ def em_tables(wildcards):
     return {name: em_table(wildcards.model, wildcards.mode, name) for name in EM_TABLES}
 
 
-SCORE_PARTS = ("turn", "conversation", "summary", "rule_counts", "missing")
+SCORE_PARTS = ("turn", "conversation", "summary", "rule_counts", "missing", "invalid")
 
 
 def scores_of(part):
@@ -72,4 +89,6 @@ def scores_of(part):
 
 
 def model_roles():
-    return {n: ("human" if m.get("profile") == "human" else "model") for n, m in MODELS.items()}
+    """The role of each model in tables and figures: model, human (rater) or baseline."""
+    return {n: "human" if m.get("profile") == "human" else "baseline" if m["kind"] == "baseline" else "model"
+            for n, m in MODELS.items()}

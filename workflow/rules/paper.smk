@@ -9,6 +9,7 @@ rule paper:
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",
+        invalid_table="results/paper/tables/invalid_answers.csv",
         figure_leaderboard="results/figures/leaderboard.svg",
         dictionary="results/scores/data_dictionary.csv",
     output:

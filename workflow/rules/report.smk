@@ -20,6 +20,7 @@ rule paper_numbers:
     input:
         leaderboard="results/scores/leaderboard.csv",
         rule_counts="results/scores/rule_counts.csv",
+        invalid="results/scores/invalid_answers.csv",
         conversations=GOLD["conversations"],
         turns=GOLD["turns"],
         participants=GOLD["participants"],
@@ -27,6 +28,7 @@ rule paper_numbers:
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",
+        invalid_table="results/paper/tables/invalid_answers.csv",
     params:
         cohort=config["cohort"],
         mode=MODES[0],

@@ -24,11 +24,13 @@ rule aggregate_scores:
         conversation=scores_of("conversation"),
         turn=scores_of("turn"),
         rule_counts=scores_of("rule_counts"),
+        invalid=scores_of("invalid"),
     output:
         summary="results/scores/model_summary.parquet",
         conversation="results/scores/conversation_scores.parquet",
         turn="results/scores/turn_scores.parquet",
         rule_counts="results/scores/rule_counts.csv",
+        invalid="results/scores/invalid_answers.csv",
         dictionary="results/scores/data_dictionary.csv",
         leaderboard="results/scores/leaderboard.csv",
     params:

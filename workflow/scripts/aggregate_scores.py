@@ -16,6 +16,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     conversation = gather(snakemake.input.conversation)
     turn = gather(snakemake.input.turn)
     rule_counts = gather(snakemake.input.rule_counts)
+    write_csv(gather(snakemake.input.invalid), snakemake.output.invalid)
     roles = pd.DataFrame([(name, role) for name, role in p.roles.items()], columns=["em_model", "role"])
     summary = summary.merge(roles, on="em_model", how="left")
     write_parquet(summary, snakemake.output.summary)

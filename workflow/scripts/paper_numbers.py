@@ -75,6 +75,24 @@ with rule_log(snakemake) as log:  # noqa: F821
               snakemake.output.rules_table)
     nums.add("n_rules_fired", int(len(fired)), agg, "workflow/scripts/aggregate_scores.py")
 
+    # Invalid answers (after the repair attempts), per model.
+    invalid = pd.read_csv(snakemake.input.invalid)
+    invalid = invalid[invalid["mode"] == p.mode]
+    per_model = invalid.groupby("em_model", as_index=False)[["asked", "invalid"]].sum()
+    per_model["rate"] = per_model["invalid"] / per_model["asked"].where(per_model["asked"] > 0)
+    total_invalid = int(per_model["invalid"].sum())
+    nums.add("n_invalid_answers", total_invalid, agg, "workflow/scripts/aggregate_scores.py")
+    nums.add("any_invalid_answers", total_invalid > 0, agg, "workflow/scripts/aggregate_scores.py")
+    nums.add("n_models_with_invalid", int((per_model["invalid"] > 0).sum()), agg, "workflow/scripts/aggregate_scores.py")
+    worst = per_model.sort_values(["rate", "em_model"], ascending=[False, True]).iloc[0]
+    nums.add("worst_invalid_model", str(worst["em_model"]), agg, "workflow/scripts/aggregate_scores.py")
+    nums.add("worst_invalid_rate", float(worst["rate"]) * 100, agg, "workflow/scripts/aggregate_scores.py", digits=2)
+    by_task = invalid.pivot_table(index="em_model", columns="task", values="invalid", aggfunc="sum").reindex(
+        main["em_model"])
+    table_invalid = pd.DataFrame({"Model": by_task.index, **{t: by_task[t].astype(int).astype(str) for t in by_task.columns},
+                                  "Rate (%)": [fmt(100 * r, 2) for r in per_model.set_index("em_model").loc[by_task.index, "rate"]]})
+    write_csv(table_invalid, snakemake.output.invalid_table)
+
     # Display table of the leaderboard (strings, as printed).
     cols = ["composite", "tracking", "evaluation", "holistic", "emotion_f1", "binary_om_acc", "binary_hp_acc", "pairwise_acc"]
     table = pd.DataFrame({

@@ -4,6 +4,7 @@ import pandas as pd
 from eibench.metrics import RULE_SETS
 from eibench.metrics.score import model_summary, score_rule_sets
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
+from eibench.report.invalid import invalid_answers
 from eibench.runlog import rule_log
 from eibench.tables import read_parquet, write_parquet
 
@@ -18,6 +19,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         for name, df in (("turn", s.turn), ("conversation", s.conversation), ("summary", summary),
                          ("rule_counts", s.rule_counts), ("missing", s.missing)):
             parts[name].append(df)
+    parts["invalid"] = [invalid_answers(em)]
     for name, frames in parts.items():
         df = pd.concat(frames, ignore_index=True)
         df.insert(0, "mode", p.mode)

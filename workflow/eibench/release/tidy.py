@@ -50,7 +50,8 @@ GOLD_TABLES: dict[str, TableSpec] = {
               ("subtopic", STR), ("visibility", STR), ("turn_count_declared", INT), ("n_turns", INT),
               ("has_pre_panas", BOOL), ("has_post_panas", BOOL), ("has_conversation_wide", BOOL)),
         _spec("participants", "one row per participant", ("participant_id", STR), ("age", STR), ("traits", STR),
-              ("diagnosis_group", STR), ("has_diagnosis", BOOL), ("n_conversations", INT), ("profile_consistent", BOOL)),
+              ("goals", STR), ("diagnosis_group", STR), ("has_diagnosis", BOOL), ("n_conversations", INT),
+              ("profile_consistent", BOOL)),
         _spec("turns", "one row per turn", CID, TURN, ("turn_index", INT), ("n_turns", INT), ("rel_position", FLT),
               ("user_message", STR), ("llm_response", STR), ("llm_improved", STR), ("human_edited", STR),
               ("n_mood_tags", INT), ("n_binary", INT), ("n_pairwise", INT), ("selected_pairwise_questions", STR)),
@@ -190,7 +191,8 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
             conv.prePanas is not None, conv.postPanas is not None, conv.conversationWideQuestions is not None,
         ))
         if pid is not None:
-            entry = participants.setdefault(pid, {"age": prof.age, "traits": list(prof.traits), "n": 0, "consistent": True})
+            entry = participants.setdefault(
+                pid, {"age": prof.age, "traits": list(prof.traits), "goals": list(prof.goals), "n": 0, "consistent": True})
             entry["n"] += 1
             entry["consistent"] &= (entry["age"], entry["traits"]) == (prof.age, list(prof.traits))
         for idx, turn in enumerate(turns):
@@ -239,7 +241,8 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
         p = participants[pid]
         group = diagnosis_group(p["traits"])
         age = None if p["age"] is None else str(p["age"])
-        rows["participants"].append((pid, age, ";".join(p["traits"]), group, group != "none", p["n"], p["consistent"]))
+        rows["participants"].append(
+            (pid, age, ";".join(p["traits"]), ";".join(p["goals"]), group, group != "none", p["n"], p["consistent"]))
     return {name: GOLD_TABLES[name].frame(r) for name, r in rows.items()}
 
 

@@ -1,0 +1,250 @@
+"""HTTP adapters for live models: OpenAI-compatible chat completions and Anthropic Messages.
+
+One interface (``Adapter.complete(messages) -> Completion``) with, for every provider:
+retries with exponential backoff and jitter on 429, 5xx, timeouts, broken connections and
+unparseable bodies, honouring Retry-After; a concurrency limit and a requests-per-minute limit
+per model; token accounting. API keys are read from the environment only (the config names
+the variable), sent in headers only, and never appear in errors, logs, caches or outputs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import httpx
+
+RETRY_STATUS = {408, 429, 500, 502, 503, 504, 529}
+DEFAULT_ENDPOINTS = {"openai_compatible": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+ANTHROPIC_VERSION = "2023-06-01"
+
+
+class CollectionError(RuntimeError):
+    """A model cannot be queried (missing key, refused request, unreachable endpoint)."""
+
+
+class _Transient(Exception):
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class LiveModel:
+    """A live model of the registry (config ``models`` entry of kind openai_compatible/anthropic)."""
+
+    name: str
+    kind: str
+    model_id: str
+    endpoint: str
+    api_key_env: str | None = None
+    revision: str = ""
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    samples: int = 1
+    concurrency: int = 4
+    requests_per_minute: float | None = None
+    price_input_per_million: float = 0.0
+    price_output_per_million: float = 0.0
+    timeout_seconds: float = 60.0
+    max_retries: int = 5
+    max_repairs: int = 2
+    params: dict[str, Any] = field(default_factory=dict)  # extra decoding parameters, passed through
+
+    @classmethod
+    def from_config(cls, entry: dict[str, Any]) -> "LiveModel":
+        values = {k: v for k, v in entry.items() if k in cls.__dataclass_fields__ and k != "endpoint"}
+        return cls(endpoint=(entry.get("endpoint") or DEFAULT_ENDPOINTS[entry["kind"]]).rstrip("/"), **values)
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two answers comparable: part of every cache key (the endpoint is not, so
+        moving a model to another server keeps its cache; its id and revision are)."""
+        return {"kind": self.kind, "model_id": self.model_id, "revision": self.revision,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "params": self.params}
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """USD for one call."""
+        return (input_tokens * self.price_input_per_million + output_tokens * self.price_output_per_million) / 1e6
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    latency_seconds: float
+    created_at: str
+
+
+class RateLimiter:
+    """At most ``per_minute`` request starts per minute, evenly spaced (None: no limit)."""
+
+    def __init__(self, per_minute: float | None):
+        self.interval = 60.0 / per_minute if per_minute else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        await asyncio.sleep(start - now)
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date); None if absent/bad."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+class Adapter:
+    """Base: retries, limits and the HTTP call; subclasses build payloads and read answers."""
+
+    path = ""
+
+    def __init__(self, model: LiveModel, client: httpx.AsyncClient, seed: int = 0,
+                 backoff_base: float = 0.5, backoff_max: float = 30.0):
+        self.model = model
+        self.client = client
+        self._key = self._read_key(model)
+        self._semaphore = asyncio.Semaphore(model.concurrency)
+        self._limiter = RateLimiter(model.requests_per_minute)
+        self._jitter = random.Random(seed)
+        self.backoff_base, self.backoff_max = backoff_base, backoff_max
+        self.calls = 0
+        self.retries = 0
+
+    @staticmethod
+    def _read_key(model: LiveModel) -> str | None:
+        if not model.api_key_env:
+            return None
+        key = os.environ.get(model.api_key_env)
+        if not key:
+            raise CollectionError(
+                f"model {model.name!r}: the environment variable {model.api_key_env} is not set. API keys are read "
+                f"from the environment only: export {model.api_key_env}=... before running, or remove the model."
+            )
+        return key
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._key, "[redacted]") if self._key else text
+
+    def headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def read(self, body: Any) -> tuple[str, int, int]:
+        raise NotImplementedError
+
+    async def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """One answer, retried on transient failures; CollectionError when it cannot be had."""
+        url = self.model.endpoint + self.path
+        last = ""
+        for attempt in range(self.model.max_retries + 1):
+            if attempt:
+                self.retries += 1
+            try:
+                async with self._semaphore:
+                    await self._limiter.wait()
+                    return await self._once(url, messages)
+            except _Transient as e:
+                last = str(e)
+                if attempt == self.model.max_retries:
+                    break
+                delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._jitter.random())
+                await asyncio.sleep(e.retry_after if e.retry_after is not None else delay)
+        raise CollectionError(f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}")
+
+    async def _once(self, url: str, messages: list[dict[str, str]]) -> Completion:
+        start = time.perf_counter()
+        self.calls += 1
+        try:
+            response = await self.client.post(url, json=self.payload(messages), headers=self.headers(),
+                                              timeout=self.model.timeout_seconds)
+        except httpx.TimeoutException:
+            raise _Transient(f"timed out after {self.model.timeout_seconds:g} s") from None
+        except httpx.TransportError as e:
+            raise _Transient(f"connection problem ({type(e).__name__})") from None
+        if response.status_code in RETRY_STATUS:
+            raise _Transient(f"HTTP {response.status_code}", retry_after_seconds(response.headers.get("retry-after")))
+        if response.status_code >= 400:
+            detail = self._redact(response.text[:300])
+            raise CollectionError(
+                f"model {self.model.name!r}: {url} refused the request with HTTP {response.status_code}: {detail}"
+                + (f" (check the key in {self.model.api_key_env})" if response.status_code in (401, 403) else ""))
+        try:
+            text, tokens_in, tokens_out = self.read(response.json())
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise _Transient("the response body is not the expected JSON") from None
+        created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return Completion(text, tokens_in, tokens_out, time.perf_counter() - start, created)
+
+
+class OpenAICompatible(Adapter):
+    """POST <endpoint>/chat/completions (OpenAI, vLLM, llama.cpp server, Ollama, ...)."""
+
+    path = "/chat/completions"
+
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._key}"} if self._key else {}
+
+    def payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        return {"model": self.model.model_id, "messages": messages, "temperature": self.model.temperature,
+                "max_tokens": self.model.max_tokens, **self.model.params}
+
+    def read(self, body: Any) -> tuple[str, int, int]:
+        text = body["choices"][0]["message"]["content"]
+        if not isinstance(text, str):
+            raise TypeError("content is not text")
+        usage = body.get("usage") or {}
+        return text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+
+
+class Anthropic(Adapter):
+    """POST <endpoint>/v1/messages (the Anthropic Messages API)."""
+
+    path = "/v1/messages"
+
+    def headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": ANTHROPIC_VERSION}
+        if self._key:
+            headers["x-api-key"] = self._key
+        return headers
+
+    def payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        system = "\n".join(m["content"] for m in messages if m["role"] == "system")
+        rest = [m for m in messages if m["role"] != "system"]
+        return {"model": self.model.model_id, "system": system, "messages": rest,
+                "max_tokens": self.model.max_tokens, "temperature": self.model.temperature, **self.model.params}
+
+    def read(self, body: Any) -> tuple[str, int, int]:
+        blocks = [b["text"] for b in body["content"] if b.get("type") == "text"]
+        if not blocks:
+            raise ValueError("no text block")
+        usage = body.get("usage") or {}
+        return "".join(blocks), int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+
+
+ADAPTERS = {"openai_compatible": OpenAICompatible, "anthropic": Anthropic}

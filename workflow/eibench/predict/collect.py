@@ -1,0 +1,263 @@
+"""Collect one shard of conversations from a live model into release-format EM output files.
+
+For every conversation of the shard: every request of the protocol (``prompts``) is answered
+through the response cache or the model's adapter; an answer that does not validate gets up to
+``max_repairs`` repair messages, then is recorded as invalid with its raw text kept
+(``em_invalid_answers``) and marked invalid in the output (binary answers and picks 'invalid',
+``em_emotion_tags_invalid``), never replaced by a made-up answer. With ``samples`` > 1 each
+request is asked that many times (the sample index is part of the cache key) and the answers
+are aggregated (majority for choices, median for numbers, words named by most samples).
+
+Output files carry no timestamps or timings (``run_timestamp`` and ``duration_seconds`` are
+null), so an interrupted and resumed collection ends with the same bytes as an uninterrupted
+one; timings, calls, cache hits, tokens and cost go to the job's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tqdm import tqdm
+
+from .. import instrument
+from ..release.write import write_json
+from .adapters import ADAPTERS, Adapter, Completion, LiveModel
+from .answers import REPAIR_MESSAGE, Parsed, parse
+from .cache import Entry, ResponseCache, request_key
+from .conversation import ConversationView
+from .prompts import OMNISCIENT, PANAS_TASKS, PromptSet, Request
+
+INVALID = "invalid"
+
+
+@dataclass
+class Stats:
+    requests: int = 0
+    cache_hits: int = 0
+    calls: int = 0
+    repairs: int = 0
+    invalid: Counter = field(default_factory=Counter)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**{k: v for k, v in self.__dict__.items() if k != "invalid"}, "invalid": dict(self.invalid)}
+
+
+@dataclass
+class Answer:
+    value: Any  # the validated (aggregated) answer, or None when invalid
+    raw: str  # the last raw text when invalid
+    cost_usd: float
+
+
+class Collector:
+    def __init__(self, model: LiveModel, adapter: Adapter, cache: ResponseCache, prompts: PromptSet,
+                 progress: tqdm | None = None):
+        self.model, self.adapter, self.cache, self.prompts = model, adapter, cache, prompts
+        self.stats = Stats()
+        self.progress = progress
+
+    async def _ask(self, messages: list[dict[str, str]], sample: int) -> Completion:
+        key = request_key(self.model.identity(), self.prompts.version, messages, sample)
+        entry = self.cache.get(key)
+        if entry is not None:
+            self.stats.cache_hits += 1
+            return Completion(entry.text, entry.input_tokens, entry.output_tokens, entry.latency_seconds, entry.created_at)
+        done = await self.adapter.complete(messages)
+        self.stats.calls += 1
+        self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
+                             "messages": messages, "sample": sample},
+                       Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
+        return done
+
+    async def _one_sample(self, request: Request, sample: int) -> tuple[Parsed, str, float]:
+        messages = [dict(m) for m in request.messages]
+        cost = 0.0
+        for attempt in range(self.model.max_repairs + 1):
+            done = await self._ask(messages, sample)
+            cost += self.model.cost(done.input_tokens, done.output_tokens)
+            self.stats.input_tokens += done.input_tokens
+            self.stats.output_tokens += done.output_tokens
+            parsed = parse(request.task, done.text, request.expect)
+            if parsed.ok or attempt == self.model.max_repairs:
+                return parsed, done.text, cost
+            self.stats.repairs += 1
+            messages += [{"role": "assistant", "content": done.text},
+                         {"role": "user", "content": REPAIR_MESSAGE.format(problem=parsed.problem)}]
+        raise AssertionError("unreachable")
+
+    async def answer(self, request: Request) -> Answer:
+        results = await asyncio.gather(*(self._one_sample(request, s) for s in range(self.model.samples)))
+        self.stats.requests += 1
+        if self.progress is not None:
+            self.progress.update(1)
+            self.progress.set_postfix(hits=self.stats.cache_hits, calls=self.stats.calls,
+                                      retries=self.adapter.retries, invalid=sum(self.stats.invalid.values()),
+                                      cost=f"${self.stats.cost_usd:.2f}", refresh=False)
+        cost = sum(c for _, _, c in results)
+        self.stats.cost_usd += cost
+        valid = [p.value for p, _, _ in results if p.ok]
+        if not valid:
+            self.stats.invalid[request.task] += 1
+            return Answer(None, results[-1][1], cost)
+        return Answer(aggregate(request.task, valid), "", cost)
+
+    async def conversation(self, view: ConversationView, mode: str, strategy: str) -> dict[str, Any]:
+        requests = self.prompts.conversation_requests(view, mode, strategy)
+        answers = await asyncio.gather(*(self.answer(r) for r in requests))
+        return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers)
+
+
+def _majority(values: list[Any]) -> Any:
+    counts = Counter(values)
+    best = max(counts.values())
+    return next(v for v in values if counts[v] == best)  # ties: the earliest sample's answer
+
+
+def aggregate(task: str, values: list[Any]) -> Any:
+    """One answer from the valid answers of several samples (the first when there is one)."""
+    if len(values) == 1 or task == "draft":
+        return values[0]
+    if task == "emotions":
+        named = Counter(t["emotion"] for tags in values for t in {x["emotion"]: x for x in tags}.values())
+        words = [w for w in dict.fromkeys(t["emotion"] for tags in values for t in tags) if named[w] * 2 > len(values)]
+        out = []
+        for w in words:
+            levels = [t["intensity"] for tags in values for t in tags if t["emotion"] == w and t["intensity"] is not None]
+            out.append({"emotion": w, "intensity": int(round(statistics.median(levels))) if levels else None})
+        return out
+    if task.startswith("binary_") or task == "pairwise":
+        return {k: _majority([v[k] for v in values]) for k in values[0]}
+    if task.startswith("post_panas"):
+        return {k: int(round(statistics.median(v[k] for v in values))) for k in values[0]}
+    if task == "conversation_wide":
+        first = values[0]
+        chosen = Counter(o for v in values for o in v["q1_lookingFor"])
+        q1 = [o for o in dict.fromkeys(o for v in values for o in v["q1_lookingFor"]) if chosen[o] * 2 > len(values)]
+        return {
+            "q1_lookingFor": q1 or first["q1_lookingFor"],
+            "q2_emotionClarity": _majority([v["q2_emotionClarity"] for v in values]),
+            "q3_modelFit": _majority([v["q3_modelFit"] for v in values]),
+            "q3_followUp_whatFeltOff": first["q3_followUp_whatFeltOff"],
+            "fourBranchScores": {b: statistics.median(v["fourBranchScores"][b] for v in values)
+                                 for b in first["fourBranchScores"]},
+        }
+    raise ValueError(f"unknown task {task!r}")
+
+
+def assemble(view: ConversationView, model: str, mode: str, strategy: str, prompt_version: str,
+             requests: list[Request], answers: list[Answer]) -> dict[str, Any]:
+    """The EM output file of one conversation from its requests and answers."""
+    by_turn: dict[int | None, dict[str, tuple[Request, Answer]]] = {}
+    for request, answer in zip(requests, answers):
+        by_turn.setdefault(request.turn_number, {})[request.task] = (request, answer)
+    fields = {"binary_om_observer": "em_binary_om_assessment", "binary_hp_observer": "em_binary_human_prediction",
+              "binary_om_participant": "em_binary_om_assessment_hp", "binary_hp_participant": "em_binary_human_prediction_hp"}
+    turns = []
+    cost = sum(a.cost_usd for a in answers)
+    for turn in view.turns:
+        got = by_turn.get(turn.turn_number, {})
+        entry: dict[str, Any] = {"turnNumber": turn.turn_number}
+        invalid_raw: dict[str, str] = {}
+        emotions = got.get("emotions")
+        entry["em_emotion_tags"] = emotions[1].value if emotions and emotions[1].value is not None else []
+        if emotions and emotions[1].value is None:
+            entry["em_emotion_tags_invalid"] = True
+            invalid_raw["emotions"] = emotions[1].raw
+        draft = got.get("draft")
+        entry["em_drafted_response"] = draft[1].value if draft else None
+        if draft and draft[1].value is None:
+            invalid_raw["draft"] = draft[1].raw
+        for task, name in fields.items():
+            request, answer = got[task]
+            entry[name] = answer.value if answer.value is not None else {k: INVALID for k in request.expect}
+            if answer.value is None:
+                invalid_raw[task] = answer.raw
+        if "pairwise" in got:
+            request, answer = got["pairwise"]
+            entry["em_pairwise_selections"] = answer.value if answer.value is not None else {k: INVALID for k in request.expect}
+            if answer.value is None:
+                invalid_raw["pairwise"] = answer.raw
+        else:
+            entry["em_pairwise_selections"] = {}
+        if invalid_raw:
+            entry["em_invalid_answers"] = invalid_raw
+        turns.append(entry)
+
+    post_got = by_turn.get(None, {})
+    panas_request, panas = post_got[PANAS_TASKS[strategy]]
+    cw_request, cw = post_got["conversation_wide"]
+    post: dict[str, Any] = {"panas_strategy": strategy, "pre_panas_shown": strategy == "delta" or mode in OMNISCIENT,
+                            "predicted_post_panas": None, "predicted_panas_delta": None,
+                            "predicted_conversation_wide": cw.value}
+    if panas.value is not None:
+        affect = {i.name: i.affect for i in instrument.panas_items()}
+        totals = {"totalPositiveAffect": sum(v for k, v in panas.value.items() if affect[k] == "positive"),
+                  "totalNegativeAffect": sum(v for k, v in panas.value.items() if affect[k] == "negative")}
+        key = "predicted_post_panas" if strategy == "absolute" else "predicted_panas_delta"
+        post[key] = {"items": panas.value, "totals": totals}
+    invalid_post = {t: a.raw for t, (r, a) in post_got.items() if a.value is None}
+    if invalid_post:
+        post["em_invalid_answers"] = invalid_post
+    return {
+        "conversationId": view.conversation_id,
+        "source_file": view.source_file,
+        "em_model": model,
+        "run_timestamp": None,
+        "mode": mode,
+        "prompt_version": prompt_version,
+        "turns": turns,
+        "post_conversation": post,
+        "api_cost": round(cost, 10),
+        "duration_seconds": None,
+    }
+
+
+async def _run(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompts: PromptSet,
+               cache: ResponseCache, outdir: Path, seed: int, show_progress: bool) -> Stats:
+    limits = httpx.Limits(max_connections=max(model.concurrency, 1), max_keepalive_connections=max(model.concurrency, 1))
+    async with httpx.AsyncClient(limits=limits) as client:
+        adapter = ADAPTERS[model.kind](model, client, seed=seed)
+        total = sum(len(prompts.conversation_requests(v, mode, strategy)) for v in views)
+        with tqdm(total=total, desc=f"{model.name} ({mode})", unit="req", disable=not show_progress, mininterval=1.0) as bar:
+            collector = Collector(model, adapter, cache, prompts, bar)
+            window = asyncio.Semaphore(max(4, model.concurrency * 2))  # conversations in flight
+
+            async def one(view: ConversationView) -> None:
+                async with window:
+                    output = await collector.conversation(view, mode, strategy)
+                write_json(output, outdir / f"{view.conversation_id}.json")
+
+            await asyncio.gather(*(one(v) for v in views))
+        collector.stats.retries = adapter.retries  # type: ignore[attr-defined]
+        return collector.stats
+
+
+def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompt_version: str,
+                  cache_dir: str | Path, shard: str, outdir: str | Path, seed: int = 0,
+                  show_progress: bool = True) -> dict[str, Any]:
+    """Collect every conversation of ``views``; write one EM output file each into ``outdir``.
+
+    Returns the collection statistics (requests, cache hits, calls, repairs, invalid answers per
+    task, tokens, cost, wall seconds) for the log. Raises ``CollectionError`` when the model
+    cannot be queried (missing key, refused request, unreachable endpoint).
+    """
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(Path(cache_dir) / model.name, shard)
+    start = time.perf_counter()
+    try:
+        stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache, outdir, seed,
+                                 show_progress))
+    finally:
+        cache.close()
+    return {**stats.as_dict(), "wall_seconds": time.perf_counter() - start}

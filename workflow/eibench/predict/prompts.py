@@ -1,0 +1,138 @@
+"""The versioned prompt set, rendered into the requests of the evaluation protocol.
+
+``PromptSet.load("v1")`` reads ``prompts/v1.yaml``. ``requests_for(view, mode, strategy)``
+returns every request of one conversation: per turn t a draft (history and the message at t
+only), the emotion tags and the four behaviour-question sets (turns 1..t with the OM reply at
+t), the pairwise picks (history and the message at t, replies masked as A/B); after the last
+turn the post-chat PANAS (one strategy) and the conversation-wide answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from string import Template
+from typing import Any
+
+import yaml
+
+from .. import instrument
+from .conversation import ConversationView, TurnView
+
+TURN_TASKS = ("draft", "emotions", "binary_om_observer", "binary_hp_observer", "binary_om_participant",
+              "binary_hp_participant", "pairwise")
+PANAS_TASKS = {"absolute": "post_panas_absolute", "delta": "post_panas_delta", "blind_delta": "post_panas_blind_delta"}
+OMNISCIENT = ("omniscient", "verbose_omniscient")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One question to a model: its task, where it belongs and the chat messages.
+
+    ``expect`` lists what a valid answer must contain (question ids, comparison positions or
+    PANAS items) in the order they were asked.
+    """
+
+    conversation_id: str
+    turn_number: int | None  # None for the post-conversation tasks
+    task: str
+    messages: tuple[dict[str, str], ...]
+    expect: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    version: str
+    raw: dict[str, Any]
+
+    @classmethod
+    @cache
+    def load(cls, version: str) -> "PromptSet":
+        path = resources.files(__package__).joinpath("prompts", f"{version}.yaml")
+        if not path.is_file():
+            raise FileNotFoundError(f"prompt set {version!r} not found (expected {path})")
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if raw.get("version") != version:
+            raise ValueError(f"prompt file {path} declares version {raw.get('version')!r}, not {version!r}")
+        return cls(version, raw)
+
+    def _system(self, task: str, template_task: str, mode: str, view: ConversationView) -> str:
+        spec = self.raw["tasks"][template_task]
+        if "system" in spec:
+            text = Template(spec["system"]).substitute(task=task)
+        else:
+            text = Template(self.raw["system"]).substitute(task=task, mode_instructions=self.raw["mode_instructions"][mode])
+        if mode in OMNISCIENT:
+            totals = view.pre_panas_totals
+            text += "\n" + Template(self.raw["profile"]).substitute(
+                age=view.profile.get("age", "unknown"), traits=view.profile.get("traits", "none"),
+                goals=view.profile.get("goals", "not given"),
+                pre_positive=_num(totals.get("positive")), pre_negative=_num(totals.get("negative")))
+        return text.strip()
+
+    def _transcript(self, turns: list[TurnView]) -> str:
+        tpl = Template(self.raw["transcript_turn"])
+        return "".join(tpl.substitute(turn=t.turn_number, user=t.user_message, assistant=t.om_reply) for t in turns).strip()
+
+    def _request(self, view: ConversationView, turn_number: int | None, task: str, mode: str,
+                 expect: tuple[str, ...] = (), **values: Any) -> Request:
+        template_task = task.rsplit("_", 1)[0] if task.startswith("binary_") else task
+        user = Template(self.raw["tasks"][template_task]["user"]).substitute(**values).strip()
+        messages = ({"role": "system", "content": self._system(task, template_task, mode, view)},
+                    {"role": "user", "content": user})
+        return Request(view.conversation_id, turn_number, task, messages, expect)
+
+    def turn_requests(self, view: ConversationView, turn: TurnView, mode: str) -> list[Request]:
+        """The requests of turn ``turn``: they see turns 1..t only."""
+        t = turn.turn_number
+        history = self._transcript(view.history(t)) or "(this is the first turn)"
+        upto = self._transcript(view.upto(t))
+        panas_words = ", ".join(i.name for i in instrument.panas_items())
+        out = [
+            self._request(view, t, "draft", mode, history=history, turn=t, user=turn.user_message),
+            self._request(view, t, "emotions", mode, transcript=upto, turn=t, panas_words=panas_words),
+        ]
+        questions = {q["question_id"]: q for q in instrument.binary_questions()}
+        asked = tuple(q for q in instrument.binary_question_ids())  # all 36 behaviour questions
+        for target in ("om", "hp"):
+            for wording, column in (("observer", "text_observer"), ("participant", "text_participant")):
+                listing = "\n".join(f"{q}: {questions[q][column]}" for q in asked)
+                out.append(self._request(view, t, f"binary_{target}_{wording}", mode, asked, transcript=upto, turn=t,
+                                         questions=listing, keys=", ".join(asked)))
+        if turn.comparisons:
+            wording = {q["question_id"]: q["text"] for q in instrument.pairwise_questions()}
+            blocks = []
+            for c in turn.comparisons:
+                blocks.append(f"Comparison {c.position}: {wording.get(c.question_id, c.question_id)}\n"
+                              f"  Reply A: {c.text_a or '(missing)'}\n  Reply B: {c.text_b or '(missing)'}")
+            keys = tuple(str(c.position) for c in turn.comparisons)
+            out.append(self._request(view, t, "pairwise", mode, keys, history=history, turn=t, user=turn.user_message,
+                                     comparisons="\n".join(blocks), keys=", ".join(keys)))
+        return out
+
+    def post_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:
+        """The post-conversation requests: PANAS (one strategy) and the conversation-wide answers."""
+        transcript = self._transcript(view.turns)
+        items = tuple(i.name for i in instrument.panas_items())
+        pre = "\n".join(f"{name}: {_num(view.pre_panas_items.get(name))}" for name in items)
+        options = instrument.survey_options()
+        return [
+            self._request(view, None, PANAS_TASKS[strategy], mode, items, transcript=transcript, items=", ".join(items),
+                          pre_items=pre),
+            self._request(view, None, "conversation_wide", mode, (), transcript=transcript,
+                          q1_options=" | ".join(options["q1_lookingFor"]),
+                          q2_options=" | ".join(options["q2_emotionClarity"]),
+                          q3_options=" | ".join(options["q3_modelFit"])),
+        ]
+
+    def conversation_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:
+        """Every request of a conversation, turn by turn, then the post-conversation ones."""
+        out = [r for turn in view.turns for r in self.turn_requests(view, turn, mode)]
+        return out + self.post_requests(view, mode, strategy)
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "unknown"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -1,0 +1,38 @@
+"""Invalid answers per task: what a model was asked and how often its answer stayed invalid
+after the repair attempts (counted from its tidy EM tables)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pandas as pd
+
+BINARY_TASK = {("om", "observer"): "binary_om_observer", ("hp", "observer"): "binary_hp_observer",
+               ("om", "participant"): "binary_om_participant", ("hp", "participant"): "binary_hp_participant"}
+_TURN_RECORD = re.compile(r"\$\.turns\[\d+\]\.em_invalid_answers")
+_POST_RECORD = "$.post_conversation.em_invalid_answers"
+
+
+def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per task: answers asked and answers invalid. Binary questions and pairwise
+    comparisons count one per question or comparison; emotions and drafts one per turn; the
+    post-conversation PANAS and conversation-wide answers one per conversation."""
+    b, p, turns = em["em_binary"], em["em_pairwise"], em["em_turns"]
+    rows = []
+    for (target, wording), task in BINARY_TASK.items():
+        sel = b[(b["target"] == target) & (b["wording"] == wording)]
+        rows.append((task, len(sel), int((sel["status"] == "invalid").sum())))
+    rows.append(("pairwise", len(p), int((p["status"] == "invalid").sum())))
+    rows.append(("emotions", len(turns), int(turns["emotion_tags_invalid"].fillna(False).sum())))
+    recorded: Counter = Counter()
+    for path, value in zip(em["extra_fields"]["json_path"].astype(str), em["extra_fields"]["value_json"].astype(str)):
+        if _TURN_RECORD.fullmatch(path) or path == _POST_RECORD:
+            recorded.update(task.split("_panas")[0] + "_panas" if task.startswith("post_panas") else task
+                            for task in json.loads(value))
+    rows.append(("draft", len(turns), recorded["draft"]))
+    n_conversations = len(em["em_runs"])
+    rows.append(("post_panas", n_conversations, recorded["post_panas"]))
+    rows.append(("conversation_wide", n_conversations, recorded["conversation_wide"]))
+    return pd.DataFrame(rows, columns=["task", "asked", "invalid"])

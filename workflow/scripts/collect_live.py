@@ -1,0 +1,22 @@
+"""Rule collect_live: one shard of conversations through a live model, via the response cache."""
+
+import json
+
+from eibench.predict.adapters import LiveModel
+from eibench.predict.collect import collect_shard
+from eibench.predict.conversation import conversation_views
+from eibench.release.tidy import GOLD_TABLES
+from eibench.runlog import rule_log
+from eibench.seeding import stable_int
+from eibench.tables import read_parquet
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p = snakemake.params
+    tables = {name: read_parquet(snakemake.input[name], GOLD_TABLES[name]) for name in GOLD_TABLES}
+    ids = [c for c in sorted(tables["conversations"]["conversation_id"]) if stable_int(c) % p.n_shards == p.shard]
+    model = LiveModel.from_config(p.model)
+    stats = collect_shard(conversation_views(tables, ids), model, p.mode, p.collection["panas_strategy"],
+                          p.collection["prompt_version"], p.collection["cache_dir"], f"shard-{p.shard}",
+                          snakemake.output.predictions, seed=p.seed, show_progress=p.collection["show_progress"])
+    log.info("model %s, mode %s, shard %d/%d: %d conversations; %s", model.name, p.mode, p.shard, p.n_shards,
+             len(ids), json.dumps(stats, sort_keys=True))
