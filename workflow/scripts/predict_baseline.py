@@ -18,8 +18,12 @@ with rule_log(snakemake) as log:  # noqa: F821
         outputs = chance_outputs(conversation_views(tables), p.model, p.mode, p.seed)
     elif p.method == "prior":
         outputs = prior_outputs(conversation_views(tables), tables, p.model, p.mode)
-    else:
+    elif p.method == "lexicon":
         outputs = lexicon_outputs(tables, p.model, p.mode)
+    else:  # the optional extra: imported here so the default environment never needs torch
+        from eibench.predict.baselines.embedding import embedding_outputs
+
+        outputs = embedding_outputs(tables, p.model, p.mode)
     outdir = Path(snakemake.output.predictions)
     outdir.mkdir(parents=True, exist_ok=True)
     for name, obj in outputs.items():
