@@ -12,7 +12,7 @@ import pytest
 
 from ..conftest import REPO
 
-GENERATED = (".venv", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
+GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
 
 
 def copy_repo(dest: Path) -> Path:
