@@ -8,7 +8,6 @@ import hashlib
 
 import numpy as np
 import pytest
-
 from eibench.predict.baselines.embedding import embedding_outputs
 from eibench.release.schema import EMOutputFile
 from eibench.release.write import dumps
