@@ -21,7 +21,8 @@ Usage::
         llm.always("malformed", task="emotions")     # every emotions request is malformed
         llm.count, llm.requests, llm.counts_by_request()
 
-Fault kinds (``FAULTS``): ``"429"`` (with ``Retry-After: <retry_after>``), ``"500"``, ``"503"``,
+Fault kinds (``FAULTS``): ``"400"`` (a request refused for good), ``"429"`` (with
+``Retry-After: <retry_after>``), ``"500"``, ``"503"``,
 ``"timeout"`` (waits ``timeout_delay`` seconds, then answers normally), ``"disconnect"`` (closes
 the connection without a response), ``"truncated"`` (200, the first half of the normal body),
 ``"malformed"`` (200, valid API JSON whose text is not JSON), ``"empty"`` (200, no choices /
@@ -71,7 +72,7 @@ TASKS: tuple[str, ...] = (
     "post_panas_blind_delta",
     "conversation_wide",
 )
-FAULTS: tuple[str, ...] = ("429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty")
+FAULTS: tuple[str, ...] = ("400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty")
 REFUSAL = "I cannot help with that."
 MALFORMED_TEXT = "this is not json {"
 
@@ -328,6 +329,7 @@ def _error(path: str, kind: str, message: str) -> dict[str, Any]:
 
 
 _FAULT_ERRORS = {
+    "400": ("invalid_request_error", "prompt is too long: maximum context length exceeded"),
     "429": ("rate_limit_error", "rate limit exceeded"),
     "500": ("api_error", "internal server error"),
     "503": ("overloaded_error", "service unavailable"),

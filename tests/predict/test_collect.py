@@ -4,6 +4,7 @@ protocols, the cache, retries on every fault, repairs, invalid answers, keys and
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import sqlite3
 import time
@@ -83,16 +84,18 @@ def test_the_anthropic_protocol(small_views, tmp_path):
 
 
 def test_cost_is_accounted_from_token_usage(small_views, tmp_path):
+    priced = {"price_input_per_million": 2.0, "price_output_per_million": 8.0}
     with FakeLLM() as llm:
-        stats, files = _collect(small_views[:1], _model(llm, price_input_per_million=2.0, price_output_per_million=8.0),
-                                tmp_path)
+        stats, files = _collect(small_views[:1], _model(llm, **priced), tmp_path)
+        again, _ = _collect(small_views[:1], _model(llm, **priced), tmp_path, name="again")
     expected = (stats["input_tokens"] * 2.0 + stats["output_tokens"] * 8.0) / 1e6
-    assert stats["cost_usd"] == pytest.approx(expected)
+    assert stats["cost_usd"] == pytest.approx(expected) == pytest.approx(stats["cost_usd_spent"])
+    assert again["cost_usd"] == pytest.approx(expected) and again["cost_usd_spent"] == 0.0
     output = json.loads(next(iter(files.values())))
     assert output["api_cost"] == pytest.approx(expected, rel=1e-9)
 
 
-@pytest.mark.parametrize("fault", ["429", "500", "503", "timeout", "truncated", "empty", "disconnect"])
+@pytest.mark.parametrize("fault", ["429", "500", "503", "timeout", "truncated", "disconnect"])
 def test_transient_faults_are_retried_to_the_same_outputs(small_views, tmp_path, fast_backoff, fault):
     with FakeLLM() as clean:
         _, reference = _collect(small_views[:1], _model(clean), tmp_path / "ref")
@@ -102,6 +105,36 @@ def test_transient_faults_are_retried_to_the_same_outputs(small_views, tmp_path,
         stats, files = _collect(small_views[:1], _model(llm), tmp_path / "faulty")
         assert llm.count == stats["requests"] + 3
     assert files == reference
+
+
+def test_an_empty_answer_goes_to_the_repair_loop(small_views, tmp_path):
+    with FakeLLM() as llm:
+        llm.inject("empty", task="emotions")
+        stats, files = _collect(small_views[:1], _model(llm), tmp_path)
+    assert stats["repairs"] == 1 and stats["invalid"] == {}
+    assert stats["requests"] + 1 == stats["calls"]
+
+
+def test_a_request_refused_for_good_is_recorded_invalid_and_the_rest_goes_on(small_views, tmp_path):
+    view = small_views[0]
+    with FakeLLM() as llm:
+        llm.always("400", task="post_panas_absolute")
+        stats, files = _collect([view], _model(llm), tmp_path)
+    assert stats["refused"] == 1 and stats["invalid"] == {"post_panas_absolute": 1}
+    post = json.loads(next(iter(files.values())))["post_conversation"]
+    assert post["predicted_post_panas"] is None
+    assert post["em_invalid_answers"]["post_panas_absolute"].startswith("[refused: HTTP 400")
+    assert post["predicted_conversation_wide"] is not None
+
+
+def test_identical_requests_in_flight_share_one_call(small_views, tmp_path):
+    view = small_views[0]
+    twin = dataclasses.replace(view, conversation_id=view.conversation_id + "-twin")
+    with FakeLLM() as llm:
+        stats, files = _collect([view, twin], _model(llm), tmp_path)
+        per_request = llm.counts_by_request()
+    assert max(per_request.values()) == 1  # the twin's identical requests were not sent again
+    assert stats["calls"] == len(per_request) and stats["requests"] == 2 * stats["calls"]
 
 
 def test_retry_after_is_honoured(small_views, tmp_path):

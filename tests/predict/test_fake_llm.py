@@ -506,7 +506,7 @@ def test_unknown_fault_rejected(fresh):
         fresh.inject("teapot")
     with pytest.raises(ValueError):
         fresh.always("418", task="pairwise")
-    assert set(FAULTS) == {"429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty"}
+    assert set(FAULTS) == {"400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty"}
 
 
 def test_reset_clears_queue(fresh, client):

@@ -82,7 +82,7 @@ def test_every_request_names_its_task_and_what_it_expects(small_views):
     ('{"emotions": [{"emotion": "Upset", "intensity": 5}]}', True),
     ('Sure!\n```json\n{"emotions": []}\n```', True),
     ('{"emotions": [{"emotion": "upset", "intensity": "moderate"}]}', True),
-    ('{"emotions": [{"emotion": "upset", "intensity": 12}]}', True),   # clamped to 7, as the reader does
+    ('{"emotions": [{"emotion": "upset", "intensity": 12}]}', False),  # out of 1..7: a repair asks again
     ('{"emotions": [{"emotion": "", "intensity": 3}]}', False),
     ('{"emotions": "upset"}', False),
     ("no json here", False),

@@ -21,6 +21,8 @@ def rule_log(smk: Any) -> Iterator[logging.Logger]:
         filename=log_file, filemode="w", level=logging.INFO, force=True,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not one line per HTTP request
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
     logger = logging.getLogger(smk.rule)
     try:
         yield logger

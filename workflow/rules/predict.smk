@@ -60,6 +60,7 @@ rule collect_live:
         mode=lambda wc: wc.mode,
         shard=lambda wc: int(wc.shard),
         n_shards=lambda wc: n_shards(wc.model),
+        n_modes=len(MODES),
         collection=config["collection"],
         seed=config["seed"],
     log:

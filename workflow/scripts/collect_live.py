@@ -14,9 +14,12 @@ with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
     tables = {name: read_parquet(snakemake.input[name], GOLD_TABLES[name]) for name in GOLD_TABLES}
     ids = [c for c in sorted(tables["conversations"]["conversation_id"]) if stable_int(c) % p.n_shards == p.shard]
-    model = LiveModel.from_config(p.model)
+    # The configured limits are the model's; its jobs (shards x modes) may run at once, so each
+    # gets an equal share of the concurrency and of the requests per minute.
+    model = LiveModel.from_config(p.model).share(p.n_shards * p.n_modes)
     stats = collect_shard(conversation_views(tables, ids), model, p.mode, p.collection["panas_strategy"],
-                          p.collection["prompt_version"], p.collection["cache_dir"], f"shard-{p.shard}",
-                          snakemake.output.predictions, seed=p.seed, show_progress=p.collection["show_progress"])
+                          p.collection["prompt_version"], p.collection["cache_dir"], f"{p.mode}-shard-{p.shard}",
+                          snakemake.output.predictions, seed=stable_int(f"{p.seed}/{model.name}/{p.mode}/{p.shard}"),
+                          show_progress=p.collection["show_progress"])
     log.info("model %s, mode %s, shard %d/%d: %d conversations; %s", model.name, p.mode, p.shard, p.n_shards,
              len(ids), json.dumps(stats, sort_keys=True))

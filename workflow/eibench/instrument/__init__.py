@@ -83,3 +83,11 @@ def survey_options() -> dict[str, tuple[str, ...]]:
     """
     raw = json.loads(resources.files(__name__).joinpath("survey_options.json").read_text("utf-8"))
     return {key.split(" ")[0]: tuple(values) for key, values in raw.items()}
+
+
+def panas_totals(items: dict[str, float]) -> dict[str, float]:
+    """PANAS totals of a set of item values: the sums of the positive and the negative items
+    given (keys totalPositiveAffect, totalNegativeAffect, as in the release format)."""
+    affect = {i.name: i.affect for i in panas_items()}
+    return {"totalPositiveAffect": sum(v for k, v in items.items() if affect[k] == "positive"),
+            "totalNegativeAffect": sum(v for k, v in items.items() if affect[k] == "negative")}

@@ -20,13 +20,23 @@ from typing import Any
 
 import httpx
 
-RETRY_STATUS = {408, 429, 500, 502, 503, 504, 529}
+#: Statuses worth retrying: request timeout, too many requests, and every server error.
+RETRY_STATUS = {408, 429} | set(range(500, 600))
+#: Statuses that stop the whole model: the key or the model id is wrong for every request.
+FATAL_STATUS = {401, 403, 404}
+#: The longest wait between two attempts, whatever a Retry-After header asks.
+MAX_WAIT_SECONDS = 120.0
 DEFAULT_ENDPOINTS = {"openai_compatible": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ANTHROPIC_VERSION = "2023-06-01"
 
 
 class CollectionError(RuntimeError):
     """A model cannot be queried (missing key, refused request, unreachable endpoint)."""
+
+
+class RequestRefused(Exception):
+    """The endpoint refused this one request for good (e.g. HTTP 400: context too long, content
+    policy). The request's answer is recorded as invalid; the collection goes on."""
 
 
 class _Transient(Exception):
@@ -64,9 +74,19 @@ class LiveModel:
 
     def identity(self) -> dict[str, Any]:
         """What makes two answers comparable: part of every cache key (the endpoint is not, so
-        moving a model to another server keeps its cache; its id and revision are)."""
+        moving a model to another server keeps its cache; its id and revision are). Numbers are
+        normalised so that temperature 0 and 0.0 give the same key."""
         return {"kind": self.kind, "model_id": self.model_id, "revision": self.revision,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "params": self.params}
+                "temperature": float(self.temperature), "max_tokens": int(self.max_tokens), "params": self.params}
+
+    def share(self, jobs: int) -> "LiveModel":
+        """This model's limits split evenly over ``jobs`` concurrent jobs (shards x modes), so
+        the configured concurrency and requests per minute hold for the model as a whole."""
+        from dataclasses import replace
+        from math import ceil
+
+        rpm = self.requests_per_minute / jobs if self.requests_per_minute else None
+        return replace(self, concurrency=max(1, ceil(self.concurrency / jobs)), requests_per_minute=rpm)
 
     def cost(self, input_tokens: int, output_tokens: int) -> float:
         """USD for one call."""
@@ -138,12 +158,15 @@ class Adapter:
     def _read_key(model: LiveModel) -> str | None:
         if not model.api_key_env:
             return None
-        key = os.environ.get(model.api_key_env)
+        key = (os.environ.get(model.api_key_env) or "").strip()
         if not key:
             raise CollectionError(
                 f"model {model.name!r}: the environment variable {model.api_key_env} is not set. API keys are read "
                 f"from the environment only: export {model.api_key_env}=... before running, or remove the model."
             )
+        if not (key.isascii() and key.isprintable()):
+            raise CollectionError(f"model {model.name!r}: the value of {model.api_key_env} has characters an HTTP "
+                                  "header cannot carry (spaces inside, line breaks, non-ASCII); check it")
         return key
 
     def _redact(self, text: str) -> str:
@@ -174,7 +197,7 @@ class Adapter:
                 if attempt == self.model.max_retries:
                     break
                 delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._jitter.random())
-                await asyncio.sleep(e.retry_after if e.retry_after is not None else delay)
+                await asyncio.sleep(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
         raise CollectionError(f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}")
 
     async def _once(self, url: str, messages: list[dict[str, str]]) -> Completion:
@@ -191,13 +214,20 @@ class Adapter:
             raise _Transient(f"HTTP {response.status_code}", retry_after_seconds(response.headers.get("retry-after")))
         if response.status_code >= 400:
             detail = self._redact(response.text[:300])
-            raise CollectionError(
-                f"model {self.model.name!r}: {url} refused the request with HTTP {response.status_code}: {detail}"
-                + (f" (check the key in {self.model.api_key_env})" if response.status_code in (401, 403) else ""))
+            if response.status_code in FATAL_STATUS:
+                hint = f" (check the key in {self.model.api_key_env})" if response.status_code in (401, 403) else \
+                    f" (check model_id {self.model.model_id!r} and the endpoint)"
+                raise CollectionError(
+                    f"model {self.model.name!r}: {url} refused the request with HTTP {response.status_code}: {detail}{hint}")
+            raise RequestRefused(f"HTTP {response.status_code}: {detail}")
         try:
-            text, tokens_in, tokens_out = self.read(response.json())
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise _Transient("the response body is not the expected JSON") from None
+            body = response.json()
+        except ValueError:
+            raise _Transient("the response body is not JSON (truncated?)") from None
+        try:
+            text, tokens_in, tokens_out = self.read(body)
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise _Transient("the response JSON lacks the expected fields") from None
         created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         return Completion(text, tokens_in, tokens_out, time.perf_counter() - start, created)
 
@@ -215,11 +245,13 @@ class OpenAICompatible(Adapter):
                 "max_tokens": self.model.max_tokens, **self.model.params}
 
     def read(self, body: Any) -> tuple[str, int, int]:
-        text = body["choices"][0]["message"]["content"]
-        if not isinstance(text, str):
-            raise TypeError("content is not text")
+        choices = body["choices"]
+        # No choice, or a null content (a refusal or a content filter), is an empty answer: the
+        # parser rejects it and the repair loop takes over, as for any unusable answer.
+        text = (choices[0].get("message") or {}).get("content") if choices else None
         usage = body.get("usage") or {}
-        return text, int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+        return text if isinstance(text, str) else "", int(usage.get("prompt_tokens") or 0), \
+            int(usage.get("completion_tokens") or 0)
 
 
 class Anthropic(Adapter):
@@ -240,11 +272,9 @@ class Anthropic(Adapter):
                 "max_tokens": self.model.max_tokens, "temperature": self.model.temperature, **self.model.params}
 
     def read(self, body: Any) -> tuple[str, int, int]:
-        blocks = [b["text"] for b in body["content"] if b.get("type") == "text"]
-        if not blocks:
-            raise ValueError("no text block")
+        blocks = [b.get("text") or "" for b in body["content"] if isinstance(b, dict) and b.get("type") == "text"]
         usage = body.get("usage") or {}
-        return "".join(blocks), int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+        return "".join(blocks), int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
 
 
 ADAPTERS = {"openai_compatible": OpenAICompatible, "anthropic": Anthropic}

@@ -39,31 +39,38 @@ def extract_json(text: str) -> tuple[Any, str]:
         return None, "the answer is empty"
     fenced = _FENCE.search(text)
     candidate = fenced.group(1) if fenced else text
+    decoder = json.JSONDecoder()
+    problem = "the answer contains no JSON object"
     start = candidate.find("{")
-    if start < 0:
-        return None, "the answer contains no JSON object"
-    try:
-        obj, _ = json.JSONDecoder().raw_decode(candidate[start:])
-    except json.JSONDecodeError as e:
-        return None, f"the JSON is not valid ({e.msg} at position {e.pos})"
-    if not isinstance(obj, dict):
-        return None, "the answer must be a JSON object"
-    return obj, ""
+    while start >= 0:  # the first '{' that starts a valid object ('I weighed {tone} first. {...}')
+        try:
+            obj, _ = decoder.raw_decode(candidate[start:])
+            if isinstance(obj, dict):
+                return obj, ""
+        except json.JSONDecodeError as e:
+            if problem == "the answer contains no JSON object":
+                problem = f"the JSON is not valid ({e.msg} at position {e.pos})"
+        start = candidate.find("{", start + 1)
+    return None, problem
 
 
 def _emotions(obj: dict[str, Any]) -> Parsed:
     tags = obj.get("emotions")
     if not isinstance(tags, list):
         return Parsed(None, 'the object needs an "emotions" list')
+    words = instrument.panas_by_word()
     out = []
     for i, tag in enumerate(tags):
-        if not isinstance(tag, dict) or not isinstance(tag.get("emotion"), str) or not tag["emotion"].strip():
-            return Parsed(None, f"emotions[{i}] needs an \"emotion\" word")
-        try:
-            level = normalize.intensity(tag.get("intensity"))
-        except ValueError:
+        word = tag.get("emotion") if isinstance(tag, dict) else None
+        if not isinstance(word, str) or normalize.emotion_word(word) not in words:
+            allowed = ", ".join(item.name for item in instrument.panas_items())
+            return Parsed(None, f"emotions[{i}] needs a word from the PANAS list ({allowed})")
+        level = tag.get("intensity")
+        if isinstance(level, str) and level.strip().lower() in normalize.INTENSITY_WORDS:
+            level = normalize.INTENSITY_WORDS[level.strip().lower()]
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not 1 <= level <= 7:
             return Parsed(None, f"emotions[{i}] needs an intensity from 1 to 7")
-        out.append({"emotion": tag["emotion"].strip().lower(), "intensity": level})
+        out.append({"emotion": normalize.emotion_word(word), "intensity": normalize.intensity(level)})
     return Parsed(out)
 
 
@@ -74,7 +81,9 @@ def _choices(obj: dict[str, Any], expect: tuple[str, ...], allowed: dict[str, st
     out = {}
     for key in expect:
         value = obj[key]
-        norm = allowed.get(value.strip().lower()) if isinstance(value, str) else None
+        if isinstance(value, bool) and "yes" in allowed:
+            value = "yes" if value else "no"
+        norm = allowed.get(value.strip().strip(".!").lower()) if isinstance(value, str) else None
         if norm is None:
             return Parsed(None, f"{key!r} must be {what}, not {value!r}")
         out[key] = norm

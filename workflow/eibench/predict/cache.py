@@ -1,10 +1,10 @@
 """The response cache: every model answer, keyed by the full request, in SQLite.
 
-One SQLite file per collection shard (``<cache_dir>/<model>/<shard>.sqlite``), written by that
-shard's job only: no two processes ever write the same file, which keeps the cache correct when
-jobs run at once on several machines over a network file system (where SQLite locking is
-unreliable). Lookups also read the model's other shard files, read-only, so changing the number
-of shards never loses an answer. WAL journaling and one transaction per answer mean a job
+One SQLite file per collection job (``<cache_dir>/<model>/<mode>-shard-<k>.sqlite``), written
+by that job only: no two processes ever write the same file. Lookups also read the model's
+other files, read-only, so changing the number of shards or adding a mode never loses an answer.
+WAL journaling needs a local disk: on a network file system SQLite's WAL is unsupported (see
+docs/collection.md for running on a cluster). WAL journaling and one transaction per answer mean a job
 killed at any moment leaves every answer it stored readable, and a restart asks only what is
 missing. Entries are never overwritten (INSERT OR IGNORE).
 
@@ -58,7 +58,7 @@ class ResponseCache:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / f"{shard}.sqlite"
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(self.path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(SCHEMA)
@@ -66,13 +66,14 @@ class ResponseCache:
         for other in sorted(self.directory.glob("*.sqlite")):
             if other != self.path:
                 try:
-                    self._others.append(sqlite3.connect(f"file:{other}?mode=ro", uri=True, check_same_thread=False))
+                    self._others.append(sqlite3.connect(other.resolve().as_uri() + "?mode=ro", uri=True))
                 except sqlite3.Error:
                     continue  # an unreadable sibling only costs cache hits, never correctness
         self.hits = 0
         self.stores = 0
 
-    def get(self, key: str) -> Entry | None:
+    def get(self, key: str, count: bool = True) -> Entry | None:
+        """The stored answer for ``key`` (this shard first, then the others), or None."""
         for db in (self._db, *self._others):
             try:
                 row = db.execute(
@@ -81,7 +82,7 @@ class ResponseCache:
             except sqlite3.Error:
                 continue
             if row is not None:
-                self.hits += 1
+                self.hits += count
                 return Entry(*row)
         return None
 

@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from .. import instrument
 from ..release.write import write_json
-from .adapters import ADAPTERS, Adapter, Completion, LiveModel
+from .adapters import ADAPTERS, Adapter, Completion, LiveModel, RequestRefused
 from .answers import REPAIR_MESSAGE, Parsed, parse
 from .cache import Entry, ResponseCache, request_key
 from .conversation import ConversationView
@@ -39,14 +39,23 @@ INVALID = "invalid"
 
 @dataclass
 class Stats:
+    """Counters of one collection job (written to its log). ``cost_usd`` and the token counts
+    cover every answer used (cached or not); the ``*_spent`` ones only the calls made now."""
+
     requests: int = 0
     cache_hits: int = 0
     calls: int = 0
+    retries: int = 0
     repairs: int = 0
+    refused: int = 0
     invalid: Counter = field(default_factory=Counter)
+    invalid_samples: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    input_tokens_spent: int = 0
+    output_tokens_spent: int = 0
+    cost_usd_spent: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {**{k: v for k, v in self.__dict__.items() if k != "invalid"}, "invalid": dict(self.invalid)}
@@ -65,25 +74,52 @@ class Collector:
         self.model, self.adapter, self.cache, self.prompts = model, adapter, cache, prompts
         self.stats = Stats()
         self.progress = progress
+        self._in_flight: dict[str, asyncio.Future] = {}
 
     async def _ask(self, messages: list[dict[str, str]], sample: int) -> Completion:
+        """The answer to one request: from the cache, or from the model (then stored). Identical
+        requests in flight share one call; the stored answer is the one used, so every reader
+        of a key sees the same text even when two jobs asked at once."""
         key = request_key(self.model.identity(), self.prompts.version, messages, sample)
         entry = self.cache.get(key)
         if entry is not None:
             self.stats.cache_hits += 1
             return Completion(entry.text, entry.input_tokens, entry.output_tokens, entry.latency_seconds, entry.created_at)
-        done = await self.adapter.complete(messages)
-        self.stats.calls += 1
-        self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
-                             "messages": messages, "sample": sample},
-                       Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
-        return done
+        if key in self._in_flight:
+            return await asyncio.shield(self._in_flight[key])
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            done = await self.adapter.complete(messages)
+            self.stats.calls += 1
+            self.stats.input_tokens_spent += done.input_tokens
+            self.stats.output_tokens_spent += done.output_tokens
+            self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens)
+            self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
+                                 "messages": messages, "sample": sample},
+                           Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
+            stored = self.cache.get(key, count=False) or Entry(done.text, done.input_tokens, done.output_tokens,
+                                                               done.latency_seconds, done.created_at)
+            result = Completion(stored.text, stored.input_tokens, stored.output_tokens, stored.latency_seconds,
+                                stored.created_at)
+            future.set_result(result)
+            return result
+        except BaseException as e:
+            future.set_exception(e)
+            future.exception()  # retrieved here, so an unawaited future never logs a warning
+            raise
+        finally:
+            del self._in_flight[key]
 
     async def _one_sample(self, request: Request, sample: int) -> tuple[Parsed, str, float]:
         messages = [dict(m) for m in request.messages]
         cost = 0.0
         for attempt in range(self.model.max_repairs + 1):
-            done = await self._ask(messages, sample)
+            try:
+                done = await self._ask(messages, sample)
+            except RequestRefused as e:  # refused for good: this answer is invalid, the rest goes on
+                self.stats.refused += 1
+                return Parsed(None, str(e)), f"[refused: {e}]", cost
             cost += self.model.cost(done.input_tokens, done.output_tokens)
             self.stats.input_tokens += done.input_tokens
             self.stats.output_tokens += done.output_tokens
@@ -91,7 +127,7 @@ class Collector:
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
             self.stats.repairs += 1
-            messages += [{"role": "assistant", "content": done.text},
+            messages += [{"role": "assistant", "content": done.text or "(empty answer)"},
                          {"role": "user", "content": REPAIR_MESSAGE.format(problem=parsed.problem)}]
         raise AssertionError("unreachable")
 
@@ -106,6 +142,7 @@ class Collector:
         cost = sum(c for _, _, c in results)
         self.stats.cost_usd += cost
         valid = [p.value for p, _, _ in results if p.ok]
+        self.stats.invalid_samples += len(results) - len(valid)
         if not valid:
             self.stats.invalid[request.task] += 1
             return Answer(None, results[-1][1], cost)
@@ -114,7 +151,8 @@ class Collector:
     async def conversation(self, view: ConversationView, mode: str, strategy: str) -> dict[str, Any]:
         requests = self.prompts.conversation_requests(view, mode, strategy)
         answers = await asyncio.gather(*(self.answer(r) for r in requests))
-        return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers)
+        return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers,
+                        self.prompts.digest)
 
 
 def _majority(values: list[Any]) -> Any:
@@ -155,7 +193,7 @@ def aggregate(task: str, values: list[Any]) -> Any:
 
 
 def assemble(view: ConversationView, model: str, mode: str, strategy: str, prompt_version: str,
-             requests: list[Request], answers: list[Answer]) -> dict[str, Any]:
+             requests: list[Request], answers: list[Answer], prompt_digest: str = "") -> dict[str, Any]:
     """The EM output file of one conversation from its requests and answers."""
     by_turn: dict[int | None, dict[str, tuple[Request, Answer]]] = {}
     for request, answer in zip(requests, answers):
@@ -194,20 +232,10 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
         turns.append(entry)
 
     post_got = by_turn.get(None, {})
-    panas_request, panas = post_got[PANAS_TASKS[strategy]]
-    cw_request, cw = post_got["conversation_wide"]
-    post: dict[str, Any] = {"panas_strategy": strategy, "pre_panas_shown": strategy == "delta" or mode in OMNISCIENT,
-                            "predicted_post_panas": None, "predicted_panas_delta": None,
-                            "predicted_conversation_wide": cw.value}
-    if panas.value is not None:
-        affect = {i.name: i.affect for i in instrument.panas_items()}
-        totals = {"totalPositiveAffect": sum(v for k, v in panas.value.items() if affect[k] == "positive"),
-                  "totalNegativeAffect": sum(v for k, v in panas.value.items() if affect[k] == "negative")}
-        key = "predicted_post_panas" if strategy == "absolute" else "predicted_panas_delta"
-        post[key] = {"items": panas.value, "totals": totals}
-    invalid_post = {t: a.raw for t, (r, a) in post_got.items() if a.value is None}
-    if invalid_post:
-        post["em_invalid_answers"] = invalid_post
+    if not post_got:  # a conversation without turns: nothing was asked
+        post = None
+    else:
+        post = _post(view, mode, strategy, post_got)
     return {
         "conversationId": view.conversation_id,
         "source_file": view.source_file,
@@ -215,6 +243,7 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
         "run_timestamp": None,
         "mode": mode,
         "prompt_version": prompt_version,
+        "prompt_digest": prompt_digest,
         "turns": turns,
         "post_conversation": post,
         "api_cost": round(cost, 10),
@@ -222,12 +251,28 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
     }
 
 
+def _post(view: ConversationView, mode: str, strategy: str, post_got: dict[str, tuple[Request, Answer]]) -> dict[str, Any]:
+    panas_request, panas = post_got[PANAS_TASKS[strategy]]
+    cw_request, cw = post_got["conversation_wide"]
+    shown = bool(view.pre_panas_items) and (strategy == "delta" or mode in OMNISCIENT)
+    post: dict[str, Any] = {"panas_strategy": strategy, "pre_panas_shown": shown,
+                            "predicted_post_panas": None, "predicted_panas_delta": None,
+                            "predicted_conversation_wide": cw.value}
+    if panas.value is not None:
+        key = "predicted_post_panas" if strategy == "absolute" else "predicted_panas_delta"
+        post[key] = {"items": panas.value, "totals": instrument.panas_totals(panas.value)}
+    invalid_post = {t: a.raw for t, (r, a) in post_got.items() if a.value is None}
+    if invalid_post:
+        post["em_invalid_answers"] = invalid_post
+    return post
+
+
 async def _run(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompts: PromptSet,
                cache: ResponseCache, outdir: Path, seed: int, show_progress: bool) -> Stats:
     limits = httpx.Limits(max_connections=max(model.concurrency, 1), max_keepalive_connections=max(model.concurrency, 1))
     async with httpx.AsyncClient(limits=limits) as client:
         adapter = ADAPTERS[model.kind](model, client, seed=seed)
-        total = sum(len(prompts.conversation_requests(v, mode, strategy)) for v in views)
+        total = sum(prompts.count_requests(v) for v in views)
         with tqdm(total=total, desc=f"{model.name} ({mode})", unit="req", disable=not show_progress, mininterval=1.0) as bar:
             collector = Collector(model, adapter, cache, prompts, bar)
             window = asyncio.Semaphore(max(4, model.concurrency * 2))  # conversations in flight
@@ -238,7 +283,7 @@ async def _run(views: list[ConversationView], model: LiveModel, mode: str, strat
                 write_json(output, outdir / f"{view.conversation_id}.json")
 
             await asyncio.gather(*(one(v) for v in views))
-        collector.stats.retries = adapter.retries  # type: ignore[attr-defined]
+        collector.stats.retries = adapter.retries
         return collector.stats
 
 

@@ -9,6 +9,7 @@ turn the post-chat PANAS (one strategy) and the conversation-wide answers.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -45,6 +46,7 @@ class Request:
 class PromptSet:
     version: str
     raw: dict[str, Any]
+    digest: str  # sha256 (first 16 hex) of the prompt file and the instrument texts it shows
 
     @classmethod
     @cache
@@ -52,10 +54,15 @@ class PromptSet:
         path = resources.files(__package__).joinpath("prompts", f"{version}.yaml")
         if not path.is_file():
             raise FileNotFoundError(f"prompt set {version!r} not found (expected {path})")
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        raw = yaml.safe_load(text)
         if raw.get("version") != version:
             raise ValueError(f"prompt file {path} declares version {raw.get('version')!r}, not {version!r}")
-        return cls(version, raw)
+        instrument_files = resources.files(instrument.__name__)
+        digest = hashlib.sha256(text.encode())
+        for name in ("binary_questions.csv", "pairwise_questions.csv", "panas_items.csv", "survey_options.json"):
+            digest.update(instrument_files.joinpath(name).read_bytes())
+        return cls(version, raw, digest.hexdigest()[:16])
 
     def _system(self, task: str, template_task: str, mode: str, view: ConversationView) -> str:
         spec = self.raw["tasks"][template_task]
@@ -68,7 +75,7 @@ class PromptSet:
             text += "\n" + Template(self.raw["profile"]).substitute(
                 age=view.profile.get("age", "unknown"), traits=view.profile.get("traits", "none"),
                 goals=view.profile.get("goals", "not given"),
-                pre_positive=_num(totals.get("positive")), pre_negative=_num(totals.get("negative")))
+                pre_positive=self._num(totals.get("positive")), pre_negative=self._num(totals.get("negative")))
         return text.strip()
 
     def _transcript(self, turns: list[TurnView]) -> str:
@@ -86,7 +93,7 @@ class PromptSet:
     def turn_requests(self, view: ConversationView, turn: TurnView, mode: str) -> list[Request]:
         """The requests of turn ``turn``: they see turns 1..t only."""
         t = turn.turn_number
-        history = self._transcript(view.history(t)) or "(this is the first turn)"
+        history = self._transcript(view.history(t)) or self.raw["first_turn"]
         upto = self._transcript(view.upto(t))
         panas_words = ", ".join(i.name for i in instrument.panas_items())
         out = [
@@ -94,7 +101,7 @@ class PromptSet:
             self._request(view, t, "emotions", mode, transcript=upto, turn=t, panas_words=panas_words),
         ]
         questions = {q["question_id"]: q for q in instrument.binary_questions()}
-        asked = tuple(q for q in instrument.binary_question_ids())  # all 36 behaviour questions
+        asked = instrument.binary_question_ids()  # all 36 behaviour questions
         for target in ("om", "hp"):
             for wording, column in (("observer", "text_observer"), ("participant", "text_participant")):
                 listing = "\n".join(f"{q}: {questions[q][column]}" for q in asked)
@@ -102,10 +109,11 @@ class PromptSet:
                                          questions=listing, keys=", ".join(asked)))
         if turn.comparisons:
             wording = {q["question_id"]: q["text"] for q in instrument.pairwise_questions()}
-            blocks = []
-            for c in turn.comparisons:
-                blocks.append(f"Comparison {c.position}: {wording.get(c.question_id, c.question_id)}\n"
-                              f"  Reply A: {c.text_a or '(missing)'}\n  Reply B: {c.text_b or '(missing)'}")
+            block = Template(self.raw["comparison"])
+            missing = self.raw["missing_reply"]
+            blocks = [block.substitute(position=c.position, question=wording.get(c.question_id, c.question_id),
+                                       reply_a=c.text_a or missing, reply_b=c.text_b or missing)
+                      for c in turn.comparisons]
             keys = tuple(str(c.position) for c in turn.comparisons)
             out.append(self._request(view, t, "pairwise", mode, keys, history=history, turn=t, user=turn.user_message,
                                      comparisons="\n".join(blocks), keys=", ".join(keys)))
@@ -115,7 +123,7 @@ class PromptSet:
         """The post-conversation requests: PANAS (one strategy) and the conversation-wide answers."""
         transcript = self._transcript(view.turns)
         items = tuple(i.name for i in instrument.panas_items())
-        pre = "\n".join(f"{name}: {_num(view.pre_panas_items.get(name))}" for name in items)
+        pre = "\n".join(f"{name}: {self._num(view.pre_panas_items.get(name))}" for name in items)
         options = instrument.survey_options()
         return [
             self._request(view, None, PANAS_TASKS[strategy], mode, items, transcript=transcript, items=", ".join(items),
@@ -127,12 +135,21 @@ class PromptSet:
         ]
 
     def conversation_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:
-        """Every request of a conversation, turn by turn, then the post-conversation ones."""
+        """Every request of a conversation, turn by turn, then the post-conversation ones (none
+        for a conversation without turns: there is nothing to read)."""
+        if not view.turns:
+            return []
         out = [r for turn in view.turns for r in self.turn_requests(view, turn, mode)]
         return out + self.post_requests(view, mode, strategy)
 
+    @staticmethod
+    def count_requests(view: ConversationView) -> int:
+        """How many requests ``conversation_requests`` makes for ``view`` (without building them)."""
+        if not view.turns:
+            return 0
+        return sum(6 + bool(t.comparisons) for t in view.turns) + 2
 
-def _num(value: Any) -> str:
-    if value is None:
-        return "unknown"
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    def _num(self, value: Any) -> str:
+        if value is None:
+            return self.raw["unknown"]
+        return str(int(value)) if float(value).is_integer() else f"{value:g}"

@@ -41,7 +41,7 @@ def chance_outputs(views: list[ConversationView], model: str, mode: str, seed: i
         items = {i.name: int(rng.integers(1, 8)) for i in instrument.panas_items()}
         post = {
             "panas_strategy": "absolute", "pre_panas_shown": False,
-            "predicted_post_panas": {"items": items, "totals": _totals(items)}, "predicted_panas_delta": None,
+            "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
             "predicted_conversation_wide": {
                 "q1_lookingFor": [str(rng.choice(options["q1_lookingFor"]))],
                 "q2_emotionClarity": str(rng.choice(options["q2_emotionClarity"])),
@@ -52,9 +52,3 @@ def chance_outputs(views: list[ConversationView], model: str, mode: str, seed: i
         }
         out[f"{view.conversation_id}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out
-
-
-def _totals(items: dict[str, int]) -> dict[str, int]:
-    affect = {i.name: i.affect for i in instrument.panas_items()}
-    return {"totalPositiveAffect": sum(v for k, v in items.items() if affect[k] == "positive"),
-            "totalNegativeAffect": sum(v for k, v in items.items() if affect[k] == "negative")}

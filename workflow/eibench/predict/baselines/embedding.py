@@ -35,7 +35,6 @@ import pandas as pd
 from ... import instrument
 from ...tables import with_none
 from ..conversation import conversation_views
-from .chance import _totals
 from .common import binary_fields, output_file
 
 VERSION = "embedding-knn-v1"
@@ -173,7 +172,7 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
             values = [four[n][branch] for n in near_convs if branch in four[n]]
             fb[branch] = int(min(7, max(1, round(float(np.mean(values)))))) if values else 4
         post = {"panas_strategy": "absolute", "pre_panas_shown": False,
-                "predicted_post_panas": {"items": items, "totals": _totals(items)}, "predicted_panas_delta": None,
+                "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
                 "predicted_conversation_wide": {
                     "q1_lookingFor": [most_common("q1_lookingFor", options["q1_lookingFor"])],
                     "q2_emotionClarity": most_common("q2_emotionClarity", options["q2_emotionClarity"]),

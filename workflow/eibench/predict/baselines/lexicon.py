@@ -85,9 +85,9 @@ Rule 4, post conversation
       branch: constant priors (most chats are rated as fairly good), not learned.
 
 Rule 5, file
-    conversationId, source_file (conversations table), em_model, run_timestamp
-    "1970-01-01T00:00:00Z", mode, prompt_version "lexicon-v1", one turn per gold turn in turn
-    order, post_conversation, api_cost 0.0, duration_seconds 0.0. ``em_drafted_response`` is a
+    conversationId, source_file (conversations table), em_model, run_timestamp null, mode,
+    prompt_version "lexicon-v1", one turn per gold turn in turn order, post_conversation,
+    api_cost 0.0, duration_seconds null (as every output of this repository: no timings). ``em_drafted_response`` is a
     template: "It sounds like you feel <first tag>. What feels hardest right now?", or "Thank you
     for telling me about this. What feels hardest right now?" when there is no tag.
 """
@@ -109,7 +109,6 @@ from ... import instrument
 from ...tables import with_none
 
 PROMPT_VERSION = "lexicon-v1"
-RUN_TIMESTAMP = "1970-01-01T00:00:00Z"
 MODES = ("default", "verbose", "omniscient", "verbose_omniscient")
 OMNISCIENT_MODES = ("omniscient", "verbose_omniscient")
 
@@ -518,12 +517,12 @@ def lexicon_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str) -> d
             "conversationId": cid,
             "source_file": conversations[cid].source_file,
             "em_model": model,
-            "run_timestamp": RUN_TIMESTAMP,
+            "run_timestamp": None,
             "mode": mode,
             "prompt_version": PROMPT_VERSION,
             "turns": turns_out,
             "post_conversation": post,
             "api_cost": 0.0,
-            "duration_seconds": 0.0,
+            "duration_seconds": None,
         }
     return outputs

@@ -26,7 +26,6 @@ import pandas as pd
 from ... import instrument
 from ...tables import with_none
 from ..conversation import ConversationView
-from .chance import _totals
 from .common import binary_fields, output_file
 
 VERSION = "prior-v1"
@@ -134,7 +133,7 @@ def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame]
             "fourBranchScores": four,
         }
         post = {"panas_strategy": "absolute", "pre_panas_shown": False,
-                "predicted_post_panas": {"items": items, "totals": _totals(items)}, "predicted_panas_delta": None,
+                "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
                 "predicted_conversation_wide": cw}
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out

@@ -1,0 +1,59 @@
+"""Cluster bootstrap of means, paired differences and ranks, on per-conversation values.
+
+A resample draws clusters with replacement (conversations by default; participants, taking all
+of a participant's conversations, as an option) and gives each conversation a weight = how
+many times it was drawn. A model's mean in a resample is the weighted mean of its conversation
+values (conversations without a value are skipped). Every model and metric uses the same
+resamples, so paired differences and rank statistics keep their dependence. Intervals are
+percentile intervals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def cluster_weights(cluster: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """[n_resamples, n_conversations] counts: how often each conversation's cluster was drawn.
+
+    ``cluster`` holds a cluster code (0..k-1) per conversation; a conversation whose code is -1
+    forms a cluster of its own.
+    """
+    cluster = np.asarray(cluster).copy()
+    alone = cluster < 0
+    cluster[alone] = cluster.max(initial=-1) + 1 + np.arange(alone.sum())
+    k = int(cluster.max(initial=-1)) + 1
+    draws = rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples) if k else np.zeros((n_resamples, 0))
+    return draws[:, cluster].astype(float)
+
+
+def resampled_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """[n_resamples, n_models] weighted means of ``values`` [n_models, n_conversations]."""
+    ok = ~np.isnan(values)
+    num = weights @ np.where(ok, values, 0.0).T
+    den = weights @ ok.T.astype(float)
+    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
+
+
+def percentile_interval(samples: np.ndarray, level: float = 0.95, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The (lower, upper) percentile interval of bootstrap samples along ``axis``."""
+    alpha = (1 - level) / 2
+    return np.nanquantile(samples, alpha, axis=axis), np.nanquantile(samples, 1 - alpha, axis=axis)
+
+
+def bootstrap_p(differences: np.ndarray, axis: int = 0) -> np.ndarray:
+    """Two-sided bootstrap p-value of 'no difference': 2 x the smaller tail share of the
+    resampled differences on either side of 0 (capped at 1)."""
+    d = np.asarray(differences)
+    n = np.sum(~np.isnan(d), axis=axis)
+    below = np.sum(d <= 0, axis=axis) / np.maximum(n, 1)
+    above = np.sum(d >= 0, axis=axis) / np.maximum(n, 1)
+    return np.minimum(1.0, 2 * np.minimum(below, above))
+
+
+def ranks_desc(means: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
+    """Ranks (1 = best) of models along the last axis; ties get the average rank."""
+    from scipy.stats import rankdata
+
+    x = -means if higher_is_better else means
+    return rankdata(x, axis=-1, method="average", nan_policy="omit")

@@ -1,0 +1,75 @@
+"""How well each metric separates the models.
+
+Per metric, over the evaluated models: the reliability of the model means (the share of their
+observed variance that is not sampling noise: 1 - mean(se^2) / var(means), an ICC of model
+means), a signal-to-noise ratio (sd of the true-score spread / typical se), and the share of
+model pairs whose paired cluster-bootstrap difference is significant after Holm's correction
+within the metric. The difference between two metrics' signal-to-noise ratios gets an interval
+from the same resamples ('preference separates models more than emotion F1').
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
+
+from .bootstrap import bootstrap_p, percentile_interval, resampled_means
+from .study import Study
+
+
+def _reliability_snr(means: np.ndarray, se2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Reliability and SNR along the last axis (models); inputs [..., n_models]."""
+    observed = np.nanvar(means, axis=-1, ddof=1)
+    noise = np.nanmean(se2, axis=-1)
+    true = np.maximum(observed - noise, 0.0)
+    reliability = np.divide(true, observed, out=np.full(np.shape(observed), np.nan), where=observed > 0)
+    snr = np.divide(np.sqrt(true), np.sqrt(noise), out=np.full(np.shape(noise), np.nan), where=noise > 0)
+    return reliability, snr
+
+
+def _weighted_se2(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Squared standard error of each model's weighted mean in each resample: [B, n_models]."""
+    ok = ~np.isnan(values)
+    x = np.where(ok, values, 0.0)
+    n = weights @ ok.T.astype(float)
+    mean = np.divide(weights @ x.T, n, out=np.full(n.shape, np.nan), where=n > 0)
+    second = np.divide(weights @ (x**2).T, n, out=np.full(n.shape, np.nan), where=n > 0)
+    var = np.maximum(second - mean**2, 0.0) * np.divide(n, n - 1, out=np.full(n.shape, np.nan), where=n > 1)
+    return np.divide(var, n, out=np.full(n.shape, np.nan), where=n > 0)
+
+
+def discriminability(study: Study, metrics: list[str], models: list[int], weights: np.ndarray,
+                     alpha: float = 0.05) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """One row per metric; also the per-resample SNR of each metric (for comparisons)."""
+    ones = np.ones((1, study.n_conversations))
+    rows, snr_boot = [], {}
+    for metric in metrics:
+        values = study.values[metric][models]
+        means = resampled_means(values, ones)[0]
+        rel, snr = _reliability_snr(means, _weighted_se2(values, ones)[0])
+        boot_means = resampled_means(values, weights)
+        rel_b, snr_b = _reliability_snr(boot_means, _weighted_se2(values, weights))
+        snr_boot[metric] = snr_b
+        p = []
+        for a, b in combinations(range(len(models)), 2):
+            diff = values[a] - values[b]
+            p.append(bootstrap_p(resampled_means(diff[None, :], weights)[:, 0]))
+        separated = multipletests(p, alpha=alpha, method="holm")[0] if p else np.array([], dtype=bool)
+        lo, hi = percentile_interval(snr_b)
+        rlo, rhi = percentile_interval(rel_b)
+        rows.append((metric, float(rel), float(rlo), float(rhi), float(snr), float(lo), float(hi),
+                     float(np.mean(separated)) if len(p) else np.nan, int(np.sum(separated)), len(p)))
+    table = pd.DataFrame(rows, columns=["metric", "reliability", "reliability_lo", "reliability_hi", "snr", "snr_lo",
+                                        "snr_hi", "share_pairs_separated", "pairs_separated", "pairs"])
+    return table, snr_boot
+
+
+def compare(snr_boot: dict[str, np.ndarray], metric_a: str, metric_b: str, level: float = 0.95) -> dict[str, float]:
+    """SNR of metric a minus metric b: estimate (median of resamples), interval, p-value."""
+    d = snr_boot[metric_a] - snr_boot[metric_b]
+    lo, hi = percentile_interval(d, level)
+    return {"metric_a": metric_a, "metric_b": metric_b, "difference": float(np.nanmedian(d)), "lo": float(lo),
+            "hi": float(hi), "p_boot": float(bootstrap_p(d))}

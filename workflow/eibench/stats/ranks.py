@@ -1,0 +1,157 @@
+"""Rank independence of the principal metrics: Kendall tau-b between the models' rankings on
+every pair of metrics, with cluster-bootstrap intervals, Kendall's W, split-half reliability of
+each metric's ranking, correlations corrected for that reliability, and the claim stated as an
+equivalence bound with the power the number of models gives.
+
+'Not significant' is not 'independent': with few models |tau| must be large to be significant,
+so the verdict 'independent' needs the whole 90% interval inside (-margin, margin).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..metrics.registry import BY_NAME
+from .bootstrap import percentile_interval, resampled_means
+from .study import Study
+
+
+def _signs(x: np.ndarray) -> np.ndarray:
+    """sign(x_i - x_j) for i < j along the last axis: [..., n_pairs]."""
+    i, j = np.triu_indices(x.shape[-1], k=1)
+    return np.sign(x[..., i] - x[..., j])
+
+
+def tau_b_matrix(means: np.ndarray) -> np.ndarray:
+    """Kendall tau-b between every pair of columns of ``means`` [..., n_models, n_metrics],
+    vectorised over leading axes: [..., n_metrics, n_metrics]. NaN rows (models) are kept out
+    only if the caller removes them; a metric with all ties gives NaN."""
+    s = _signs(np.moveaxis(means, -1, -2))  # [..., n_metrics, n_pairs]
+    num = np.einsum("...mp,...np->...mn", s, s)
+    nonzero = np.sum(s != 0, axis=-1).astype(float)  # untied pairs per metric
+    den = np.sqrt(nonzero[..., :, None] * nonzero[..., None, :])
+    return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
+
+
+def oriented_means(study: Study, metrics: list[str], models: list[int], weights: np.ndarray | None = None) -> np.ndarray:
+    """Model means [.., n_models, n_metrics], sign-flipped where lower is better, so that a
+    higher value always ranks a model higher."""
+    cols = []
+    for metric in metrics:
+        values = study.values[metric][models]
+        m = np.nanmean(values, axis=1) if weights is None else resampled_means(values, weights)
+        cols.append(m if BY_NAME[metric].higher_is_better else -m)
+    return np.stack(cols, axis=-1)
+
+
+def kendall_w(means: np.ndarray) -> float:
+    """Kendall's coefficient of concordance of the metrics' rankings of the models
+    (``means`` [n_models, n_metrics]; ties get average ranks, with the tie correction)."""
+    ranks = stats.rankdata(-means, axis=0)  # rank models within each metric
+    n, m = ranks.shape
+    s = np.sum((ranks.sum(axis=1) - m * (n + 1) / 2) ** 2)
+    ties = sum(np.sum(c**3 - c) for c in (np.unique(ranks[:, k], return_counts=True)[1] for k in range(m)))
+    den = m**2 * (n**3 - n) - m * ties
+    return float(12 * s / den) if den > 0 else float("nan")
+
+
+def critical_tau(n: int, alpha: float = 0.05) -> float:
+    """Smallest |tau| that is significant (two-sided, exact null distribution, no ties) for n."""
+    pairs = comb(n, 2)
+    for d in range(pairs // 2, -1, -1):  # from tau near 0 up to tau = 1
+        perm = _permutation_with_discordances(n, d)
+        if stats.kendalltau(np.arange(n), perm, method="exact").pvalue <= alpha:
+            return 1 - 2 * d / pairs
+    return float("nan")
+
+
+def _permutation_with_discordances(n: int, d: int) -> np.ndarray:
+    """A permutation of 0..n-1 with exactly ``d`` inversions (Lehmer code, greedy)."""
+    code = []
+    for i in range(n):
+        c = min(d, n - 1 - i)
+        code.append(c)
+        d -= c
+    items, out = list(range(n)), []
+    for c in code:
+        out.append(items.pop(c))
+    return np.array(out)
+
+
+def power(n: int, tau: float, alpha: float, n_sims: int, rng: np.random.Generator) -> float:
+    """Chance that the exact test rejects tau = 0 for n models when the true tau is ``tau``
+    (bivariate normal with Pearson rho = sin(pi tau / 2), Greiner's relation)."""
+    rho = np.sin(np.pi * tau / 2)
+    z = rng.standard_normal((n_sims, n, 2))
+    x, y = z[..., 0], rho * z[..., 0] + np.sqrt(1 - rho**2) * z[..., 1]
+    t = tau_b_matrix(np.stack([x, y], axis=-1))[:, 0, 1]
+    return float(np.mean(np.abs(t) >= critical_tau(n, alpha) - 1e-12))
+
+
+def split_half_reliability(study: Study, metrics: list[str], models: list[int], n_splits: int,
+                           rng: np.random.Generator) -> dict[str, float]:
+    """Per metric: the mean Kendall tau between the model rankings of two random halves of the
+    conversations, stepped up to the full sample with Spearman-Brown (2 t / (1 + t))."""
+    n = study.n_conversations
+    out = {}
+    halves = []
+    for _ in range(n_splits):
+        perm = rng.permutation(n)
+        w1 = np.zeros((1, n))
+        w1[0, perm[: n // 2]] = 1
+        halves.append((w1, 1 - w1))
+    for metric in metrics:
+        taus = []
+        for w1, w2 in halves:
+            a = oriented_means(study, [metric], models, w1)[0, :, 0]
+            b = oriented_means(study, [metric], models, w2)[0, :, 0]
+            taus.append(tau_b_matrix(np.stack([a, b], axis=-1))[0, 1])
+        t = float(np.nanmean(taus))
+        out[metric] = 2 * t / (1 + t) if t > -1 else float("nan")
+    return out
+
+
+def rank_independence(study: Study, metrics: list[str], models: list[int], weights: np.ndarray, margin: float,
+                      n_splits: int, rng: np.random.Generator, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Tables of pairwise rank correlations and per-metric reliabilities, and a summary."""
+    point = tau_b_matrix(oriented_means(study, metrics, models))
+    boot = tau_b_matrix(oriented_means(study, metrics, models, weights))
+    lo95, hi95 = percentile_interval(boot, 0.95)
+    lo90, hi90 = percentile_interval(boot, 0.90)
+    reliability = split_half_reliability(study, metrics, models, n_splits, rng)
+    means = oriented_means(study, metrics, models)
+    rows = []
+    for a, b in combinations(range(len(metrics)), 2):
+        p = stats.kendalltau(means[:, a], means[:, b]).pvalue
+        ra, rb = reliability[metrics[a]], reliability[metrics[b]]
+        corrected = float(np.clip(point[a, b] / np.sqrt(ra * rb), -1, 1)) if ra > 0 and rb > 0 else float("nan")
+        if -margin < lo90[a, b] and hi90[a, b] < margin:
+            verdict = "independent"
+        elif lo95[a, b] > 0 or hi95[a, b] < 0:
+            verdict = "related"
+        else:
+            verdict = "inconclusive"
+        rows.append((metrics[a], metrics[b], float(point[a, b]), float(lo95[a, b]), float(hi95[a, b]),
+                     float(lo90[a, b]), float(hi90[a, b]), float(p), corrected, verdict))
+    pairs = pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90", "p_exact",
+                                        "tau_corrected", "verdict"])
+    rel = pd.DataFrame([(m, reliability[m]) for m in metrics], columns=["metric", "split_half_reliability"])
+    n = len(models)
+    summary = {
+        "n_models": n,
+        "kendall_w": kendall_w(means),
+        "critical_tau": critical_tau(n, alpha),
+        "margin": margin,
+        "power_at_margin": power(n, margin, alpha, 4000, rng),
+        "n_pairs": len(pairs),
+        "n_independent": int((pairs["verdict"] == "independent").sum()),
+        "n_related": int((pairs["verdict"] == "related").sum()),
+        "n_inconclusive": int((pairs["verdict"] == "inconclusive").sum()),
+        "median_abs_tau": float(pairs["tau"].abs().median()) if len(pairs) else float("nan"),
+    }
+    return pairs, rel, summary
