@@ -42,6 +42,15 @@ def perturb_gold(conv: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             turn["moodShiftTags"].append({"emotion": "Exhausted", "intensity": rng.choice([None, 3, "mild"])})
         if rng.random() < 0.05 and turn["moodShiftTags"]:
             turn["moodShiftTags"][0]["intensity"] = None
+    for turn in c["turns"]:
+        if rng.random() < 0.05:
+            turn["llmResponse"] += " ΣΑΣ ευχαριστώ İyi günler"  # non-ASCII: Python's tokens, not Arrow's
+        for j in turn["annotations"]["binaryJudgements"]:
+            if rng.random() < 0.03 and "observedBehavior" in j:  # a null spelling gives way to the next
+                j["did_occur"] = j["observedBehavior"]
+                j["observedBehavior"] = None
+    if rng.random() < 0.1:
+        rng.shuffle(c["turns"])  # turns need not be in order in the file
     if rng.random() < 0.1:
         c["postPanas"] = copy.deepcopy(c["prePanas"])  # post = pre: nothing to predict
     if rng.random() < 0.08:
@@ -51,6 +60,8 @@ def perturb_gold(conv: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         cw.pop("fourBranchScores")
         key = "q1_lookingFor" if "q1_lookingFor" in cw else "Q1"
         cw[key] = []
+    elif rng.random() < 0.05:
+        c["conversationWideQuestions"] = {"fourBranchScores": c["conversationWideQuestions"]["fourBranchScores"]}
     if rng.random() < 0.05:
         c.pop("prePanas")
     return c
@@ -83,6 +94,8 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.05:
             turn["em_pairwise_selections"]["9"] = "A"  # a position with no comparison
         if rng.random() < 0.05:
+            turn["em_pairwise_selections"][rng.choice(["00", "\u00b2", "general", " 1"])] = "B"  # not positions
+        if rng.random() < 0.05:
             turn["em_emotion_tags_invalid"] = True
             turn["em_emotion_tags"] = []
         if rng.random() < 0.08 and turn["em_emotion_tags"]:
@@ -94,8 +107,11 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.3:
             turn["judge_scores"] = {"overall_score": rng.randint(1, 7), "helpfulness": rng.choice([None, 5]),
                                     "tone_match": rng.uniform(1, 7)}
-        if rng.random() < 0.1:
+        r = rng.random()
+        if r < 0.1:
             turn["em_drafted_response"] = None
+        elif r < 0.15:
+            turn["em_drafted_response"] = rng.choice(["", "   ", "σας ευχαριστώ iyi", "ΣΑΣ Ευχαριστώ"])
         if rng.random() < 0.05:
             turn["em_four_branch_scores"] = {"perceiving": rng.randint(1, 7), "managing": 8}
         kept.append(turn)
@@ -117,6 +133,10 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     elif r < 0.3:
         post["predicted_post_panas"]["totals"].pop("totalNegativeAffect", None)
         post["predicted_post_panas"]["items"] = {}
+    elif r < 0.35:
+        totals = post["predicted_post_panas"]["totals"]
+        totals["PA"] = totals.pop("totalPositiveAffect", 40)
+        totals["totalPositiveAffect"] = None  # a null spelling gives way to the next
     if o["post_conversation"] is not None and rng.random() < 0.1:
         cw = o["post_conversation"]["predicted_conversation_wide"]
         cw.pop("fourBranchScores", None)

@@ -56,8 +56,10 @@ def _t(score, metric):
 def test_both_empty_is_one_one_empty_is_zero(tmp_path):
     s = _score(tmp_path, [_turn(), _turn(tags=[{"emotion": "Upset", "intensity": 3}], n=2)], [_em(), _em(n=2)])
     first, second = s.turn.iloc[0], s.turn.iloc[1]
-    for metric in ("emotion_f1", "emotion_f1_intensity", "emotion_va", "emotion_va_intensity"):
+    for metric in ("emotion_f1", "emotion_va", "emotion_va_intensity"):
         assert first[metric] == 1.0 and second[metric] == 0.0, metric
+    # The public rule: F1 x intensity is 0 without a matched label having both intensities.
+    assert first["emotion_f1_intensity"] == 0.0 and second["emotion_f1_intensity"] == 0.0
 
 
 def test_f1_with_duplicates_and_intensity_words(tmp_path):

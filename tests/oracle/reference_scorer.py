@@ -426,6 +426,7 @@ def read_predicted_panas(post: dict, gold_pre: dict) -> dict:
             items[name] = absolute_items[name]
         elif name in delta_items and name in gold_pre["items"]:
             items[name] = gold_pre["items"][name] + delta_items[name]
+    items = {name: clamp(value, 1, 7) for name, value in items.items()}  # predicted items live on 1..7
     return {"items": items, "totals": totals}
 
 
@@ -498,9 +499,8 @@ def first_intensity(tags: list) -> dict:
 
 
 def emotion_f1_intensity(gold: list, predicted: list) -> float:
-    """emotion_f1_intensity: both empty 1; else F1 x mean(1 - |ig - ip|/6) over matched words with both."""
-    if not gold and not predicted:
-        return 1.0
+    """emotion_f1_intensity: F1 x mean(1 - |ig - ip|/6) over matched words with both intensities;
+    0 when there is no such word (both lists empty included: the public scorer's rule)."""
     gold_first = first_intensity(gold)
     predicted_first = first_intensity(predicted)
     closeness = []
@@ -845,7 +845,7 @@ def panas_metrics(gold_pre: dict, gold_post: dict, predicted: dict, rule_set: st
             item_errors.append(abs(gold_post["items"][name] - predicted["items"][name]))
             item_adjusted.append(adjusted_score(gold_pre["items"].get(name), gold_post["items"][name],
                                                 predicted["items"][name], 6))
-    panas_items_normalized = 1 - (sum(item_errors) / len(item_errors)) / 6 if item_errors else NAN
+    panas_items_normalized = max(0.0, 1 - (sum(item_errors) / len(item_errors)) / 6) if item_errors else NAN
     return {
         "panas_normalized": panas_normalized,
         "panas_adjusted": panas_adjusted,
@@ -1033,7 +1033,7 @@ def score_conversation(gold_document: dict, em_document: dict, rule_set: str) ->
     composite, parts = weighted_renormalised(
         [(0.24, row["tracking"]), (0.49, row["evaluation"]), (0.27, row["holistic"])]
     )
-    row["composite"] = NAN if is_nan(composite) else round(100 * composite, 2)
+    row["composite"] = NAN if is_nan(composite) else round(round(100 * composite, 9), 2)
     row["composite_parts"] = parts
 
     turn_level_average = nan_mean([row["tracking"], binary_mean, row["pairwise_acc"]])

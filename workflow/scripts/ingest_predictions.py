@@ -21,6 +21,13 @@ with rule_log(snakemake) as log:  # noqa: F821
     known = set(read_parquet(snakemake.input.conversations)["conversation_id"])
     parsed = read_em_outputs(files, p.model, p.mode, known, report_all=p.report_all)
     tables = em_tables(parsed)
+    keys = tables["em_pairwise"]["key"].astype(str)
+    odd = sorted(set(keys[~keys.str.fullmatch(r"0|[1-9][0-9]*")]))
+    if odd:
+        log.warning("model %s, mode %s: %d pairwise picks are keyed by something other than the comparison's "
+                    "position (%s); the scorer matches picks by position ('0', '1', ...), so these match no "
+                    "comparison (see docs/metrics.md)", p.model, p.mode, int((~keys.str.fullmatch(r"0|[1-9][0-9]*")).sum()),
+                    ", ".join(odd[:5]))
     for name, df in tables.items():
         write_parquet(df, snakemake.output[name], EM_TABLES[name])
     log.info("model %s, mode %s: %d output files, %d emotion tags, %d binary answers",

@@ -40,6 +40,9 @@ with rule_log(snakemake) as log:  # noqa: F821
     nums.add("n_humans", int(len(humans)), agg, "workflow/scripts/aggregate_scores.py")
     nums.add("n_human_conversations", int(humans["n_conversations"].max()) if len(humans) else 0, agg,
              "workflow/scripts/aggregate_scores.py")
+    if models.empty:
+        raise ValueError("no evaluated model (kind simulated, openai_compatible or anthropic) in the config: "
+                         "the paper ranks evaluated models; add one to 'models'")
     top = models.iloc[0]
     nums.add("top_model", str(top["em_model"]), agg, "workflow/scripts/aggregate_scores.py")
     nums.add("top_composite", float(top["composite"]), agg, "workflow/scripts/aggregate_scores.py",
@@ -85,8 +88,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     nums.add("any_invalid_answers", total_invalid > 0, agg, "workflow/scripts/aggregate_scores.py")
     nums.add("n_models_with_invalid", int((per_model["invalid"] > 0).sum()), agg, "workflow/scripts/aggregate_scores.py")
     worst = per_model.sort_values(["rate", "em_model"], ascending=[False, True]).iloc[0]
-    nums.add("worst_invalid_model", str(worst["em_model"]), agg, "workflow/scripts/aggregate_scores.py")
-    nums.add("worst_invalid_rate", float(worst["rate"]) * 100, agg, "workflow/scripts/aggregate_scores.py", digits=2)
+    nums.add("worst_invalid_model", str(worst["em_model"]) if total_invalid else "none", agg,
+             "workflow/scripts/aggregate_scores.py")
+    nums.add("worst_invalid_rate", float(worst["rate"]) * 100 if total_invalid else 0.0, agg,
+             "workflow/scripts/aggregate_scores.py", digits=2)
     by_task = invalid.pivot_table(index="em_model", columns="task", values="invalid", aggfunc="sum").reindex(
         main["em_model"])
     table_invalid = pd.DataFrame({"Model": by_task.index, **{t: by_task[t].astype(int).astype(str) for t in by_task.columns},

@@ -37,7 +37,8 @@ def add_pillars(conv: pd.DataFrame) -> pd.DataFrame:
     conv["evaluation"] = weighted(conv.assign(binary=binary), {"binary": 0.5, "pairwise_acc": 0.5})
     conv["holistic"] = weighted(conv, HOLISTIC_WEIGHTS)
     raw = 100.0 * weighted(conv, PILLAR_WEIGHTS)
-    conv["composite"] = [round(float(x), 2) if not np.isnan(x) else np.nan for x in raw]
+    # Snapped to 1e-9 first, so the last bits of a summation order cannot flip a .xx5 rounding.
+    conv["composite"] = [round(round(float(x), 9), 2) if not np.isnan(x) else np.nan for x in raw]
     conv["composite_parts"] = conv[list(PILLAR_WEIGHTS)].notna().sum(axis=1).astype("int64")
     turn_avg = conv.assign(binary=binary)[["tracking", "binary", "pairwise_acc"]].mean(axis=1, skipna=True)
     conv_avg = conv[list(HOLISTIC_WEIGHTS)].mean(axis=1, skipna=True)

@@ -4,14 +4,14 @@ Reported apart from the composite (the optional fourth pillar).
 - draft_judge: (mean of whichever of overall_score, emotional_appropriateness, helpfulness,
   tone_match are present - 1) / 6, clipped to [0, 1]; null without any judge score.
 - response_similarity: best token-Jaccard of the draft with the original, improved and
-  human-edited replies present at the turn; null without a draft.
+  human-edited replies present at the turn; null without a draft (an empty draft scores 0).
 - preference_alignment: sum over replies of (share of the turn's pairwise wins) x
   token-Jaccard(draft, reply) (0 for a reply with no text); null without a draft or without any
   gold winner.
 
-Token-Jaccard is vectorised: every text becomes a set of (row, token id) keys (tokens: Unicode
-lower-cased, split on Unicode whitespace, via Arrow compute), and the intersection of two sets
-of keys counts the shared tokens of each row.
+Token-Jaccard is vectorised: every text becomes a set of (row, token id) keys, tokens being
+Python's ``text.lower().split()`` (the same tokens as ``labels.token_jaccard``), and the
+intersection of two sets of keys counts the shared tokens of each row.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..release.tidy import JUDGE_FIELDS
 from .gold import TOKEN_BITS, GoldIndex, tokenize
@@ -55,7 +54,7 @@ def similarity_scores(gold: GoldIndex, gold_rows: np.ndarray, drafts: pa.Array, 
     n = len(drafts)
     if n == 0:
         return np.zeros(0), np.zeros(0)
-    has_draft = pc.fill_null(pc.not_equal(pc.utf8_trim_whitespace(drafts), ""), False).to_numpy(zero_copy_only=False)
+    has_draft = drafts.is_valid().to_numpy(zero_copy_only=False)  # an empty draft is a draft (similarity 0)
     tid, tok, _ = tokenize(drafts, gold.token_dictionary)
     draft_keys = unique_sorted((tid << TOKEN_BITS) | tok)
     d_tid = draft_keys >> TOKEN_BITS

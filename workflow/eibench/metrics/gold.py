@@ -38,22 +38,39 @@ def turn_keys(conv: np.ndarray, turn: np.ndarray) -> np.ndarray:
     return np.where(ok, conv * TURN_WIDTH + turn, -1)
 
 
-def tokenize(texts: pa.Array, dictionary: pa.Array | None = None) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """Lower-cased whitespace tokens of each text: (row, token id, dictionary).
+_NOT_PLAIN = "[^\\x20-\\x7e\\t\\n\\r\\x0b\\x0c]"  # anything but printable ASCII and ASCII whitespace
 
-    Token ids index ``dictionary`` when it is given (tokens absent from it get ids after its
-    end, in order of first appearance); otherwise the dictionary is built here.
+
+def tokenize(texts: pa.Array, dictionary: pa.Array | None = None) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Python's ``text.lower().split()`` tokens of each text: (row, token id, dictionary).
+
+    Plain ASCII texts go through Arrow compute (whose lower-casing and whitespace agree with
+    Python's on ASCII); any other text (accents, Greek final sigma, control separators) through
+    Python itself, so every token is exactly Python's. Token ids index ``dictionary`` when it
+    is given (other tokens get ids after its end); otherwise the dictionary is built here.
     """
-    lists = pc.utf8_split_whitespace(pc.utf8_lower(texts))
-    rows = pc.list_parent_indices(lists).to_numpy().astype(np.int64)
-    flat = pc.list_flatten(lists)
+    texts = texts.cast(pa.large_string())
+    special = pc.fill_null(pc.match_substring_regex(texts, _NOT_PLAIN), False).to_numpy(zero_copy_only=False)
+    plain_rows = np.flatnonzero(~special)
+    lists = pc.utf8_split_whitespace(pc.ascii_lower(texts.take(pa.array(plain_rows))))
+    rows = plain_rows[pc.list_parent_indices(lists).to_numpy().astype(np.int64)] if len(plain_rows) else np.zeros(0, np.int64)
+    flat = pc.list_flatten(lists).cast(pa.large_string())
+    extra_rows, extra_tokens = [], []
+    for row in np.flatnonzero(special):
+        for token in str(texts[int(row)].as_py()).lower().split():
+            extra_rows.append(row)
+            extra_tokens.append(token)
+    if extra_tokens:
+        rows = np.concatenate([rows, np.array(extra_rows, dtype=np.int64)])
+        flat = pa.concat_arrays([flat, pa.array(extra_tokens, type=pa.large_string())])
     if dictionary is None:
         enc = pc.dictionary_encode(flat)
         return rows, enc.indices.to_numpy().astype(np.int64), enc.dictionary
     known = pc.fill_null(pc.index_in(flat, value_set=dictionary), -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    enc = pc.dictionary_encode(flat)
-    local = enc.indices.to_numpy().astype(np.int64)
+    local = pc.dictionary_encode(flat).indices.to_numpy().astype(np.int64)
     tok = np.where(known >= 0, known, len(dictionary) + local)
+    if tok.size and tok.max() >= 1 << TOKEN_BITS:
+        raise ValueError("too many distinct tokens for the token key layout")
     return rows, tok, dictionary
 
 
@@ -77,6 +94,8 @@ class GoldIndex:
         n = len(self.conversations)
         turns = g["turns"]
         self.turn_key = turn_keys(codes(turns["conversation_id"], self.conversations), turns["turn_number"].to_numpy(np.int64))
+        if (self.turn_key < 0).any():
+            raise ValueError("a gold turn has no key (unknown conversation or turn number out of range)")
         self.turn_number = turns["turn_number"].to_numpy(np.int64)
         self.rel_position = turns["rel_position"].to_numpy(float, na_value=np.nan)
 

@@ -90,13 +90,13 @@ def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rul
     item_col = np.where(~is_total & (kind >= 0), codes(em_panas["name"], gold.item_names), -1)
     item_abs = grid(e_conv, np.where(kind == 0, item_col, -1), values, n, 20)
     item_delta = grid(e_conv, np.where(kind == 1, item_col, -1), values, n, 20)
-    item_pred = np.where(~np.isnan(item_abs), item_abs, item_pre + item_delta)
+    item_pred = np.clip(np.where(~np.isnan(item_abs), item_abs, item_pre + item_delta), 1, 7)
     item_err = np.abs(item_post - item_pred)  # NaN unless both sides are present
     return {
         "panas_normalized": normalized,
         "panas_adjusted": adjusted,
         "panas_part": part,
-        "panas_items_normalized": 1.0 - _nanmean_rows(item_err) / 6.0,
+        "panas_items_normalized": np.maximum(0.0, 1.0 - _nanmean_rows(item_err) / 6.0),
         "panas_items_adjusted": _nanmean_rows(baseline_adjusted(item_post, item_pre, item_pred, 6.0)),
     }
 

@@ -13,6 +13,7 @@ than two labels or no valid EM pick.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -24,13 +25,14 @@ from .keys import first_value_table, lookup, mapped, take
 
 A, B = 1, 2
 _PICK = {"A": A, "B": B}
+_POSITION = re.compile(r"0|[1-9][0-9]*")  # "0", "1", ... (ASCII digits, no leading zero)
 _STATUS = {"ok": 1, "null": 2, "invalid": 3, "unrecognised": 4}  # 0: no pick at this position
 
 
 def _position_keys(keys: pd.Series) -> np.ndarray:
     """An EM pick's key as a comparison position: "0", "1", ... exactly; -1 for any other key."""
     c, uniques = pd.factorize(keys)
-    lut = np.array([int(u) if isinstance(u, str) and u.isdigit() and str(int(u)) == u else -1 for u in uniques] + [-1],
+    lut = np.array([int(u) if isinstance(u, str) and _POSITION.fullmatch(u) else -1 for u in uniques] + [-1],
                    dtype=np.int64)
     return lut[np.where(c >= 0, c, len(uniques))]
 

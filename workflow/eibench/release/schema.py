@@ -43,9 +43,43 @@ PANAS_STRATEGIES = ("absolute", "delta", "blind_delta")
 
 
 class _Node(BaseModel):
-    """Base of every object of the format: extra fields are kept, aliases accepted."""
+    """Base of every object of the format: extra fields are kept, aliases accepted.
+
+    When a field is given under several spellings, the first non-null one is read (a null
+    spelling falls back to the next, as the format's fallbacks do); the others stay visible
+    as extra fields of the audit table.
+    """
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_spellings_give_way(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        for info in cls.model_fields.values():
+            alias = info.validation_alias
+            choices = getattr(alias, "choices", None)
+            if not choices:
+                continue
+            present = [c for c in choices if isinstance(c, str) and c in data]
+            if len(present) > 1 and data[present[0]] is None:
+                non_null = [c for c in present if data[c] is not None]
+                if non_null:
+                    data = {k: v for k, v in data.items() if not (k in present and data[k] is None)}
+        return data
+
+
+def _number(value: Any) -> Any:
+    """A JSON number (not a boolean, not a string of digits, finite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"must be a finite number (NaN and Infinity are not JSON numbers), got {value!r}")
+    return value
+
+
+Number = Annotated[float, BeforeValidator(_number)]
 
 
 def _safe_id(value: Any) -> Any:
@@ -155,8 +189,12 @@ class TurnAnnotations(_Node):
         return [] if v is None else v
 
 
+#: Turn numbers must be below this bound (the scorer packs them into integer keys).
+MAX_TURN_NUMBER = (1 << 20) - 1
+
+
 class Turn(_Node):
-    turnNumber: int = Field(ge=1)
+    turnNumber: int = Field(ge=1, le=MAX_TURN_NUMBER)
     userMessage: str
     llmResponse: str
     moodShiftTags: list[MoodTag] = Field(default_factory=list)
@@ -184,9 +222,9 @@ class Panas(_Node):
     must be present); totals are rounded and clamped to 10..70.
     """
 
-    items: Optional[dict[str, float]] = Field(None, validation_alias=AliasChoices("items", "responses"))
-    totalPositiveAffect: Optional[float] = None
-    totalNegativeAffect: Optional[float] = None
+    items: Optional[dict[str, Number]] = Field(None, validation_alias=AliasChoices("items", "responses"))
+    totalPositiveAffect: Optional[Number] = None
+    totalNegativeAffect: Optional[Number] = None
 
     @field_validator("items")
     @classmethod
@@ -215,7 +253,7 @@ def _four_branch(v: Optional[dict[str, Any]]) -> Optional[dict[str, float]]:
             raise ValueError(f"unknown four-branch key {branch!r}; allowed: {', '.join(instrument.FOUR_BRANCHES)}")
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(f"four-branch rating {branch!r} must be a number 1..7, got {value!r}")
         out[key] = normalize.four_branch_rating(value)
     return out
@@ -305,7 +343,7 @@ Answers = Annotated[dict[str, Scalar], BeforeValidator(_answers)]
 
 
 class EMTurn(_Node):
-    turnNumber: int = Field(ge=1)
+    turnNumber: int = Field(ge=1, le=MAX_TURN_NUMBER)
     em_emotion_tags: list[MoodTag] = Field(default_factory=list)
     em_drafted_response: Optional[str] = None
     em_binary_om_assessment: Answers = Field(default_factory=dict)
@@ -314,7 +352,7 @@ class EMTurn(_Node):
     em_binary_human_prediction_hp: Answers = Field(default_factory=dict)
     em_pairwise_selections: Answers = Field(default_factory=dict)
     em_four_branch_scores: FourBranch = None
-    em_draft_judge: Optional[dict[str, Optional[float]]] = Field(
+    em_draft_judge: Optional[dict[str, Optional[Number]]] = Field(
         None, validation_alias=AliasChoices("em_draft_judge", "judge_scores", "draft_judge_scores")
     )
     #: Set by our collection stage when the EM's emotion-tag answer could not be parsed.
@@ -327,10 +365,10 @@ class EMTurn(_Node):
 
 
 class PanasTotals(_Node):
-    positive: Optional[float] = Field(
+    positive: Optional[Number] = Field(
         None, validation_alias=AliasChoices("totalPositiveAffect", "positive", "PA", "pa")
     )
-    negative: Optional[float] = Field(
+    negative: Optional[Number] = Field(
         None, validation_alias=AliasChoices("totalNegativeAffect", "negative", "NA", "na")
     )
 
@@ -338,7 +376,7 @@ class PanasTotals(_Node):
 class PanasPrediction(_Node):
     """A predicted PANAS (absolute post values, or a delta from pre)."""
 
-    items: Optional[dict[str, float]] = Field(None, validation_alias=AliasChoices("items", "responses"))
+    items: Optional[dict[str, Number]] = Field(None, validation_alias=AliasChoices("items", "responses"))
     totals: Optional[PanasTotals] = None
 
     @field_validator("items")

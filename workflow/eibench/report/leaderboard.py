@@ -19,8 +19,9 @@ def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
 
     ``summary`` is the long per-model table (em_model, mode, rule_set, role, metric, mean,
     sd, se, n). Rows are sorted by composite (descending), then model name; ``rank`` is
-    1-based within (mode, rule_set) and among evaluated models only (human raters get none,
-    they answer a subset of conversations).
+    1-based within (mode, rule_set), among evaluated models with a composite only (human raters
+    answer a subset of conversations, baselines are references), tied composites sharing the
+    best rank of the tie.
     """
     keys = ["em_model", "mode", "rule_set", "role"]
     summary = summary[summary["subset"] == "all"]
@@ -35,10 +36,12 @@ def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
             board[f"{m}_lo"] = mean - Z95 * se
             board[f"{m}_hi"] = mean + Z95 * se
     board["n_conversations"] = board["n_conversations"].astype("int64")
-    board = board.sort_values(["mode", "rule_set", "composite", "em_model"], ascending=[True, True, False, True], kind="stable")
-    models = board["role"] == "model"
+    board = board.sort_values(["mode", "rule_set", "composite", "em_model"], ascending=[True, True, False, True],
+                              kind="stable", na_position="last")
+    ranked = (board["role"] == "model") & board["composite"].notna()
     board["rank"] = pd.array([pd.NA] * len(board), dtype="Int64")
-    board.loc[models, "rank"] = board[models].groupby(["mode", "rule_set"]).cumcount().to_numpy() + 1
+    board.loc[ranked, "rank"] = (board[ranked].groupby(["mode", "rule_set"])["composite"]
+                                 .rank(method="min", ascending=False).astype("int64").to_numpy())
     return board.reset_index(drop=True)
 
 
