@@ -21,6 +21,7 @@ wildcard_constraints:
 include: "workflow/rules/cohort.smk"
 include: "workflow/rules/predict.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
 

@@ -62,10 +62,14 @@ def with_none(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def atomic_path(path: Path) -> Path:
-    """A temporary sibling of ``path``; rename it onto ``path`` when complete."""
+    """A temporary sibling of ``path``; rename it onto ``path`` when complete. It gets the
+    permissions of an ordinary new file (mkstemp would leave it private to its owner)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     return Path(tmp)
 
 

@@ -118,11 +118,21 @@ def split_half_reliability(study: Study, metrics: list[str], models: list[int], 
 
 def rank_independence(study: Study, metrics: list[str], models: list[int], weights: np.ndarray, margin: float,
                       n_splits: int, rng: np.random.Generator, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
-    """Tables of pairwise rank correlations and per-metric reliabilities, and a summary."""
+    """Tables of pairwise rank correlations and per-metric reliabilities, and a summary.
+
+    Two intervals per pair: resampling conversations only (the uncertainty of these models'
+    rankings), and resampling models too (what the claim about models in general needs). The
+    verdict uses the second: 'independent' when its 90% interval lies inside (-margin, margin),
+    'related' when its 95% interval excludes 0, else 'inconclusive'.
+    """
     point = tau_b_matrix(oriented_means(study, metrics, models))
-    boot = tau_b_matrix(oriented_means(study, metrics, models, weights))
+    boot_means = oriented_means(study, metrics, models, weights)  # [B, n_models, n_metrics]
+    boot = tau_b_matrix(boot_means)
+    picks = rng.integers(0, len(models), size=(len(weights), len(models)))
+    joint = tau_b_matrix(np.take_along_axis(boot_means, picks[:, :, None], axis=1))
     lo95, hi95 = percentile_interval(boot, 0.95)
-    lo90, hi90 = percentile_interval(boot, 0.90)
+    jlo95, jhi95 = percentile_interval(joint, 0.95)
+    jlo90, jhi90 = percentile_interval(joint, 0.90)
     reliability = split_half_reliability(study, metrics, models, n_splits, rng)
     means = oriented_means(study, metrics, models)
     rows = []
@@ -130,16 +140,17 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
         p = stats.kendalltau(means[:, a], means[:, b]).pvalue
         ra, rb = reliability[metrics[a]], reliability[metrics[b]]
         corrected = float(np.clip(point[a, b] / np.sqrt(ra * rb), -1, 1)) if ra > 0 and rb > 0 else float("nan")
-        if -margin < lo90[a, b] and hi90[a, b] < margin:
+        if -margin < jlo90[a, b] and jhi90[a, b] < margin:
             verdict = "independent"
-        elif lo95[a, b] > 0 or hi95[a, b] < 0:
+        elif jlo95[a, b] > 0 or jhi95[a, b] < 0:
             verdict = "related"
         else:
             verdict = "inconclusive"
         rows.append((metrics[a], metrics[b], float(point[a, b]), float(lo95[a, b]), float(hi95[a, b]),
-                     float(lo90[a, b]), float(hi90[a, b]), float(p), corrected, verdict))
-    pairs = pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90", "p_exact",
-                                        "tau_corrected", "verdict"])
+                     float(jlo95[a, b]), float(jhi95[a, b]), float(jlo90[a, b]), float(jhi90[a, b]), float(p), corrected,
+                     verdict))
+    pairs = pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95_conversations", "hi95_conversations",
+                                        "lo95", "hi95", "lo90", "hi90", "p_exact", "tau_corrected", "verdict"])
     rel = pd.DataFrame([(m, reliability[m]) for m in metrics], columns=["metric", "split_half_reliability"])
     n = len(models)
     summary = {

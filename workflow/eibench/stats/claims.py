@@ -1,0 +1,118 @@
+"""Pre-registered claims: each claim of the paper, its test, its family, and its verdict.
+
+The claims are declared in the config (``statistics.claims``) before any result exists. Each
+one names a test; ``evaluate`` turns that test's result into an estimate, an interval, a
+p-value and a verdict:
+
+- supported: the test shows the predicted effect (after the family's multiplicity correction
+  for tests with a p-value: Holm within the headline family, Benjamini-Hochberg within the
+  exploratory one);
+- not supported: the test shows the opposite, or shows the effect to be absent (an
+  equivalence bound);
+- inconclusive: neither.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.multitest import multipletests
+
+
+def _directional(estimate: float, lo: float, hi: float, p: float, direction: str) -> dict[str, Any]:
+    sign = -1 if direction == "negative" else 1
+    return {"estimate": estimate, "lo": lo, "hi": hi, "p_value": p, "predicted_sign": sign}
+
+
+def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
+    """The estimate, interval and p-value of one claim's test, from the analyses' results."""
+    test, params = claim["test"], claim.get("params", {})
+    out: dict[str, Any] = {"id": claim["id"], "family": claim["family"], "text": claim["text"], "test": test}
+    if test == "rank_independence":
+        pairs = results["rank_pairs"]
+        sel = pairs[pairs["metric_a"].isin(params["metrics"]) & pairs["metric_b"].isin(params["metrics"])]
+        n = len(sel)
+        share_independent = float((sel["verdict"] == "independent").mean()) if n else np.nan
+        share_related = float((sel["verdict"] == "related").mean()) if n else np.nan
+        out.update(estimate=float(sel["tau"].abs().median()) if n else np.nan, lo=np.nan, hi=np.nan, p_value=np.nan,
+                   detail=f"{int((sel['verdict'] == 'independent').sum())} of {n} metric pairs shown independent "
+                          f"(|tau| < {params['margin']} with 90% confidence), {int((sel['verdict'] == 'related').sum())} related")
+        out["verdict"] = ("supported" if share_independent > 0.5 else
+                          "not supported" if share_related > 0.5 else "inconclusive")
+        return out
+    if test == "discriminability_difference":
+        c = results["discriminability_comparisons"][(params["better"], params["worse"])]
+        out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
+    elif test == "diagnosis_effect":
+        row = results["diagnosis"].set_index("metric").loc[params["metric"]]
+        out.update(_directional(row["difference"], row["adjusted_lo"], row["adjusted_hi"], row["p_permutation"],
+                                params["direction"]))
+        out["detail"] = (f"participant-level permutation test ({int(row['n_permutations'])} relabellings); "
+                         f"adjusted mixed-model effect {row['adjusted_effect']:.3f}")
+    elif test == "turn_drift":
+        page = results["drift_pages"][params["metric"]]
+        p = page["p_decreasing"] if params["direction"] == "negative" else page["p_increasing"]
+        out.update(_directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p,
+                                params["direction"]))
+        out["detail"] = f"Page's trend test over early/middle/late with the models as blocks; slope {page['slope']:.3f}"
+    elif test == "turn_flat":
+        page = results["drift_pages"][params["metric"]]
+        lo, hi, margin = page["late_early_lo"], page["late_early_hi"], params["margin"]
+        out.update(estimate=page["late_minus_early"], lo=lo, hi=hi, p_value=np.nan,
+                   detail=f"late - early within +/-{margin} for equivalence")
+        out["verdict"] = ("supported" if -margin < lo and hi < margin else
+                          "not supported" if lo > margin or hi < -margin else "inconclusive")
+        return out
+    elif test == "topic_hardest":
+        c = results["romantic"]
+        out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"] / 2 if c["difference"] < 0 else 1.0,
+                                "negative"))
+        out["detail"] = (f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
+                         f"{c['romantic']} is hardest {c['p_romantic_hardest']:.2f}")
+        out["requires_hardest"] = c["hardest"] == c["romantic"]
+    elif test == "profile_flips":
+        s = results["profiles"]
+        out.update(estimate=s["tau"], lo=s["lo"], hi=s["hi"], p_value=np.nan,
+                   detail=f"{s['n_flips']} pairs of models change order, {s['n_clear_flips']} clearly")
+        out["verdict"] = "supported" if s["n_clear_flips"] > 0 else ("not supported" if s["lo"] > 0.9 else "inconclusive")
+        return out
+    elif test == "humans_vs_models":
+        t = results["humans"][params["metric"]]
+        want = "humans better" if params["direction"] == "humans_better" else "model better"
+        against = "model better" if want == "humans better" else "humans better"
+        share, opposite = float((t["verdict"] == want).mean()), float((t["verdict"] == against).mean())
+        out.update(estimate=share, lo=np.nan, hi=np.nan, p_value=np.nan,
+                   detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm)")
+        out["verdict"] = "supported" if share > 0.5 else ("not supported" if opposite >= 0.5 else "inconclusive")
+        return out
+    else:
+        raise ValueError(f"claim {claim['id']}: unknown test {test!r}")
+    return out
+
+
+def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float) -> pd.DataFrame:
+    """Every claim with its numbers and verdict; p-values adjusted within each family."""
+    rows = [claim_result(c, results) for c in claims]
+    for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
+        members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
+        if members:
+            adjusted = multipletests([r["p_value"] for r in members], method=method)[1]
+            for r, q in zip(members, adjusted):
+                r["p_adjusted"] = float(q)
+    for r in rows:
+        if "verdict" in r:
+            continue
+        q, sign, est = r.get("p_adjusted", np.nan), r["predicted_sign"], r["estimate"]
+        if np.isfinite(q) and q < alpha and np.sign(est) == sign and r.get("requires_hardest", True):
+            r["verdict"] = "supported"
+        elif np.isfinite(q) and q < alpha and np.sign(est) == -sign:
+            r["verdict"] = "not supported"
+        elif (np.isfinite(r["lo"]) and np.isfinite(r["hi"])
+              and ((sign > 0 and r["hi"] < 0) or (sign < 0 and r["lo"] > 0))):
+            r["verdict"] = "not supported"
+        else:
+            r["verdict"] = "inconclusive"
+    columns = ["id", "family", "text", "test", "estimate", "lo", "hi", "p_value", "p_adjusted", "verdict", "detail"]
+    return pd.DataFrame([{c: r.get(c, np.nan if c not in ("detail",) else "") for c in columns} for r in rows])

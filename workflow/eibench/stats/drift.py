@@ -1,0 +1,94 @@
+"""Turn drift: does a capability change from the early to the late turns of a conversation?
+
+Relative position r = (turn index) / (turns - 1) in [0, 1]. Per model and pooled over the
+evaluated models: the least-squares slope of the turn-level metric on r (the change from the
+first to the last turn) with a cluster-bootstrap interval (conversations resampled, their turns
+kept together); late - early contrasts over three ordered bins (early r <= 1/3, middle, late
+r > 2/3); and Page's trend test across the ordered bins with the models as blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import page_trend_test
+
+from .bootstrap import bootstrap_p, percentile_interval
+from .study import Study
+
+BINS = ("early", "middle", "late")
+
+
+def _bin(rel: np.ndarray) -> np.ndarray:
+    return np.where(rel <= 1 / 3, 0, np.where(rel <= 2 / 3, 1, 2))
+
+
+def _weighted_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Least-squares slopes of y on x for each row of weights ``w`` [B, n]."""
+    sw = w.sum(axis=1)
+    mx = (w @ x) / sw
+    my = (w @ y) / sw
+    sxy = w @ (x * y) - sw * mx * my
+    sxx = w @ (x * x) - sw * mx * mx
+    return np.divide(sxy, sxx, out=np.full(len(sw), np.nan), where=sxx > 0)
+
+
+def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.ndarray) -> tuple[pd.DataFrame, dict]:
+    """Per-model and pooled slopes, bin means and late - early contrasts, and Page's test."""
+    turns = study.turns
+    names = [study.models[i] for i in models]
+    conv_index = {c: i for i, c in enumerate(study.conversations)}
+    rows, bin_means = [], []
+    pooled_x, pooled_y, pooled_c = [], [], []
+    for name in names:
+        t = turns[(turns["em_model"] == name)]
+        t = t[t[metric].notna()]
+        x = t["rel_position"].to_numpy(float)
+        y = t[metric].to_numpy(float)
+        c = t["conversation_id"].map(conv_index).to_numpy(int)
+        w = conv_weights[:, c]  # each turn weighted by how often its conversation was drawn
+        slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
+        boot = _weighted_slope(x, y, w)
+        lo, hi = percentile_interval(boot)
+        b = _bin(x)
+        means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
+        bin_means.append(means)
+        late_early = _bin_contrast(y, b, w)
+        llo, lhi = percentile_interval(late_early)
+        rows.append((metric, name, float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
+                     means[2] - means[0], float(llo), float(lhi), len(y)))
+        pooled_x.append(x), pooled_y.append(y), pooled_c.append(c)
+    x, y, c = np.concatenate(pooled_x), np.concatenate(pooled_y), np.concatenate(pooled_c)
+    w = conv_weights[:, c]
+    slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
+    boot = _weighted_slope(x, y, w)
+    lo, hi = percentile_interval(boot)
+    b = _bin(x)
+    means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
+    late_early = _bin_contrast(y, b, w)
+    llo, lhi = percentile_interval(late_early)
+    rows.append((metric, "all evaluated models", float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
+                 means[2] - means[0], float(llo), float(lhi), len(y)))
+    table = pd.DataFrame(rows, columns=["metric", "em_model", "slope", "slope_lo", "slope_hi", "p_slope",
+                                        "mean_early", "mean_middle", "mean_late", "late_minus_early", "late_early_lo",
+                                        "late_early_hi", "n_turns"])
+    data = np.array(bin_means)
+    ok = ~np.isnan(data).any(axis=1)
+    page = {"metric": metric, "L": np.nan, "p_decreasing": np.nan, "p_increasing": np.nan, "n_blocks": int(ok.sum())}
+    if ok.sum() >= 2:
+        down = page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1])  # early highest ... late lowest
+        up = page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3])
+        page.update(L=float(down.statistic), p_decreasing=float(down.pvalue), p_increasing=float(up.pvalue))
+    page.update(slope=float(slope), slope_lo=float(lo), slope_hi=float(hi), late_minus_early=means[2] - means[0],
+                late_early_lo=float(llo), late_early_hi=float(lhi))
+    return table, page
+
+
+def _bin_contrast(y: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Late - early weighted means for each row of weights [B, n]."""
+    out = []
+    for k in (2, 0):
+        sel = b == k
+        den = w[:, sel].sum(axis=1)
+        out.append(np.divide(w[:, sel] @ y[sel], den, out=np.full(len(den), np.nan), where=den > 0))
+    return out[0] - out[1]

@@ -1,0 +1,165 @@
+"""The human baseline: the human raters against the models on exactly the items the humans
+labelled, agreement among the humans, and the leave-one-annotator-out alternative-annotator
+test.
+
+- Paired comparisons: per metric, the mean over the human raters of their per-conversation
+  score against each model's score on the same conversations (the humans' subset), with a
+  cluster-bootstrap interval and p-value; Holm's correction across models.
+- Agreement: Krippendorff's alpha among the human raters, per kind of answer, with a distance
+  that fits it: nominal for yes/no answers and pairwise picks, MASI for emotion tag sets,
+  interval for four-branch ratings.
+- Alternative-annotator test (Calderon, Reichart and Dror 2025): for each human j left out, on
+  every item j answered, does the model agree with the other humans at least as well as j
+  does? A one-sided paired t-test of the per-item win indicators with margin epsilon; the
+  model passes when it wins for at least half of the humans (winning rate omega >= 0.5).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from .bootstrap import bootstrap_p, percentile_interval, resampled_means
+from .study import Study
+
+
+def human_vs_models(study: Study, metric: str, humans: list[int], models: list[int], weights: np.ndarray,
+                    alpha: float = 0.05) -> pd.DataFrame:
+    """Per model: mean human score - model score over the humans' conversations."""
+    values = study.values[metric]
+    human = np.nanmean(values[humans], axis=0) if humans else np.full(values.shape[1], np.nan)
+    rows, p = [], []
+    for m in models:
+        diff = human - values[m]  # NaN outside the humans' subset
+        boot = resampled_means(diff[None, :], weights)[:, 0]
+        lo, hi = percentile_interval(boot)
+        p.append(float(bootstrap_p(boot)))
+        rows.append([metric, study.models[m], float(np.nanmean(diff)), float(lo), float(hi), p[-1],
+                     int(np.isfinite(diff).sum())])
+    adjusted = multipletests(p, method="holm")[1] if p else []
+    for row, q in zip(rows, adjusted):
+        row.append(float(q))
+        row.append("humans better" if q < alpha and row[2] > 0 else "model better" if q < alpha and row[2] < 0 else "no difference")
+    return pd.DataFrame(rows, columns=["metric", "em_model", "human_minus_model", "lo", "hi", "p_boot",
+                                       "n_conversations", "p_holm", "verdict"])
+
+
+# ----------------------------------------------------------------- Krippendorff's alpha
+def masi(a: frozenset, b: frozenset) -> float:
+    """MASI distance of two sets (Passonneau 2006): 1 - Jaccard x monotonicity weight."""
+    if not a and not b:
+        return 0.0
+    inter, union = len(a & b), len(a | b)
+    if a == b:
+        m = 1.0
+    elif a <= b or b <= a:
+        m = 2 / 3
+    elif inter:
+        m = 1 / 3
+    else:
+        m = 0.0
+    return 1.0 - (inter / union) * m
+
+
+def krippendorff_alpha(units: dict[object, list[object]], distance) -> float:
+    """Krippendorff's alpha of ``units`` (unit -> the values the coders gave; units with fewer
+    than two values are not pairable) for a distance function delta(a, b) >= 0."""
+    pairable = [v for v in units.values() if len(v) >= 2]
+    n = sum(len(v) for v in pairable)
+    if n < 2:
+        return float("nan")
+    observed = sum(sum(distance(a, b) for a, b in combinations(v, 2)) * 2 / (len(v) - 1) for v in pairable) / n
+    values = [x for v in pairable for x in v]
+    distinct = {}
+    for x in values:
+        distinct[x] = distinct.get(x, 0) + 1
+    keys = list(distinct)
+    expected = sum(distinct[a] * distinct[b] * distance(a, b) for a in keys for b in keys) / (n * (n - 1))
+    return 1.0 - observed / expected if expected > 0 else float("nan")
+
+
+def nominal(a: object, b: object) -> float:
+    return float(a != b)
+
+
+def interval(a: float, b: float) -> float:
+    return float((a - b) ** 2)
+
+
+def human_agreement(human_tables: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
+    """Krippendorff's alpha among the human raters for each kind of answer they gave.
+
+    ``human_tables``: rater -> that rater's tidy EM tables (em_binary, em_pairwise,
+    em_emotion_tags, em_turns, em_four_branch).
+    """
+    kinds: dict[str, tuple[dict, object]] = {"binary_hp": ({}, nominal), "pairwise": ({}, nominal),
+                                             "emotion_tags": ({}, masi), "four_branch": ({}, interval)}
+    for tables in human_tables.values():
+        b = tables["em_binary"]
+        b = b[(b["target"] == "hp") & (b["wording"] == "observer") & b["value"].isin(["yes", "no", "na"])]
+        for unit, value in zip(zip(b["conversation_id"].astype(str), b["turn_number"], b["question_id"].astype(str)),
+                               b["value"].astype(str)):
+            kinds["binary_hp"][0].setdefault(unit, []).append(value)
+        p = tables["em_pairwise"]
+        p = p[p["pick"].isin(["A", "B"])]
+        for unit, value in zip(zip(p["conversation_id"].astype(str), p["turn_number"], p["key"].astype(str)),
+                               p["pick"].astype(str)):
+            kinds["pairwise"][0].setdefault(unit, []).append(value)
+        tags = tables["em_emotion_tags"]
+        sets = {k: frozenset(g["emotion"].astype(str)) for k, g in tags.groupby(["conversation_id", "turn_number"],
+                                                                                   observed=True)}
+        for (cid, t) in zip(tables["em_turns"]["conversation_id"].astype(str), tables["em_turns"]["turn_number"]):
+            kinds["emotion_tags"][0].setdefault((cid, t), []).append(sets.get((cid, t), frozenset()))
+        f = tables["em_four_branch"]
+        f = f[f["source"] == "post"]
+        for unit, value in zip(zip(f["conversation_id"].astype(str), f["branch"].astype(str)), f["rating"].astype(float)):
+            kinds["four_branch"][0].setdefault(unit, []).append(float(value))
+    rows = []
+    for kind, (units, distance) in kinds.items():
+        pairable = sum(1 for v in units.values() if len(v) >= 2)
+        rows.append((kind, krippendorff_alpha(units, distance), pairable, len(human_tables)))
+    return pd.DataFrame(rows, columns=["answers", "krippendorff_alpha", "units", "raters"])
+
+
+# ----------------------------------------------------------------- alternative-annotator test
+def alt_test(annotations: dict[str, dict[object, object]], model: dict[object, object], epsilon: float,
+             similarity=lambda a, b: float(a == b), alpha: float = 0.05) -> dict[str, float]:
+    """Leave-one-annotator-out test: can the model replace one of the annotators?
+
+    ``annotations``: annotator -> {item: answer}; ``model``: {item: answer}. For each
+    annotator j and each item j answered that at least one other annotator and the model also
+    answered: S_model = mean similarity of the model with the others, S_j = same for j; the
+    model wins the item when S_model >= S_j, j wins when S_j >= S_model. H0: mean(model wins)
+    - mean(j wins) <= -epsilon, one-sided paired t-test; Benjamini-Yekutieli across annotators.
+    """
+    names = sorted(annotations)
+    pvalues, rho = [], []
+    for j in names:
+        wins_m, wins_j = [], []
+        for item, answer in annotations[j].items():
+            others = [annotations[k][item] for k in names if k != j and item in annotations[k]]
+            if not others or item not in model:
+                continue
+            s_model = np.mean([similarity(model[item], o) for o in others])
+            s_j = np.mean([similarity(answer, o) for o in others])
+            wins_m.append(float(s_model >= s_j))
+            wins_j.append(float(s_j >= s_model))
+        if len(wins_m) < 2:
+            pvalues.append(1.0)
+            rho.append(np.nan)
+            continue
+        d = np.array(wins_m) - np.array(wins_j) + epsilon
+        if np.allclose(d, d[0]):
+            p = 0.0 if d[0] > 0 else 1.0
+        else:
+            p = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+        pvalues.append(p)
+        rho.append(float(np.mean(wins_m)))
+    rejected = multipletests(pvalues, alpha=alpha, method="fdr_by")[0] if pvalues else []
+    omega = float(np.mean(rejected)) if len(names) else float("nan")
+    return {"winning_rate": omega, "advantage_probability": float(np.nanmean(rho)) if rho else float("nan"),
+            "passes": bool(omega >= 0.5), "n_annotators": len(names), "epsilon": epsilon}

@@ -1,0 +1,38 @@
+"""Loading a Study and its bootstrap resamples for the statistics rules.
+
+Every rule draws the same resamples (seeded from the config's seed, the mode and the rule set),
+so intervals from different analyses are computed on the same resamples.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..metrics.registry import METRICS
+from ..seeding import rng_for
+from .bootstrap import cluster_weights
+from .study import Study
+
+STUDY_METRICS = [m.name for m in METRICS if m.level in ("turn", "conversation")] + ["cw_q1_f1"]
+
+
+def load_study(conversation_scores: str, turn_scores: str, conversations: str, participants: str,
+               roles: dict[str, str], stats: dict[str, Any]) -> Study:
+    return Study.from_tables(pd.read_parquet(conversation_scores), pd.read_parquet(turn_scores),
+                             pd.read_parquet(conversations), pd.read_parquet(participants), roles,
+                             sorted(set(STUDY_METRICS)), stats["mode"], stats["rule_set"])
+
+
+def resamples(study: Study, stats: dict[str, Any], seed: int, n: int | None = None) -> np.ndarray:
+    """The cluster-bootstrap weights shared by every analysis: [n_bootstrap, n_conversations]."""
+    cluster = study.participant if stats["cluster"] == "participant" else np.arange(study.n_conversations)
+    rng = rng_for(seed, "bootstrap", stats["mode"], stats["rule_set"], stats["cluster"])
+    return cluster_weights(cluster, n or stats["n_bootstrap"], rng)
+
+
+def available(study: Study, metrics: list[str], models: list[int]) -> list[str]:
+    """The metrics with at least one value for the given models (a judged draft may be absent)."""
+    return [m for m in metrics if m in study.values and np.isfinite(study.values[m][models]).any()]

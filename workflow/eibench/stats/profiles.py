@@ -1,0 +1,52 @@
+"""Turn-level against whole-conversation profiles: are the models strong per turn also strong
+on the whole conversation?
+
+Turn-level score: the composite's turn-level pillars (tracking and evaluation, weighted
+0.24 : 0.49); conversation-level score: the holistic pillar. Kendall tau between the two
+rankings of the evaluated models with a cluster-bootstrap interval, and every pair of models
+whose order flips, marked 'clear' when both paired differences have intervals that exclude 0.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import percentile_interval, resampled_means
+from .ranks import tau_b_matrix
+from .study import Study
+
+TURN_WEIGHTS = {"tracking": 0.24, "evaluation": 0.49}
+
+
+def turn_level(study: Study) -> np.ndarray:
+    t, e = study.values["tracking"], study.values["evaluation"]
+    w = TURN_WEIGHTS
+    return (w["tracking"] * t + w["evaluation"] * e) / (w["tracking"] + w["evaluation"])
+
+
+def profiles(study: Study, models: list[int], weights: np.ndarray) -> tuple[pd.DataFrame, dict[str, float]]:
+    turn, conv = turn_level(study)[models], study.values["holistic"][models]
+    mt, mc = np.nanmean(turn, axis=1), np.nanmean(conv, axis=1)
+    tau = float(tau_b_matrix(np.stack([mt, mc], axis=-1))[0, 1])
+    bt, bc = resampled_means(turn, weights), resampled_means(conv, weights)
+    boot = tau_b_matrix(np.stack([bt, bc], axis=-1))[:, 0, 1]
+    lo, hi = percentile_interval(boot)
+    rows = []
+    for a, b in combinations(range(len(models)), 2):
+        dt, dc = mt[a] - mt[b], mc[a] - mc[b]
+        if np.sign(dt) * np.sign(dc) >= 0:
+            continue
+        tlo, thi = percentile_interval(bt[:, a] - bt[:, b])
+        clo, chi = percentile_interval(bc[:, a] - bc[:, b])
+        clear = (tlo > 0 or thi < 0) and (clo > 0 or chi < 0)
+        better_turn = study.models[models[a]] if dt > 0 else study.models[models[b]]
+        better_conv = study.models[models[a]] if dc > 0 else study.models[models[b]]
+        rows.append((better_turn, better_conv, float(abs(dt)), float(abs(dc)), bool(clear)))
+    flips = pd.DataFrame(rows, columns=["better_per_turn", "better_on_conversation", "turn_gap", "conversation_gap",
+                                        "clear"])
+    summary = {"tau": tau, "lo": float(lo), "hi": float(hi), "n_flips": int(len(flips)),
+               "n_clear_flips": int(flips["clear"].sum()) if len(flips) else 0}
+    return flips, summary

@@ -1,0 +1,260 @@
+"""Validation of the statistics by simulation: are the tests calibrated, and do they recover
+planted effects?
+
+A score-level generator draws whole studies with the design of the real one (participants
+with and without a diagnosis, conversations over topic categories, 3..15 turns, evaluated
+models, human raters on a subset) and linear planted effects on the score scale, so every
+planted value is known exactly in the units the tests estimate:
+
+    value(model m, conversation c of participant p, turn at position r) =
+        mean[k] + ability[m, cap(k)] + diagnosis[cap] x has_diagnosis(p) + romantic[cap] x romantic(c)
+        + drift[cap] x (r - 0.5) + participant[p] + conversation[c] + noise
+
+(turn-level metrics average their turns; conversation-level metrics take one value). Every
+test of the paper runs on each simulated study exactly as on the real one: under the null
+generator (no planted effect) its rejection rate at alpha should fall inside the binomial 95%
+band of alpha; under the planted generator the share of correct signs and the coverage of
+the planted values by the intervals are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .bootstrap import cluster_weights
+from .discriminability import compare, discriminability
+from .drift import turn_drift
+from .humans import human_vs_models
+from .ranks import oriented_means
+from .study import Study
+from .subgroups import conversation_means, mixed_model, participant_scores, permutation_test
+from .topics import topic_effects
+
+#: metric -> (capability, mean on the score scale, turn-level?)
+METRICS = {
+    "emotion_f1": ("emotion", 0.60, True),
+    "emotion_va": ("emotion", 0.72, True),
+    "binary_om_acc": ("behaviour", 0.75, True),
+    "binary_hp_acc": ("preference", 0.60, True),
+    "pairwise_acc": ("preference", 0.65, True),
+    "kendall_tau": ("preference", 0.30, True),
+    "panas_adjusted": ("holistic", 0.20, False),
+    "conversation_wide": ("holistic", 0.70, False),
+    "four_branch": ("holistic", 0.85, False),
+    "cw_q1_f1": ("holistic", 0.75, False),
+}
+CAPABILITIES = ("emotion", "behaviour", "preference", "holistic")
+ROMANTIC = "Romantic relationships"
+CATEGORIES = ("Family", "Finances and housing", "Friendships and social life", "Grief and loss", "Health and wellbeing",
+              ROMANTIC, "Self-esteem and identity", "Studies", "Work and career")
+
+
+@dataclass(frozen=True)
+class Generator:
+    """Design and effects of one simulated study (score units)."""
+
+    n_conversations: int = 200
+    n_participants: int = 11
+    n_diagnosed: int = 6
+    n_models: int = 11
+    n_humans: int = 3
+    human_conversations: int = 30
+    turns: tuple[int, int] = (3, 15)
+    ability_sd: float = 0.05
+    participant_sd: float = 0.03
+    conversation_sd: float = 0.04
+    noise_sd: float = 0.15  # per model x conversation
+    turn_noise_sd: float = 0.25  # per model x turn
+    diagnosis: tuple[tuple[str, float], ...] = ()
+    romantic: tuple[tuple[str, float], ...] = ()
+    drift: tuple[tuple[str, float], ...] = ()
+    human_shift: tuple[tuple[str, float], ...] = ()
+
+    def effect(self, name: str, capability: str) -> float:
+        return dict(getattr(self, name)).get(capability, 0.0)
+
+
+def _derived(values: dict[str, np.ndarray]) -> None:
+    values["tracking"] = 0.5 * values["emotion_f1"] + 0.5 * values["emotion_va"]
+    values["evaluation"] = 0.5 * (0.5 * values["binary_om_acc"] + 0.5 * values["binary_hp_acc"]) + 0.5 * values["pairwise_acc"]
+    panas_part = (values["panas_adjusted"] + 1) / 2
+    values["holistic"] = 0.4 * panas_part + 0.3 * values["conversation_wide"] + 0.3 * values["four_branch"]
+    values["composite"] = 100 * (0.24 * values["tracking"] + 0.49 * values["evaluation"] + 0.27 * values["holistic"])
+
+
+def composite_effect(g: Generator, name: str) -> float:
+    """The planted effect ``name`` on the composite (its formula is linear in the parts)."""
+    e = {c: g.effect(name, c) for c in CAPABILITIES}
+    tracking = e["emotion"]
+    evaluation = 0.25 * e["behaviour"] + 0.25 * e["preference"] + 0.5 * e["preference"]
+    holistic = 0.4 * e["holistic"] / 2 + 0.6 * e["holistic"]
+    return 100 * (0.24 * tracking + 0.49 * evaluation + 0.27 * holistic)
+
+
+def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, Any]]:
+    """One simulated study and its true values."""
+    n, P = g.n_conversations, g.n_participants
+    diagnosed_p = np.zeros(P, dtype=bool)
+    diagnosed_p[rng.choice(P, size=g.n_diagnosed, replace=False)] = True
+    participant = rng.choice(P, size=n, p=rng.dirichlet(np.full(P, 4.0)))
+    category = rng.choice(np.array(CATEGORIES, dtype=object), size=n)
+    n_turns = rng.integers(g.turns[0], g.turns[1] + 1, size=n)
+    romantic = category == ROMANTIC
+    diag = diagnosed_p[participant]
+    u = rng.normal(0, g.participant_sd, size=(P, 4))
+    w = rng.normal(0, g.conversation_sd, size=(n, 4))
+    M = g.n_models + g.n_humans
+    ability = rng.normal(0, g.ability_sd, size=(M, 4))
+    for c, capability in enumerate(CAPABILITIES):
+        ability[g.n_models:, c] += g.effect("human_shift", capability)
+    human_convs = np.sort(rng.choice(n, size=min(g.human_conversations, n), replace=False))
+    answers = np.ones((M, n), dtype=bool)
+    answers[g.n_models:] = False
+    answers[g.n_models:, human_convs] = True
+
+    values = {m: np.full((M, n), np.nan) for m in METRICS}
+    turn_level: dict[str, list[np.ndarray]] = {"binary_om_acc": [], "emotion_f1": []}
+    rel = [np.arange(t) / (t - 1) if t > 1 else np.zeros(1) for t in n_turns]
+    for metric, (capability, mean, per_turn) in METRICS.items():
+        c = CAPABILITIES.index(capability)
+        base = (mean + ability[:, c][:, None] + g.effect("diagnosis", capability) * diag[None, :]
+                + g.effect("romantic", capability) * romantic[None, :] + u[participant, c][None, :] + w[:, c][None, :])
+        if not per_turn:
+            values[metric] = np.where(answers, base + rng.normal(0, g.noise_sd, size=(M, n)), np.nan)
+            continue
+        drift = g.effect("drift", capability)
+        grid = np.full((M, n), np.nan)
+        for j in range(n):
+            y = base[:, j][:, None] + drift * (rel[j] - 0.5)[None, :] + rng.normal(0, g.turn_noise_sd, size=(M, len(rel[j])))
+            grid[:, j] = y.mean(axis=1)
+            if metric in turn_level:
+                turn_level[metric].append(y[answers[:, j]].ravel())
+        values[metric] = np.where(answers, grid, np.nan)
+    _derived(values)
+    models = [f"m{i:02d}" for i in range(g.n_models)] + [f"human_{i + 1}" for i in range(g.n_humans)]
+    roles = {name: ("human" if name.startswith("human_") else "model") for name in models}
+    ids = [f"c{j:04d}" for j in range(n)]
+    # The turn table, in the order the loop above drew the turns: conversation, model, turn.
+    model_col, conv_col, rel_col = [], [], []
+    for j in range(n):
+        who = np.flatnonzero(answers[:, j])
+        model_col.append(np.repeat(who, len(rel[j])))
+        conv_col.append(np.full(len(who) * len(rel[j]), j))
+        rel_col.append(np.tile(rel[j], len(who)))
+    turns = pd.DataFrame({"em_model": np.array(models, dtype=object)[np.concatenate(model_col)],
+                          "conversation_id": np.array(ids, dtype=object)[np.concatenate(conv_col)],
+                          "rel_position": np.concatenate(rel_col),
+                          **{m: np.concatenate(v) for m, v in turn_level.items()}})
+    study = Study(models, roles, ids, participant, [f"P{p:02d}" for p in range(P)], diag, category,
+                  n_turns.astype(float), values, turns)
+    truth = {"ability": ability, "diag_share": float(diag.mean()), "romantic_share": float(romantic.mean())}
+    return study, truth
+
+
+def run_tests(study: Study, n_bootstrap: int, rng: np.random.Generator, alpha: float) -> dict[str, Any]:
+    """Every test of the paper on one (simulated) study: p-values, estimates and intervals."""
+    models = study.with_role("model")
+    weights = cluster_weights(np.arange(study.n_conversations), n_bootstrap, rng)
+    out: dict[str, Any] = {}
+    conv = conversation_means(study, "emotion_f1", models)
+    scores, diag = participant_scores(study, conv)
+    out["p_diagnosis_permutation"] = permutation_test(scores, diag, rng)["p_value"]
+    mm = mixed_model(study, conv)
+    out.update(p_diagnosis_mixed=mm["p_value"], est_diagnosis=mm["estimate"], lo_diagnosis=mm["lo"], hi_diagnosis=mm["hi"])
+    _, contrast = topic_effects(study, "composite", models, weights, ROMANTIC)
+    out.update(p_romantic_boot=contrast["p_boot"], p_romantic_mixed=contrast["p_mixed"],
+               est_romantic=contrast["adjusted"], lo_romantic=contrast["adjusted_lo"], hi_romantic=contrast["adjusted_hi"])
+    table, page = turn_drift(study, "binary_om_acc", models, weights)
+    pooled = table.iloc[-1]
+    out.update(p_drift_slope=float(pooled["p_slope"]), p_page=page["p_decreasing"], est_drift=float(pooled["slope"]),
+               lo_drift=float(pooled["slope_lo"]), hi_drift=float(pooled["slope_hi"]))
+    means = oriented_means(study, ["emotion_f1", "binary_om_acc"], models)
+    out["p_rank_tau"] = float(stats.kendalltau(means[:, 0], means[:, 1]).pvalue)
+    # Two metrics of one capability with the same noise: equal discriminability by design.
+    _, snr = discriminability(study, ["pairwise_acc", "binary_hp_acc"], models, weights, alpha, pairs=False)
+    out["p_discriminability"] = compare(snr, "pairwise_acc", "binary_hp_acc")["p_boot"]
+    return out
+
+
+def human_tests(study: Study, n_bootstrap: int, rng: np.random.Generator, alpha: float) -> dict[str, Any]:
+    """The human-vs-model comparisons on one (simulated) study."""
+    weights = cluster_weights(np.arange(study.n_conversations), n_bootstrap, rng)
+    hv = human_vs_models(study, "binary_hp_acc", study.with_role("human"), study.with_role("model"), weights, alpha)
+    return {"rate_human_vs_model": float((hv["p_boot"] < alpha).mean()),
+            "humans_better_share": float((hv["verdict"] == "humans better").mean())}
+
+
+def simulate_and_test(g: Generator, n_bootstrap: int, seed_rng: np.random.Generator, alpha: float) -> dict[str, Any]:
+    """One simulated study through every test. The human comparison runs on a twin study
+    whose evaluated models and raters share one ability, so that under the null every model's
+    difference from the humans is exactly the planted human shift (zero in the null)."""
+    study, _ = simulate(g, seed_rng)
+    out = run_tests(study, n_bootstrap, seed_rng, alpha)
+    twin, _ = simulate(replace(g, ability_sd=0.0), seed_rng)
+    out.update(human_tests(twin, n_bootstrap, seed_rng, alpha))
+    return out
+
+
+def null_generator() -> Generator:
+    """No planted effect anywhere."""
+    return Generator()
+
+
+def planted_generator(config: dict[str, Any]) -> Generator:
+    """The planted effects of the config's statistics.simulation.planted (score units)."""
+    p = config
+    return Generator(diagnosis=tuple(p["diagnosis"].items()), romantic=tuple(p["romantic"].items()),
+                     drift=tuple(p["turn_drift"].items()), human_shift=tuple(p["human_shift"].items()))
+
+
+TESTS = {  # test -> the p-value it reports in run_tests (null calibration)
+    "diagnosis: participant permutation test": "p_diagnosis_permutation",
+    "diagnosis: mixed model (Wald)": "p_diagnosis_mixed",
+    "romantic contrast: cluster bootstrap": "p_romantic_boot",
+    "romantic contrast: mixed model (Wald)": "p_romantic_mixed",
+    "turn drift: slope, cluster bootstrap": "p_drift_slope",
+    "turn drift: Page's trend test": "p_page",
+    "rank independence: exact Kendall test": "p_rank_tau",
+    "discriminability difference: bootstrap": "p_discriminability",
+    "human vs model: paired cluster bootstrap": "rate_human_vs_model",
+}
+
+
+def summarise_null(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
+    """Each test's false-positive rate with the binomial 95% band of alpha for this many
+    studies, and the joint band (Bonferroni over the tests): with nine tests, one rate outside
+    its own band is expected by chance about a third of the time."""
+    rows = []
+    n = len(results)
+    lo, hi = stats.binom.ppf(0.025, n, alpha) / n, stats.binom.ppf(0.975, n, alpha) / n
+    tail = 0.025 / len(TESTS)
+    jlo, jhi = stats.binom.ppf(tail, n, alpha) / n, stats.binom.ppf(1 - tail, n, alpha) / n
+    for test, column in TESTS.items():
+        x = results[column].to_numpy(float)
+        rate = float(np.nanmean(x < alpha)) if not column.startswith("rate_") else float(np.nanmean(x))
+        rows.append((test, n, rate, alpha, lo, hi, bool(lo <= rate <= hi), jlo, jhi, bool(jlo <= rate <= jhi)))
+    return pd.DataFrame(rows, columns=["test", "n_simulations", "false_positive_rate", "alpha", "band_lo", "band_hi",
+                                       "within_band", "joint_band_lo", "joint_band_hi", "within_joint_band"])
+
+
+def summarise_planted(results: pd.DataFrame, g: Generator) -> pd.DataFrame:
+    truths = {
+        "diagnosis effect on emotion F1 (mixed model)": ("diagnosis", g.effect("diagnosis", "emotion")),
+        "romantic effect on the composite (mixed model)": ("romantic", composite_effect(g, "romantic")),
+        "turn drift of binary OM accuracy (slope)": ("drift", g.effect("drift", "behaviour")),
+    }
+    rows = []
+    for name, (key, truth) in truths.items():
+        est, lo, hi = (results[f"{p}_{key}"].to_numpy(float) for p in ("est", "lo", "hi"))
+        rows.append((name, truth, float(np.nanmean(est)), float(np.nanmean(np.sign(est) == np.sign(truth))),
+                     float(np.nanmean((lo <= truth) & (truth <= hi))), len(results)))
+    rows.append(("humans better than a model on binary HP accuracy (share of models)",
+                 float(g.effect("human_shift", "preference")), float(results["humans_better_share"].mean()),
+                 float(np.nanmean(results["humans_better_share"] > 0.5)), float("nan"), len(results)))
+    return pd.DataFrame(rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage",
+                                       "n_simulations"])

@@ -1,0 +1,84 @@
+"""Topic effects: which topic category is hardest, and the pre-specified contrast of romantic
+relationships against the rest.
+
+On conversation means over the evaluated models: a mixed model per metric (topic category
+fixed, number of turns fixed, random intercept per participant); the bootstrap probability
+that each category has the lowest mean (resampling conversations, or participants); and the
+romantic - rest difference with its cluster-bootstrap interval and p-value, plus its
+participant-adjusted mixed-model estimate.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import statsmodels.formula.api as smf
+
+from .bootstrap import bootstrap_p, percentile_interval
+from .study import Study
+from .subgroups import conversation_means
+
+
+def _weighted_group_means(conv: np.ndarray, group: np.ndarray, labels: list, weights: np.ndarray) -> np.ndarray:
+    """[B, n_groups] weighted means of ``conv`` per group label."""
+    ok = ~np.isnan(conv)
+    out = np.full((weights.shape[0], len(labels)), np.nan)
+    for j, label in enumerate(labels):
+        sel = ok & (group == label)
+        num = weights[:, sel] @ conv[sel]
+        den = weights[:, sel].sum(axis=1)
+        out[:, j] = np.divide(num, den, out=np.full(len(den), np.nan), where=den > 0)
+    return out
+
+
+def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndarray, romantic: str,
+                  higher_is_better: bool = True) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Per category: mean, bootstrap interval, P(hardest); mixed-model effects; romantic contrast."""
+    conv = conversation_means(study, metric, models)
+    categories = sorted({c for c in study.category if isinstance(c, str)})
+    point = _weighted_group_means(conv, study.category, categories, np.ones((1, len(conv))))[0]
+    boot = _weighted_group_means(conv, study.category, categories, weights)
+    lo, hi = percentile_interval(boot)
+    worst = np.nanargmin(boot if higher_is_better else -boot, axis=1)
+    p_hardest = np.bincount(worst, minlength=len(categories)) / len(worst)
+
+    frame = pd.DataFrame({"y": conv, "participant": study.participant, "category": study.category,
+                          "n_turns": study.n_turns})
+    frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
+    reference = max(categories, key=lambda c: (int((frame["category"] == c).sum()), c))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit = smf.mixedlm(f"y ~ C(category, Treatment({reference!r})) + n_turns", frame,
+                          groups=frame["participant"]).fit(reml=True)
+    rows = []
+    for j, c in enumerate(categories):
+        name = f"C(category, Treatment({reference!r}))[T.{c}]"
+        effect = float(fit.params.get(name, 0.0))
+        se = float(fit.bse.get(name, np.nan)) if c != reference else np.nan
+        rows.append((metric, c, int((study.category == c).sum()), float(point[j]), float(lo[j]), float(hi[j]),
+                     float(p_hardest[j]), effect, effect - 1.959964 * se if se == se else np.nan,
+                     effect + 1.959964 * se if se == se else np.nan, c == reference))
+    table = pd.DataFrame(rows, columns=["metric", "category", "n_conversations", "mean", "lo", "hi", "p_hardest",
+                                        "effect_vs_reference", "effect_lo", "effect_hi", "is_reference"])
+
+    is_romantic = np.array([c == romantic for c in study.category])
+    ok = ~np.isnan(conv)
+    contrast_point = conv[ok & is_romantic].mean() - conv[ok & ~is_romantic].mean() if (ok & is_romantic).any() else np.nan
+    both = _weighted_group_means(conv, is_romantic, [True, False], weights)
+    diff = both[:, 0] - both[:, 1]
+    dlo, dhi = percentile_interval(diff)
+    frame["romantic"] = [c == romantic for c in frame["category"]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fit_r = smf.mixedlm("y ~ romantic + n_turns", frame.assign(romantic=frame["romantic"].astype(float)),
+                            groups=frame["participant"]).fit(reml=True)
+    est, se = float(fit_r.params["romantic"]), float(fit_r.bse["romantic"])
+    contrast = {"metric": metric, "romantic": romantic, "n_romantic": int(is_romantic.sum()),
+                "difference": float(contrast_point), "lo": float(dlo), "hi": float(dhi), "p_boot": float(bootstrap_p(diff)),
+                "adjusted": est, "adjusted_lo": est - 1.959964 * se, "adjusted_hi": est + 1.959964 * se,
+                "p_mixed": float(fit_r.pvalues["romantic"]),
+                "hardest": categories[int(np.nanargmin(point if higher_is_better else -point))],
+                "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else 0.0}
+    return table, contrast

@@ -1,0 +1,192 @@
+# The statistics: every claim of the paper tested by the right method on the scores of the
+# evaluated models (mode and rule set from the config's statistics section). All the analyses
+# draw the same cluster-bootstrap resamples.
+
+STATS_INPUT = {
+    "conversation_scores": "results/scores/conversation_scores.parquet",
+    "turn_scores": "results/scores/turn_scores.parquet",
+    "conversations": GOLD["conversations"],
+    "participants": GOLD["participants"],
+}
+STATS_PARAMS = {"stats": config["statistics"], "seed": config["seed"], "roles": model_roles()}
+
+
+rule stats_uncertainty:
+    """Bootstrap intervals of every model x metric, paired differences, rank intervals."""
+    input:
+        **STATS_INPUT,
+    output:
+        intervals="results/stats/uncertainty/intervals.csv",
+        paired="results/stats/uncertainty/paired_differences.csv",
+        ranks="results/stats/uncertainty/rank_intervals.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/uncertainty.log",
+    script:
+        "../scripts/stats_uncertainty.py"
+
+
+rule stats_ranks:
+    """Rank independence: Kendall tau-b between the metrics' model rankings, W, reliability."""
+    input:
+        **STATS_INPUT,
+    output:
+        pairs="results/stats/ranks/rank_correlations.csv",
+        reliability="results/stats/ranks/split_half_reliability.csv",
+        summary="results/stats/ranks/summary.json",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/ranks.log",
+    script:
+        "../scripts/stats_ranks.py"
+
+
+rule stats_discriminability:
+    """How well each metric separates the models, and the differences the claims compare."""
+    input:
+        **STATS_INPUT,
+    output:
+        table="results/stats/discriminability/discriminability.csv",
+        comparisons="results/stats/discriminability/comparisons.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/discriminability.log",
+    script:
+        "../scripts/stats_discriminability.py"
+
+
+rule stats_subgroups:
+    """Diagnosis vs none: participant-level permutation tests and mixed models."""
+    input:
+        **STATS_INPUT,
+    output:
+        table="results/stats/subgroups/diagnosis.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/subgroups.log",
+    script:
+        "../scripts/stats_subgroups.py"
+
+
+rule stats_topics:
+    """Topic effects, P(hardest), and the romantic-vs-rest contrast."""
+    input:
+        **STATS_INPUT,
+    output:
+        table="results/stats/topics/topics.csv",
+        romantic="results/stats/topics/romantic_contrast.csv",
+    params:
+        **STATS_PARAMS,
+        romantic=config["cohorts"]["synthetic"]["romantic_category"],
+    log:
+        "logs/stats/topics.log",
+    script:
+        "../scripts/stats_topics.py"
+
+
+rule stats_drift:
+    """Turn drift: slopes over relative position, early/middle/late contrasts, Page's test."""
+    input:
+        **STATS_INPUT,
+    output:
+        table="results/stats/drift/drift.csv",
+        page="results/stats/drift/page_trend.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/drift.log",
+    script:
+        "../scripts/stats_drift.py"
+
+
+rule stats_profiles:
+    """Turn-level vs whole-conversation rankings and the models whose order flips."""
+    input:
+        **STATS_INPUT,
+    output:
+        flips="results/stats/profiles/flips.csv",
+        summary="results/stats/profiles/summary.json",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/profiles.log",
+    script:
+        "../scripts/stats_profiles.py"
+
+
+rule stats_humans:
+    """The human raters vs the models, agreement among humans, the alternative-annotator test."""
+    input:
+        **STATS_INPUT,
+        **{f"{model}/{name}": em_table(model, config["statistics"]["mode"], name)
+           for model in MODELS for name in EM_TABLES},
+    output:
+        paired="results/stats/humans/humans_vs_models.csv",
+        agreement="results/stats/humans/agreement.csv",
+        alt_test="results/stats/humans/alt_test.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/humans.log",
+    script:
+        "../scripts/stats_humans.py"
+
+
+rule stats_claims:
+    """The verdict of every pre-registered claim, with multiplicity control per family."""
+    input:
+        rank_pairs="results/stats/ranks/rank_correlations.csv",
+        discriminability_comparisons="results/stats/discriminability/comparisons.csv",
+        subgroups="results/stats/subgroups/diagnosis.csv",
+        drift_page="results/stats/drift/page_trend.csv",
+        romantic="results/stats/topics/romantic_contrast.csv",
+        profiles="results/stats/profiles/summary.json",
+        humans_paired="results/stats/humans/humans_vs_models.csv",
+    output:
+        table="results/stats/claims.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/claims.log",
+    script:
+        "../scripts/stats_claims.py"
+
+
+SIM_PARTS = range(config["statistics"]["simulation"]["jobs"])
+
+
+rule stats_simulate:
+    """One part of the validation by simulation: simulated studies through every test."""
+    output:
+        results="results/stats/simulation/{kind}-{part}.parquet",
+    wildcard_constraints:
+        kind="null|planted",
+        part=r"\d+",
+    params:
+        **STATS_PARAMS,
+        kind=lambda wc: wc.kind,
+        part=lambda wc: int(wc.part),
+    log:
+        "logs/stats/simulate-{kind}-{part}.log",
+    script:
+        "../scripts/stats_simulate.py"
+
+
+rule stats_simulation_summary:
+    """False-positive rates under the null; sign recovery and coverage of planted effects."""
+    input:
+        null=expand("results/stats/simulation/null-{part}.parquet", part=SIM_PARTS),
+        planted=expand("results/stats/simulation/planted-{part}.parquet", part=SIM_PARTS),
+    output:
+        null="results/stats/simulation/null_rates.csv",
+        planted="results/stats/simulation/planted_recovery.csv",
+    params:
+        **STATS_PARAMS,
+    log:
+        "logs/stats/simulation_summary.log",
+    script:
+        "../scripts/stats_simulation_summary.py"

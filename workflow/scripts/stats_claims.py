@@ -1,0 +1,27 @@
+"""Rule stats_claims: every pre-registered claim with its numbers and verdict."""
+
+import json
+
+import pandas as pd
+from eibench.runlog import rule_log
+from eibench.stats.claims import verdicts
+from eibench.tables import write_csv
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p, i = snakemake.params, snakemake.input
+    discr = pd.read_csv(i.discriminability_comparisons)
+    humans = pd.read_csv(i.humans_paired) if i.humans_paired and open(i.humans_paired).read().strip() else pd.DataFrame()
+    results = {
+        "rank_pairs": pd.read_csv(i.rank_pairs),
+        "discriminability_comparisons": {(r.metric_a, r.metric_b): r._asdict() for r in discr.itertuples(index=False)},
+        "diagnosis": pd.read_csv(i.subgroups),
+        "drift_pages": {r["metric"]: r for r in pd.read_csv(i.drift_page).to_dict("records")},
+        "romantic": pd.read_csv(i.romantic).set_index("metric").loc[
+            next(c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "topic_hardest")].to_dict()
+        | {"metric": "composite"},
+        "profiles": json.load(open(i.profiles)),
+        "humans": {m: g for m, g in humans.groupby("metric")} if len(humans) else {},
+    }
+    table = verdicts(p.stats["claims"], results, p.stats["alpha"])
+    write_csv(table, snakemake.output.table)
+    log.info("verdicts: %s", dict(zip(table["id"], table["verdict"])))

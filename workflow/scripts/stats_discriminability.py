@@ -1,0 +1,21 @@
+"""Rule stats_discriminability: how well each metric separates the evaluated models."""
+
+
+import pandas as pd
+from eibench.runlog import rule_log
+from eibench.stats.discriminability import compare, discriminability
+from eibench.stats.load import available, load_study, resamples
+from eibench.tables import write_csv
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p, i = snakemake.params, snakemake.input
+    study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
+    models = study.with_role("model")
+    metrics = available(study, ["composite", *p.stats["principal_metrics"]], models)
+    table, snr = discriminability(study, metrics, models, resamples(study, p.stats, p.seed), p.stats["alpha"])
+    pairs = {(c["params"]["better"], c["params"]["worse"]) for c in p.stats["claims"]
+             if c["test"] == "discriminability_difference"}
+    comparisons = pd.DataFrame([compare(snr, a, b, p.stats["level"]) for a, b in sorted(pairs) if a in snr and b in snr])
+    write_csv(table, snakemake.output.table)
+    write_csv(comparisons, snakemake.output.comparisons)
+    log.info("%d metrics", len(metrics))

@@ -1,0 +1,20 @@
+"""Rule stats_drift: per-model slopes over turn position, early/middle/late contrasts, Page's test."""
+
+import pandas as pd
+from eibench.runlog import rule_log
+from eibench.stats.drift import turn_drift
+from eibench.stats.load import load_study, resamples
+from eibench.tables import write_csv
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p, i = snakemake.params, snakemake.input
+    study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
+    weights = resamples(study, p.stats, p.seed)
+    tables, pages = [], []
+    for metric in ["binary_om_acc", "binary_hp_acc", "emotion_f1", "emotion_va", "pairwise_acc"]:
+        table, page = turn_drift(study, metric, study.with_role("model"), weights)
+        tables.append(table)
+        pages.append(page)
+    write_csv(pd.concat(tables, ignore_index=True), snakemake.output.table)
+    write_csv(pd.DataFrame(pages), snakemake.output.page)
+    log.info("turn drift of %d metrics", len(pages))

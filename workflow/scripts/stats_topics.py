@@ -1,0 +1,24 @@
+"""Rule stats_topics: topic effects, the probability of being the hardest topic, and the
+pre-specified romantic-vs-rest contrast."""
+
+
+import pandas as pd
+from eibench.metrics.registry import BY_NAME
+from eibench.runlog import rule_log
+from eibench.stats.load import load_study, resamples
+from eibench.stats.topics import topic_effects
+from eibench.tables import write_csv
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p, i = snakemake.params, snakemake.input
+    study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
+    weights = resamples(study, p.stats, p.seed)
+    tables, contrasts = [], []
+    for metric in ["composite", "tracking", "evaluation", "holistic"]:
+        table, contrast = topic_effects(study, metric, study.with_role("model"), weights, p.romantic,
+                                        BY_NAME[metric].higher_is_better)
+        tables.append(table)
+        contrasts.append(contrast)
+    write_csv(pd.concat(tables, ignore_index=True), snakemake.output.table)
+    write_csv(pd.DataFrame(contrasts), snakemake.output.romantic)
+    log.info("topic effects for %d categories", tables[0].shape[0])

@@ -1,0 +1,21 @@
+"""Rule stats_uncertainty: bootstrap intervals of every model x metric, paired differences
+between evaluated models, rank intervals."""
+
+from eibench.metrics.registry import PRINCIPAL
+from eibench.runlog import rule_log
+from eibench.stats.load import available, load_study, resamples
+from eibench.stats.uncertainty import model_intervals, paired_differences, rank_intervals
+from eibench.tables import write_csv
+
+with rule_log(snakemake) as log:  # noqa: F821
+    p, i = snakemake.params, snakemake.input
+    study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
+    weights = resamples(study, p.stats, p.seed)
+    models = study.with_role("model")
+    metrics = available(study, ["composite", "composite_equal", "tracking", "evaluation", "holistic",
+                                *PRINCIPAL, "binary_om_acc_pw", "binary_hp_acc_pw", "perspective_gap"], range(len(study.models)))
+    write_csv(model_intervals(study, metrics, weights, p.stats["level"]), snakemake.output.intervals)
+    principal = available(study, ["composite", *p.stats["principal_metrics"]], models)
+    write_csv(paired_differences(study, principal, weights, models, p.stats["level"]), snakemake.output.paired)
+    write_csv(rank_intervals(study, principal, weights, models, p.stats["level"]), snakemake.output.ranks)
+    log.info("%d models, %d metrics, %d resamples", len(study.models), len(metrics), len(weights))
