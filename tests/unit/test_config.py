@@ -64,6 +64,25 @@ def test_semantic_checks(default_config):
     assert "ability_correlation': must be symmetric" in msg
 
 
+def test_statistics_checks_name_the_claim_and_the_fix(default_config):
+    cfg = copy.deepcopy(default_config)
+    st = cfg["statistics"]
+    st["mode"] = "verbose"
+    st["principal_metrics"].append("emotion_f2")
+    st["claims"][1] = dict(st["claims"][0])  # C1 twice
+    st["claims"].append({"id": "X9", "family": "headline", "text": "t", "test": "turn_drift",
+                         "params": {"metric": "composite", "direction": "humans_better"}})
+    st["claims"].append({"id": "X10", "family": "exploratory", "text": "t", "test": "discriminability_difference",
+                         "params": {"better": "pairwise_acc"}})
+    msg = _problem(cfg)
+    assert "'statistics.mode': 'verbose' is not one of the modes run" in msg
+    assert "'statistics.principal_metrics': unknown metric 'emotion_f2'" in msg
+    assert "claim id 'C1' is used twice" in msg
+    assert "(X9, test turn_drift): unknown turn-level metric 'composite'" in msg
+    assert "(X9, test turn_drift): params.direction must be one of positive, negative" in msg
+    assert "(X10, test discriminability_difference): params.worse is required" in msg
+
+
 def test_attunebench_cohort_needs_a_path(default_config, tmp_path):
     cfg = copy.deepcopy(default_config)
     cfg["cohort"] = "attunebench"

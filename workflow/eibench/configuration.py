@@ -143,6 +143,8 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
     elif np.linalg.eigvalsh(corr).min() < -1e-10:
         problems.append("config key 'simulation.ability_correlation': must be positive semi-definite (a valid correlation matrix)")
 
+    problems += _check_statistics(config)
+
     if config["cohort"] == "attunebench":
         path = config["cohorts"]["attunebench"]["path"]
         if not path:
@@ -162,6 +164,60 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
                         f"config key 'models' ({model['name']}): outputs folder {str(root / mode)!r} does not exist; "
                         f"it must hold one release-format EM output file per conversation for mode {mode!r}"
                     )
+    return problems
+
+
+#: claim test -> (required params, the metrics it can read: None = any analysable metric)
+CLAIM_PARAMS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "rank_independence": (("metrics", "margin"), None),
+    "discriminability_difference": (("better", "worse"), None),
+    "diagnosis_effect": (("metric", "direction"), None),
+    "turn_drift": (("metric", "direction"), "turn"),
+    "turn_flat": (("metric", "margin"), "turn"),
+    "topic_hardest": (("metric",), None),
+    "profile_flips": ((), None),
+    "humans_vs_models": (("metric", "direction"), None),
+}
+DIRECTIONS = {"diagnosis_effect": ("positive", "negative"), "turn_drift": ("positive", "negative"),
+              "humans_vs_models": ("humans_better", "models_better")}
+
+
+def _check_statistics(config: dict[str, Any]) -> list[str]:
+    """The statistics section: its mode is run, its metrics exist, and each pre-registered claim
+    has the parameters its test needs."""
+    from .metrics.registry import ANALYSABLE, TURN_METRICS
+
+    problems: list[str] = []
+    st = config["statistics"]
+    if st["mode"] not in config["modes"]:
+        problems.append(f"config key 'statistics.mode': {st['mode']!r} is not one of the modes run "
+                        f"(config key 'modes': {', '.join(config['modes'])}); add it there or pick one of them")
+    allowed = ", ".join(sorted(ANALYSABLE))
+    for m in st["principal_metrics"]:
+        if m not in ANALYSABLE:
+            problems.append(f"config key 'statistics.principal_metrics': unknown metric {m!r}; allowed: {allowed}")
+    ids = [c["id"] for c in st["claims"]]
+    for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        problems.append(f"config key 'statistics.claims': claim id {dup!r} is used twice; ids must be unique")
+    for k, claim in enumerate(st["claims"]):
+        where = f"config key 'statistics.claims[{k}]' ({claim['id']}, test {claim['test']})"
+        required, level = CLAIM_PARAMS[claim["test"]]
+        params = claim["params"]
+        for name in required:
+            if name not in params:
+                problems.append(f"{where}: params.{name} is required for this test")
+        pool = TURN_METRICS if level == "turn" else ANALYSABLE
+        named = [params[n] for n in ("metric", "better", "worse") if n in params] + list(params.get("metrics", []))
+        for m in named:
+            if m not in pool:
+                kind = "turn-level metric" if level == "turn" else "metric"
+                problems.append(f"{where}: unknown {kind} {m!r}; allowed: {', '.join(sorted(pool))}")
+        if claim["test"] in DIRECTIONS and "direction" in params and params["direction"] not in DIRECTIONS[claim["test"]]:
+            problems.append(f"{where}: params.direction must be one of {', '.join(DIRECTIONS[claim['test']])}")
+        if claim["test"] == "rank_independence" and len(params.get("metrics", [])) < 2:
+            problems.append(f"{where}: params.metrics needs at least two metrics")
+        if claim["test"] == "discriminability_difference" and params.get("better") == params.get("worse"):
+            problems.append(f"{where}: params.better and params.worse must differ")
     return problems
 
 

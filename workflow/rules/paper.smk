@@ -10,6 +10,10 @@ rule paper:
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",
         invalid_table="results/paper/tables/invalid_answers.csv",
+        claims_table="results/paper/tables/claims.csv",
+        discriminability_table="results/paper/tables/discriminability.csv",
+        null_rates_table="results/paper/tables/simulation_null.csv",
+        planted_table="results/paper/tables/simulation_planted.csv",
         figure_leaderboard="results/figures/leaderboard.svg",
         dictionary="results/scores/data_dictionary.csv",
     output:

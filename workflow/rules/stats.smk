@@ -160,7 +160,10 @@ SIM_PARTS = range(config["statistics"]["simulation"]["jobs"])
 
 
 rule stats_simulate:
-    """One part of the validation by simulation: simulated studies through every test."""
+    """One part of the validation by simulation: simulated studies with this study's design
+    through every test."""
+    input:
+        **STATS_INPUT,
     output:
         results="results/stats/simulation/{kind}-{part}.parquet",
     wildcard_constraints:

@@ -4,6 +4,7 @@
 import pandas as pd
 from eibench.metrics.registry import BY_NAME
 from eibench.report.numbers import Numbers, fmt
+from eibench.report.stats_numbers import add_statistics
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
 from scipy.stats import kendalltau
@@ -108,6 +109,18 @@ with rule_log(snakemake) as log:  # noqa: F821
     })
     strict_all = board[(board["mode"] == p.mode) & (board["rule_set"] == "strict")].set_index("em_model")
     table.insert(3, "Composite (strict)", [fmt(strict_all.loc[m, "composite"], 1) for m in main["em_model"]])
+    # Rank intervals of the composite over the cluster-bootstrap resamples (rule stats_uncertainty).
+    rank_iv = pd.read_csv(snakemake.input.rank_intervals)
+    rank_iv = rank_iv[rank_iv["metric"] == "composite"].set_index("em_model")
+    table.insert(1, "Rank 95%", [f"{rank_iv.loc[m, 'rank_lo']:.0f}–{rank_iv.loc[m, 'rank_hi']:.0f}"
+                                 if m in rank_iv.index and pd.notna(rank_iv.loc[m, "rank_lo"]) else "–"
+                                 for m in main["em_model"]])
     write_csv(table, snakemake.output.leaderboard_table)
+
+    stats_tables = add_statistics(nums, {k: snakemake.input[k] for k in (
+        "claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic", "page",
+        "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
+    for name in ("claims", "discriminability", "null_rates", "planted"):
+        write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
     write_text(nums.to_json(), snakemake.output.numbers)
     log.info("wrote %d numbers", len(nums.entries))

@@ -10,15 +10,13 @@ from eibench.tables import write_csv
 with rule_log(snakemake) as log:  # noqa: F821
     p, i = snakemake.params, snakemake.input
     discr = pd.read_csv(i.discriminability_comparisons)
-    humans = pd.read_csv(i.humans_paired) if i.humans_paired and open(i.humans_paired).read().strip() else pd.DataFrame()
+    humans = pd.read_csv(i.humans_paired) if open(i.humans_paired).read().strip() else pd.DataFrame()
     results = {
         "rank_pairs": pd.read_csv(i.rank_pairs),
         "discriminability_comparisons": {(r.metric_a, r.metric_b): r._asdict() for r in discr.itertuples(index=False)},
         "diagnosis": pd.read_csv(i.subgroups),
         "drift_pages": {r["metric"]: r for r in pd.read_csv(i.drift_page).to_dict("records")},
-        "romantic": pd.read_csv(i.romantic).set_index("metric").loc[
-            next(c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "topic_hardest")].to_dict()
-        | {"metric": "composite"},
+        "romantic": {r["metric"]: r for r in pd.read_csv(i.romantic).to_dict("records")},
         "profiles": json.load(open(i.profiles)),
         "humans": {m: g for m, g in humans.groupby("metric")} if len(humans) else {},
     }

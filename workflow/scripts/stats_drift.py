@@ -11,7 +11,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     weights = resamples(study, p.stats, p.seed)
     tables, pages = [], []
-    for metric in ["binary_om_acc", "binary_hp_acc", "emotion_f1", "emotion_va", "pairwise_acc"]:
+    claimed = {c["params"]["metric"] for c in p.stats["claims"] if c["test"] in ("turn_drift", "turn_flat")}
+    for metric in sorted({"binary_om_acc", "binary_hp_acc", "emotion_f1", "emotion_va", "pairwise_acc"} | claimed):
         table, page = turn_drift(study, metric, study.with_role("model"), weights)
         tables.append(table)
         pages.append(page)

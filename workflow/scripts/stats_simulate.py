@@ -5,13 +5,18 @@ import warnings
 import pandas as pd
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
-from eibench.stats.simulation import null_generator, planted_generator, simulate_and_test
+from eibench.stats.load import load_study
+from eibench.stats.simulation import design_of, null_generator, planted_generator, simulate_and_test
 from eibench.tables import write_parquet
 
 with rule_log(snakemake) as log:  # noqa: F821
-    p = snakemake.params
+    p, i = snakemake.params, snakemake.input
     sim = p.stats["simulation"]
-    generator = null_generator() if p.kind == "null" else planted_generator(sim["planted"])
+    # Simulated studies have the design of this one (sizes, diagnosed share, raters).
+    design = design_of(load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles,
+                                  p.stats))
+    log.info("design: %s", design)
+    generator = null_generator(design) if p.kind == "null" else planted_generator(sim["planted"], design)
     n = sim["n_null"] if p.kind == "null" else sim["n_planted"]
     rows = []
     with warnings.catch_warnings():

@@ -14,7 +14,9 @@ with rule_log(snakemake) as log:  # noqa: F821
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     weights = resamples(study, p.stats, p.seed)
     tables, contrasts = [], []
-    for metric in ["composite", "tracking", "evaluation", "holistic"]:
+    claimed = {c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "topic_hardest"}
+    for metric in ["composite", "tracking", "evaluation", "holistic", *sorted(claimed - {"composite", "tracking",
+                                                                                      "evaluation", "holistic"})]:
         table, contrast = topic_effects(study, metric, study.with_role("model"), weights, p.romantic,
                                         BY_NAME[metric].higher_is_better)
         tables.append(table)

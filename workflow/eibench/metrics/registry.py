@@ -126,6 +126,8 @@ POOLED_METRICS: tuple[Metric, ...] = tuple(
 BY_NAME = {m.name: m for m in METRICS + POOLED_METRICS}
 TURN_METRICS = tuple(m.name for m in METRICS if m.level == "turn")
 PRINCIPAL = tuple(m.name for m in METRICS if m.principal)
+#: Metrics with one value per model and conversation: what the statistics can analyse.
+ANALYSABLE = tuple(m.name for m in METRICS if m.level in ("turn", "conversation"))
 
 
 def data_dictionary() -> pd.DataFrame:

@@ -43,12 +43,12 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95, axis: int = 0)
 
 def bootstrap_p(differences: np.ndarray, axis: int = 0) -> np.ndarray:
     """Two-sided bootstrap p-value of 'no difference': 2 x the smaller tail share of the
-    resampled differences on either side of 0 (capped at 1)."""
+    resampled differences on either side of 0 (capped at 1); NaN when no resample has a value."""
     d = np.asarray(differences)
     n = np.sum(~np.isnan(d), axis=axis)
     below = np.sum(d <= 0, axis=axis) / np.maximum(n, 1)
     above = np.sum(d >= 0, axis=axis) / np.maximum(n, 1)
-    return np.minimum(1.0, 2 * np.minimum(below, above))
+    return np.where(n > 0, np.minimum(1.0, 2 * np.minimum(below, above)), np.nan)
 
 
 def ranks_desc(means: np.ndarray, higher_is_better: bool = True) -> np.ndarray:

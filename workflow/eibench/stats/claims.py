@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
+
+from .multiplicity import adjust
 
 
 def _directional(estimate: float, lo: float, hi: float, p: float, direction: str) -> dict[str, Any]:
@@ -47,10 +48,13 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
         out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
     elif test == "diagnosis_effect":
         row = results["diagnosis"].set_index("metric").loc[params["metric"]]
-        out.update(_directional(row["difference"], row["adjusted_lo"], row["adjusted_hi"], row["p_permutation"],
+        # The estimate and interval are the mixed model's adjusted effect; the p-value is the
+        # participant-level permutation test's (the participant is the unit of the claim).
+        out.update(_directional(row["adjusted_effect"], row["adjusted_lo"], row["adjusted_hi"], row["p_permutation"],
                                 params["direction"]))
-        out["detail"] = (f"participant-level permutation test ({int(row['n_permutations'])} relabellings); "
-                         f"adjusted mixed-model effect {row['adjusted_effect']:.3f}")
+        out["detail"] = (f"participant-level permutation test ({int(row['n_permutations'])} relabellings, "
+                         f"difference of participant means {row['difference']:.3f}); estimate and interval: "
+                         f"mixed model adjusted for topic and length")
     elif test == "turn_drift":
         page = results["drift_pages"][params["metric"]]
         p = page["p_decreasing"] if params["direction"] == "negative" else page["p_increasing"]
@@ -66,7 +70,7 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
                           "not supported" if lo > margin or hi < -margin else "inconclusive")
         return out
     elif test == "topic_hardest":
-        c = results["romantic"]
+        c = results["romantic"][params["metric"]]
         out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"] / 2 if c["difference"] < 0 else 1.0,
                                 "negative"))
         out["detail"] = (f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
@@ -79,6 +83,10 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
         out["verdict"] = "supported" if s["n_clear_flips"] > 0 else ("not supported" if s["lo"] > 0.9 else "inconclusive")
         return out
     elif test == "humans_vs_models":
+        if params["metric"] not in results["humans"]:
+            out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict="inconclusive",
+                       detail="not tested: the cohort has no human raters")
+            return out
         t = results["humans"][params["metric"]]
         want = "humans better" if params["direction"] == "humans_better" else "model better"
         against = "model better" if want == "humans better" else "humans better"
@@ -98,7 +106,7 @@ def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
         if members:
-            adjusted = multipletests([r["p_value"] for r in members], method=method)[1]
+            adjusted = adjust([r["p_value"] for r in members], method)
             for r, q in zip(members, adjusted):
                 r["p_adjusted"] = float(q)
     for r in rows:

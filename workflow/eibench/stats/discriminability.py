@@ -16,9 +16,9 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means
+from .multiplicity import reject
 from .study import Study
 
 
@@ -68,7 +68,7 @@ def discriminability(study: Study, metrics: list[str], models: list[int], weight
         for a, b in combinations(range(len(models)), 2) if pairs else ():
             diff = values[a] - values[b]
             p.append(bootstrap_p(resampled_means(diff[None, :], weights)[:, 0]))
-        separated = multipletests(p, alpha=alpha, method="holm")[0] if p else np.array([], dtype=bool)
+        separated = reject(p, alpha, "holm") if p else np.array([], dtype=bool)
         lo, hi = percentile_interval(snr_b)
         rlo, rhi = percentile_interval(rel_b)
         rows.append((metric, float(rel), float(rlo), float(rhi), float(snr), float(lo), float(hi),

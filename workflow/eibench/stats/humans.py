@@ -21,9 +21,9 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
 
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means
+from .multiplicity import adjust, reject
 from .study import Study
 
 
@@ -31,7 +31,10 @@ def human_vs_models(study: Study, metric: str, humans: list[int], models: list[i
                     alpha: float = 0.05) -> pd.DataFrame:
     """Per model: mean human score - model score over the humans' conversations."""
     values = study.values[metric]
-    human = np.nanmean(values[humans], axis=0) if humans else np.full(values.shape[1], np.nan)
+    human = np.full(values.shape[1], np.nan)
+    if humans:
+        rated = np.isfinite(values[humans]).any(axis=0)  # conversations at least one human labelled
+        human[rated] = np.nanmean(values[humans][:, rated], axis=0)
     rows, p = [], []
     for m in models:
         diff = human - values[m]  # NaN outside the humans' subset
@@ -40,7 +43,7 @@ def human_vs_models(study: Study, metric: str, humans: list[int], models: list[i
         p.append(float(bootstrap_p(boot)))
         rows.append([metric, study.models[m], float(np.nanmean(diff)), float(lo), float(hi), p[-1],
                      int(np.isfinite(diff).sum())])
-    adjusted = multipletests(p, method="holm")[1] if p else []
+    adjusted = adjust(p, "holm") if p else []
     for row, q in zip(rows, adjusted):
         row.append(float(q))
         row.append("humans better" if q < alpha and row[2] > 0 else "model better" if q < alpha and row[2] < 0 else "no difference")
@@ -159,7 +162,7 @@ def alt_test(annotations: dict[str, dict[object, object]], model: dict[object, o
             p = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
         pvalues.append(p)
         rho.append(float(np.mean(wins_m)))
-    rejected = multipletests(pvalues, alpha=alpha, method="fdr_by")[0] if pvalues else []
+    rejected = reject(pvalues, alpha, "fdr_by") if pvalues else []
     omega = float(np.mean(rejected)) if len(names) else float("nan")
     return {"winning_rate": omega, "advantage_probability": float(np.nanmean(rho)) if rho else float("nan"),
             "passes": bool(omega >= 0.5), "n_annotators": len(names), "epsilon": epsilon}

@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.registry import METRICS
+from ..metrics.registry import ANALYSABLE
 from ..seeding import rng_for
 from .bootstrap import cluster_weights
 from .study import Study
 
-STUDY_METRICS = [m.name for m in METRICS if m.level in ("turn", "conversation")] + ["cw_q1_f1"]
+STUDY_METRICS = list(ANALYSABLE)
 
 
 def load_study(conversation_scores: str, turn_scores: str, conversations: str, participants: str,

@@ -11,14 +11,13 @@ standardised effect (divided by the sd of conversation means).
 
 from __future__ import annotations
 
-import warnings
 from itertools import combinations
 from math import comb
 
 import numpy as np
 import pandas as pd
-import statsmodels.formula.api as smf
 
+from . import mixed
 from .study import Study
 
 MAX_EXACT = 200_000  # above this many relabellings, a seeded Monte-Carlo sample of them
@@ -69,19 +68,19 @@ def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Gene
 
 def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
     """The diagnosis coefficient in conv_mean ~ diagnosed + C(category) + n_turns with a random
-    intercept per participant; Wald 95% interval; standardised by the sd of the outcome."""
+    intercept per participant; Wald 95% interval; standardised by the sd of the outcome.
+
+    The outcome is one value per conversation (the mean over the models), so the conversation's
+    random intercept is the residual term of this model."""
     term = "diagnosed"
     frame = pd.DataFrame({"y": conv, "participant": study.participant, "diagnosed": study.diagnosed.astype(float),
                           "category": study.category, "n_turns": study.n_turns})
     frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
-    formula = "y ~ diagnosed + C(category) + n_turns"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # convergence chatter of small random-effect variances
-        fit = smf.mixedlm(formula, frame, groups=frame["participant"]).fit(reml=True)
-    est, se = float(fit.params[term]), float(fit.bse[term])
-    sd = float(frame["y"].std(ddof=1))
-    return {"estimate": est, "se": se, "lo": est - 1.959964 * se, "hi": est + 1.959964 * se,
-            "p_value": float(fit.pvalues[term]), "standardised": est / sd if sd > 0 else float("nan"),
+    formula = "y ~ diagnosed + C(category) + n_turns" if frame["category"].nunique() > 1 else "y ~ diagnosed + n_turns"
+    _, c = mixed.fit(formula, frame, term)
+    sd = float(frame["y"].std(ddof=1)) if len(frame) > 1 else float("nan")
+    return {"estimate": c.estimate, "se": c.se, "lo": c.lo, "hi": c.hi, "p_value": c.p_value,
+            "standardised": c.estimate / sd if sd > 0 else float("nan"), "reason": c.reason,
             "n_conversations": int(len(frame)), "n_participants": int(frame["participant"].nunique())}
 
 
@@ -95,7 +94,7 @@ def diagnosis_effects(study: Study, metrics: list[str], models: list[int], rng: 
         mm = mixed_model(study, conv)
         rows.append((metric, int(diag.sum()), int((~diag).sum()), perm["difference"], perm["p_value"],
                      perm["n_permutations"], perm["exact"], mm["estimate"], mm["lo"], mm["hi"], mm["p_value"],
-                     mm["standardised"]))
+                     mm["standardised"], mm["reason"]))
     return pd.DataFrame(rows, columns=["metric", "n_diagnosed", "n_not_diagnosed", "difference", "p_permutation",
                                        "n_permutations", "exact", "adjusted_effect", "adjusted_lo", "adjusted_hi",
-                                       "p_mixed", "standardised_effect"])
+                                       "p_mixed", "standardised_effect", "mixed_model_note"])

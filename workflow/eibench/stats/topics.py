@@ -10,12 +10,10 @@ participant-adjusted mixed-model estimate.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
-import statsmodels.formula.api as smf
 
+from . import mixed
 from .bootstrap import bootstrap_p, percentile_interval
 from .study import Study
 from .subgroups import conversation_means
@@ -48,18 +46,15 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
                           "n_turns": study.n_turns})
     frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
     reference = max(categories, key=lambda c: (int((frame["category"] == c).sum()), c))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit = smf.mixedlm(f"y ~ C(category, Treatment({reference!r})) + n_turns", frame,
-                          groups=frame["participant"]).fit(reml=True)
+    fit, _ = mixed.fit(f"y ~ C(category, Treatment({reference!r})) + n_turns", frame, "n_turns")
     rows = []
+    wald = fit.conf_int(alpha=0.05) if fit is not None else pd.DataFrame()
     for j, c in enumerate(categories):
         name = f"C(category, Treatment({reference!r}))[T.{c}]"
-        effect = float(fit.params.get(name, 0.0))
-        se = float(fit.bse.get(name, np.nan)) if c != reference else np.nan
+        effect = (0.0 if c == reference else np.nan) if fit is None else float(fit.params.get(name, 0.0))
+        elo, ehi = (float(wald.loc[name, 0]), float(wald.loc[name, 1])) if name in wald.index else (np.nan, np.nan)
         rows.append((metric, c, int((study.category == c).sum()), float(point[j]), float(lo[j]), float(hi[j]),
-                     float(p_hardest[j]), effect, effect - 1.959964 * se if se == se else np.nan,
-                     effect + 1.959964 * se if se == se else np.nan, c == reference))
+                     float(p_hardest[j]), effect, elo, ehi, c == reference))
     table = pd.DataFrame(rows, columns=["metric", "category", "n_conversations", "mean", "lo", "hi", "p_hardest",
                                         "effect_vs_reference", "effect_lo", "effect_hi", "is_reference"])
 
@@ -70,15 +65,14 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
     diff = both[:, 0] - both[:, 1]
     dlo, dhi = percentile_interval(diff)
     frame["romantic"] = [c == romantic for c in frame["category"]]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fit_r = smf.mixedlm("y ~ romantic + n_turns", frame.assign(romantic=frame["romantic"].astype(float)),
-                            groups=frame["participant"]).fit(reml=True)
-    est, se = float(fit_r.params["romantic"]), float(fit_r.bse["romantic"])
+    if frame["romantic"].all() or not frame["romantic"].any():
+        r = mixed.Coefficient.missing(f"no conversation {'outside' if frame['romantic'].all() else 'in'} {romantic!r}")
+    else:
+        _, r = mixed.fit("y ~ romantic + n_turns", frame.assign(romantic=frame["romantic"].astype(float)), "romantic")
     contrast = {"metric": metric, "romantic": romantic, "n_romantic": int(is_romantic.sum()),
                 "difference": float(contrast_point), "lo": float(dlo), "hi": float(dhi), "p_boot": float(bootstrap_p(diff)),
-                "adjusted": est, "adjusted_lo": est - 1.959964 * se, "adjusted_hi": est + 1.959964 * se,
-                "p_mixed": float(fit_r.pvalues["romantic"]),
+                "adjusted": r.estimate, "adjusted_lo": r.lo, "adjusted_hi": r.hi,
+                "p_mixed": r.p_value, "mixed_model_note": r.reason,
                 "hardest": categories[int(np.nanargmin(point if higher_is_better else -point))],
                 "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else 0.0}
     return table, contrast

@@ -54,6 +54,7 @@ def rank_intervals(study: Study, metrics: list[str], weights: np.ndarray, models
         point = ranks_desc(np.nanmean(values, axis=1), higher)
         boot = ranks_desc(resampled_means(values, weights), higher)
         lo, hi = percentile_interval(boot, level)
+        lo, hi = np.floor(lo), np.ceil(hi)  # ranks are whole (or tied halves): widen to whole ranks
         for j, i in enumerate(models):
             rows.append((study.models[i], metric, float(point[j]), float(lo[j]), float(hi[j])))
     return pd.DataFrame(rows, columns=["em_model", "metric", "rank", "rank_lo", "rank_hi"])

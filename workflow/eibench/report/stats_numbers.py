@@ -1,0 +1,190 @@
+"""The statistics' numbers and display tables for the manuscript.
+
+``add_statistics`` reads the tables of the statistics rules (results/stats/...) and adds one
+entry per printed number to a :class:`Numbers`, each naming the rule and script that computed
+it; it returns the display tables (strings, as printed). Claims' verdicts are entries too, so
+the manuscript chooses its sentences from them and cannot contradict the numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..metrics.registry import BY_NAME
+from .numbers import Numbers, fmt
+
+RULES = {  # rule -> script
+    name: f"workflow/scripts/{name}.py"
+    for name in ("stats_ranks", "stats_discriminability", "stats_subgroups", "stats_topics", "stats_drift",
+                 "stats_humans", "stats_profiles", "stats_claims", "stats_simulation_summary")
+}
+
+
+def _label(metric: str) -> str:
+    return BY_NAME[metric].label if metric in BY_NAME else metric
+
+
+def _p(p: float) -> str:
+    """A p-value as printed: three decimals, or '< 0.001'."""
+    if p is None or pd.isna(p):
+        return "–"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFrame]:
+    """Add the statistics' numbers to ``nums``; return the display tables by name.
+
+    ``paths`` maps: claims, rank_summary, rank_pairs, discriminability, comparisons,
+    diagnosis, romantic, page, humans_paired, agreement, alt_test, profiles, null_rates,
+    planted.
+    """
+
+    def add(key: str, value: Any, rule: str, **kw: Any) -> None:
+        nums.add(key, value, rule, RULES[rule], **kw)
+
+    tables: dict[str, pd.DataFrame] = {}
+
+    claims = pd.read_csv(paths["claims"], keep_default_na=False, na_values=[""])
+    for _, c in claims.iterrows():
+        add(f"claim.{c['id']}.verdict", str(c["verdict"]), "stats_claims")
+        ci = (float(c["lo"]), float(c["hi"])) if pd.notna(c["lo"]) and pd.notna(c["hi"]) else None
+        add(f"claim.{c['id']}.estimate", float(c["estimate"]), "stats_claims", digits=3, ci=ci)
+    for verdict in ("supported", "not supported", "inconclusive"):
+        for family in ("headline", "exploratory"):
+            n = int(((claims["verdict"] == verdict) & (claims["family"] == family)).sum())
+            add(f"claims.{family}.{verdict.replace(' ', '_')}", n, "stats_claims")
+    add("claims.n_headline", int((claims["family"] == "headline").sum()), "stats_claims")
+    add("claims.n_exploratory", int((claims["family"] == "exploratory").sum()), "stats_claims")
+    tables["claims"] = pd.DataFrame({
+        "ID": claims["id"],
+        "Family": claims["family"],
+        "Claim": claims["text"],
+        "Estimate [95% interval]": [
+            fmt(e, 3) + (f" [{fmt(lo, 3)}, {fmt(hi, 3)}]" if pd.notna(lo) else "")
+            for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])],
+        "p (adjusted)": [_p(q) for q in claims["p_adjusted"]],
+        "Verdict": claims["verdict"],
+    })
+
+    rank = json.loads(Path(paths["rank_summary"]).read_text())
+    add("ranks.n_models", int(rank["n_models"]), "stats_ranks")
+    add("ranks.critical_tau", float(rank["critical_tau"]), "stats_ranks",
+        note="smallest |tau-b| significant at alpha by the exact test for this many models")
+    add("ranks.margin", float(rank["margin"]), "stats_ranks")
+    add("ranks.power_at_margin", float(rank["power_at_margin"]), "stats_ranks",
+        note="power of the exact test when the true tau equals the margin")
+    add("ranks.kendall_w", float(rank["kendall_w"]), "stats_ranks")
+    add("ranks.median_abs_tau", float(rank["median_abs_tau"]), "stats_ranks")
+    for k in ("n_pairs", "n_independent", "n_related", "n_inconclusive"):
+        add(f"ranks.{k}", int(rank[k]), "stats_ranks")
+
+    disc = pd.read_csv(paths["discriminability"])
+    tables["discriminability"] = pd.DataFrame({
+        "Metric": [_label(m) for m in disc["metric"]],
+        "Reliability [95%]": [f"{fmt(r, 3)} [{fmt(lo, 3)}, {fmt(hi, 3)}]"
+                              for r, lo, hi in zip(disc["reliability"], disc["reliability_lo"], disc["reliability_hi"])],
+        "Signal-to-noise [95%]": [f"{fmt(s, 2)} [{fmt(lo, 2)}, {fmt(hi, 2)}]"
+                                  for s, lo, hi in zip(disc["snr"], disc["snr_lo"], disc["snr_hi"])],
+        "Pairs separated (Holm)": [f"{int(k)} of {int(n)}" if n > 0 else "–"
+                                   for k, n in zip(disc["pairs_separated"], disc["pairs"])],
+    })
+    comparisons = pd.read_csv(paths["comparisons"])
+    for _, c in comparisons.iterrows():
+        key = f"disc.{c['metric_a']}_vs_{c['metric_b']}"
+        add(key, float(c["difference"]), "stats_discriminability", ci=(float(c["lo"]), float(c["hi"])),
+            note="difference of log F (between-model over within-model variance of the means)")
+        add(f"{key}.f_ratio", float(c["f_ratio"]), "stats_discriminability")
+    for _, r in disc.iterrows():
+        add(f"disc.{r['metric']}.share_separated", float(r["share_pairs_separated"]) * 100, "stats_discriminability",
+            digits=0)
+
+    diag = pd.read_csv(paths["diagnosis"]).set_index("metric")
+    for metric, r in diag.iterrows():
+        key = f"diagnosis.{metric}"
+        add(f"{key}.effect", float(r["adjusted_effect"]), "stats_subgroups", digits=3,
+            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
+        add(f"{key}.p_permutation", _p(float(r["p_permutation"])), "stats_subgroups")
+        add(f"{key}.n_permutations", int(r["n_permutations"]), "stats_subgroups")
+    first = diag.iloc[0]
+    add("diagnosis.n_diagnosed", int(first["n_diagnosed"]), "stats_subgroups")
+    add("diagnosis.n_not_diagnosed", int(first["n_not_diagnosed"]), "stats_subgroups")
+
+    romantic = pd.read_csv(paths["romantic"]).set_index("metric")
+    if "composite" in romantic.index:
+        r = romantic.loc["composite"]
+        add("topics.romantic_composite", float(r["adjusted"]), "stats_topics", digits=1,
+            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
+        add("topics.hardest", str(r["hardest"]), "stats_topics")
+        add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
+        add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
+
+    page = pd.read_csv(paths["page"]).set_index("metric")
+    for metric, r in page.iterrows():
+        add(f"drift.{metric}.late_minus_early", float(r["late_minus_early"]), "stats_drift", digits=3,
+            ci=(float(r["late_early_lo"]), float(r["late_early_hi"])))
+        add(f"drift.{metric}.p_page", _p(float(r["p_decreasing"])), "stats_drift")
+
+    humans = _read_optional(paths["humans_paired"])
+    add("humans.available", not humans.empty, "stats_humans")
+    if not humans.empty:
+        for metric, t in humans.groupby("metric"):
+            add(f"humans.{metric}.n_humans_better", int((t["verdict"] == "humans better").sum()), "stats_humans")
+            add(f"humans.{metric}.n_models_better", int((t["verdict"] == "model better").sum()), "stats_humans")
+            add(f"humans.{metric}.n_models", int(len(t)), "stats_humans")
+    agreement = _read_optional(paths["agreement"])
+    for _, r in agreement.iterrows():
+        add(f"humans.alpha.{r['answers']}", float(r["krippendorff_alpha"]), "stats_humans")
+    alt = _read_optional(paths["alt_test"])
+    for answers, t in alt.groupby("answers") if not alt.empty else ():
+        add(f"humans.alt_test.{answers}.n_pass", int(t["passes"].sum()), "stats_humans")
+        add(f"humans.alt_test.{answers}.n_models", int(len(t)), "stats_humans")
+
+    prof = json.loads(Path(paths["profiles"]).read_text())
+    add("profiles.tau", float(prof["tau"]), "stats_profiles", ci=(float(prof["lo"]), float(prof["hi"])))
+    add("profiles.n_flips", int(prof["n_flips"]), "stats_profiles")
+    add("profiles.n_clear_flips", int(prof["n_clear_flips"]), "stats_profiles")
+
+    null = pd.read_csv(paths["null_rates"])
+    add("sim.n_null", int(null["n_simulations"].iloc[0]), "stats_simulation_summary")
+    add("sim.alpha", float(null["alpha"].iloc[0]), "stats_simulation_summary")
+    add("sim.n_tests", int(len(null)), "stats_simulation_summary")
+    add("sim.n_within_band", int(null["within_band"].sum()), "stats_simulation_summary")
+    add("sim.n_within_joint_band", int(null["within_joint_band"].sum()), "stats_simulation_summary")
+    add("sim.band", f"[{fmt(null['band_lo'].iloc[0], 3)}, {fmt(null['band_hi'].iloc[0], 3)}]", "stats_simulation_summary")
+    add("sim.joint_band", f"[{fmt(null['joint_band_lo'].iloc[0], 3)}, {fmt(null['joint_band_hi'].iloc[0], 3)}]",
+        "stats_simulation_summary")
+    outside = null.loc[~null["within_band"], "test"].tolist()
+    add("sim.outside_band", "; ".join(outside) if outside else "none", "stats_simulation_summary")
+    tables["null_rates"] = pd.DataFrame({
+        "Test": null["test"],
+        "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
+        "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
+        "Within band": ["yes" if w else "no" for w in null["within_band"]],
+        "Within joint band": ["yes" if w else "no" for w in null["within_joint_band"]],
+    })
+    planted = pd.read_csv(paths["planted"])
+    add("sim.n_planted", int(planted["n_simulations"].iloc[0]), "stats_simulation_summary")
+    cov = planted["coverage"].dropna()
+    add("sim.min_coverage", float(cov.min()) * 100 if len(cov) else float("nan"), "stats_simulation_summary", digits=0)
+    add("sim.min_sign_recovery", float(planted["sign_recovery"].min()) * 100, "stats_simulation_summary", digits=0)
+    tables["planted"] = pd.DataFrame({
+        "Planted effect": planted["effect"],
+        "Planted value": [fmt(x, 3) for x in planted["planted"]],
+        "Mean estimate": [fmt(x, 3) for x in planted["mean_estimate"]],
+        "Correct sign": [fmt(x, 2) for x in planted["sign_recovery"]],
+        "Coverage": [fmt(x, 2) for x in planted["coverage"]],
+    })
+    return tables
+
+
+def _read_optional(path: str) -> pd.DataFrame:
+    """A table a rule writes empty when the analysis does not apply (e.g. fewer than two
+    human raters)."""
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()

@@ -1,0 +1,45 @@
+"""Multiplicity adjustment of p-values: Holm for families that must control the
+family-wise error rate, Benjamini-Hochberg / Benjamini-Yekutieli for exploratory families.
+
+statsmodels' ``multipletests`` gives the same numbers (the tests check it), but its Holm
+branch calls ``gc.collect()`` on every call, which costs about 0.1 s in a process holding
+many objects; the simulation calls it thousands of times.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy import stats
+
+METHODS = ("holm", "fdr_bh", "fdr_by")
+
+
+def adjust(pvalues: Sequence[float], method: str = "holm") -> np.ndarray:
+    """Adjusted p-values in the input order, each in [0, 1].
+
+    ``method``: ``holm`` (step-down Bonferroni), ``fdr_bh`` (Benjamini-Hochberg) or
+    ``fdr_by`` (Benjamini-Yekutieli, valid under any dependence). An empty input gives an
+    empty array; NaN p-values are not allowed (drop them first).
+    """
+    p = np.asarray(pvalues, dtype=float)
+    if p.size == 0:
+        return p
+    if np.isnan(p).any() or (p < 0).any() or (p > 1).any():
+        raise ValueError(f"p-values must lie in [0, 1] with no NaN, got {p.tolist()}")
+    if method == "holm":
+        order = np.argsort(p, kind="stable")
+        stepped = np.maximum.accumulate(p[order] * np.arange(p.size, 0, -1))
+        out = np.empty_like(p)
+        out[order] = np.minimum(stepped, 1.0)
+        return out
+    if method in ("fdr_bh", "fdr_by"):
+        return stats.false_discovery_control(p, method=method[-2:])
+    raise ValueError(f"unknown multiplicity method {method!r}; use one of {', '.join(METHODS)}")
+
+
+def reject(pvalues: Sequence[float], alpha: float, method: str = "holm") -> np.ndarray:
+    """Which hypotheses are rejected at family level ``alpha`` (adjusted p <= alpha, the
+    convention of statsmodels)."""
+    return adjust(pvalues, method) <= alpha
