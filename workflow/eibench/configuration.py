@@ -174,7 +174,7 @@ CLAIM_PARAMS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "diagnosis_effect": (("metric", "direction"), None),
     "turn_drift": (("metric", "direction"), "turn"),
     "turn_flat": (("metric", "margin"), "turn"),
-    "topic_hardest": (("metric",), None),
+    "topic_hardest": (("metric", "category"), None),
     "profile_flips": ((), None),
     "humans_vs_models": (("metric", "direction"), None),
 }
@@ -216,6 +216,14 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
             problems.append(f"{where}: params.direction must be one of {', '.join(DIRECTIONS[claim['test']])}")
         if claim["test"] == "rank_independence" and len(params.get("metrics", [])) < 2:
             problems.append(f"{where}: params.metrics needs at least two metrics")
+        # These tests read the analyses of the principal metrics (and the composite).
+        analysed = {"rank_independence": set(st["principal_metrics"]),
+                    "discriminability_difference": {"composite", *st["principal_metrics"]}}.get(claim["test"])
+        if analysed is not None:
+            for m in named:
+                if m in pool and m not in analysed:
+                    problems.append(f"{where}: {m!r} is not analysed for this test; add it to "
+                                    f"config key 'statistics.principal_metrics'")
         if claim["test"] == "discriminability_difference" and params.get("better") == params.get("worse"):
             problems.append(f"{where}: params.better and params.worse must differ")
     return problems

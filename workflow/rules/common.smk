@@ -92,3 +92,16 @@ def model_roles():
     """The role of each model in tables and figures: model, human (rater) or baseline."""
     return {n: "human" if m.get("profile") == "human" else "baseline" if m["kind"] == "baseline" else "model"
             for n, m in MODELS.items()}
+
+
+# The statistics rules' params (workflow/rules/stats.smk).
+RESAMPLING = ("cluster", "n_bootstrap")
+
+
+def stats_params(*keys):
+    """The params of a statistics rule: only the statistics keys it reads (with the mode and
+    rule set of every analysis), so that editing one setting reruns only the rules using it."""
+    section = config["statistics"]
+    return {"stats": {k: section[k] for k in ("mode", "rule_set", *keys)}, "seed": config["seed"],
+            "roles": model_roles()}
+

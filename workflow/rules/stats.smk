@@ -8,9 +8,6 @@ STATS_INPUT = {
     "conversations": GOLD["conversations"],
     "participants": GOLD["participants"],
 }
-STATS_PARAMS = {"stats": config["statistics"], "seed": config["seed"], "roles": model_roles()}
-
-
 rule stats_uncertainty:
     """Bootstrap intervals of every model x metric, paired differences, rank intervals."""
     input:
@@ -20,7 +17,7 @@ rule stats_uncertainty:
         paired="results/stats/uncertainty/paired_differences.csv",
         ranks="results/stats/uncertainty/rank_intervals.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params(*RESAMPLING, "principal_metrics"),
     log:
         "logs/stats/uncertainty.log",
     script:
@@ -36,7 +33,7 @@ rule stats_ranks:
         reliability="results/stats/ranks/split_half_reliability.csv",
         summary="results/stats/ranks/summary.json",
     params:
-        **STATS_PARAMS,
+        **stats_params(*RESAMPLING, "alpha", "independence_margin", "principal_metrics", "split_halves"),
     log:
         "logs/stats/ranks.log",
     script:
@@ -51,7 +48,7 @@ rule stats_discriminability:
         table="results/stats/discriminability/discriminability.csv",
         comparisons="results/stats/discriminability/comparisons.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params(*RESAMPLING, "alpha", "claims", "principal_metrics"),
     log:
         "logs/stats/discriminability.log",
     script:
@@ -65,7 +62,7 @@ rule stats_subgroups:
     output:
         table="results/stats/subgroups/diagnosis.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params("claims"),
     log:
         "logs/stats/subgroups.log",
     script:
@@ -80,8 +77,9 @@ rule stats_topics:
         table="results/stats/topics/topics.csv",
         romantic="results/stats/topics/romantic_contrast.csv",
     params:
-        **STATS_PARAMS,
-        romantic=config["cohorts"]["synthetic"]["romantic_category"],
+        **stats_params(*RESAMPLING, "claims"),
+        categories=sorted({c["params"]["category"] for c in config["statistics"]["claims"]
+                           if c["test"] == "topic_hardest"}),
     log:
         "logs/stats/topics.log",
     script:
@@ -96,7 +94,7 @@ rule stats_drift:
         table="results/stats/drift/drift.csv",
         page="results/stats/drift/page_trend.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params(*RESAMPLING, "claims"),
     log:
         "logs/stats/drift.log",
     script:
@@ -111,7 +109,7 @@ rule stats_profiles:
         flips="results/stats/profiles/flips.csv",
         summary="results/stats/profiles/summary.json",
     params:
-        **STATS_PARAMS,
+        **stats_params(*RESAMPLING, "alpha"),
     log:
         "logs/stats/profiles.log",
     script:
@@ -129,7 +127,7 @@ rule stats_humans:
         agreement="results/stats/humans/agreement.csv",
         alt_test="results/stats/humans/alt_test.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params(*RESAMPLING, "alpha", "alt_test_epsilon", "claims"),
     log:
         "logs/stats/humans.log",
     script:
@@ -149,7 +147,7 @@ rule stats_claims:
     output:
         table="results/stats/claims.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params("alpha", "claims"),
     log:
         "logs/stats/claims.log",
     script:
@@ -170,7 +168,7 @@ rule stats_simulate:
         kind="null|planted",
         part=r"\d+",
     params:
-        **STATS_PARAMS,
+        **stats_params("alpha", "simulation"),
         kind=lambda wc: wc.kind,
         part=lambda wc: int(wc.part),
     log:
@@ -188,7 +186,7 @@ rule stats_simulation_summary:
         null="results/stats/simulation/null_rates.csv",
         planted="results/stats/simulation/planted_recovery.csv",
     params:
-        **STATS_PARAMS,
+        **stats_params("alpha", "simulation"),
     log:
         "logs/stats/simulation_summary.log",
     script:

@@ -7,16 +7,22 @@ from eibench.runlog import rule_log
 from eibench.stats.claims import verdicts
 from eibench.tables import write_csv
 
+
+def _records(path: str) -> list[dict]:
+    """Rows of a table a rule may write empty (no claim asked for it)."""
+    return pd.read_csv(path).to_dict("records") if open(path).read().strip() else []
+
+
 with rule_log(snakemake) as log:  # noqa: F821
     p, i = snakemake.params, snakemake.input
-    discr = pd.read_csv(i.discriminability_comparisons)
+    discr = pd.DataFrame(_records(i.discriminability_comparisons))
     humans = pd.read_csv(i.humans_paired) if open(i.humans_paired).read().strip() else pd.DataFrame()
     results = {
         "rank_pairs": pd.read_csv(i.rank_pairs),
         "discriminability_comparisons": {(r.metric_a, r.metric_b): r._asdict() for r in discr.itertuples(index=False)},
         "diagnosis": pd.read_csv(i.subgroups),
         "drift_pages": {r["metric"]: r for r in pd.read_csv(i.drift_page).to_dict("records")},
-        "romantic": {r["metric"]: r for r in pd.read_csv(i.romantic).to_dict("records")},
+        "romantic": {(r["metric"], r["romantic"]): r for r in _records(i.romantic)},
         "profiles": json.load(open(i.profiles)),
         "humans": {m: g for m, g in humans.groupby("metric")} if len(humans) else {},
     }

@@ -15,7 +15,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     table, snr = discriminability(study, metrics, models, resamples(study, p.stats, p.seed), p.stats["alpha"])
     pairs = {(c["params"]["better"], c["params"]["worse"]) for c in p.stats["claims"]
              if c["test"] == "discriminability_difference"}
-    comparisons = pd.DataFrame([compare(snr, a, b, p.stats["level"]) for a, b in sorted(pairs) if a in snr and b in snr])
+    point = dict(zip(table["metric"], table["log_f"]))
+    comparisons = pd.DataFrame([compare(snr, a, b, point) for a, b in sorted(pairs) if a in snr and b in snr])
     write_csv(table, snakemake.output.table)
     write_csv(comparisons, snakemake.output.comparisons)
     log.info("%d metrics", len(metrics))

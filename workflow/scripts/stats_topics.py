@@ -15,12 +15,16 @@ with rule_log(snakemake) as log:  # noqa: F821
     weights = resamples(study, p.stats, p.seed)
     tables, contrasts = [], []
     claimed = {c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "topic_hardest"}
-    for metric in ["composite", "tracking", "evaluation", "holistic", *sorted(claimed - {"composite", "tracking",
-                                                                                      "evaluation", "holistic"})]:
-        table, contrast = topic_effects(study, metric, study.with_role("model"), weights, p.romantic,
-                                        BY_NAME[metric].higher_is_better)
-        tables.append(table)
-        contrasts.append(contrast)
+    pillars = ["composite", "tracking", "evaluation", "holistic"]
+    for metric in pillars + sorted(claimed - set(pillars)):
+        # The pre-specified contrasts: each category a claim names against the rest.
+        for k, category in enumerate(p.categories or [None]):
+            table, contrast = topic_effects(study, metric, study.with_role("model"), weights, category,
+                                            BY_NAME[metric].higher_is_better)
+            if k == 0:
+                tables.append(table)
+            if category is not None:
+                contrasts.append(contrast)
     write_csv(pd.concat(tables, ignore_index=True), snakemake.output.table)
     write_csv(pd.DataFrame(contrasts), snakemake.output.romantic)
     log.info("topic effects for %d categories", tables[0].shape[0])

@@ -14,8 +14,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     models = study.with_role("model")
     metrics = available(study, ["composite", "composite_equal", "tracking", "evaluation", "holistic",
                                 *PRINCIPAL, "binary_om_acc_pw", "binary_hp_acc_pw", "perspective_gap"], range(len(study.models)))
-    write_csv(model_intervals(study, metrics, weights, p.stats["level"]), snakemake.output.intervals)
+    write_csv(model_intervals(study, metrics, weights), snakemake.output.intervals)
     principal = available(study, ["composite", *p.stats["principal_metrics"]], models)
-    write_csv(paired_differences(study, principal, weights, models, p.stats["level"]), snakemake.output.paired)
-    write_csv(rank_intervals(study, principal, weights, models, p.stats["level"]), snakemake.output.ranks)
+    write_csv(paired_differences(study, principal, weights, models), snakemake.output.paired)
+    write_csv(rank_intervals(study, principal, weights, models), snakemake.output.ranks)
     log.info("%d models, %d metrics, %d resamples", len(study.models), len(metrics), len(weights))

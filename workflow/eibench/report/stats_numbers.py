@@ -51,6 +51,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     claims = pd.read_csv(paths["claims"], keep_default_na=False, na_values=[""])
     for _, c in claims.iterrows():
         add(f"claim.{c['id']}.verdict", str(c["verdict"]), "stats_claims")
+        add(f"claim.{c['id']}.detail", str(c["detail"]) if pd.notna(c["detail"]) else "", "stats_claims")
         ci = (float(c["lo"]), float(c["hi"])) if pd.notna(c["lo"]) and pd.notna(c["hi"]) else None
         add(f"claim.{c['id']}.estimate", float(c["estimate"]), "stats_claims", digits=3, ci=ci)
     for verdict in ("supported", "not supported", "inconclusive"):
@@ -92,7 +93,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         "Pairs separated (Holm)": [f"{int(k)} of {int(n)}" if n > 0 else "–"
                                    for k, n in zip(disc["pairs_separated"], disc["pairs"])],
     })
-    comparisons = pd.read_csv(paths["comparisons"])
+    comparisons = _read_optional(paths["comparisons"])
     for _, c in comparisons.iterrows():
         key = f"disc.{c['metric_a']}_vs_{c['metric_b']}"
         add(key, float(c["difference"]), "stats_discriminability", ci=(float(c["lo"]), float(c["hi"])),
@@ -109,13 +110,15 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
         add(f"{key}.p_permutation", _p(float(r["p_permutation"])), "stats_subgroups")
         add(f"{key}.n_permutations", int(r["n_permutations"]), "stats_subgroups")
+        add(f"{key}.exact", bool(r["exact"]), "stats_subgroups")
     first = diag.iloc[0]
     add("diagnosis.n_diagnosed", int(first["n_diagnosed"]), "stats_subgroups")
     add("diagnosis.n_not_diagnosed", int(first["n_not_diagnosed"]), "stats_subgroups")
 
-    romantic = pd.read_csv(paths["romantic"]).set_index("metric")
-    if "composite" in romantic.index:
-        r = romantic.loc["composite"]
+    romantic = _read_optional(paths["romantic"])
+    romantic = romantic[romantic["metric"] == "composite"] if len(romantic) else romantic
+    if len(romantic):
+        r = romantic.iloc[0]  # the first pre-specified category
         add("topics.romantic_composite", float(r["adjusted"]), "stats_topics", digits=1,
             ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
         add("topics.hardest", str(r["hardest"]), "stats_topics")
@@ -126,7 +129,9 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     for metric, r in page.iterrows():
         add(f"drift.{metric}.late_minus_early", float(r["late_minus_early"]), "stats_drift", digits=3,
             ci=(float(r["late_early_lo"]), float(r["late_early_hi"])))
-        add(f"drift.{metric}.p_page", _p(float(r["p_decreasing"])), "stats_drift")
+        # Two-sided, as in the claims: twice the smaller of the two one-sided p-values.
+        add(f"drift.{metric}.p_page", _p(min(1.0, 2 * min(float(r["p_decreasing"]), float(r["p_increasing"])))),
+            "stats_drift")
 
     humans = _read_optional(paths["humans_paired"])
     add("humans.available", not humans.empty, "stats_humans")
@@ -149,22 +154,28 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     add("profiles.n_clear_flips", int(prof["n_clear_flips"]), "stats_profiles")
 
     null = pd.read_csv(paths["null_rates"])
-    add("sim.n_null", int(null["n_simulations"].iloc[0]), "stats_simulation_summary")
+    tested = null[null["n_simulations"] > 0]  # a test that could not run in this design is left out
+    typical = tested.sort_values("n_simulations").iloc[-1] if len(tested) else null.iloc[0]
+    add("sim.n_null", int(typical["n_simulations"]), "stats_simulation_summary",
+        note="simulated studies per test (a test is left out of a study where it cannot run)")
     add("sim.alpha", float(null["alpha"].iloc[0]), "stats_simulation_summary")
-    add("sim.n_tests", int(len(null)), "stats_simulation_summary")
-    add("sim.n_within_band", int(null["within_band"].sum()), "stats_simulation_summary")
-    add("sim.n_within_joint_band", int(null["within_joint_band"].sum()), "stats_simulation_summary")
-    add("sim.band", f"[{fmt(null['band_lo'].iloc[0], 3)}, {fmt(null['band_hi'].iloc[0], 3)}]", "stats_simulation_summary")
-    add("sim.joint_band", f"[{fmt(null['joint_band_lo'].iloc[0], 3)}, {fmt(null['joint_band_hi'].iloc[0], 3)}]",
+    add("sim.n_tests", int(len(tested)), "stats_simulation_summary")
+    within = tested["within_band"].astype(str) == "True"
+    add("sim.n_within_band", int(within.sum()), "stats_simulation_summary")
+    add("sim.n_within_joint_band", int((tested["within_joint_band"].astype(str) == "True").sum()),
         "stats_simulation_summary")
-    outside = null.loc[~null["within_band"], "test"].tolist()
+    add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", "stats_simulation_summary")
+    add("sim.joint_band", f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
+        "stats_simulation_summary")
+    outside = tested.loc[~within, "test"].tolist()
     add("sim.outside_band", "; ".join(outside) if outside else "none", "stats_simulation_summary")
     tables["null_rates"] = pd.DataFrame({
         "Test": null["test"],
         "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
         "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
-        "Within band": ["yes" if w else "no" for w in null["within_band"]],
-        "Within joint band": ["yes" if w else "no" for w in null["within_joint_band"]],
+        "Studies": null["n_simulations"].astype(int).astype(str),
+        "Within band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_band"]],
+        "Within joint band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]],
     })
     planted = pd.read_csv(paths["planted"])
     add("sim.n_planted", int(planted["n_simulations"].iloc[0]), "stats_simulation_summary")

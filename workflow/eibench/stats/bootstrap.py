@@ -43,7 +43,12 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95, axis: int = 0)
 
 def bootstrap_p(differences: np.ndarray, axis: int = 0) -> np.ndarray:
     """Two-sided bootstrap p-value of 'no difference': 2 x the smaller tail share of the
-    resampled differences on either side of 0 (capped at 1); NaN when no resample has a value."""
+    resampled differences on either side of 0, capped at 1; NaN when no resample has a value.
+
+    0 means that no resample fell on the other side of 0, i.e. p < 2 / n_resamples (the
+    smallest non-zero value; the paper prints '< 0.001' for 2,000 resamples). It is the percentile interval inverted, not a Monte-Carlo test under the null,
+    so no +1 correction applies; with it, Holm over many pairs could never reject with 2,000
+    resamples (the smallest p would be 2 / 2,001)."""
     d = np.asarray(differences)
     n = np.sum(~np.isnan(d), axis=axis)
     below = np.sum(d <= 0, axis=axis) / np.maximum(n, 1)

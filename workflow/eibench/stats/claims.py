@@ -19,12 +19,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..metrics.registry import BY_NAME
 from .multiplicity import adjust
 
 
 def _directional(estimate: float, lo: float, hi: float, p: float, direction: str) -> dict[str, Any]:
     sign = -1 if direction == "negative" else 1
     return {"estimate": estimate, "lo": lo, "hi": hi, "p_value": p, "predicted_sign": sign}
+
+
+def _not_tested(out: dict[str, Any], why: str) -> dict[str, Any]:
+    out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict="inconclusive", detail=why)
+    return out
 
 
 def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
@@ -34,17 +40,23 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
     if test == "rank_independence":
         pairs = results["rank_pairs"]
         sel = pairs[pairs["metric_a"].isin(params["metrics"]) & pairs["metric_b"].isin(params["metrics"])]
-        n = len(sel)
-        share_independent = float((sel["verdict"] == "independent").mean()) if n else np.nan
-        share_related = float((sel["verdict"] == "related").mean()) if n else np.nan
+        n, margin = len(sel), params["margin"]
+        # The claim's own equivalence margin on the 90% interval (two one-sided tests at 5%),
+        # resampling models and conversations; 'related' when the 95% interval excludes 0.
+        independent = (sel["lo90"] > -margin) & (sel["hi90"] < margin)
+        related = (sel["lo95"] > 0) | (sel["hi95"] < 0)
+        share_independent = float(independent.mean()) if n else np.nan
+        share_related = float(related.mean()) if n else np.nan
         out.update(estimate=float(sel["tau"].abs().median()) if n else np.nan, lo=np.nan, hi=np.nan, p_value=np.nan,
-                   detail=f"{int((sel['verdict'] == 'independent').sum())} of {n} metric pairs shown independent "
-                          f"(|tau| < {params['margin']} with 90% confidence), {int((sel['verdict'] == 'related').sum())} related")
+                   detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
+                          f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related")
         out["verdict"] = ("supported" if share_independent > 0.5 else
                           "not supported" if share_related > 0.5 else "inconclusive")
         return out
     if test == "discriminability_difference":
-        c = results["discriminability_comparisons"][(params["better"], params["worse"])]
+        c = results["discriminability_comparisons"].get((params["better"], params["worse"]))
+        if c is None:
+            return _not_tested(out, "not tested: a compared metric has no values for the evaluated models")
         out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
     elif test == "diagnosis_effect":
         row = results["diagnosis"].set_index("metric").loc[params["metric"]]
@@ -55,9 +67,13 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
         out["detail"] = (f"participant-level permutation test ({int(row['n_permutations'])} relabellings, "
                          f"difference of participant means {row['difference']:.3f}); estimate and interval: "
                          f"mixed model adjusted for topic and length")
+        if (np.isfinite(row["difference"]) and np.isfinite(row["adjusted_effect"])
+                and np.sign(row["difference"]) != np.sign(row["adjusted_effect"])):
+            out["verdict"] = "inconclusive"  # the two analyses disagree on the direction
+            out["detail"] += "; the two analyses disagree in sign"
     elif test == "turn_drift":
         page = results["drift_pages"][params["metric"]]
-        p = page["p_decreasing"] if params["direction"] == "negative" else page["p_increasing"]
+        p = min(1.0, 2 * min(page["p_decreasing"], page["p_increasing"]))  # two-sided, like the other tests
         out.update(_directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p,
                                 params["direction"]))
         out["detail"] = f"Page's trend test over early/middle/late with the models as blocks; slope {page['slope']:.3f}"
@@ -70,9 +86,12 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
                           "not supported" if lo > margin or hi < -margin else "inconclusive")
         return out
     elif test == "topic_hardest":
-        c = results["romantic"][params["metric"]]
-        out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"] / 2 if c["difference"] < 0 else 1.0,
-                                "negative"))
+        c = results["romantic"].get((params["metric"], params["category"]))
+        if c is None:
+            return _not_tested(out, f"not tested: no contrast for {params['category']!r}")
+        # The hardest topic has the worst scores: lower when higher is better, else higher.
+        worse = "negative" if BY_NAME[params["metric"]].higher_is_better else "positive"
+        out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"], worse))
         out["detail"] = (f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
                          f"{c['romantic']} is hardest {c['p_romantic_hardest']:.2f}")
         out["requires_hardest"] = c["hardest"] == c["romantic"]
@@ -80,13 +99,12 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
         s = results["profiles"]
         out.update(estimate=s["tau"], lo=s["lo"], hi=s["hi"], p_value=np.nan,
                    detail=f"{s['n_flips']} pairs of models change order, {s['n_clear_flips']} clearly")
-        out["verdict"] = "supported" if s["n_clear_flips"] > 0 else ("not supported" if s["lo"] > 0.9 else "inconclusive")
+        out["verdict"] = ("supported" if s["n_clear_flips"] > 0 else
+                          "not supported" if s["n_flips"] == 0 else "inconclusive")
         return out
     elif test == "humans_vs_models":
         if params["metric"] not in results["humans"]:
-            out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict="inconclusive",
-                       detail="not tested: the cohort has no human raters")
-            return out
+            return _not_tested(out, "not tested: the cohort has no human raters")
         t = results["humans"][params["metric"]]
         want = "humans better" if params["direction"] == "humans_better" else "model better"
         against = "model better" if want == "humans better" else "humans better"
@@ -113,9 +131,9 @@ def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float
         if "verdict" in r:
             continue
         q, sign, est = r.get("p_adjusted", np.nan), r["predicted_sign"], r["estimate"]
-        if np.isfinite(q) and q < alpha and np.sign(est) == sign and r.get("requires_hardest", True):
+        if np.isfinite(q) and q <= alpha and np.sign(est) == sign and r.get("requires_hardest", True):
             r["verdict"] = "supported"
-        elif np.isfinite(q) and q < alpha and np.sign(est) == -sign:
+        elif np.isfinite(q) and q <= alpha and np.sign(est) == -sign:
             r["verdict"] = "not supported"
         elif (np.isfinite(r["lo"]) and np.isfinite(r["hi"])
               and ((sign > 0 and r["hi"] < 0) or (sign < 0 and r["lo"] > 0))):

@@ -68,21 +68,25 @@ def discriminability(study: Study, metrics: list[str], models: list[int], weight
         for a, b in combinations(range(len(models)), 2) if pairs else ():
             diff = values[a] - values[b]
             p.append(bootstrap_p(resampled_means(diff[None, :], weights)[:, 0]))
+        tested = int(np.isfinite(p).sum()) if p else 0  # pairs where both models have values
         separated = reject(p, alpha, "holm") if p else np.array([], dtype=bool)
         lo, hi = percentile_interval(snr_b)
         rlo, rhi = percentile_interval(rel_b)
-        rows.append((metric, float(rel), float(rlo), float(rhi), float(snr), float(lo), float(hi),
-                     float(np.mean(separated)) if len(p) else np.nan, int(np.sum(separated)), len(p)))
+        point_log_f = float(log_f(means, _weighted_se2(values, ones)[0]))
+        rows.append((metric, float(rel), float(rlo), float(rhi), float(snr), float(lo), float(hi), point_log_f,
+                     float(np.sum(separated) / tested) if tested else np.nan, int(np.sum(separated)), tested))
     table = pd.DataFrame(rows, columns=["metric", "reliability", "reliability_lo", "reliability_hi", "snr", "snr_lo",
-                                        "snr_hi", "share_pairs_separated", "pairs_separated", "pairs"])
+                                        "snr_hi", "log_f", "share_pairs_separated", "pairs_separated", "pairs"])
     return table, snr_boot
 
 
-def compare(log_f_boot: dict[str, np.ndarray], metric_a: str, metric_b: str, level: float = 0.95) -> dict[str, float]:
-    """Discriminability of metric a minus metric b as a log F-ratio difference: estimate
-    (median of resamples), interval, two-sided bootstrap p-value, and the F ratio exp(estimate)."""
+def compare(log_f_boot: dict[str, np.ndarray], metric_a: str, metric_b: str,
+            log_f_point: dict[str, float] | None = None) -> dict[str, float]:
+    """Discriminability of metric a minus metric b as a log F-ratio difference: estimate (on
+    the full sample when ``log_f_point`` is given, else the median of the resamples), 95%
+    percentile interval, two-sided bootstrap p-value, and the F ratio exp(estimate)."""
     d = log_f_boot[metric_a] - log_f_boot[metric_b]
-    lo, hi = percentile_interval(d, level)
-    est = float(np.nanmedian(d))
+    lo, hi = percentile_interval(d)
+    est = float(log_f_point[metric_a] - log_f_point[metric_b]) if log_f_point else float(np.nanmedian(d))
     return {"metric_a": metric_a, "metric_b": metric_b, "difference": est, "lo": float(lo), "hi": float(hi),
             "p_boot": float(bootstrap_p(d)), "f_ratio": float(np.exp(est))}

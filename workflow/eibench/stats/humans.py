@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means
-from .multiplicity import adjust, reject
+from .multiplicity import adjust_present, reject
 from .study import Study
 
 
@@ -43,10 +44,13 @@ def human_vs_models(study: Study, metric: str, humans: list[int], models: list[i
         p.append(float(bootstrap_p(boot)))
         rows.append([metric, study.models[m], float(np.nanmean(diff)), float(lo), float(hi), p[-1],
                      int(np.isfinite(diff).sum())])
-    adjusted = adjust(p, "holm") if p else []
+    adjusted = adjust_present(p, "holm") if p else []
+    sign = 1 if BY_NAME[metric].higher_is_better else -1  # a lower error is better
     for row, q in zip(rows, adjusted):
         row.append(float(q))
-        row.append("humans better" if q < alpha and row[2] > 0 else "model better" if q < alpha and row[2] < 0 else "no difference")
+        better = sign * row[2]
+        row.append("humans better" if q <= alpha and better > 0 else "model better" if q <= alpha and better < 0
+                   else "no difference")
     return pd.DataFrame(rows, columns=["metric", "em_model", "human_minus_model", "lo", "hi", "p_boot",
                                        "n_conversations", "p_holm", "verdict"])
 

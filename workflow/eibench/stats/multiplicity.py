@@ -23,6 +23,8 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> np.ndarray:
     ``fdr_by`` (Benjamini-Yekutieli, valid under any dependence). An empty input gives an
     empty array; NaN p-values are not allowed (drop them first).
     """
+    if method not in METHODS:
+        raise ValueError(f"unknown multiplicity method {method!r}; use one of {', '.join(METHODS)}")
     p = np.asarray(pvalues, dtype=float)
     if p.size == 0:
         return p
@@ -39,7 +41,17 @@ def adjust(pvalues: Sequence[float], method: str = "holm") -> np.ndarray:
     raise ValueError(f"unknown multiplicity method {method!r}; use one of {', '.join(METHODS)}")
 
 
+def adjust_present(pvalues: Sequence[float], method: str = "holm") -> np.ndarray:
+    """As :func:`adjust` over the p-values that exist; a NaN (a comparison that could not be
+    made, e.g. a model without values) stays NaN and does not count in the family."""
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    out[ok] = adjust(p[ok], method)
+    return out
+
+
 def reject(pvalues: Sequence[float], alpha: float, method: str = "holm") -> np.ndarray:
     """Which hypotheses are rejected at family level ``alpha`` (adjusted p <= alpha, the
-    convention of statsmodels)."""
-    return adjust(pvalues, method) <= alpha
+    convention of statsmodels); a NaN p-value is not tested and not rejected."""
+    return adjust_present(pvalues, method) <= alpha

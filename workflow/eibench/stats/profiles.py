@@ -4,7 +4,8 @@ on the whole conversation?
 Turn-level score: the composite's turn-level pillars (tracking and evaluation, weighted
 0.24 : 0.49); conversation-level score: the holistic pillar. Kendall tau between the two
 rankings of the evaluated models with a cluster-bootstrap interval, and every pair of models
-whose order flips, marked 'clear' when both paired differences have intervals that exclude 0.
+whose order flips, marked 'clear' when both paired differences are significant (the larger of
+their two bootstrap p-values, Holm-adjusted over all pairs of models, at most alpha).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .bootstrap import percentile_interval, resampled_means
+from .bootstrap import bootstrap_p, percentile_interval, resampled_means
+from .multiplicity import adjust_present
 from .ranks import tau_b_matrix
 from .study import Study
 
@@ -27,7 +29,8 @@ def turn_level(study: Study) -> np.ndarray:
     return (w["tracking"] * t + w["evaluation"] * e) / (w["tracking"] + w["evaluation"])
 
 
-def profiles(study: Study, models: list[int], weights: np.ndarray) -> tuple[pd.DataFrame, dict[str, float]]:
+def profiles(study: Study, models: list[int], weights: np.ndarray,
+             alpha: float = 0.05) -> tuple[pd.DataFrame, dict[str, float]]:
     turn, conv = turn_level(study)[models], study.values["holistic"][models]
     mt, mc = np.nanmean(turn, axis=1), np.nanmean(conv, axis=1)
     tau = float(tau_b_matrix(np.stack([mt, mc], axis=-1))[0, 1])
@@ -39,14 +42,20 @@ def profiles(study: Study, models: list[int], weights: np.ndarray) -> tuple[pd.D
         dt, dc = mt[a] - mt[b], mc[a] - mc[b]
         if np.sign(dt) * np.sign(dc) >= 0:
             continue
-        tlo, thi = percentile_interval(bt[:, a] - bt[:, b])
-        clo, chi = percentile_interval(bc[:, a] - bc[:, b])
-        clear = (tlo > 0 or thi < 0) and (clo > 0 or chi < 0)
+        # A flip is real only if both differences are: intersection-union test, p = the larger p.
+        p = max(float(bootstrap_p(bt[:, a] - bt[:, b])), float(bootstrap_p(bc[:, a] - bc[:, b])))
         better_turn = study.models[models[a]] if dt > 0 else study.models[models[b]]
         better_conv = study.models[models[a]] if dc > 0 else study.models[models[b]]
-        rows.append((better_turn, better_conv, float(abs(dt)), float(abs(dc)), bool(clear)))
+        rows.append((better_turn, better_conv, float(abs(dt)), float(abs(dc)), p))
     flips = pd.DataFrame(rows, columns=["better_per_turn", "better_on_conversation", "turn_gap", "conversation_gap",
-                                        "clear"])
+                                        "p_flip"])
+    # Holm over every pair of models (the pairs that did not flip count as p = 1): the flips
+    # were found by looking at all of them.
+    n_pairs = len(models) * (len(models) - 1) // 2
+    padded = (adjust_present(list(flips["p_flip"]) + [1.0] * (n_pairs - len(flips)), "holm") if n_pairs
+              else np.array([]))
+    flips["p_holm"] = padded[:len(flips)]
+    flips["clear"] = flips["p_holm"] <= alpha
     summary = {"tau": tau, "lo": float(lo), "hi": float(hi), "n_flips": int(len(flips)),
                "n_clear_flips": int(flips["clear"].sum()) if len(flips) else 0}
     return flips, summary

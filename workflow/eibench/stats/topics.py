@@ -51,7 +51,8 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
     wald = fit.conf_int(alpha=0.05) if fit is not None else pd.DataFrame()
     for j, c in enumerate(categories):
         name = f"C(category, Treatment({reference!r}))[T.{c}]"
-        effect = (0.0 if c == reference else np.nan) if fit is None else float(fit.params.get(name, 0.0))
+        effect = 0.0 if c == reference else (float(fit.params[name]) if fit is not None and name in fit.params.index
+                                             else np.nan)
         elo, ehi = (float(wald.loc[name, 0]), float(wald.loc[name, 1])) if name in wald.index else (np.nan, np.nan)
         rows.append((metric, c, int((study.category == c).sum()), float(point[j]), float(lo[j]), float(hi[j]),
                      float(p_hardest[j]), effect, elo, ehi, c == reference))
@@ -74,5 +75,5 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
                 "adjusted": r.estimate, "adjusted_lo": r.lo, "adjusted_hi": r.hi,
                 "p_mixed": r.p_value, "mixed_model_note": r.reason,
                 "hardest": categories[int(np.nanargmin(point if higher_is_better else -point))],
-                "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else 0.0}
+                "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else np.nan}
     return table, contrast

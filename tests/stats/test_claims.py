@@ -1,0 +1,360 @@
+"""Pre-registered claims: each test's numbers, the verdict rules and the family-wise multiplicity
+correction, on hand-built results."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.stats.claims import claim_result, verdicts
+
+ALPHA = 0.05
+
+
+def _page(late_minus_early=-0.05, lo=-0.08, hi=-0.02, p_decreasing=0.01, p_increasing=0.99, slope=-0.06):
+    return {"metric": "binary_om_acc", "late_minus_early": late_minus_early, "late_early_lo": lo, "late_early_hi": hi,
+            "p_decreasing": p_decreasing, "p_increasing": p_increasing, "slope": slope}
+
+
+def _diagnosis(metric="emotion_f1", difference=None, effect=-0.04, lo=-0.07, hi=-0.01, p=0.01):
+    """A row of the diagnosis table; the permutation test's difference has the effect's sign unless given."""
+    return {"metric": metric, "difference": effect * 1.2 if difference is None else difference, "adjusted_effect": effect, "adjusted_lo": lo,
+            "adjusted_hi": hi, "p_permutation": p, "n_permutations": 462}
+
+
+ROMANTIC = "Romantic relationships"
+
+
+def _romantic(difference=-3.0, lo=-5.0, hi=-1.0, p_boot=0.004, hardest=ROMANTIC):
+    return {"metric": "composite", "romantic": ROMANTIC, "difference": difference, "lo": lo, "hi": hi,
+            "p_boot": p_boot, "hardest": hardest, "p_romantic_hardest": 0.8}
+
+
+def _humans(verdicts_):
+    return pd.DataFrame({"em_model": [f"m{i}" for i in range(len(verdicts_))], "verdict": verdicts_})
+
+
+def _rank_pairs(intervals, taus=None):
+    """One row per pair of four metrics; ``intervals``: (lo90, hi90, lo95, hi95) per pair."""
+    metrics = ["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"]
+    pairs = [(a, b) for i, a in enumerate(metrics) for b in metrics[i + 1:]]
+    taus = taus or [0.01 * (i + 1) for i in range(len(pairs))]
+    return pd.DataFrame({"metric_a": [a for a, _ in pairs], "metric_b": [b for _, b in pairs], "tau": taus,
+                         "lo90": [i[0] for i in intervals], "hi90": [i[1] for i in intervals],
+                         "lo95": [i[2] for i in intervals], "hi95": [i[3] for i in intervals]})
+
+
+INDEPENDENT = (-0.2, 0.2, -0.25, 0.25)  # inside +-0.3 with 90% confidence
+RELATED = (0.4, 0.8, 0.35, 0.85)  # the 95% interval excludes 0
+UNCLEAR = (-0.1, 0.5, -0.2, 0.6)
+
+
+def _results(**override):
+    results = {
+        "rank_pairs": _rank_pairs([INDEPENDENT] * 4 + [UNCLEAR] * 2),
+        "discriminability_comparisons": {("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0,
+                                                                          "p_boot": 0.002}},
+        "diagnosis": pd.DataFrame([_diagnosis(), _diagnosis("binary_om_acc", 0.02, 0.03, -0.01, 0.07, 0.2)]),
+        "drift_pages": {"binary_om_acc": _page(), "emotion_f1": _page(0.0, -0.02, 0.03, 0.5, 0.5)},
+        "romantic": {("composite", ROMANTIC): _romantic()},
+        "profiles": {"tau": 0.6, "lo": 0.2, "hi": 0.9, "n_flips": 3, "n_clear_flips": 1},
+        "humans": {"binary_hp_acc": _humans(["humans better"] * 3 + ["no difference"]),
+                   "cw_q1_f1": _humans(["no difference"] * 4)},
+    }
+    results.update(override)
+    return results
+
+
+def _claim(test, family="headline", id_="X", **params):
+    return {"id": id_, "family": family, "text": f"a claim tested by {test}", "test": test, "params": params}
+
+
+def _verdict(claim, results, alpha=ALPHA) -> pd.Series:
+    return verdicts([claim], results, alpha).iloc[0]
+
+
+# ----------------------------------------------------------------- directional claims
+
+
+@pytest.mark.parametrize("effect,lo,hi,p,expected", [
+    (-0.04, -0.07, -0.01, 0.01, "supported"),  # predicted sign, significant
+    (0.04, 0.01, 0.07, 0.01, "not supported"),  # opposite sign, significant
+    (0.04, 0.01, 0.07, 0.30, "not supported"),  # not significant, but the interval excludes the prediction
+    (-0.01, -0.04, 0.02, 0.30, "inconclusive"),
+    (0.01, -0.02, 0.04, 0.30, "inconclusive"),
+    (-0.04, -0.07, -0.01, ALPHA, "supported"),  # adjusted p <= alpha rejects (statsmodels' convention)
+    (-0.04, -0.07, -0.01, ALPHA + 1e-9, "inconclusive"),
+])
+def test_diagnosis_effect_verdicts(effect, lo, hi, p, expected):
+    results = _results(diagnosis=pd.DataFrame([_diagnosis(effect=effect, lo=lo, hi=hi, p=p)]))
+    row = _verdict(_claim("diagnosis_effect", metric="emotion_f1", direction="negative"), results)
+    assert row["verdict"] == expected
+    assert row["p_value"] == p and row["p_adjusted"] == pytest.approx(p)  # one claim: nothing to adjust
+
+
+def test_diagnosis_effect_estimate_and_interval_come_from_the_same_model():
+    results = _results(diagnosis=pd.DataFrame([_diagnosis(difference=-0.9, effect=-0.04, lo=-0.07, hi=-0.01)]))
+    out = claim_result(_claim("diagnosis_effect", metric="emotion_f1", direction="negative"), results)
+    assert (out["estimate"], out["lo"], out["hi"]) == (-0.04, -0.07, -0.01)
+    assert out["predicted_sign"] == -1
+    positive = claim_result(_claim("diagnosis_effect", metric="emotion_f1", direction="positive"), results)
+    assert positive["predicted_sign"] == 1
+
+
+@pytest.mark.parametrize("difference,effect", [(0.02, -0.04), (-0.02, 0.04)])
+def test_diagnosis_effect_is_inconclusive_when_the_two_analyses_disagree_in_sign(difference, effect):
+    lo, hi = (-0.07, -0.01) if effect < 0 else (0.01, 0.07)
+    results = _results(diagnosis=pd.DataFrame([_diagnosis(difference=difference, effect=effect, lo=lo, hi=hi,
+                                                          p=0.001)]))
+    for direction in ("negative", "positive"):
+        row = _verdict(_claim("diagnosis_effect", metric="emotion_f1", direction=direction), results)
+        assert row["verdict"] == "inconclusive"
+        assert "disagree in sign" in row["detail"]
+
+
+def test_positive_direction_mirrors_the_rules():
+    results = _results(diagnosis=pd.DataFrame([_diagnosis(effect=-0.04, lo=-0.07, hi=-0.01, p=0.3)]))
+    claim = _claim("diagnosis_effect", metric="emotion_f1", direction="positive")
+    assert _verdict(claim, results)["verdict"] == "not supported"  # interval entirely below zero
+    results = _results(diagnosis=pd.DataFrame([_diagnosis(effect=0.04, lo=0.01, hi=0.07, p=0.01)]))
+    assert _verdict(claim, results)["verdict"] == "supported"
+
+
+def test_turn_drift_uses_the_two_sided_page_p_value():
+    page = _page(-0.05, -0.08, -0.02, p_decreasing=0.01, p_increasing=0.99)
+    results = _results(drift_pages={"binary_om_acc": page})
+    down = claim_result(_claim("turn_drift", metric="binary_om_acc", direction="negative"), results)
+    up = claim_result(_claim("turn_drift", metric="binary_om_acc", direction="positive"), results)
+    assert down["p_value"] == pytest.approx(0.02) and up["p_value"] == pytest.approx(0.02)
+    assert claim_result(_claim("turn_drift", metric="binary_om_acc", direction="negative"),
+                        _results(drift_pages={"binary_om_acc": _page(p_decreasing=0.7, p_increasing=0.6)}))[
+        "p_value"] == 1.0  # capped
+    assert down["estimate"] == -0.05 and (down["lo"], down["hi"]) == (-0.08, -0.02)
+    assert _verdict(_claim("turn_drift", metric="binary_om_acc", direction="negative"), results)["verdict"] == "supported"
+    assert _verdict(_claim("turn_drift", metric="binary_om_acc", direction="positive"),
+                    results)["verdict"] == "not supported"
+
+
+def test_discriminability_difference_predicts_a_positive_difference():
+    claim = _claim("discriminability_difference", better="pairwise_acc", worse="emotion_f1")
+    assert _verdict(claim, _results())["verdict"] == "supported"
+    flipped = {("pairwise_acc", "emotion_f1"): {"difference": -0.6, "lo": -1.0, "hi": -0.2, "p_boot": 0.002}}
+    assert _verdict(claim, _results(discriminability_comparisons=flipped))["verdict"] == "not supported"
+    weak = {("pairwise_acc", "emotion_f1"): {"difference": 0.1, "lo": -0.2, "hi": 0.4, "p_boot": 0.4}}
+    assert _verdict(claim, _results(discriminability_comparisons=weak))["verdict"] == "inconclusive"
+
+
+@pytest.mark.parametrize("romantic,expected_p,expected", [
+    (_romantic(), 0.004, "supported"),  # the two-sided bootstrap p of the contrast
+    (_romantic(hardest="Work and career"), 0.004, "inconclusive"),  # lower than the rest, but not the hardest
+    (_romantic(difference=3.0, lo=1.0, hi=5.0, p_boot=0.004), 0.004, "not supported"),  # higher than the rest
+    (_romantic(difference=3.0, lo=1.0, hi=5.0, p_boot=0.3), 0.3, "not supported"),  # interval above zero
+    (_romantic(difference=-0.5, lo=-2.0, hi=1.0, p_boot=0.5), 0.5, "inconclusive"),
+])
+def test_topic_hardest(romantic, expected_p, expected):
+    claim = _claim("topic_hardest", metric="composite", category=ROMANTIC)
+    row = _verdict(claim, _results(romantic={("composite", ROMANTIC): romantic}))
+    assert row["p_value"] == pytest.approx(expected_p)
+    assert row["verdict"] == expected
+
+
+# ----------------------------------------------------------------- claims with their own rule
+
+
+@pytest.mark.parametrize("lo,hi,expected", [
+    (-0.04, 0.04, "supported"),
+    (-0.05, 0.04, "inconclusive"),  # touches -margin: not strictly inside
+    (-0.04, 0.05, "inconclusive"),  # touches +margin
+    (-0.0499, 0.0499, "supported"),
+    (0.05, 0.09, "inconclusive"),  # lo on the margin: not strictly outside
+    (0.0501, 0.09, "not supported"),  # entirely above +margin
+    (-0.09, -0.0501, "not supported"),  # entirely below -margin
+    (-0.09, -0.05, "inconclusive"),
+    (-0.09, 0.09, "inconclusive"),
+])
+def test_turn_flat_equivalence_at_the_margin(lo, hi, expected):
+    results = _results(drift_pages={"emotion_f1": _page((lo + hi) / 2, lo, hi, 0.5, 0.5)})
+    row = _verdict(_claim("turn_flat", family="exploratory", metric="emotion_f1", margin=0.05), results)
+    assert row["verdict"] == expected
+    assert np.isnan(row["p_value"]) and np.isnan(row["p_adjusted"])
+
+
+@pytest.mark.parametrize("intervals,expected", [
+    ([INDEPENDENT] * 4 + [UNCLEAR] * 2, "supported"),
+    ([INDEPENDENT] * 3 + [UNCLEAR] * 3, "inconclusive"),  # exactly half is not a majority
+    ([RELATED] * 4 + [INDEPENDENT] * 2, "not supported"),
+    ([RELATED] * 3 + [INDEPENDENT] * 3, "inconclusive"),
+    ([(-0.3, 0.2, -0.35, 0.25)] * 6, "inconclusive"),  # lo90 on -margin: not strictly inside
+    ([(-0.01, 0.2, 0.0, 0.3)] * 6, "supported"),  # lo95 = 0 does not exclude 0; inside the margin
+])
+def test_rank_independence_majority_rule(intervals, expected):
+    results = _results(rank_pairs=_rank_pairs(intervals))
+    claim = _claim("rank_independence", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"],
+                   margin=0.3)
+    assert _verdict(claim, results)["verdict"] == expected
+
+
+def test_rank_independence_uses_the_claims_own_margin():
+    results = _results(rank_pairs=_rank_pairs([(-0.25, 0.25, -0.3, 0.3)] * 6))
+    metrics = ["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"]
+    assert _verdict(_claim("rank_independence", metrics=metrics, margin=0.3), results)["verdict"] == "supported"
+    assert _verdict(_claim("rank_independence", metrics=metrics, margin=0.2), results)["verdict"] == "inconclusive"
+
+
+def test_rank_independence_uses_only_pairs_within_the_claimed_metrics():
+    pairs = _rank_pairs([RELATED, INDEPENDENT, INDEPENDENT, RELATED, RELATED, RELATED],
+                        taus=[0.9, 0.05, -0.1, 0.7, 0.8, 0.6])
+    claim = _claim("rank_independence", metrics=["emotion_f1", "pairwise_acc", "draft_judge"], margin=0.3)
+    out = claim_result(claim, _results(rank_pairs=pairs))
+    # Pairs among these three: (f1, pairwise) independent, (f1, draft) independent, (pairwise, draft) related.
+    assert out["verdict"] == "supported"
+    assert out["estimate"] == pytest.approx(np.median([0.05, 0.1, 0.6]))
+    assert "2 of 3 metric pairs shown independent" in out["detail"]
+
+
+@pytest.mark.parametrize("profiles,expected", [
+    ({"tau": 0.6, "lo": 0.2, "hi": 0.9, "n_flips": 3, "n_clear_flips": 1}, "supported"),
+    ({"tau": 0.98, "lo": 0.95, "hi": 1.0, "n_flips": 0, "n_clear_flips": 0}, "not supported"),  # no flip at all
+    ({"tau": 0.98, "lo": 0.2, "hi": 1.0, "n_flips": 0, "n_clear_flips": 0}, "not supported"),
+    ({"tau": 0.98, "lo": 0.95, "hi": 1.0, "n_flips": 1, "n_clear_flips": 0}, "inconclusive"),  # flips, none clear
+])
+def test_profile_flips(profiles, expected):
+    row = _verdict(_claim("profile_flips", family="exploratory"), _results(profiles=profiles))
+    assert row["verdict"] == expected and row["estimate"] == profiles["tau"]
+
+
+@pytest.mark.parametrize("table,direction,expected", [
+    (["humans better"] * 3 + ["no difference"], "humans_better", "supported"),
+    (["humans better"] * 2 + ["no difference"] * 2, "humans_better", "inconclusive"),  # half is not most
+    (["model better"] * 2 + ["no difference"] * 2, "humans_better", "not supported"),  # half the other way
+    (["model better"] * 3 + ["humans better"], "models_better", "supported"),
+    (["humans better"] * 2 + ["model better"] * 2, "models_better", "not supported"),
+])
+def test_humans_vs_models(table, direction, expected):
+    results = _results(humans={"binary_hp_acc": _humans(table)})
+    row = _verdict(_claim("humans_vs_models", metric="binary_hp_acc", direction=direction), results)
+    assert row["verdict"] == expected
+
+
+def test_humans_vs_models_without_human_raters_is_inconclusive():
+    row = _verdict(_claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"), _results(humans={}))
+    assert row["verdict"] == "inconclusive" and np.isnan(row["estimate"])
+
+
+def test_unknown_test_raises_naming_the_claim():
+    with pytest.raises(ValueError, match=r"claim C99: unknown test 'rank_magic'"):
+        verdicts([_claim("rank_magic", id_="C99")], _results(), ALPHA)
+
+
+# ----------------------------------------------------------------- multiplicity within families
+
+
+def _family_claims():
+    return [
+        _claim("diagnosis_effect", "headline", "H1", metric="emotion_f1", direction="negative"),
+        _claim("turn_drift", "headline", "H2", metric="binary_om_acc", direction="negative"),
+        _claim("discriminability_difference", "headline", "H3", better="pairwise_acc", worse="emotion_f1"),
+        _claim("topic_hardest", "headline", "H4", metric="composite", category=ROMANTIC),
+        _claim("rank_independence", "headline", "H5", metrics=["emotion_f1", "binary_om_acc"], margin=0.3),
+        _claim("diagnosis_effect", "exploratory", "E1", metric="binary_om_acc", direction="positive"),
+        _claim("turn_drift", "exploratory", "E2", metric="emotion_f1", direction="positive"),
+        _claim("turn_flat", "exploratory", "E3", metric="emotion_f1", margin=0.05),
+        _claim("diagnosis_effect", "exploratory", "E4", metric="emotion_f1", direction="negative"),
+    ]
+
+
+def _family_results():
+    return _results(
+        diagnosis=pd.DataFrame([_diagnosis(p=0.012), _diagnosis("binary_om_acc", 0.02, 0.03, 0.01, 0.05, 0.03)]),
+        drift_pages={"binary_om_acc": _page(p_decreasing=0.01),  # two-sided 0.02
+                     "emotion_f1": _page(0.01, -0.02, 0.04, 0.6, 0.0225)},  # two-sided 0.045
+        discriminability_comparisons={("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0,
+                                                                       "p_boot": 0.04}},
+        romantic={("composite", ROMANTIC): _romantic(p_boot=0.004)},
+    )
+
+
+def test_holm_within_headline_and_bh_within_exploratory(multipletests):
+    table = verdicts(_family_claims(), _family_results(), ALPHA).set_index("id")
+    headline = ["H1", "H2", "H3", "H4"]  # H5 has no p-value
+    p = table.loc[headline, "p_value"].to_numpy(float)
+    np.testing.assert_allclose(p, [0.012, 0.02, 0.04, 0.004])
+    np.testing.assert_allclose(table.loc[headline, "p_adjusted"], multipletests(p, method="holm")[1])
+    exploratory = ["E1", "E2", "E4"]  # E3 (equivalence) has no p-value
+    q = table.loc[exploratory, "p_value"].to_numpy(float)
+    np.testing.assert_allclose(table.loc[exploratory, "p_adjusted"], multipletests(q, method="fdr_bh")[1])
+    assert np.isnan(table.loc["H5", "p_adjusted"]) and np.isnan(table.loc["E3", "p_adjusted"])
+    # The families are adjusted apart: pooling all seven p-values would give other numbers.
+    pooled = multipletests(np.r_[p, q], method="holm")[1][:4]
+    assert not np.allclose(table.loc[headline, "p_adjusted"], pooled)
+
+
+def test_verdicts_use_the_adjusted_p_value():
+    table = verdicts(_family_claims(), _family_results(), ALPHA).set_index("id")
+    # Holm over (0.012, 0.02, 0.04, 0.004): 0.036, 0.04, 0.04, 0.016 -> all below 0.05.
+    assert list(table.loc[["H1", "H2", "H3", "H4"], "verdict"]) == ["supported"] * 4
+    # At alpha 0.039 the adjusted 0.04 values are no longer at or below alpha, though H2's raw 0.02 is.
+    strict = verdicts(_family_claims(), _family_results(), 0.039).set_index("id")
+    assert list(strict.loc[["H1", "H2", "H3", "H4"], "verdict"]) == ["supported", "inconclusive", "inconclusive",
+                                                                      "supported"]
+    # BH over (0.03, 0.045, 0.012): 0.045, 0.045, 0.036.
+    np.testing.assert_allclose(table.loc[["E1", "E2", "E4"], "p_adjusted"], [0.045, 0.045, 0.036])
+    assert table.loc["E1", "verdict"] == "supported" and table.loc["E2", "verdict"] == "supported"
+
+
+def test_verdict_table_columns_and_order():
+    claims = _family_claims()
+    table = verdicts(claims, _family_results(), ALPHA)
+    assert list(table["id"]) == [c["id"] for c in claims]
+    assert list(table.columns) == ["id", "family", "text", "test", "estimate", "lo", "hi", "p_value", "p_adjusted",
+                                   "verdict", "detail"]
+    assert set(table["verdict"]) <= {"supported", "not supported", "inconclusive"}
+
+
+def test_every_claim_of_the_config_evaluates(default_config):
+    claims = copy.deepcopy(default_config["statistics"]["claims"])
+    results = _results()
+    for c in claims:  # results for whatever metric each claim names
+        metric = c.get("params", {}).get("metric")
+        if c["test"] in ("turn_drift", "turn_flat"):
+            results["drift_pages"][metric] = _page()
+        elif c["test"] == "diagnosis_effect":
+            results["diagnosis"] = pd.concat([results["diagnosis"], pd.DataFrame([_diagnosis(metric)])]).drop_duplicates(
+                "metric")
+        elif c["test"] == "topic_hardest":
+            results["romantic"][(metric, c["params"]["category"])] = _romantic()
+        elif c["test"] == "humans_vs_models":
+            results["humans"][metric] = _humans(["no difference"] * 3)
+        elif c["test"] == "discriminability_difference":
+            results["discriminability_comparisons"][(c["params"]["better"], c["params"]["worse"])] = {
+                "difference": 0.1, "lo": -0.1, "hi": 0.3, "p_boot": 0.3}
+    table = verdicts(claims, results, default_config["statistics"]["alpha"])
+    assert list(table["id"]) == [c["id"] for c in claims]
+    assert table["verdict"].notna().all()
+    assert set(table["family"]) <= {"headline", "exploratory"}
+
+
+def test_topic_hardest_on_an_error_metric_predicts_a_higher_value():
+    # four_branch_mae: lower is better, so the hardest topic has the HIGHER error.
+    higher = _romantic() | {"metric": "four_branch_mae", "difference": 0.4, "lo": 0.1, "hi": 0.7, "p_boot": 0.004}
+    results = _results(romantic={("four_branch_mae", ROMANTIC): higher})
+    claim = _claim("topic_hardest", metric="four_branch_mae", category=ROMANTIC)
+    assert _verdict(claim, results)["verdict"] == "supported"
+    lower = higher | {"difference": -0.4, "lo": -0.7, "hi": -0.1}
+    results = _results(romantic={("four_branch_mae", ROMANTIC): lower})
+    assert _verdict(claim, results)["verdict"] == "not supported"
+
+
+@pytest.mark.parametrize("claim,override,why", [
+    (_claim("discriminability_difference", better="kendall_tau", worse="emotion_f1"), {},
+     "a compared metric has no values"),
+    (_claim("topic_hardest", metric="composite", category="Work and career"), {}, "no contrast for 'Work and career'"),
+    (_claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"), {"humans": {}},
+     "the cohort has no human raters"),
+])
+def test_claims_that_cannot_be_tested_are_inconclusive_and_say_why(claim, override, why):
+    row = _verdict(claim, _results(**override))
+    assert row["verdict"] == "inconclusive"
+    assert why in row["detail"] and np.isnan(row["estimate"])

@@ -1,0 +1,65 @@
+"""The mixed models behind the diagnosis and topic effects: a balanced design against the
+two-sample t-test on participant means, and degenerate designs that must not crash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.stats import mixed, subgroups, topics
+from eibench.stats import simulation as sim
+from eibench.stats.bootstrap import cluster_weights
+from eibench.stats.study import Study
+from scipy import stats
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_balanced_design_equals_the_t_test_on_participant_means(seed):
+    # With the same number of conversations per participant and a participant-level covariate,
+    # REML gives the ANOVA variance estimates: the coefficient is the difference of the group means
+    # of participant means and its standard error that of the pooled two-sample t-test.
+    rng = np.random.default_rng(seed)
+    n_people, per = 10, 4
+    part = np.repeat(np.arange(n_people), per)
+    diagnosed = (part < 5).astype(float)
+    y = 1 + 0.7 * diagnosed + rng.normal(0, 0.5, n_people)[part] + rng.normal(0, 0.3, n_people * per)
+    frame = pd.DataFrame({"y": y, "participant": part, "diagnosed": diagnosed})
+    _, c = mixed.fit("y ~ diagnosed", frame, "diagnosed")
+    means = frame.groupby("participant")["y"].mean().to_numpy()
+    group = frame.groupby("participant")["diagnosed"].first().to_numpy() == 1
+    difference = means[group].mean() - means[~group].mean()
+    t = stats.ttest_ind(means[group], means[~group]).statistic
+    assert c.reason == ""
+    assert c.estimate == pytest.approx(difference, rel=1e-6)
+    assert c.se == pytest.approx(difference / t, rel=1e-4)
+    assert (c.lo, c.hi) == pytest.approx((c.estimate - 1.959964 * c.se, c.estimate + 1.959964 * c.se), rel=1e-6)
+    assert c.p_value == pytest.approx(2 * stats.norm.sf(abs(c.estimate / c.se)), rel=1e-4)  # Wald: normal
+
+
+def test_fewer_than_two_participants_is_a_recorded_reason():
+    frame = pd.DataFrame({"y": [1.0, 2.0, 3.0], "participant": [0, 0, 0], "x": [0.0, 1.0, 0.0]})
+    result, c = mixed.fit("y ~ x", frame, "x")
+    assert result is None and np.isnan(c.estimate) and np.isnan(c.p_value) and "participant" in c.reason
+
+
+@pytest.fixture(scope="module")
+def small_study():
+    return sim.simulate(sim.Generator(n_conversations=60, n_models=3, n_humans=0), np.random.default_rng(1))[0]
+
+
+def test_mixed_model_without_diagnosed_participants_does_not_crash(small_study):
+    conv = subgroups.conversation_means(small_study, "emotion_f1", [0, 1, 2])
+    study = Study(**{**small_study.__dict__, "diagnosed": np.zeros(60, dtype=bool)})
+    fit = subgroups.mixed_model(study, conv)
+    assert np.isnan(fit["estimate"]) and np.isnan(fit["lo"]) and np.isnan(fit["p_value"])
+    assert fit["reason"] != "" and fit["n_conversations"] == 60
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the empty romantic group's all-NaN resamples
+def test_topic_contrast_without_romantic_conversations_does_not_crash(small_study):
+    category = np.where(small_study.category == sim.ROMANTIC, "Family", small_study.category).astype(object)
+    study = Study(**{**small_study.__dict__, "category": category})
+    weights = cluster_weights(np.arange(60), 20, np.random.default_rng(2))
+    table, contrast = topics.topic_effects(study, "composite", [0, 1, 2], weights, sim.ROMANTIC)
+    assert contrast["n_romantic"] == 0 and np.isnan(contrast["adjusted"]) and np.isnan(contrast["p_mixed"])
+    assert np.isnan(contrast["p_romantic_hardest"]) and sim.ROMANTIC not in set(table["category"])

@@ -1,0 +1,257 @@
+"""The simulation study: the generator's determinism, design and planted effects, the composite
+effect, and the summaries of null and planted runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.stats import simulation as sim
+from scipy import stats
+
+SMALL = sim.Generator(n_conversations=60, n_models=5, n_humans=2, human_conversations=20)
+
+
+def _same_study(a, b):
+    assert a.models == b.models and a.roles == b.roles and a.conversations == b.conversations
+    for name in ("participant", "diagnosed", "category", "n_turns"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert a.values.keys() == b.values.keys()
+    for metric in a.values:
+        np.testing.assert_array_equal(a.values[metric], b.values[metric])
+    pd.testing.assert_frame_equal(a.turns, b.turns)
+
+
+def test_simulate_is_deterministic_for_a_seeded_rng():
+    a, ta = sim.simulate(SMALL, np.random.default_rng(7))
+    b, tb = sim.simulate(SMALL, np.random.default_rng(7))
+    _same_study(a, b)
+    np.testing.assert_array_equal(ta["ability"], tb["ability"])
+    c, _ = sim.simulate(SMALL, np.random.default_rng(8))
+    assert not np.array_equal(a.values["emotion_f1"], c.values["emotion_f1"], equal_nan=True)
+
+
+def test_simulated_design():
+    g = SMALL
+    study, truth = sim.simulate(g, np.random.default_rng(9))
+    n, M = g.n_conversations, g.n_models + g.n_humans
+    assert study.n_conversations == n and len(study.models) == M
+    assert study.with_role("model") == list(range(g.n_models))
+    assert study.with_role("human") == list(range(g.n_models, M))
+    assert set(study.values) == set(sim.METRICS) | {"tracking", "evaluation", "holistic", "composite"}
+    for metric, v in study.values.items():
+        assert v.shape == (M, n)
+        assert np.isfinite(v[: g.n_models]).all(), metric  # models answer everything
+        rated = np.isfinite(v[g.n_models:])
+        assert (rated.sum(axis=1) == g.human_conversations).all(), metric  # humans answer a subset ...
+        assert (rated == rated[0]).all(), metric  # ... the same one
+    assert set(study.category) <= set(sim.CATEGORIES)
+    assert ((study.n_turns >= g.turns[0]) & (study.n_turns <= g.turns[1])).all()
+    # The diagnosis is a participant's: constant within a participant, n_diagnosed of them in all.
+    for p in np.unique(study.participant):
+        assert len(set(study.diagnosed[study.participant == p])) == 1
+    assert len(np.unique(study.participant[study.diagnosed])) <= g.n_diagnosed
+    assert truth["ability"].shape == (M, 4)
+    assert truth["diag_share"] == pytest.approx(study.diagnosed.mean())
+
+
+def test_turn_table_averages_to_the_conversation_values():
+    study, _ = sim.simulate(SMALL, np.random.default_rng(10))
+    turns = study.turns
+    index = {c: j for j, c in enumerate(study.conversations)}
+    rows = {m: i for i, m in enumerate(study.models)}
+    for metric in ("binary_om_acc", "emotion_f1"):
+        grouped = turns.groupby(["em_model", "conversation_id"])[metric].agg(["mean", "size"])
+        for (model, cid), row in grouped.iterrows():
+            assert row["mean"] == pytest.approx(study.values[metric][rows[model], index[cid]], abs=1e-12)
+            assert row["size"] == study.n_turns[index[cid]]
+        assert len(grouped) == np.isfinite(study.values[metric]).sum()
+    # Relative positions 0, 1/(t-1), ..., 1 within each conversation.
+    for (_model, cid), g in turns.groupby(["em_model", "conversation_id"]):
+        t = int(study.n_turns[index[cid]])
+        np.testing.assert_allclose(g["rel_position"], np.arange(t) / (t - 1))
+
+
+def test_derived_pillars_follow_the_composite_formula():
+    values = {"emotion_f1": np.array([0.6]), "emotion_va": np.array([0.8]), "binary_om_acc": np.array([0.7]),
+              "binary_hp_acc": np.array([0.5]), "pairwise_acc": np.array([0.9]), "panas_adjusted": np.array([0.2]),
+              "conversation_wide": np.array([0.4]), "four_branch": np.array([0.8])}
+    sim._derived(values)
+    assert values["tracking"][0] == pytest.approx(0.7)
+    assert values["evaluation"][0] == pytest.approx(0.5 * 0.6 + 0.5 * 0.9)
+    assert values["holistic"][0] == pytest.approx(0.4 * 0.6 + 0.3 * 0.4 + 0.3 * 0.8)
+    assert values["composite"][0] == pytest.approx(100 * (0.24 * 0.7 + 0.49 * 0.75 + 0.27 * 0.6))
+
+
+def _composite_shift(shifts: dict[str, float]) -> float:
+    rng = np.random.default_rng(0)
+    base = {m: rng.uniform(0.2, 0.8, size=5) for m in sim.METRICS}
+    moved = {m: v + shifts.get(sim.METRICS[m][0], 0.0) for m, v in base.items()}
+    sim._derived(base)
+    sim._derived(moved)
+    d = moved["composite"] - base["composite"]
+    assert np.allclose(d, d[0])  # linear: the same shift everywhere
+    return float(d[0])
+
+
+@pytest.mark.parametrize("capability", sim.CAPABILITIES)
+def test_composite_effect_is_the_finite_difference_of_the_composite(capability):
+    g = sim.Generator(romantic=((capability, 0.07),))
+    assert sim.composite_effect(g, "romantic") == pytest.approx(_composite_shift({capability: 0.07}), abs=1e-9)
+    assert sim.composite_effect(g, "diagnosis") == 0.0
+
+
+def test_composite_effect_of_several_capabilities_at_once():
+    shifts = {"emotion": -0.04, "behaviour": 0.1, "preference": 0.02, "holistic": -0.3}
+    g = sim.Generator(drift=tuple(shifts.items()))
+    assert sim.composite_effect(g, "drift") == pytest.approx(_composite_shift(shifts), abs=1e-9)
+
+
+# ----------------------------------------------------------------- planted effects
+
+
+@pytest.fixture(scope="module")
+def planted():
+    g = sim.Generator(n_conversations=150, n_models=6, n_humans=2, human_conversations=60,
+                      diagnosis=(("emotion", -0.2), ("behaviour", 0.2)), romantic=(("preference", -0.2),),
+                      drift=(("behaviour", -0.4),), human_shift=(("preference", 0.3),))
+    return sim.simulate(g, np.random.default_rng(11))[0]
+
+
+def test_planted_diagnosis_effects_have_their_sign_and_size(planted):
+    models = planted.with_role("model")
+    for metric, effect in (("emotion_f1", -0.2), ("binary_om_acc", 0.2), ("pairwise_acc", 0.0)):
+        conv = planted.values[metric][models].mean(axis=0)
+        d = conv[planted.diagnosed].mean() - conv[~planted.diagnosed].mean()
+        assert d == pytest.approx(effect, abs=0.07), metric
+
+
+def test_planted_romantic_effect(planted):
+    models = planted.with_role("model")
+    romantic = planted.category == sim.ROMANTIC
+    for metric, effect in (("pairwise_acc", -0.2), ("binary_hp_acc", -0.2), ("emotion_f1", 0.0)):
+        conv = planted.values[metric][models].mean(axis=0)
+        assert conv[romantic].mean() - conv[~romantic].mean() == pytest.approx(effect, abs=0.07), metric
+
+
+def test_planted_drift_is_the_turn_level_slope(planted):
+    t = planted.turns
+    assert stats.linregress(t["rel_position"], t["binary_om_acc"]).slope == pytest.approx(-0.4, abs=0.05)
+    assert stats.linregress(t["rel_position"], t["emotion_f1"]).slope == pytest.approx(0.0, abs=0.05)
+
+
+def test_planted_human_shift(planted):
+    humans, models = planted.with_role("human"), planted.with_role("model")
+    v = planted.values["binary_hp_acc"]
+    rated = np.isfinite(v[humans[0]])
+    d = v[humans][:, rated].mean() - v[models][:, rated].mean()
+    assert d == pytest.approx(0.3, abs=0.1)
+
+
+def test_null_generator_plants_nothing():
+    g = sim.null_generator()
+    for name in ("diagnosis", "romantic", "drift", "human_shift"):
+        for capability in sim.CAPABILITIES:
+            assert g.effect(name, capability) == 0.0
+
+
+def test_planted_generator_reads_the_config(default_config):
+    planted = default_config["statistics"]["simulation"]["planted"]
+    g = sim.planted_generator(planted)
+    for name, key in (("diagnosis", "diagnosis"), ("romantic", "romantic"), ("drift", "turn_drift"),
+                      ("human_shift", "human_shift")):
+        for capability, value in planted[key].items():
+            assert g.effect(name, capability) == value
+
+
+# ----------------------------------------------------------------- running and summarising
+
+
+def test_run_tests_and_human_tests_report_every_tests_p_value():
+    study, _ = sim.simulate(SMALL, np.random.default_rng(12))
+    out = sim.run_tests(study, 30, np.random.default_rng(13), 0.05)
+    out.update(sim.human_tests(study, SMALL, 30, np.random.default_rng(14), 0.05))
+    for column in sim.TESTS.values():
+        assert 0 <= out[column] <= 1, column
+    for key in ("diagnosis", "romantic", "drift"):
+        assert out[f"lo_{key}"] <= out[f"est_{key}"] <= out[f"hi_{key}"]
+
+
+def test_simulate_and_test_is_deterministic():
+    a = sim.simulate_and_test(SMALL, 20, np.random.default_rng(14), 0.05)
+    b = sim.simulate_and_test(SMALL, 20, np.random.default_rng(14), 0.05)
+    assert a.keys() == b.keys() and set(sim.TESTS.values()) <= set(a)
+    for key in a:
+        assert a[key] == pytest.approx(b[key], nan_ok=True), key
+
+
+def _null_results(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({column: rng.uniform(size=n) if column.startswith("p_") else rng.uniform(0, 0.1, size=n)
+                         for column in sim.TESTS.values()})
+
+
+def test_summarise_null_band_is_the_binomial_band():
+    n, alpha = 40, 0.05
+    results = _null_results(n)
+    table = sim.summarise_null(results, alpha)
+    assert list(table["test"]) == list(sim.TESTS)
+    assert (table["band_lo"] == stats.binom.ppf(0.025, n, alpha) / n).all()
+    assert (table["band_hi"] == stats.binom.ppf(0.975, n, alpha) / n).all()
+    tail = 0.025 / len(sim.TESTS)
+    assert (table["joint_band_lo"] == stats.binom.ppf(tail, n, alpha) / n).all()
+    assert (table["joint_band_hi"] == stats.binom.ppf(1 - tail, n, alpha) / n).all()
+    assert table["band_hi"].iloc[0] == pytest.approx(5 / 40)  # by hand: binom(40, 0.05) 97.5% quantile is 5
+    for row in table.itertuples():
+        x = results[sim.TESTS[row.test]]
+        expected = (x < alpha).mean() if sim.TESTS[row.test].startswith("p_") else x.mean()
+        assert row.false_positive_rate == pytest.approx(expected)
+        assert row.within_band == (row.band_lo <= row.false_positive_rate <= row.band_hi)
+        assert row.n_simulations == n
+
+
+def test_summarise_null_flags_a_miscalibrated_test():
+    results = _null_results(100)
+    column = sim.TESTS["diagnosis: mixed model (Wald)"]
+    results[column] = np.r_[np.full(30, 0.001), np.full(70, 0.5)]  # rejects 30%
+    table = sim.summarise_null(results, 0.05).set_index("test")
+    assert table.loc["diagnosis: mixed model (Wald)", "false_positive_rate"] == pytest.approx(0.3)
+    assert not table.loc["diagnosis: mixed model (Wald)", "within_band"]
+    assert not table.loc["diagnosis: mixed model (Wald)", "within_joint_band"]
+
+
+def test_summarise_null_leaves_failed_fits_out_of_the_rate_and_the_band():
+    results = _null_results(40)
+    column = sim.TESTS["diagnosis: mixed model (Wald)"]
+    results[column] = np.r_[np.full(2, 0.01), np.full(18, 0.5), np.full(20, np.nan)]  # 2 of 20 fits reject
+    row = sim.summarise_null(results, 0.05).set_index("test").loc["diagnosis: mixed model (Wald)"]
+    assert row["false_positive_rate"] == pytest.approx(0.1)
+    assert row["n_simulations"] == 20
+    assert row["band_hi"] == stats.binom.ppf(0.975, 20, 0.05) / 20
+
+
+def test_summarise_planted_sign_recovery_and_coverage():
+    g = sim.Generator(diagnosis=(("emotion", -0.1),), romantic=(("holistic", -0.05),), drift=(("behaviour", -0.1),))
+    results = pd.DataFrame({
+        "est_diagnosis": [-0.12, -0.08, 0.01, -0.1], "lo_diagnosis": [-0.2, -0.09, -0.05, -0.15],
+        "hi_diagnosis": [-0.05, -0.07, 0.07, -0.05],
+        "est_romantic": [-4.0, -2.0, -5.0, -3.0], "lo_romantic": [-6.0, -3.0, -7.0, -9.0],
+        "hi_romantic": [-2.0, -1.0, -4.5, 3.0],
+        "est_drift": [-0.1, -0.1, -0.1, 0.02], "lo_drift": [-0.2, -0.2, -0.05, -0.1],
+        "hi_drift": [0.0, 0.0, 0.0, 0.1],
+        "humans_better_share": [0.0] * 4, "est_human": [0.0] * 4, "sign_human": [0.0] * 4, "cover_human": [1.0] * 4,
+    })
+    table = sim.summarise_planted(results, g).set_index("effect")
+    diag = table.loc["diagnosis effect on emotion F1 (mixed model)"]
+    assert diag["planted"] == -0.1
+    assert diag["mean_estimate"] == pytest.approx(np.mean([-0.12, -0.08, 0.01, -0.1]))
+    assert diag["sign_recovery"] == pytest.approx(0.75)
+    assert diag["coverage"] == pytest.approx(0.5)  # the second interval misses -0.1, the third too
+    rom = table.loc["romantic effect on the composite (mixed model)"]
+    assert rom["planted"] == pytest.approx(100 * 0.27 * 0.8 * -0.05)  # -1.08: only the holistic pillar moves
+    assert rom["sign_recovery"] == 1.0
+    assert rom["coverage"] == pytest.approx(0.5)  # [-3, -1] and [-9, 3] hold -1.08
+    drift = table.loc["turn drift of binary OM accuracy (slope)"]
+    assert drift["planted"] == -0.1 and drift["sign_recovery"] == pytest.approx(0.75)
+    assert drift["coverage"] == pytest.approx(0.75)  # [-0.05, 0] misses -0.1
+    assert (table["n_simulations"] == 4).all()

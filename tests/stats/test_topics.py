@@ -1,0 +1,100 @@
+"""Topic effects: category means, P(hardest), the mixed model and the romantic contrast."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.stats import simulation as sim
+from eibench.stats import topics
+from eibench.stats.bootstrap import cluster_weights
+from eibench.stats.subgroups import conversation_means
+
+
+def test_weighted_group_means_match_a_loop():
+    rng = np.random.default_rng(1)
+    conv = rng.normal(size=12)
+    conv[3] = np.nan
+    group = np.array(list("abcabcabcabc"), dtype=object)
+    weights = rng.integers(0, 3, size=(10, 12)).astype(float)
+    got = topics._weighted_group_means(conv, group, ["a", "b", "c", "z"], weights)
+    assert got.shape == (10, 4)
+    for b in range(10):
+        for j, label in enumerate("abc"):
+            sel = (group == label) & ~np.isnan(conv)
+            w = weights[b, sel]
+            expected = np.sum(w * conv[sel]) / w.sum() if w.sum() > 0 else np.nan
+            assert got[b, j] == pytest.approx(expected, nan_ok=True)
+    assert np.isnan(got[:, 3]).all()  # a label without conversations
+
+
+@pytest.fixture(scope="module")
+def romantic_study():
+    effects = tuple((c, -0.2) for c in sim.CAPABILITIES)
+    g = sim.Generator(n_conversations=180, n_models=5, n_humans=0, romantic=effects)
+    study, _ = sim.simulate(g, np.random.default_rng(3))
+    models = study.with_role("model")
+    weights = cluster_weights(np.arange(study.n_conversations), 300, np.random.default_rng(4))
+    table, contrast = topics.topic_effects(study, "composite", models, weights, sim.ROMANTIC)
+    return study, models, weights, table, contrast
+
+
+def test_category_means_and_counts(romantic_study):
+    study, models, _, table, _ = romantic_study
+    conv = conversation_means(study, "composite", models)
+    expected = pd.Series(conv).groupby(study.category).mean()
+    assert list(table["category"]) == sorted(expected.index)
+    np.testing.assert_allclose(table["mean"], expected.loc[table["category"]].to_numpy())
+    np.testing.assert_array_equal(table["n_conversations"],
+                                  pd.Series(study.category).value_counts().loc[table["category"]].to_numpy())
+    assert (table["lo"] <= table["mean"]).all() and (table["mean"] <= table["hi"]).all()
+
+
+def test_p_hardest_is_a_distribution_that_finds_the_planted_category(romantic_study):
+    _, _, _, table, contrast = romantic_study
+    assert table["p_hardest"].sum() == pytest.approx(1.0)
+    assert table.set_index("category").loc[sim.ROMANTIC, "p_hardest"] > 0.9
+    assert contrast["hardest"] == sim.ROMANTIC
+    assert contrast["p_romantic_hardest"] == pytest.approx(table.set_index("category").loc[sim.ROMANTIC, "p_hardest"])
+
+
+def test_reference_category_is_the_most_frequent(romantic_study):
+    study, _, _, table, _ = romantic_study
+    reference = table[table["is_reference"]]
+    assert len(reference) == 1
+    counts = pd.Series(study.category).value_counts()
+    assert counts[reference["category"].iloc[0]] == counts.max()
+    assert reference["effect_vs_reference"].iloc[0] == 0.0
+    assert np.isnan(reference["effect_lo"].iloc[0]) and np.isnan(reference["effect_hi"].iloc[0])
+    others = table[~table["is_reference"]]
+    assert (others["effect_lo"] < others["effect_vs_reference"]).all()
+    assert (others["effect_vs_reference"] < others["effect_hi"]).all()
+
+
+def test_romantic_contrast_recovers_the_planted_composite_effect(romantic_study):
+    study, models, _, table, contrast = romantic_study
+    conv = conversation_means(study, "composite", models)
+    romantic = study.category == sim.ROMANTIC
+    assert contrast["n_romantic"] == romantic.sum()
+    assert contrast["difference"] == pytest.approx(conv[romantic].mean() - conv[~romantic].mean())
+    planted = sim.composite_effect(sim.Generator(romantic=tuple((c, -0.2) for c in sim.CAPABILITIES)), "romantic")
+    # 100 x (0.24 + 0.49 + 0.27 x (0.4 / 2 + 0.3 + 0.3)) x -0.2: the PANAS part halves its shift.
+    assert planted == pytest.approx(-18.92)
+    assert contrast["lo"] <= contrast["difference"] <= contrast["hi"] < 0
+    assert contrast["adjusted_lo"] <= planted <= contrast["adjusted_hi"]
+    assert contrast["p_boot"] < 0.01 and contrast["p_mixed"] < 0.01
+    # In this study the romantic category is also the most frequent, hence the reference: every
+    # other category's mixed-model effect against it is then -planted.
+    t = table.set_index("category")
+    assert t.loc[sim.ROMANTIC, "is_reference"]
+    others = t.drop(index=sim.ROMANTIC)
+    assert ((others["effect_lo"] <= -planted) & (-planted <= others["effect_hi"])).sum() >= 7
+    assert (others["effect_lo"] > 0).all()
+
+
+def test_lower_is_better_turns_the_hardest_category_around(romantic_study):
+    study, models, weights, table, _ = romantic_study
+    flipped, contrast = topics.topic_effects(study, "composite", models, weights, sim.ROMANTIC,
+                                             higher_is_better=False)
+    assert contrast["hardest"] == table.loc[table["mean"].idxmax(), "category"] != sim.ROMANTIC
+    assert flipped.set_index("category").loc[sim.ROMANTIC, "p_hardest"] < 0.05
