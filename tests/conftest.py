@@ -1,4 +1,5 @@
-"""Shared fixtures: paths of the repository and of the hand-written release-format corpus."""
+"""Shared fixtures: paths of the repository and of the hand-written release-format corpus;
+writing generated release-format files to a folder."""
 
 from __future__ import annotations
 
@@ -25,3 +26,15 @@ def release_dir() -> Path:
 def default_config() -> dict:
     with open(REPO / "config" / "config.yaml", encoding="utf-8") as fh:
         return yaml.safe_load(fh)
+
+
+def write_files(files: dict, folder: Path) -> list[Path]:
+    """Write release-format objects (file name -> JSON object) into ``folder``; return the
+    folder's JSON files in the reader's order."""
+    from eibench.release.read import list_json_files
+    from eibench.release.write import write_json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, obj in files.items():
+        write_json(obj, folder / name)
+    return list_json_files(folder)

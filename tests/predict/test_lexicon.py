@@ -4,27 +4,21 @@ annotations, and its hand rules do what the module docstring says."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from eibench import instrument
 from eibench.predict.baselines import lexicon
 from eibench.predict.baselines.lexicon import MODES, binary_answers, compound, emotion_tags, lexicon_outputs, pick
-from eibench.release.read import list_json_files, parse_file, read_conversations, read_em_outputs
+from eibench.release.read import parse_file, read_conversations, read_em_outputs
 from eibench.release.schema import EMOutputFile
 from eibench.release.tidy import em_tables, gold_tables
-from eibench.release.write import dumps, write_json
+from eibench.release.write import dumps
 from eibench.synthetic.cohort import generate_cohort
 
+from ..conftest import write_files as _write
+
 MODEL = "lexicon"
-
-
-def _write(files: dict, folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, obj in files.items():
-        write_json(obj, folder / name)
-    return list_json_files(folder)
 
 
 @pytest.fixture(scope="module")

@@ -3,23 +3,17 @@ of the published study and the planted effects recoverable."""
 
 import copy
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from eibench.metrics.score import score_model
-from eibench.release.read import list_json_files, read_conversations, read_em_outputs
+from eibench.release.read import read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables
-from eibench.release.write import dumps, write_json
+from eibench.release.write import dumps
 from eibench.synthetic.cohort import generate_cohort, largest_remainder, topics
 from eibench.synthetic.simulate import draw_ability, human_subset, simulate_outputs
 
-
-def _write(files: dict, folder: Path) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, obj in files.items():
-        write_json(obj, folder / name)
-    return list_json_files(folder)
+from ..conftest import write_files as _write
 
 
 @pytest.fixture(scope="module")

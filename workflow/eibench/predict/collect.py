@@ -32,6 +32,7 @@ from .adapters import ADAPTERS, Adapter, Completion, LiveModel, RequestRefused
 from .answers import REPAIR_MESSAGE, Parsed, parse
 from .cache import Entry, ResponseCache, request_key
 from .conversation import ConversationView
+from .outputs import output_file
 from .prompts import OMNISCIENT, PANAS_TASKS, PromptSet, Request
 
 INVALID = "invalid"
@@ -236,19 +237,7 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
         post = None
     else:
         post = _post(view, mode, strategy, post_got)
-    return {
-        "conversationId": view.conversation_id,
-        "source_file": view.source_file,
-        "em_model": model,
-        "run_timestamp": None,
-        "mode": mode,
-        "prompt_version": prompt_version,
-        "prompt_digest": prompt_digest,
-        "turns": turns,
-        "post_conversation": post,
-        "api_cost": round(cost, 10),
-        "duration_seconds": None,
-    }
+    return output_file(view, model, mode, prompt_version, turns, post, cost, prompt_digest)
 
 
 def _post(view: ConversationView, mode: str, strategy: str, post_got: dict[str, tuple[Request, Answer]]) -> dict[str, Any]:

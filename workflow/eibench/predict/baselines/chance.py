@@ -14,7 +14,7 @@ from typing import Any
 from ... import instrument
 from ...seeding import rng_for
 from ..conversation import ConversationView
-from .common import output_file
+from ..outputs import output_file
 
 VERSION = "chance-v1"
 

@@ -35,7 +35,8 @@ import pandas as pd
 from ... import instrument
 from ...tables import with_none
 from ..conversation import conversation_views
-from .common import binary_fields, output_file
+from ..outputs import output_file
+from .common import binary_fields
 
 VERSION = "embedding-knn-v1"
 K = 5

@@ -26,7 +26,8 @@ import pandas as pd
 from ... import instrument
 from ...tables import with_none
 from ..conversation import ConversationView
-from .common import binary_fields, output_file
+from ..outputs import output_file
+from .common import binary_fields
 
 VERSION = "prior-v1"
 
