@@ -1,28 +1,29 @@
 # Prediction collection: every model's EM output files, in shard folders
 # results/predictions/<model>/<mode>/shard-<k>/ (live models: collection.shards jobs each, run
-# in parallel and resumed separately; the others: one job), then validated into tidy tables.
+# in parallel and resumed separately; the others: one job). The scoring rule validates them.
 
 
-rule predict_simulated:
-    """Draw a simulated model's (or human rater's) predictions around the gold."""
-    input:
-        **GOLD,
-    output:
-        predictions=directory("results/predictions/{model}/{mode}/shard-0"),
-        truth="results/truth/models/{model}/{mode}.json",
-    wildcard_constraints:
-        model=one_of(SIMULATED),
-    params:
-        model=lambda wc: wc.model,
-        mode=lambda wc: wc.mode,
-        profile=lambda wc: MODELS[wc.model].get("profile", "model"),
-        simulation=config["simulation"],
-        seed=config["seed"],
-        romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
-    log:
-        "logs/predict/{model}/{mode}/predict_simulated.log",
-    script:
-        "../scripts/predict_simulated.py"
+if SIMULATED:
+
+    rule predict_simulated:
+        """Draw every simulated model's (and human rater's) predictions around the gold, for one
+        mode: one job for all of them (they are one seeded draw of the synthetic study, and one
+        job each would spend most of its time starting Python)."""
+        input:
+            **GOLD,
+        output:
+            predictions=[directory(f"results/predictions/{m}/{{mode}}/shard-0") for m in SIMULATED],
+            truth=[f"results/truth/models/{m}/{{mode}}.json" for m in SIMULATED],
+        params:
+            profiles={m: MODELS[m].get("profile", "model") for m in SIMULATED},
+            mode=lambda wc: wc.mode,
+            simulation=config["simulation"],
+            seed=config["seed"],
+            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
+        log:
+            "logs/predict/simulated/{mode}/predict_simulated.log",
+        script:
+            "../scripts/predict_simulated.py"
 
 
 rule predict_baseline:
@@ -68,19 +69,3 @@ rule collect_live:
     script:
         "../scripts/collect_live.py"
 
-
-rule ingest_predictions:
-    """Validate one model's EM output files for one mode into tidy tables."""
-    input:
-        predictions=prediction_input,
-        conversations=GOLD["conversations"],
-    output:
-        **{name: em_table("{model}", "{mode}", name) for name in EM_TABLES},
-    params:
-        model=lambda wc: wc.model,
-        mode=lambda wc: wc.mode,
-        report_all=config["ingest"]["report_all_errors"],
-    log:
-        "logs/predict/{model}/{mode}/ingest_predictions.log",
-    script:
-        "../scripts/ingest_predictions.py"

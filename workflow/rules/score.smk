@@ -1,16 +1,21 @@
-# Scoring: every metric of every model and mode, under the parity and strict rule sets.
+# Scoring: each model's EM output files validated into tidy tables, then every metric of
+# every model and mode, under the parity and strict rule sets.
 
 rule score_model:
-    """Score one model and mode: per-turn and per-conversation tables, summary, rule counts."""
+    """Validate one model's EM output files for one mode into tidy tables (an invalid file
+    stops the job before anything is written), then score them: per-turn and per-conversation
+    tables, summary, rule counts. One job, so the files are read once."""
     input:
         **{f"gold_{name}": path for name, path in GOLD.items()},
-        **{f"em_{name}": em_table("{model}", "{mode}", name) for name in EM_TABLES},
+        predictions=prediction_input,
     output:
+        **{f"em_{name}": em_table("{model}", "{mode}", name) for name in EM_TABLES},
         **{part: f"results/scores/{{model}}/{{mode}}/{part}.parquet" for part in SCORE_PARTS},
     params:
         model=lambda wc: wc.model,
         mode=lambda wc: wc.mode,
         va_matching=config["scoring"]["va_matching"],
+        report_all=config["ingest"]["report_all_errors"],
     log:
         "logs/score/{model}/{mode}/score_model.log",
     script:

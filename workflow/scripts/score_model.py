@@ -1,17 +1,26 @@
-"""Rule score_model: every metric of one model and mode, under both rule sets."""
+"""Rule score_model: validate one model's EM output files (one mode) into tidy tables, then
+score them under both rule sets. An invalid file stops the job before anything is written."""
 
 import pandas as pd
 from eibench.metrics import RULE_SETS
 from eibench.metrics.score import model_summary, score_rule_sets
+from eibench.release.ingest import ingest_em_outputs
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
 from eibench.report.invalid import invalid_answers
 from eibench.runlog import rule_log
 from eibench.tables import read_parquet, write_parquet
 
 with rule_log(snakemake) as log:  # noqa: F821
-    p = snakemake.params
-    gold = {name: read_parquet(snakemake.input[f"gold_{name}"], GOLD_TABLES[name]) for name in GOLD_TABLES}
-    em = {name: read_parquet(snakemake.input[f"em_{name}"], EM_TABLES[name]) for name in EM_TABLES}
+    p, i, o = snakemake.params, snakemake.input, snakemake.output
+    gold = {name: read_parquet(i[f"gold_{name}"], GOLD_TABLES[name]) for name in GOLD_TABLES}
+    sources = [i.predictions] if isinstance(i.predictions, str) else list(i.predictions)
+    ingest = ingest_em_outputs(sources, p.model, p.mode, set(gold["conversations"]["conversation_id"]), p.report_all)
+    if ingest.n_off_position:
+        log.warning("model %s, mode %s: %d pairwise picks are keyed by something other than the comparison's "
+                    "position (%s); the scorer matches picks by position ('0', '1', ...), so these match no "
+                    "comparison (see docs/metrics.md)", p.model, p.mode, ingest.n_off_position,
+                    ", ".join(ingest.off_position_keys[:5]))
+    em = ingest.tables
     parts = {"turn": [], "conversation": [], "summary": [], "rule_counts": [], "missing": []}
     for rule_set, s in score_rule_sets(gold, em, RULE_SETS, p.va_matching).items():
         summary = model_summary(s.turn, s.conversation, len(gold["conversations"]))
@@ -20,9 +29,14 @@ with rule_log(snakemake) as log:  # noqa: F821
                          ("rule_counts", s.rule_counts), ("missing", s.missing)):
             parts[name].append(df)
     parts["invalid"] = [invalid_answers(em)]
+    # Everything is computed before the first file is written.
+    for name, df in em.items():
+        write_parquet(df, o[f"em_{name}"], EM_TABLES[name])
     for name, frames in parts.items():
         df = pd.concat(frames, ignore_index=True)
         df.insert(0, "mode", p.mode)
         df.insert(0, "em_model", p.model)
-        write_parquet(df, snakemake.output[name])
-    log.info("scored %s (%s): %d conversations", p.model, p.mode, len(parts["conversation"][0]))
+        write_parquet(df, o[name])
+    log.info("model %s, mode %s: %d output files, %d emotion tags, %d binary answers; scored %d conversations",
+             p.model, p.mode, ingest.n_files, len(em["em_emotion_tags"]), len(em["em_binary"]),
+             len(parts["conversation"][0]))
