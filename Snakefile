@@ -1,5 +1,6 @@
 # The paper rebuilds itself: `snakemake --cores 8` runs the cohort through validation,
-# prediction collection, scoring, statistics, figures and tables into paper/build/paper.pdf.
+# prediction collection, scoring, statistics, figures and tables into paper/build/paper.pdf,
+# then lists every file it made, with its sha256 and the job that wrote it, in results/manifest.json.
 # This file holds targets and includes only; the rules live in workflow/rules/.
 
 from snakemake.utils import min_version
@@ -24,9 +25,11 @@ include: "workflow/rules/score.smk"
 include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
+include: "workflow/rules/audit.smk"
 
 
 rule all:
     input:
         "paper/build/paper.pdf",
+        "results/manifest.json",
     default_target: True

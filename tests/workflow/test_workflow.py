@@ -49,6 +49,21 @@ def test_two_runs_give_identical_bytes(small_run, tmp_path):
     assert not differ, differ
 
 
+def test_manifest_lists_every_file_with_its_sha256_and_job(small_run):
+    manifest = json.loads((small_run / "results" / "manifest.json").read_text())
+    on_disk = digests(small_run, "results", "paper/build")
+    del on_disk["results/manifest.json"]
+    listed = {e["path"]: e for e in manifest["files"]}
+    assert listed.keys() == on_disk.keys()
+    assert all(listed[p]["sha256"] == on_disk[p] for p in on_disk)
+    jobs = manifest["jobs"]
+    owner = {p: jobs[e["job"]] for p, e in listed.items() if e["job"] is not None}
+    assert owner.keys() == listed.keys(), "every file of a fresh run has the job that wrote it"
+    assert owner["paper/build/paper.pdf"]["rule"] == "paper"
+    assert owner["results/scores/leaderboard.csv"]["script"] == "workflow/scripts/aggregate_scores.py"
+    assert all(p in job["output"] or any(p.startswith(o + "/") for o in job["output"]) for p, job in owner.items())
+
+
 def test_bad_conversation_file_fails_before_scoring_and_writes_nothing(tmp_path):
     work = copy_repo(tmp_path / "repo")
     cohort = tmp_path / "release"
@@ -77,3 +92,50 @@ def test_lint_is_clean_but_for_the_justified_finding(repo):
     out = run.stdout + run.stderr
     findings = {line.strip()[2:].rstrip(":") for line in out.splitlines() if line.strip().startswith("* ")}
     assert findings <= JUSTIFIED_LINTS, findings
+
+
+def _job_counts(dry_run_output: str) -> dict[str, int]:
+    """The 'Job stats' table of a dry run: rule -> number of jobs."""
+    counts, inside = {}, False
+    for line in dry_run_output.splitlines():
+        if line.startswith("job ") and "count" in line:
+            inside = True
+            continue
+        if inside:
+            parts = line.split()
+            if not parts or parts[0] == "total":
+                break
+            if len(parts) == 2 and parts[1].isdigit():
+                counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def test_editing_one_prediction_file_reruns_only_what_depends_on_it(small_run, tmp_path):
+    """A model of kind outputs_dir (a researcher's own prediction files) beside the small
+    config's models: after one of its files is edited, a dry run schedules that model's scoring
+    and what is downstream of the scores, and no other model's prediction or scoring job."""
+    outputs = tmp_path / "mine" / "default"
+    outputs.mkdir(parents=True)
+    for src in sorted((small_run / "results/predictions/sim-01/default/shard-0").glob("*.json")):
+        data = json.loads(src.read_text())
+        data["em_model"] = "mine"
+        (outputs / src.name).write_text(json.dumps(data))
+    work = copy_repo(tmp_path / "repo")
+    small = (work / "config" / "small.yaml").read_text()
+    models = small[small.index("models:"):small.index("statistics:")]
+    (work / "config" / "mine.yaml").write_text(
+        models + f"  - {{name: mine, kind: outputs_dir, path: {tmp_path / 'mine'}}}\n")
+    args = ("--cores", "2", "--configfile", "config/small.yaml", "config/mine.yaml")
+    run = snakemake(work, *args)
+    assert run.returncode == 0, run.stderr[-4000:]
+    edited = sorted(outputs.glob("*.json"))[0]
+    data = json.loads(edited.read_text())
+    data["turns"][0]["em_emotion_tags"] = []
+    edited.write_text(json.dumps(data))
+    dry = snakemake(work, *args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr[-4000:]
+    jobs = _job_counts(dry.stdout + dry.stderr)
+    assert jobs.get("score_model") == 1, jobs
+    assert "results/scores/mine/default" in dry.stdout + dry.stderr
+    assert not {"synthetic_cohort", "ingest_conversations", "predict_simulated", "predict_baseline"} & jobs.keys()
+    assert {"aggregate_scores", "paper", "manifest"} <= jobs.keys()

@@ -1,0 +1,267 @@
+"""The statistical figures: what each draws from a small table, the "no data" figure of an empty
+table, and identical SVG bytes from two calls."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.report import stat_figures as sf
+from eibench.report import style
+
+SRC = "rule figure_x · workflow/scripts/figure_x.py"
+
+
+def texts(fig: plt.Figure) -> list[str]:
+    out = [t.get_text() for ax in fig.axes for t in ax.texts]
+    out += [ax.get_title(loc="left") for ax in fig.axes]
+    if fig._suptitle is not None:
+        out.append(fig._suptitle.get_text())
+    return out
+
+
+def visible_axes(fig: plt.Figure) -> list[plt.Axes]:
+    return [ax for ax in fig.axes if ax.get_visible() and ax.get_label() != "<colorbar>"]
+
+
+def is_no_data(fig: plt.Figure) -> bool:
+    return any(t.startswith(sf.NO_DATA) for t in texts(fig))
+
+
+def ytick_labels(ax: plt.Axes) -> list[str]:
+    return [t.get_text() for t in ax.get_yticklabels()]
+
+
+def n_errorbars(ax: plt.Axes) -> int:
+    """Points drawn with an interval: one data point per errorbar line."""
+    return sum(len(c.lines[0].get_xdata()) for c in ax.containers if hasattr(c, "has_xerr") and c.has_xerr)
+
+
+# Small tables ---------------------------------------------------------------------------------
+
+def rank_pairs() -> pd.DataFrame:
+    return pd.DataFrame({
+        "metric_a": ["emotion_f1", "emotion_f1", "emotion_va"],
+        "metric_b": ["emotion_va", "binary_om_acc", "binary_om_acc"],
+        "tau": [0.8, -0.2, np.nan],
+        "lo95": [0.5, -0.7, np.nan],
+        "hi95": [1.0, 0.4, np.nan],
+        "verdict": ["related", "inconclusive", "inconclusive"],
+    })
+
+
+def intervals() -> pd.DataFrame:
+    rows = []
+    for model, role, base in (("sim-01", "model", 0.6), ("sim-02", "model", 0.8), ("human_1", "human", 0.7),
+                              ("chance", "baseline", 0.3)):
+        for metric in ("composite", "emotion_f1", "binary_om_acc", "tracking"):
+            rows.append({"em_model": model, "role": role, "metric": metric, "estimate": base,
+                         "lo": base - 0.05, "hi": base + 0.05})
+    return pd.DataFrame(rows)
+
+
+def discriminability_table() -> pd.DataFrame:
+    return pd.DataFrame({
+        "metric": ["emotion_f1", "pairwise_acc"],
+        "reliability": [0.9, 0.97], "reliability_lo": [0.85, 0.95], "reliability_hi": [0.93, 0.98],
+        "snr": [3.0, 9.0], "snr_lo": [2.5, 8.0], "snr_hi": [3.5, 10.0],
+        "share_pairs_separated": [0.4, 0.9],
+    })
+
+
+def diagnosis_table() -> pd.DataFrame:
+    return pd.DataFrame({"metric": ["emotion_f1", "binary_om_acc"], "adjusted_effect": [-0.2, 0.05],
+                         "adjusted_lo": [-0.3, -0.01], "adjusted_hi": [-0.1, 0.11], "p_permutation": [0.0004, 0.3]})
+
+
+def topics_table() -> pd.DataFrame:
+    return pd.DataFrame({"metric": ["composite"] * 3 + ["tracking"],
+                         "category": ["Family", "Romantic relationships", "Studies", "Family"],
+                         "mean": [70.0, 63.0, 69.0, 0.6], "lo": [68.0, 61.0, 67.0, 0.5], "hi": [72.0, 65.0, 71.0, 0.7],
+                         "p_hardest": [0.0, 0.98, 0.02, 0.5], "is_reference": [False, True, False, False]})
+
+
+def drift_table() -> pd.DataFrame:
+    rows = []
+    for metric in ("emotion_f1", "binary_om_acc"):
+        for model in ("sim-01", "sim-02", "all evaluated models"):
+            rows.append({"metric": metric, "em_model": model, "slope": -0.1, "slope_lo": -0.15, "slope_hi": -0.05,
+                         "mean_early": 0.6, "mean_middle": 0.55, "mean_late": 0.5})
+    return pd.DataFrame(rows)
+
+
+def humans_table() -> pd.DataFrame:
+    return pd.DataFrame({"metric": ["binary_hp_acc"] * 3 + ["emotion_f1"] * 3,
+                         "em_model": ["sim-01", "sim-02", "sim-03"] * 2,
+                         "human_minus_model": [0.2, -0.1, 0.0, 0.05, 0.1, -0.02],
+                         "lo": [0.1, -0.15, -0.05, -0.01, 0.05, -0.08], "hi": [0.3, -0.05, 0.05, 0.11, 0.15, 0.04],
+                         "verdict": ["humans better", "model better", "no difference",
+                                     "no difference", "humans better", "no difference"]})
+
+
+def null_rates_table() -> pd.DataFrame:
+    return pd.DataFrame({"test": ["diagnosis: participant permutation test", "turn drift: Page's trend test"],
+                         "false_positive_rate": [0.045, 0.09], "alpha": [0.05, 0.05],
+                         "band_lo": [0.02, 0.02], "band_hi": [0.08, 0.08]})
+
+
+def planted_table() -> pd.DataFrame:
+    return pd.DataFrame({"effect": ["diagnosis effect", "romantic effect", "power: share of models"],
+                         "planted": [-0.08, -3.7, np.nan], "mean_estimate": [-0.08, -3.8, 0.99],
+                         "sign_recovery": [1.0, 0.97, np.nan], "coverage": [0.93, 0.88, np.nan]})
+
+
+def rank_table() -> pd.DataFrame:
+    return pd.DataFrame({"em_model": ["sim-01", "sim-02", "sim-03", "sim-01"],
+                         "metric": ["composite", "composite", "composite", "emotion_f1"],
+                         "rank": [2, 1, 3, 1], "rank_lo": [1, 1, 2, 1], "rank_hi": [3, 2, 3, 2]})
+
+
+#: Every drawing function with a small table, and with empty tables.
+CASES = {
+    "rank_correlations": (lambda: sf.rank_correlation_heatmap(rank_pairs(), SRC),
+                          lambda: sf.rank_correlation_heatmap(pd.DataFrame(), SRC)),
+    "profiles": (lambda: sf.capability_profiles(intervals(), SRC),
+                 lambda: sf.capability_profiles(pd.DataFrame(), SRC)),
+    "discriminability": (lambda: sf.discriminability(discriminability_table(), SRC),
+                         lambda: sf.discriminability(pd.DataFrame(), SRC)),
+    "subgroups": (lambda: sf.subgroups_topics(diagnosis_table(), topics_table(), SRC),
+                  lambda: sf.subgroups_topics(pd.DataFrame(), pd.DataFrame(), SRC)),
+    "drift": (lambda: sf.drift(drift_table(), SRC), lambda: sf.drift(pd.DataFrame(), SRC)),
+    "humans": (lambda: sf.humans_vs_models(humans_table(), SRC),
+               lambda: sf.humans_vs_models(humans_table().iloc[:0], SRC)),
+    "simulation": (lambda: sf.simulation_calibration(null_rates_table(), planted_table(), SRC),
+                   lambda: sf.simulation_calibration(pd.DataFrame(), pd.DataFrame(), SRC)),
+    "rank_intervals": (lambda: sf.rank_intervals(rank_table(), SRC),
+                       lambda: sf.rank_intervals(pd.DataFrame(), SRC)),
+}
+
+
+# Shared behaviour ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_two_calls_give_identical_svg_bytes(name, tmp_path):
+    draw, _ = CASES[name]
+    style.save(draw(), tmp_path / "a.svg")
+    style.save(draw(), tmp_path / "b.svg")
+    first = (tmp_path / "a.svg").read_bytes()
+    assert first.startswith(b"<?xml") and b"<svg" in first
+    assert first == (tmp_path / "b.svg").read_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_names_the_rule_and_says_when_there_is_no_data(name, tmp_path):
+    full, empty = CASES[name]
+    fig = full()
+    assert SRC in texts(fig)
+    assert not is_no_data(fig)
+    plt.close(fig)
+    fig = empty()
+    assert SRC in texts(fig)
+    assert is_no_data(fig)
+    style.save(fig, tmp_path / "empty.svg")  # an empty figure still saves
+    assert (tmp_path / "empty.svg").stat().st_size > 0
+
+
+# What each figure draws ----------------------------------------------------------------------------
+
+def test_heatmap_has_one_cell_text_per_pair_and_greys_a_missing_tau():
+    fig = sf.rank_correlation_heatmap(rank_pairs(), SRC)
+    ax = fig.axes[0]
+    cells = [t.get_text() for t in ax.texts]
+    assert len(cells) == 3
+    assert "0.80\n[0.50, 1.00]\nrelated" in cells
+    assert "-0.20\n[-0.70, 0.40]\n?" in cells
+    assert "n/a" in cells
+    # rows and columns in registry order, with the registry labels
+    assert ytick_labels(ax) == ["Emotion VA\nsimilarity", "Binary OM\naccuracy"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Emotion F1", "Emotion VA\nsimilarity"]
+    image = ax.collections[0].get_array().reshape(3, 3)
+    assert image[1, 0] == pytest.approx(0.8)  # lower triangle: emotion_va row, emotion_f1 column
+    assert np.ma.is_masked(image[0, 1]) and np.ma.is_masked(image[2, 1])
+    assert len(fig.axes) == 2  # the heatmap and its colour bar
+
+
+def test_profiles_one_panel_per_principal_metric_models_ordered_by_composite():
+    fig = sf.capability_profiles(intervals(), SRC)
+    axes = visible_axes(fig)
+    # principal metrics present: emotion_f1 and binary_om_acc (tracking is not principal)
+    assert [ax.get_title() for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
+    assert ytick_labels(axes[0]) == ["chance", "sim-01", "human_1", "sim-02"]  # best at the top
+    assert all(n_errorbars(ax) == 4 for ax in axes)
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {"model", "human", "baseline"}
+    fig = sf.capability_profiles(intervals(), SRC, metrics=("binary_om_acc",))
+    assert [ax.get_title() for ax in visible_axes(fig)] == ["Binary OM accuracy"]
+    assert is_no_data(sf.capability_profiles(intervals(), SRC, metrics=("draft_judge",)))
+
+
+def test_discriminability_three_panels_most_discriminating_on_top():
+    fig = sf.discriminability(discriminability_table(), SRC)
+    assert len(fig.axes) == 3
+    assert ytick_labels(fig.axes[0]) == ["Emotion F1", "Pairwise accuracy"]  # y = 0 at the bottom
+    assert n_errorbars(fig.axes[0]) == 2 and n_errorbars(fig.axes[1]) == 2
+    bars = fig.axes[2].patches
+    assert [b.get_width() for b in bars] == [0.4, 0.9]
+
+
+def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
+    fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC)
+    left, right = fig.axes
+    assert n_errorbars(left) == 2
+    assert {t.get_text() for t in left.texts} == {"p < 0.001", "p = 0.300"}
+    assert ytick_labels(right) == ["Romantic relationships", "Studies", "Family"]  # hardest at the bottom
+    assert n_errorbars(right) == 3
+    assert "P(hardest) 0.98" in {t.get_text() for t in right.texts}
+    # one panel empty, the other drawn
+    fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC, topic_metric="holistic")
+    assert n_errorbars(fig.axes[0]) == 2
+    assert any(t.get_text().startswith(sf.NO_DATA) for t in fig.axes[1].texts)
+
+
+def test_drift_one_panel_per_metric_pooled_row_on_top():
+    fig = sf.drift(drift_table(), SRC)
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
+    assert ytick_labels(axes[0])[-1] == sf.POOLED
+    assert all(n_errorbars(ax) == 3 for ax in axes)
+
+
+def test_humans_points_coloured_by_verdict():
+    fig = sf.humans_vs_models(humans_table(), SRC)
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == ["Emotion F1", "Binary HP accuracy"]  # registry order
+    assert all(n_errorbars(ax) == 3 for ax in axes)
+    colours = {c.lines[0].get_color() for c in axes[1].containers}
+    assert colours == {sf.VERDICT_COLOURS[v] for v in ("humans better", "model better", "no difference")}
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == set(sf.VERDICT_COLOURS)
+
+
+def test_simulation_draws_bands_and_skips_rows_without_coverage():
+    fig = sf.simulation_calibration(null_rates_table(), planted_table(), SRC, coverage_bar=0.9)
+    left, right = fig.axes
+    assert len(left.patches) == 2  # one binomial band per test
+    assert ytick_labels(right) == ["romantic effect", "diagnosis effect"]  # the power row has no coverage
+    vlines = {round(line.get_xdata()[0], 3) for line in right.lines if len(set(line.get_xdata())) == 1
+              and len(line.get_xdata()) == 2}
+    assert vlines == {0.95, 0.9}
+    assert right.get_xlim()[0] < 0.88  # the lowest coverage is in view
+
+
+def test_rank_intervals_best_on_top_and_only_the_metric():
+    fig = sf.rank_intervals(rank_table(), SRC)
+    ax = fig.axes[0]
+    assert ytick_labels(ax) == ["sim-03", "sim-01", "sim-02"]
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # rank one on the right
+    assert is_no_data(sf.rank_intervals(rank_table(), SRC, metric="pairwise_acc"))
+
+
+def test_read_table_of_an_empty_file_is_an_empty_table(tmp_path):
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "newline.csv").write_text("\n")  # what write_csv makes of a table without columns
+    assert sf.read_table(tmp_path / "newline.csv").empty
+    (tmp_path / "header.csv").write_text("metric,em_model,human_minus_model,lo,hi,verdict\n")
+    assert sf.read_table(tmp_path / "empty.csv").empty
+    table = sf.read_table(tmp_path / "header.csv")
+    assert table.empty and "verdict" in table.columns
+    assert is_no_data(sf.humans_vs_models(table, SRC))

@@ -1,0 +1,101 @@
+"""The manifest of a run: every file of results/ (and the paper) with its size, its sha256 and
+the job that wrote it (rule, script, wildcards, inputs, params), so a reviewer can walk from any
+number back to its code and data.
+
+The jobs come from the provenance line that ``eibench.runlog.rule_log`` writes at the end of
+each successful job's log. A file whose job left no such line (written by hand, or by an older
+version of the workflow) is listed with ``job: null``: the manifest never guesses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..runlog import PROVENANCE_TAG
+
+_CHUNK = 1 << 20
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_provenance(log_files: Iterable[Path]) -> list[dict[str, Any]]:
+    """The provenance record of every log that has one (the last one of a log wins), the
+    logs taken from the oldest to the newest, so that when a stale log and a fresh one claim the
+    same output the fresh one is read last."""
+    dated = []
+    for path in log_files:
+        record = None
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                at = line.find(PROVENANCE_TAG)
+                if at >= 0:
+                    try:
+                        record = json.loads(line[at + len(PROVENANCE_TAG):])
+                    except json.JSONDecodeError:
+                        continue  # a line cut by a killed job: not a record
+        if record is not None:
+            dated.append((path.stat().st_mtime_ns, str(path), record))
+    return [{**record, "log": log} for _, log, record in sorted(dated)]
+
+
+def _owner_index(jobs: list[dict[str, Any]]) -> tuple[dict[str, int], list[tuple[str, int]]]:
+    """Output path -> job index; and (directory output + '/', job index) for directory outputs."""
+    files: dict[str, int] = {}
+    dirs: list[tuple[str, int]] = []
+    for k, job in enumerate(jobs):
+        for out in job["output"]:
+            norm = Path(out).as_posix().rstrip("/")
+            files[norm] = k
+            dirs.append((norm + "/", k))
+    dirs.sort(key=lambda d: -len(d[0]))  # the deepest directory owns a file
+    return files, dirs
+
+
+def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The manifest of ``paths`` (relative to ``root``): one entry per file, sorted by path,
+    and the jobs that wrote them (only those, numbered in order of first use). A later job that
+    claims the same output replaces an earlier one."""
+    files_owner, dir_owner = _owner_index(jobs)
+    used: dict[int, int] = {}
+    entries = []
+    for rel in sorted(Path(p).as_posix() for p in paths):
+        k = files_owner.get(rel)
+        if k is None:
+            k = next((j for prefix, j in dir_owner if rel.startswith(prefix)), None)
+        if k is not None and k not in used:
+            used[k] = len(used)
+        full = root / rel
+        entries.append({"path": rel, "bytes": full.stat().st_size, "sha256": sha256_of(full),
+                        "job": None if k is None else used[k]})
+    listed = [None] * len(used)
+    for k, slot in used.items():
+        job = dict(jobs[k])
+        job.pop("log", None)  # its log file carries timestamps; the record is what matters
+        listed[slot] = job
+    return {"files": entries, "jobs": listed}
+
+
+def results_files(root: Path, folders: Iterable[str], exclude: Iterable[str] = ()) -> list[str]:
+    """Every file below ``folders`` of ``root`` (relative POSIX paths), minus ``exclude``."""
+    skip = {Path(e).as_posix() for e in exclude}
+    out = []
+    for folder in folders:
+        base = root / folder
+        if base.is_file():
+            out.append(Path(folder).as_posix())
+            continue
+        for p in base.rglob("*"):
+            if p.is_file():
+                rel = p.relative_to(root).as_posix()
+                if rel not in skip:
+                    out.append(rel)
+    return sorted(out)

@@ -1,0 +1,18 @@
+# The audit trail: a manifest of every file the run left in results/ (and the paper), with its
+# sha256 and the job that wrote it. It depends on the paper, so it runs last.
+
+
+rule manifest:
+    """List every file of results/ and the paper with size, sha256, rule, script, inputs and
+    params (read from the provenance line each job writes at the end of its log)."""
+    input:
+        pdf="paper/build/paper.pdf",
+    output:
+        manifest="results/manifest.json",
+    params:
+        folders=["results", "paper/build/paper.pdf"],
+        logs="logs",
+    log:
+        "logs/audit/manifest.log",
+    script:
+        "../scripts/audit_manifest.py"

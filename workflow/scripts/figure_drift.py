@@ -1,0 +1,10 @@
+"""Rule figure_drift: within-conversation slope per model and metric with 95% intervals."""
+
+from eibench.report import stat_figures, style
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    table = stat_figures.read_table(snakemake.input.drift)
+    fig = stat_figures.drift(table, "rule figure_drift · workflow/scripts/figure_drift.py")
+    style.save(fig, snakemake.output.figure)
+    log.info("drew %d slopes", len(table))

@@ -1,0 +1,10 @@
+"""Rule figure_humans: human minus model per metric and model with 95% intervals."""
+
+from eibench.report import stat_figures, style
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    table = stat_figures.read_table(snakemake.input.humans)
+    fig = stat_figures.humans_vs_models(table, "rule figure_humans · workflow/scripts/figure_humans.py")
+    style.save(fig, snakemake.output.figure)
+    log.info("drew %d comparisons", len(table))

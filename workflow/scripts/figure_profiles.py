@@ -1,0 +1,11 @@
+"""Rule figure_profiles: each model's principal metrics with 95% intervals (small multiples)."""
+
+from eibench.report import stat_figures, style
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    intervals = stat_figures.read_table(snakemake.input.intervals)
+    fig = stat_figures.capability_profiles(intervals, "rule figure_profiles · workflow/scripts/figure_profiles.py",
+                                           metrics=tuple(snakemake.params.metrics))
+    style.save(fig, snakemake.output.figure)
+    log.info("drew %d rows of intervals", len(intervals))

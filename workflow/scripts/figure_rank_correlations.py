@@ -1,0 +1,11 @@
+"""Rule figure_rank_correlations: heatmap of Kendall tau-b between the metrics' model rankings."""
+
+from eibench.report import stat_figures, style
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    pairs = stat_figures.read_table(snakemake.input.pairs)
+    fig = stat_figures.rank_correlation_heatmap(
+        pairs, "rule figure_rank_correlations · workflow/scripts/figure_rank_correlations.py")
+    style.save(fig, snakemake.output.figure)
+    log.info("drew %d metric pairs", len(pairs))

@@ -1,0 +1,11 @@
+"""Rule figure_rank_intervals: each model's rank on the composite with its 95% bootstrap interval."""
+
+from eibench.report import stat_figures, style
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    table = stat_figures.read_table(snakemake.input.rank_intervals)
+    fig = stat_figures.rank_intervals(table, "rule figure_rank_intervals · workflow/scripts/figure_rank_intervals.py",
+                                      metric=snakemake.params.metric)
+    style.save(fig, snakemake.output.figure)
+    log.info("drew the ranks of %d models", (table["metric"] == snakemake.params.metric).sum() if len(table) else 0)

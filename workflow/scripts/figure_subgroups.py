@@ -1,0 +1,12 @@
+"""Rule figure_subgroups: adjusted diagnosis effects per metric and the composite per topic."""
+
+from eibench.report import stat_figures, style
+from eibench.runlog import rule_log
+
+with rule_log(snakemake) as log:  # noqa: F821
+    diagnosis = stat_figures.read_table(snakemake.input.diagnosis)
+    topics = stat_figures.read_table(snakemake.input.topics)
+    fig = stat_figures.subgroups_topics(diagnosis, topics, "rule figure_subgroups · workflow/scripts/figure_subgroups.py",
+                                        topic_metric=snakemake.params.topic_metric)
+    style.save(fig, snakemake.output.figure)
+    log.info("drew %d diagnosis rows and %d topic rows", len(diagnosis), len(topics))
