@@ -38,3 +38,15 @@ def write_files(files: dict, folder: Path) -> list[Path]:
     for name, obj in files.items():
         write_json(obj, folder / name)
     return list_json_files(folder)
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory):
+    """The whole DAG on the small config in a fresh copy of the repository, once per test
+    session (shared by tests/workflow/ and tests/paper/)."""
+    from .workflow.conftest import copy_repo, snakemake
+
+    work = copy_repo(tmp_path_factory.mktemp("run") / "repo")
+    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml")
+    assert run.returncode == 0, run.stderr[-4000:]
+    return work

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from ..conftest import REPO
 
 GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
@@ -37,10 +35,5 @@ def digests(root: Path, *folders: str) -> dict[str, str]:
     return out
 
 
-@pytest.fixture(scope="session")
-def small_run(tmp_path_factory):
-    """The whole DAG on the small config, once per test session."""
-    work = copy_repo(tmp_path_factory.mktemp("run") / "repo")
-    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml")
-    assert run.returncode == 0, run.stderr[-4000:]
-    return work
+# The session fixture small_run (the whole DAG on the small config) lives in tests/conftest.py,
+# so that the workflow tests and the paper's reader tests (tests/paper/) share one run.

@@ -8,7 +8,13 @@ rule manifest:
     input:
         pdf="paper/build/paper.pdf",
     output:
-        manifest="results/manifest.json",
+        manifest=report(
+            "results/manifest.json",
+            caption="../report/manifest.rst",
+            category="Audit",
+            subcategory="Manifest",
+            labels={"file": "manifest.json", "rule": "manifest"},
+        ),
     params:
         folders=["results", "paper/build/paper.pdf"],
         logs="logs",

@@ -11,11 +11,13 @@
 import os
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
+from eibench.report.reproducibility import git_state, package_versions, rebuild_command
 
 REPO = Path(workflow.basedir)
 
@@ -27,6 +29,16 @@ except ConfigError as _err:
     raise WorkflowError(str(_err)) from None
 
 CONFIG_DIGEST = digest(config)
+# The reproducibility statement of the paper: the state of the source tree, the package
+# versions of this environment and the command of this run, read when the workflow is parsed.
+# They are params of paper_numbers (report.smk), so a new commit, a change to an uncommitted tree, a package
+# upgrade or another command line reruns paper_numbers and the paper (and nothing else); a
+# second run of the same tree does nothing. A copy of the sources without .git (the tests')
+# reads "not a git checkout".
+GIT_STATE = git_state(REPO)
+PACKAGE_VERSIONS = package_versions()
+REBUILD_COMMAND = rebuild_command(workflow.config_settings.configfiles, dict(workflow.config_settings.config),
+                                  Path.cwd())
 MODELS = {m["name"]: m for m in config["models"]}
 MODES = list(config["modes"])
 SIMULATED = [n for n, m in MODELS.items() if m["kind"] == "simulated"]
@@ -71,6 +83,12 @@ def prediction_input(wildcards):
     if model["kind"] == "outputs_dir":
         return sorted(str(p) for p in (Path(model["path"]) / wildcards.mode).glob("*.json"))
     return [f"results/predictions/{wildcards.model}/{wildcards.mode}/shard-{k}" for k in range(n_shards(wildcards.model))]
+
+
+def prediction_sets():
+    """Every model's EM output files (or shard folders) per mode, keyed "<model>/<mode>": the
+    inputs whose checksums the reproducibility statement prints."""
+    return {f"{m}/{mode}": prediction_input(SimpleNamespace(model=m, mode=mode)) for m in MODELS for mode in MODES}
 
 
 def em_table(model, mode, name):

@@ -25,7 +25,13 @@ rule paper:
         figure_rank_intervals="results/figures/rank_intervals.svg",
         dictionary="results/scores/data_dictionary.csv",
     output:
-        pdf="paper/build/paper.pdf",
+        pdf=report(
+            "paper/build/paper.pdf",
+            caption="../report/paper.rst",
+            category="Paper",
+            subcategory="PDF",
+            labels={"file": "paper.pdf", "rule": "paper"},
+        ),
     params:
         timestamp=config["paper"]["timestamp"],
     log:

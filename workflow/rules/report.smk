@@ -6,7 +6,13 @@ rule figure_leaderboard:
     input:
         leaderboard="results/scores/leaderboard.csv",
     output:
-        figure="results/figures/leaderboard.svg",
+        figure=report(
+            "results/figures/leaderboard.svg",
+            caption="../report/figure_leaderboard.rst",
+            category="Figures",
+            subcategory="Models",
+            labels={"figure": "leaderboard", "rule": "figure_leaderboard"},
+        ),
     params:
         mode=MODES[0],
     log:
@@ -21,7 +27,13 @@ rule figure_rank_correlations:
     input:
         pairs="results/stats/ranks/rank_correlations.csv",
     output:
-        figure="results/figures/rank_correlations.svg",
+        figure=report(
+            "results/figures/rank_correlations.svg",
+            caption="../report/figure_rank_correlations.rst",
+            category="Figures",
+            subcategory="Metrics",
+            labels={"figure": "rank_correlations", "rule": "figure_rank_correlations"},
+        ),
     log:
         "logs/report/figure_rank_correlations.log",
     script:
@@ -33,7 +45,13 @@ rule figure_profiles:
     input:
         intervals="results/stats/uncertainty/intervals.csv",
     output:
-        figure="results/figures/profiles.svg",
+        figure=report(
+            "results/figures/profiles.svg",
+            caption="../report/figure_profiles.rst",
+            category="Figures",
+            subcategory="Models",
+            labels={"figure": "profiles", "rule": "figure_profiles"},
+        ),
     params:
         metrics=list(config["statistics"]["principal_metrics"]),
     log:
@@ -47,7 +65,13 @@ rule figure_discriminability:
     input:
         discriminability="results/stats/discriminability/discriminability.csv",
     output:
-        figure="results/figures/discriminability.svg",
+        figure=report(
+            "results/figures/discriminability.svg",
+            caption="../report/figure_discriminability.rst",
+            category="Figures",
+            subcategory="Metrics",
+            labels={"figure": "discriminability", "rule": "figure_discriminability"},
+        ),
     log:
         "logs/report/figure_discriminability.log",
     script:
@@ -60,7 +84,13 @@ rule figure_subgroups:
         diagnosis="results/stats/subgroups/diagnosis.csv",
         topics="results/stats/topics/topics.csv",
     output:
-        figure="results/figures/subgroups.svg",
+        figure=report(
+            "results/figures/subgroups.svg",
+            caption="../report/figure_subgroups.rst",
+            category="Figures",
+            subcategory="Subgroups and drift",
+            labels={"figure": "subgroups", "rule": "figure_subgroups"},
+        ),
     params:
         topic_metric="composite",
     log:
@@ -74,7 +104,13 @@ rule figure_drift:
     input:
         drift="results/stats/drift/drift.csv",
     output:
-        figure="results/figures/drift.svg",
+        figure=report(
+            "results/figures/drift.svg",
+            caption="../report/figure_drift.rst",
+            category="Figures",
+            subcategory="Subgroups and drift",
+            labels={"figure": "drift", "rule": "figure_drift"},
+        ),
     log:
         "logs/report/figure_drift.log",
     script:
@@ -86,7 +122,13 @@ rule figure_humans:
     input:
         humans="results/stats/humans/humans_vs_models.csv",
     output:
-        figure="results/figures/humans.svg",
+        figure=report(
+            "results/figures/humans.svg",
+            caption="../report/figure_humans.rst",
+            category="Figures",
+            subcategory="Humans",
+            labels={"figure": "humans", "rule": "figure_humans"},
+        ),
     log:
         "logs/report/figure_humans.log",
     script:
@@ -99,7 +141,13 @@ rule figure_simulation:
         null_rates="results/stats/simulation/null_rates.csv",
         planted="results/stats/simulation/planted_recovery.csv",
     output:
-        figure="results/figures/simulation.svg",
+        figure=report(
+            "results/figures/simulation.svg",
+            caption="../report/figure_simulation.rst",
+            category="Figures",
+            subcategory="Validation",
+            labels={"figure": "simulation", "rule": "figure_simulation"},
+        ),
     params:
         nominal_coverage=0.95,  # the level of every interval (fixed in the code, docs/statistics.md)
         coverage_bar=0.90,  # the acceptance bar drawn for the coverage of the planted effects
@@ -114,7 +162,13 @@ rule figure_rank_intervals:
     input:
         rank_intervals="results/stats/uncertainty/rank_intervals.csv",
     output:
-        figure="results/figures/rank_intervals.svg",
+        figure=report(
+            "results/figures/rank_intervals.svg",
+            caption="../report/figure_rank_intervals.rst",
+            category="Figures",
+            subcategory="Models",
+            labels={"figure": "rank_intervals", "rule": "figure_rank_intervals"},
+        ),
     params:
         metric="composite",
     log:
@@ -152,19 +206,76 @@ rule paper_numbers:
         turns=GOLD["turns"],
         participants=GOLD["participants"],
         **STATS_FOR_PAPER,
+        # checksummed for the reproducibility statement: the release-format input files
+        cohort_files=cohort_input,
+        predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
     output:
-        numbers="results/paper/numbers.json",
-        claims_table="results/paper/tables/claims.csv",
-        discriminability_table="results/paper/tables/discriminability.csv",
-        null_rates_table="results/paper/tables/simulation_null.csv",
-        planted_table="results/paper/tables/simulation_planted.csv",
-        leaderboard_table="results/paper/tables/leaderboard.csv",
-        rules_table="results/paper/tables/parity_rules.csv",
-        invalid_table="results/paper/tables/invalid_answers.csv",
+        numbers=report(
+            "results/paper/numbers.json",
+            caption="../report/numbers.rst",
+            category="Paper",
+            subcategory="Numbers",
+            labels={"file": "numbers.json", "rule": "paper_numbers"},
+        ),
+        claims_table=report(
+            "results/paper/tables/claims.csv",
+            caption="../report/table_claims.rst",
+            category="Tables",
+            subcategory="Claims",
+            labels={"table": "claims", "rule": "paper_numbers"},
+        ),
+        discriminability_table=report(
+            "results/paper/tables/discriminability.csv",
+            caption="../report/table_discriminability.rst",
+            category="Tables",
+            subcategory="Metrics",
+            labels={"table": "discriminability", "rule": "paper_numbers"},
+        ),
+        null_rates_table=report(
+            "results/paper/tables/simulation_null.csv",
+            caption="../report/table_simulation_null.rst",
+            category="Tables",
+            subcategory="Validation",
+            labels={"table": "simulation_null", "rule": "paper_numbers"},
+        ),
+        planted_table=report(
+            "results/paper/tables/simulation_planted.csv",
+            caption="../report/table_simulation_planted.rst",
+            category="Tables",
+            subcategory="Validation",
+            labels={"table": "simulation_planted", "rule": "paper_numbers"},
+        ),
+        leaderboard_table=report(
+            "results/paper/tables/leaderboard.csv",
+            caption="../report/table_leaderboard.rst",
+            category="Tables",
+            subcategory="Models",
+            labels={"table": "leaderboard", "rule": "paper_numbers"},
+        ),
+        rules_table=report(
+            "results/paper/tables/parity_rules.csv",
+            caption="../report/table_parity_rules.rst",
+            category="Tables",
+            subcategory="Scoring",
+            labels={"table": "parity_rules", "rule": "paper_numbers"},
+        ),
+        invalid_table=report(
+            "results/paper/tables/invalid_answers.csv",
+            caption="../report/table_invalid_answers.rst",
+            category="Tables",
+            subcategory="Scoring",
+            labels={"table": "invalid_answers", "rule": "paper_numbers"},
+        ),
     params:
         cohort=config["cohort"],
         mode=MODES[0],
         config_digest=CONFIG_DIGEST,
+        # The reproducibility statement (common.smk): a new commit, uncommitted changes, a package
+        # upgrade or another command line rerun this rule and the paper, by design.
+        git=GIT_STATE,
+        versions=PACKAGE_VERSIONS,
+        command=REBUILD_COMMAND,
+        prediction_sets=prediction_sets(),
     log:
         "logs/report/paper_numbers.log",
     script:

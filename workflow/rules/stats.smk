@@ -145,7 +145,13 @@ rule stats_claims:
         profiles="results/stats/profiles/summary.json",
         humans_paired="results/stats/humans/humans_vs_models.csv",
     output:
-        table="results/stats/claims.csv",
+        table=report(
+            "results/stats/claims.csv",
+            caption="../report/stats_claims.rst",
+            category="Claims",  # not "Statistics": the report reserves that name for run times
+            subcategory="Verdicts",
+            labels={"table": "claims", "rule": "stats_claims"},
+        ),
     params:
         **stats_params("alpha", "claims"),
     log:

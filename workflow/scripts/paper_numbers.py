@@ -4,6 +4,7 @@
 import pandas as pd
 from eibench.metrics.registry import BY_NAME
 from eibench.report.numbers import Numbers, fmt
+from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
@@ -122,5 +123,12 @@ with rule_log(snakemake) as log:  # noqa: F821
         "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
+    # The reproducibility statement: source tree, command, configuration, versions, input checksums.
+    inputs = {"cohort": files_digest(snakemake.input.cohort_files)}
+    inputs |= {label: files_digest(paths) for label, paths in sorted(p.prediction_sets.items())}
+    rows = statement(p.git, p.versions, p.config_digest, inputs, p.command)
+    for row in rows:
+        nums.add(row["key"], row["value"], "paper_numbers", SCRIPT)
+    nums.meta["reproducibility"] = [{"item": r["item"], "key": r["key"]} for r in rows if r["item"]]
     write_text(nums.to_json(), snakemake.output.numbers)
     log.info("wrote %d numbers", len(nums.entries))

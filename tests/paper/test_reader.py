@@ -1,0 +1,164 @@
+"""Reader checks of the built paper (small run): what a reader of the PDF sees. Its text has
+every section of the manuscript, every figure and table with its caption, and every number the
+manuscript prints (the compiler lists them: each ``n``/``nraw``/``ci`` of paper/main.typ leaves a
+``<number>`` metadata record). Every page is rendered to PNG first, so a failure points to
+images of what the reader would see."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import pypdfium2
+import pytest
+import typst
+from pypdf import PdfReader
+
+from .manuscript import headings, n_image_figures, n_table_figures, unconditional_keys
+
+pytestmark = pytest.mark.workflow
+
+
+def _normal(text: str) -> str:
+    """Unicode compatibility forms (ligatures), the Typst minus sign as '-', straight quotes, no
+    soft hyphens."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("\u2212", "-").replace("\u00ad", "").replace("\u00a0", " ")
+    return text.translate(str.maketrans("\u2018\u2019\u201c\u201d", "''\"\""))
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def _without_running_header(pages: list[str]) -> list[str]:
+    """The pages' text without the running header (the first line, the same on every page but
+    for the page number), so that a sentence split by a page break reads as one."""
+    def first(text: str) -> str:
+        return re.sub(r"\s*\d+\s*$", "", text.split("\n", 1)[0]).strip()
+
+    heads = [first(p) for p in pages]
+    if len(pages) < 2 or not heads[0] or heads.count(heads[0]) < len(pages) // 2:
+        return pages
+    return [p.split("\n", 1)[1] if first(p) == heads[0] and "\n" in p else p for p in pages]
+
+
+class Reader:
+    """The PDF's text as the reader sees it, and where its pages were rendered."""
+
+    def __init__(self, pdf: Path, pages: Path):
+        self.pages = pages
+        self.text = _normal("\n".join(_without_running_header([page.extract_text() for page in PdfReader(pdf).pages])))
+        self.words = " ".join(self.text.split())
+        self.flat = _flat(self.text)
+        self.unhyphenated = _flat(re.sub(r"-[ \t]*\n\s*", "", self.text))  # words broken at a line end
+
+    def shows(self, s: str) -> bool:
+        needle = _flat(_normal(s))
+        return needle in self.flat or needle in self.unhyphenated
+
+    def fail(self, what: str, missing: list) -> str:
+        return f"{what} not in the PDF's text: {missing}\n(pages rendered to {self.pages})"
+
+
+@pytest.fixture(scope="module")
+def paper(small_run) -> Path:
+    return small_run / "paper" / "build" / "paper.pdf"
+
+
+@pytest.fixture(scope="module")
+def reader(paper, tmp_path_factory) -> Reader:
+    pages = tmp_path_factory.mktemp("pages")
+    pdf = pypdfium2.PdfDocument(paper)
+    try:
+        for k in range(len(pdf)):
+            pdf[k].render(scale=1.5).to_pil().save(pages / f"page-{k + 1:02d}.png")
+    finally:
+        pdf.close()
+    print(f"pages of {paper} rendered to {pages}")
+    return Reader(paper, pages)
+
+
+@pytest.fixture(scope="module")
+def source(small_run) -> str:
+    return (small_run / "paper" / "main.typ").read_text(encoding="utf-8")
+
+
+def _query(small_run: Path, selector: str) -> list:
+    return json.loads(typst.query(str(small_run / "paper" / "main.typ"), selector, root=str(small_run)))
+
+
+def _plain(node) -> str:
+    """The text of a queried content tree."""
+    if isinstance(node, dict):
+        if node.get("func") == "equation":
+            return "\x00"  # math: the text stops being comparable here
+        parts = [node["text"]] if isinstance(node.get("text"), str) else []
+        if node.get("func") in ("space", "linebreak", "parbreak"):
+            parts.append(" ")
+        if node.get("func") == "smartquote":
+            parts.append('"' if node.get("double", True) else "'")
+        for key in ("body", "child", "children"):
+            if key in node:
+                parts.append(_plain(node[key]))
+        return "".join(parts)
+    if isinstance(node, list):
+        return "".join(_plain(x) for x in node)
+    return ""
+
+
+def test_every_page_is_rendered(reader, paper):
+    rendered = sorted(reader.pages.glob("page-*.png"))
+    assert len(rendered) == len(PdfReader(paper).pages) > 0
+    assert all(p.stat().st_size > 1000 for p in rendered)
+
+
+def test_every_section_is_there(reader, source):
+    sections = headings(source)
+    assert "Reproducibility statement" in sections
+    missing = [h for h in sections if not reader.shows(h)]
+    assert not missing, reader.fail("sections", missing)
+
+
+def test_every_figure_and_table_is_numbered_and_captioned(reader, source, small_run):
+    figures = {int(k) for k in re.findall(r"Figure\s*(\d+)\s*:", reader.words)}
+    tables = {int(k) for k in re.findall(r"Table\s*(\d+)\s*:", reader.words)}
+    assert figures == set(range(1, n_image_figures(source) + 1)), reader.fail("figure captions", sorted(figures))
+    assert tables == set(range(1, n_table_figures(source) + 1)), reader.fail("table captions", sorted(tables))
+    placed = _query(small_run, "figure")
+    assert len(placed) == n_image_figures(source) + n_table_figures(source)
+    missing = []
+    for fig in placed:
+        words = _plain(fig.get("caption", {})).split("\x00")[0].split()
+        start = " ".join(words[:6])
+        if not words or not reader.shows(start):
+            missing.append(start)
+    assert not missing, reader.fail("caption openings", missing)
+
+
+def test_every_number_the_manuscript_prints_is_there(reader, small_run, source):
+    numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
+    printed = _query(small_run, "<number>")
+    keys = {p["value"]["key"] for p in printed}
+    assert {"n_conversations", "top_composite", "repro.git", "repro.command", "repro.version.pandas",
+            "repro.input.cohort.sha256"} <= keys
+    for p in printed:  # what the compiler placed is what numbers.json says
+        entry = numbers[p["value"]["key"]]
+        assert p["value"]["display"] in (entry["display"], entry.get("ci_display", "no interval")), p
+    missing = sorted({(p["value"]["key"], p["value"]["display"]) for p in printed if not reader.shows(p["value"]["display"])})
+    assert not missing, reader.fail("numbers (key, display)", missing)
+    # Every key the source names outside a conditional block is in numbers.json.
+    unconditional = unconditional_keys(source)
+    assert "n_conversations" in unconditional and "humans.alpha.pairwise" not in unconditional
+    assert not unconditional - numbers.keys(), sorted(unconditional - numbers.keys())
+
+
+def test_the_reproducibility_statement_is_printed(reader, small_run):
+    numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
+    assert numbers["repro.git"]["display"] == "not a git checkout"  # the tests' copy has no .git
+    assert numbers["repro.command"]["display"] == "snakemake --cores 8 --configfile config/small.yaml"
+    assert reader.shows("Reproducibility statement")
+    for key in ("repro.git", "repro.command", "repro.config_digest", "repro.input.cohort.sha256"):
+        assert reader.shows(numbers[key]["display"]), reader.fail(key, [numbers[key]["display"]])

@@ -1,0 +1,142 @@
+"""The reproducibility statement of the paper: the state of the source tree, the versions of the
+key packages, the configuration digest and checksums of the run's inputs.
+
+Input checksums are taken over the *release-format files* (the cohort's conversation files and
+each model's EM output files, in one mode), not over the Parquet tables made from them: those
+files are what one downloads or receives, and their bytes do not depend on the version of the
+Parquet writer. The digest of a set of files is the sha256 of their ``sha256sum`` listing
+(``<sha256>  <name>`` lines, sorted by name, the name relative to the folder listed as input;
+hidden files left out), so it can be checked by hand, e.g. in the cohort's folder::
+
+    LC_ALL=C ls | xargs sha256sum | sha256sum
+
+Everything here is deterministic: the same tree, environment and inputs give the same rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import platform
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from .manifest import sha256_of
+
+#: The packages whose versions the statement prints (distribution names), in this order.
+KEY_PACKAGES = ("snakemake", "pandas", "numpy", "scipy", "statsmodels", "pingouin", "matplotlib", "seaborn",
+                "typst", "pydantic", "pyarrow")
+
+NOT_A_CHECKOUT = "not a git checkout"
+
+
+def git_state(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
+    """The commit of ``repo``'s working tree and whether it has uncommitted changes (tracked or
+    untracked files that git does not ignore). ``commit`` is None when ``repo`` has no ``.git``
+    of its own (a copy of the sources) or git cannot read it. Read-only: git is asked not to
+    refresh its index (``--no-optional-locks``)."""
+    if not (Path(repo) / ".git").exists():
+        return {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT}
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "--no-optional-locks", "-C", str(repo), *args], capture_output=True,
+                              text=True, check=True, timeout=timeout).stdout
+
+    try:
+        commit = git("rev-parse", "HEAD").strip()
+        dirty = bool(git("status", "--porcelain").strip())
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {"commit": None, "dirty": None, "why": f"git could not read the checkout ({type(exc).__name__})"}
+    return {"commit": commit, "dirty": dirty, "why": ""}
+
+
+def describe_git(state: Mapping[str, Any]) -> str:
+    """One line: the commit (and uncommitted changes), or why there is none."""
+    if not state.get("commit"):
+        return state.get("why") or NOT_A_CHECKOUT
+    return state["commit"] + (" with uncommitted changes" if state.get("dirty") else " (clean)")
+
+
+def package_versions(names: Iterable[str] = KEY_PACKAGES) -> dict[str, str]:
+    """``python`` and each package's installed version ("not installed" when absent)."""
+    out = {"python": platform.python_version()}
+    for name in names:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out
+
+
+def listed_files(entries: Iterable[str | Path]) -> list[tuple[str, Path]]:
+    """(name, path) of every file of the entries, sorted by name: a file is named by its base
+    name, a folder contributes every file under it, named relative to the folder, but for
+    hidden ones (such as the ``.snakemake_timestamp`` Snakemake leaves in folder outputs)."""
+    files = []
+    for entry in map(Path, entries):
+        if entry.is_dir():
+            found = ((p.relative_to(entry), p) for p in entry.rglob("*") if p.is_file())
+            files += [(rel.as_posix(), p) for rel, p in found if not any(part.startswith(".") for part in rel.parts)]
+        else:
+            files.append((entry.name, entry))
+    return sorted(files, key=lambda f: (f[0], str(f[1])))
+
+
+def files_digest(entries: Iterable[str | Path]) -> tuple[int, str]:
+    """Number of files and the sha256 of their ``sha256sum`` listing, sorted by name."""
+    files = listed_files(entries)
+    listing = "".join(f"{sha256_of(path)}  {name}\n" for name, path in files)
+    return len(files), hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def rebuild_command(configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None,
+                    workdir: Path | None = None) -> str:
+    """The command that rebuilds the paper with this configuration: ``snakemake --cores 8``
+    with the extra config files (relative to ``workdir`` when inside it) and ``--config``
+    overrides of the run (YAML flow style, one ``key=value`` per top-level key)."""
+    parts = ["snakemake", "--cores", "8"]
+    files = []
+    for f in configfiles:
+        path = Path(f)
+        if workdir is not None and path.is_absolute():
+            try:
+                path = path.relative_to(workdir)
+            except ValueError:
+                pass
+        files.append(path.as_posix())
+    if files:
+        parts += ["--configfile", *files]
+    if overrides:
+        parts.append("--config")
+        for key in sorted(overrides):
+            value = overrides[key]
+            text = value if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True,
+                                                                         width=10**6).strip()
+            if text.endswith("\n..."):  # a scalar dumped as a YAML document
+                text = text[: -len("\n...")]
+            parts.append(f"{key}={text}")
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest: str,
+              inputs: Mapping[str, tuple[int, str]], command: str) -> list[dict[str, Any]]:
+    """The entries of the reproducibility statement, in print order: ``key`` (in numbers.json),
+    ``item`` (its label in the paper's table) and ``value``. The source tree, the command, the
+    configuration digest, the package versions, then per input set (label -> (number of files,
+    sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
+    its digest, labelled with its number of files."""
+    rows = [{"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
+            {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
+            {"key": "repro.command", "item": "Command", "value": command},
+            {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest}]
+    rows += [{"key": f"repro.version.{name}", "item": "Python" if name == "python" else name, "value": version}
+             for name, version in versions.items()]
+    for label, (n, digest) in inputs.items():
+        rows.append({"key": f"repro.input.{label}.n_files", "item": None, "value": int(n)})
+        item = f"Conversation files ({n})" if label == "cohort" else f"Predictions {label} ({n} files)"
+        rows.append({"key": f"repro.input.{label}.sha256", "item": item, "value": digest})
+    return rows
