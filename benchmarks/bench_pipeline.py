@@ -42,7 +42,7 @@ def main() -> None:
         work = Path(tmp) / "repo"
         shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
         shutil.rmtree(work / "paper" / "build", ignore_errors=True)
-        scores = run(work, "--cores", args.cores, *extra, "results/scores/leaderboard.csv")
+        scores = run(work, "--cores", args.cores, "results/scores/leaderboard.csv", *extra)
         rest = run(work, "--cores", args.cores, *extra)
         full = scores + rest
         noop = run(work, "--cores", args.cores, *extra)
