@@ -305,6 +305,20 @@ def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_sour
 POOLED = "all evaluated models"
 
 
+def _forest_panels(axes, metrics: list[str], models: list[str], xlabel: str) -> None:
+    """Finish small-multiple forests (one panel per metric, one row per model): zero dashed,
+    the metric as the title, shared model labels on the first panel and the same rows on all."""
+    for ax, metric in zip(axes, metrics):
+        ax.axvline(0, color=GREY, lw=0.8, ls="--")
+        ax.set_title(metric_label(metric), fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=7, color=GREY)
+        ax.tick_params(labelsize=7)
+        ax.grid(axis="y", alpha=0)
+    axes[0].set_yticks(range(len(models)), models)
+    for ax in axes:
+        ax.set_ylim(-0.7, len(models) - 0.3)
+
+
 def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     """Small multiples, one panel per metric: the within-conversation slope of each model's
     score on relative turn position (late minus early scale) with its 95% interval. The pooled
@@ -326,14 +340,7 @@ def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
             if len(part):
                 _interval(ax, part["slope"], [y_of[str(m)] for m in part["em_model"]], part["slope_lo"],
                           part["slope_hi"], colour)
-        ax.axvline(0, color=GREY, lw=0.8, ls="--")
-        ax.set_title(metric_label(metric), fontsize=8)
-        ax.set_xlabel("slope over the conversation", fontsize=7, color=GREY)
-        ax.tick_params(labelsize=7)
-        ax.grid(axis="y", alpha=0)
-    axes[0].set_yticks(range(len(models)), models)
-    for ax in axes:
-        ax.set_ylim(-0.7, len(models) - 0.3)
+    _forest_panels(axes, metrics, models, "slope over the conversation")
     _source(fig, caption_source)
     fig.tight_layout(rect=(0, 0, 1, 0.96))
     return fig
@@ -359,14 +366,7 @@ def humans_vs_models(table: pd.DataFrame, caption_source: str) -> plt.Figure:
         for verdict, part in rows.groupby(verdicts[rows.index], sort=True):
             _interval(ax, part["human_minus_model"], [y_of[str(m)] for m in part["em_model"]], part["lo"],
                       part["hi"], VERDICT_COLOURS.get(verdict, style.PALETTE[4]))
-        ax.axvline(0, color=GREY, lw=0.8, ls="--")
-        ax.set_title(metric_label(metric), fontsize=8)
-        ax.set_xlabel("human minus model", fontsize=7, color=GREY)
-        ax.tick_params(labelsize=7)
-        ax.grid(axis="y", alpha=0)
-    axes[0].set_yticks(range(len(models)), models)
-    for ax in axes:
-        ax.set_ylim(-0.7, len(models) - 0.3)
+    _forest_panels(axes, metrics, models, "human minus model")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in VERDICT_COLOURS.items()
                if v in set(verdicts)]
     if handles:
