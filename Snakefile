@@ -22,6 +22,7 @@ wildcard_constraints:
     mode="|".join(MODES),
 
 
+include: "workflow/rules/data.smk"
 include: "workflow/rules/cohort.smk"
 include: "workflow/rules/predict.smk"
 include: "workflow/rules/score.smk"

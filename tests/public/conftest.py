@@ -1,0 +1,34 @@
+"""The local mirrors of the public datasets (../shared/data beside the repository); tests that
+need one are skipped, with the reason, where it is absent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..conftest import REPO
+
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def mirror(name: str) -> Path:
+    path = SHARED_DATA / name
+    if not path.is_dir():
+        pytest.skip(f"no local mirror of {name} at {path}")
+    return path
+
+
+@pytest.fixture
+def esconv_dir() -> Path:
+    return mirror("esconv")
+
+
+@pytest.fixture
+def eqbench_dir() -> Path:
+    return mirror("eqbench")
+
+
+@pytest.fixture
+def emobench_m_dir() -> Path:
+    return mirror("emobench_m")

@@ -1,0 +1,18 @@
+# Public datasets of the replications: each registered dataset (config `datasets`) is provided in
+# results/data/<name>/, every file checked against its pinned sha256 (docs/public-data.md). Not
+# part of the default run, which stays offline.
+
+
+rule fetch_dataset:
+    """Copy a dataset's files from its mirror, or download them, and check every sha256."""
+    output:
+        directory("results/data/{dataset}"),
+    wildcard_constraints:
+        dataset=one_of(config["datasets"]),
+    params:
+        dataset=lambda wc: wc.dataset,
+        spec=lambda wc: config["datasets"][wc.dataset],
+    log:
+        "logs/data/fetch_{dataset}.log",
+    script:
+        "../scripts/fetch_dataset.py"
