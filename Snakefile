@@ -23,6 +23,7 @@ wildcard_constraints:
 
 
 include: "workflow/rules/data.smk"
+include: "workflow/rules/public.smk"
 include: "workflow/rules/cohort.smk"
 include: "workflow/rules/predict.smk"
 include: "workflow/rules/score.smk"

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from snakemake.exceptions import WorkflowError
 
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
+from eibench.public.fetch import unavailable
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
 from eibench.report.reproducibility import git_state, package_versions, rebuild_command
 
@@ -29,6 +30,16 @@ except ConfigError as _err:
     raise WorkflowError(str(_err)) from None
 
 CONFIG_DIGEST = digest(config)
+# Replications of the paper on public data: their datasets must be at hand (fetched, mirrored
+# or downloadable), else the run stops here, before any job, saying how to provide them.
+REPLICATIONS = list(config["replications"]["include"])
+for _name in REPLICATIONS:
+    if _name not in config["datasets"]:
+        raise WorkflowError(f"replications.include lists {_name!r}, which is not in the dataset registry "
+                            f"(config datasets); restore its entry from config/config.yaml")
+    _why = unavailable(_name, config["datasets"][_name], Path("results/data") / _name)
+    if _why:
+        raise WorkflowError(f"replications.include lists {_name!r}, but {_why}")
 # The reproducibility statement of the paper: the state of the source tree, the package
 # versions of this environment and the command of this run, read when the workflow is parsed.
 # They are params of paper_numbers (report.smk), so a new commit, a change to an uncommitted tree, a package

@@ -209,6 +209,8 @@ rule paper_numbers:
         # checksummed for the reproducibility statement: the release-format input files
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
+        # the replications on public data that the paper reports (replications.include)
+        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATIONS},
     output:
         numbers=report(
             "results/paper/numbers.json",
@@ -276,6 +278,7 @@ rule paper_numbers:
         versions=PACKAGE_VERSIONS,
         command=REBUILD_COMMAND,
         prediction_sets=prediction_sets(),
+        replications=REPLICATIONS,
     log:
         "logs/report/paper_numbers.log",
     script:

@@ -4,6 +4,7 @@
 import pandas as pd
 from eibench.metrics.registry import BY_NAME
 from eibench.report.numbers import Numbers, fmt
+from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
 from eibench.runlog import rule_log
@@ -129,6 +130,9 @@ with rule_log(snakemake) as log:  # noqa: F821
     rows = statement(p.git, p.versions, p.config_digest, inputs, p.command)
     for row in rows:
         nums.add(row["key"], row["value"], "paper_numbers", SCRIPT)
+    nums.meta["replications"] = list(p.replications)
+    for name in p.replications:
+        add_replication(nums, name, snakemake.input[f"replication_{name}"])
     nums.meta["reproducibility"] = [{"item": r["item"], "key": r["key"]} for r in rows if r["item"]]
     write_text(nums.to_json(), snakemake.output.numbers)
     log.info("wrote %d numbers", len(nums.entries))

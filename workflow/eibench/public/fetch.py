@@ -107,3 +107,23 @@ def fetch_dataset(name: str, spec: dict[str, Any], dest: Path, mirror: Path | No
             tmp.unlink(missing_ok=True)
         done.append(Fetched(file, "mirror" if origin.startswith("mirror") else origin, entry["sha256"]))
     return done
+
+
+def unavailable(name: str, spec: dict[str, Any], fetched: Path) -> str | None:
+    """Why dataset ``name`` cannot be provided without trying (None when it can): checked when
+    the workflow is parsed, so that selecting data that is not there fails at once. Available
+    means already fetched into ``fetched``, or a mirror folder that exists, or a download URL for
+    every file."""
+    if fetched.is_dir() and all((fetched / f).is_file() for f in spec["files"]):
+        return None
+    if spec.get("mirror"):
+        if Path(spec["mirror"]).is_dir():
+            return None
+        return (f"dataset {name!r}: the mirror folder {spec['mirror']} (config datasets.{name}.mirror) does not "
+                f"exist; point it at a folder holding {', '.join(sorted(spec['files']))}")
+    no_url = sorted(f for f, entry in spec["files"].items() if not entry.get("url"))
+    if no_url:
+        return (f"dataset {name!r}: {', '.join(no_url)} cannot be downloaded ({spec['source']}) and no mirror is "
+                f"set: set datasets.{name}.mirror in a config file passed with --configfile "
+                "(config/mirrors.yaml points every dataset at ../shared/data/<name>); see docs/public-data.md")
+    return None

@@ -1,0 +1,101 @@
+"""The replications the paper reports: each source's analyses and summary, their numbers, and
+the workflow that puts them into the paper (or stops at once when their data is missing)."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+from eibench.public.fetch import unavailable
+from eibench.public.replications import emobench_m_replication, eqbench_replication
+from eibench.report.numbers import Numbers
+from eibench.report.replication_numbers import add_replication
+from pypdf import PdfReader
+
+from ..workflow.conftest import copy_repo, snakemake
+from .conftest import SHARED_DATA, mirror
+
+
+def test_eqbench_summary(eqbench_dir):
+    tables, s = eqbench_replication(eqbench_dir, [10, 40, 85], 60, np.random.default_rng(3), 0.9, 200)
+    assert s["n_models"] == 86 and s["n_within"] == 86 and s["max_abs_difference"] <= 0.02 + 1e-9
+    assert s["tau_smallest_half"] < s["tau_largest_half"] < s["tau_at_items_in_question"] < 1
+    assert s["tau_largest_half_lo"] <= s["tau_largest_half"] <= s["tau_largest_half_hi"]
+    assert s["items_for_target"] > 200  # tau 0.9 is out of reach of a 200-item study
+    assert set(tables) == {"scores", "curve"} and len(tables["scores"]) == 86
+
+
+def test_emobench_m_summary(emobench_m_dir):
+    tables, s = emobench_m_replication(emobench_m_dir, 50, 7)
+    assert s["n_averages"] == 301 and s["n_averages_within"] == 299
+    assert s["n_print_errors"] == 2 and s["n_unexplained"] == 0
+    assert 0 <= s["w_scenarios"] < s["w_dimensions"] <= 1
+    assert 0 < s["share_significantly_below_humans"] <= s["share_below_humans"] <= 1
+    assert set(tables) == {"averages", "rank_pairs", "concordance", "discriminability", "human_gaps"}
+
+
+def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"tau_largest_half": 0.8, "tau_largest_half_lo": 0.7, "tau_largest_half_hi": 0.85,
+                                "items_for_target": 406.4, "n_models": 86, "max_abs_difference": 0.0199}))
+    nums = Numbers()
+    add_replication(nums, "eqbench", path)
+    e = nums.entries
+    assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.70, 0.85]"
+    assert "eqbench.tau_largest_half_lo" not in e
+    assert e["eqbench.items_for_target"]["display"] == "406"
+    assert e["eqbench.max_abs_difference"]["display"] == "0.020"
+    assert e["eqbench.n_models"]["rule"] == "eqbench_replication"
+    path.write_text(json.dumps({"items_for_target": float("nan")}))
+    nums = Numbers()
+    add_replication(nums, "eqbench", path)
+    assert math.isnan(nums.entries["eqbench.items_for_target"]["value"])
+
+
+def test_unavailable_says_how_to_provide_the_data(tmp_path):
+    spec = {"source": "transcribed", "mirror": None, "files": {"a.csv": {"url": None, "sha256": "0" * 64}}}
+    assert "datasets.demo.mirror" in unavailable("demo", spec, tmp_path / "data")
+    assert "does not exist" in unavailable("demo", {**spec, "mirror": str(tmp_path / "nowhere")}, tmp_path / "data")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "a.csv").write_text("x")
+    assert unavailable("demo", spec, tmp_path / "data") is None
+    url_spec = {"source": "s", "mirror": None, "files": {"b.json": {"url": "https://example.org/b.json", "sha256": "0" * 64}}}
+    assert unavailable("demo", url_spec, tmp_path / "none") is None
+
+
+@pytest.mark.workflow
+def test_selecting_a_replication_without_its_data_fails_at_once(tmp_path):
+    work = copy_repo(tmp_path / "repo")
+    (work / "config" / "want.yaml").write_text("replications:\n  include: [eqbench]\n")
+    start = time.perf_counter()
+    run = snakemake(work, "--cores", "1", "--configfile", "config/small.yaml", "config/want.yaml")
+    elapsed = time.perf_counter() - start
+    assert run.returncode != 0
+    out = run.stdout + run.stderr
+    assert "replications.include lists 'eqbench'" in out and "datasets.eqbench.mirror" in out
+    assert "config/mirrors.yaml" in out
+    assert elapsed < 5, elapsed
+    assert not (work / "results").exists()
+
+
+@pytest.mark.workflow
+def test_the_paper_reports_the_replications_from_the_mirrors(tmp_path):
+    for name in ("eqbench", "emobench_m"):
+        mirror(name)
+    work = copy_repo(tmp_path / "repo")
+    (work / "config" / "here.yaml").write_text(
+        "replications:\n  include: [eqbench, emobench_m]\n  eqbench: {draws: 40}\n  emobench_m: {n_bootstrap: 40}\n"
+        f"datasets:\n  eqbench: {{mirror: {SHARED_DATA / 'eqbench'}}}\n"
+        f"  emobench_m: {{mirror: {SHARED_DATA / 'emobench_m'}}}\n")
+    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml", "config/here.yaml")
+    assert run.returncode == 0, run.stderr[-4000:]
+    numbers = json.loads((work / "results/paper/numbers.json").read_text())
+    assert numbers["meta"]["replications"] == ["eqbench", "emobench_m"]
+    assert numbers["entries"]["eqbench.n_within"]["value"] == 86
+    text = " ".join(" ".join(p.extract_text() for p in PdfReader(work / "paper/build/paper.pdf").pages).split())
+    assert "EQ-Bench (Paech" in text and "EmoBench-M (Hu et al." in text
+    assert "recompute 86 of the stored benchmark scores" in text
+    assert "section on replications alone analyses public data" in text

@@ -1,0 +1,33 @@
+"""The numbers of the replications on public data (section "Replications on public data"):
+each replication's summary.json (eibench.public.replications) as numbers.json entries
+``<name>.<key>``, with the rule and script that made them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .numbers import Numbers
+
+#: Digits printed per summary key (default 2); counts are printed as integers.
+DIGITS = {"max_abs_difference": 3, "items_for_target": 0, "w_scenarios": 2, "w_dimensions": 2}
+#: Summary keys with an interval, read from two other keys.
+INTERVALS = {"tau_largest_half": ("tau_largest_half_lo", "tau_largest_half_hi")}
+
+
+def add_replication(nums: Numbers, name: str, summary_path: str | Path) -> None:
+    """Add every number of one replication's summary; interval bounds become the ``ci`` of
+    the number they bound rather than numbers of their own."""
+    summary = json.loads(Path(summary_path).read_text(encoding="utf-8"))
+    rule, script = f"{name}_replication", f"workflow/scripts/{name}_replication.py"
+    bounds = {b for pair in INTERVALS.values() for b in pair}
+    for key, value in sorted(summary.items()):
+        if key in bounds:
+            continue
+        ci = None
+        if key in INTERVALS:
+            lo, hi = INTERVALS[key]
+            ci = (float(summary[lo]), float(summary[hi]))
+        if isinstance(value, float) and DIGITS.get(key) == 0 and value == value:  # NaN stays a float
+            value = round(value)
+        nums.add(f"{name}.{key}", value, rule, script, digits=DIGITS.get(key, 2), ci=ci)
