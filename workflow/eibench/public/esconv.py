@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import instrument
-from ..tables import atomic_path
+from ..tables import write_text
 
 SPLITS: tuple[str, ...] = ("train", "valid", "test")
 
@@ -386,13 +386,7 @@ def write_cohort(
         conv = to_release(dialog, index, split)
         name = f"{conv['conversationId']}.json"
         path = out_dir / name
-        tmp = atomic_path(path)
-        try:
-            tmp.write_text(dumps(conv), encoding="utf-8", newline="\n")
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+        write_text(dumps(conv), path)
         written.add(name)
         source = conv["esconv"]
         counts["conversations"] += 1

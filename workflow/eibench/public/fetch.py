@@ -10,12 +10,13 @@ then left without that file (never with a half-written or unchecked one).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from ..checksums import sha256_of
 
 _CHUNK = 1 << 20
 
@@ -29,14 +30,6 @@ class Fetched:
     file: str
     origin: str  # "kept", "mirror" or the URL it was downloaded from
     sha256: str
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _check(path: Path, expected: str, dataset: str, file: str, origin: str) -> None:

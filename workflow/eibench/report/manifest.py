@@ -9,22 +9,12 @@ version of the workflow) is listed with ``job: null``: the manifest never guesse
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..checksums import sha256_of
 from ..runlog import PROVENANCE_TAG
-
-_CHUNK = 1 << 20
-
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(_CHUNK):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def read_provenance(log_files: Iterable[Path]) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from .manifest import sha256_of
+from ..checksums import sha256_of
 
 #: The packages whose versions the statement prints (distribution names), in this order.
 KEY_PACKAGES = ("snakemake", "pandas", "numpy", "scipy", "statsmodels", "pingouin", "matplotlib", "seaborn",
