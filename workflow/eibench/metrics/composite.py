@@ -20,27 +20,47 @@ PILLAR_WEIGHTS = {"tracking": 0.24, "evaluation": 0.49, "holistic": 0.27}
 HOLISTIC_WEIGHTS = {"panas_part": 0.4, "conversation_wide": 0.3, "four_branch": 0.3}
 
 
-def weighted(df: pd.DataFrame, weights: dict[str, float]) -> np.ndarray:
-    """Row-wise weighted mean of the columns, weights renormalised over non-NaN parts."""
-    values = df[list(weights)].to_numpy(float)
-    w = np.array(list(weights.values()))
+def _weighted(values: np.ndarray, weights: list[float]) -> np.ndarray:
+    """Row-wise weighted mean of the columns of ``values``, weights renormalised over non-NaN parts."""
+    w = np.asarray(weights, dtype=float)
     present = ~np.isnan(values)
     total_w = (present * w).sum(axis=1)
     s = np.nansum(values * w, axis=1)
-    return np.divide(s, total_w, out=np.full(len(df), np.nan), where=total_w > 0)
+    return np.divide(s, total_w, out=np.full(len(values), np.nan), where=total_w > 0)
+
+
+def weighted(df: pd.DataFrame, weights: dict[str, float]) -> np.ndarray:
+    """Row-wise weighted mean of the columns, weights renormalised over non-NaN parts."""
+    return _weighted(df[list(weights)].to_numpy(float), list(weights.values()))
+
+
+def _row_mean(*columns: np.ndarray) -> np.ndarray:
+    """Row-wise mean over the non-NaN values (NaN when a row has none), as pandas' skipna mean
+    (equal to it up to the last bits of the summation order)."""
+    values = np.column_stack(columns)
+    n = (~np.isnan(values)).sum(axis=1)
+    return np.divide(np.nansum(values, axis=1), n, out=np.full(len(values), np.nan), where=n > 0)
 
 
 def add_pillars(conv: pd.DataFrame) -> pd.DataFrame:
     """Add tracking (if absent), evaluation, holistic, composite and composite_equal columns."""
-    conv = conv.copy()
-    binary = conv[["binary_om_acc", "binary_hp_acc"]].mean(axis=1, skipna=True)
-    conv["evaluation"] = weighted(conv.assign(binary=binary), {"binary": 0.5, "pairwise_acc": 0.5})
-    conv["holistic"] = weighted(conv, HOLISTIC_WEIGHTS)
-    raw = 100.0 * weighted(conv, PILLAR_WEIGHTS)
+    col = {name: conv[name].to_numpy(float) for name in
+           ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)}
+    binary = _row_mean(col["binary_om_acc"], col["binary_hp_acc"])
+    evaluation = _weighted(np.column_stack([binary, col["pairwise_acc"]]), [0.5, 0.5])
+    holistic = _weighted(np.column_stack([col[k] for k in HOLISTIC_WEIGHTS]), list(HOLISTIC_WEIGHTS.values()))
+    pillars = np.column_stack([col["tracking"], evaluation, holistic])
+    raw = 100.0 * _weighted(pillars, list(PILLAR_WEIGHTS.values()))
     # Snapped to 1e-9 first, so the last bits of a summation order cannot flip a .xx5 rounding.
-    conv["composite"] = [round(round(float(x), 9), 2) if not np.isnan(x) else np.nan for x in raw]
-    conv["composite_parts"] = conv[list(PILLAR_WEIGHTS)].notna().sum(axis=1).astype("int64")
-    turn_avg = conv.assign(binary=binary)[["tracking", "binary", "pairwise_acc"]].mean(axis=1, skipna=True)
-    conv_avg = conv[list(HOLISTIC_WEIGHTS)].mean(axis=1, skipna=True)
-    conv["composite_equal"] = 100.0 * pd.concat([turn_avg, conv_avg], axis=1).mean(axis=1, skipna=True)
-    return conv
+    composite = [round(round(float(x), 9), 2) if not np.isnan(x) else np.nan for x in raw]
+    turn_avg = _row_mean(col["tracking"], binary, col["pairwise_acc"])
+    conv_avg = _row_mean(*(col[k] for k in HOLISTIC_WEIGHTS))
+    added = pd.DataFrame({
+        "evaluation": evaluation,
+        "holistic": holistic,
+        "composite": np.array(composite, dtype=float),
+        "composite_parts": (~np.isnan(pillars)).sum(axis=1).astype("int64"),
+        "composite_equal": 100.0 * _row_mean(turn_avg, conv_avg),
+    }, index=conv.index)
+    # A column already present (e.g. a rescored table) is replaced in place, as assignment did.
+    return pd.concat([conv.drop(columns=[c for c in added if c in conv.columns]), added], axis=1)
