@@ -29,11 +29,6 @@ def _weighted(values: np.ndarray, weights: list[float]) -> np.ndarray:
     return np.divide(s, total_w, out=np.full(len(values), np.nan), where=total_w > 0)
 
 
-def weighted(df: pd.DataFrame, weights: dict[str, float]) -> np.ndarray:
-    """Row-wise weighted mean of the columns, weights renormalised over non-NaN parts."""
-    return _weighted(df[list(weights)].to_numpy(float), list(weights.values()))
-
-
 def _row_mean(*columns: np.ndarray) -> np.ndarray:
     """Row-wise mean over the non-NaN values (NaN when a row has none), as pandas' skipna mean
     (equal to it up to the last bits of the summation order)."""

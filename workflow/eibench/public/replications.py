@@ -67,7 +67,7 @@ def emobench_m_replication(directory: str | Path, n_bootstrap: int, seed: int,
     gaps = emobench_m.human_gaps(data)
     checked = averages["recomputed"].notna()
     unexplained = averages["flagged"] & ~averages["known_print_error"]
-    dims = ranks.tau[ranks.tau["level"] == "dimension"] if "level" in ranks.tau else ranks.tau.iloc[:0]
+    dims = ranks.tau[ranks.tau["level"] == "dimension"]
     w = ranks.w.set_index("level")
     dim_disc = disc.summary[disc.summary["level"] == "dimension"]
     summary = {
