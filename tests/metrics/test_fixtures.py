@@ -7,6 +7,7 @@ tables and scorer, and checks numbers worked out by hand (the working is in the 
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -25,11 +26,18 @@ def _sim(a: str, b: str) -> float:
     return 1 - math.dist(va[a], va[b]) / S2
 
 
+#: A complete release conversation put beside each fixture's conversation (unscored: no output
+#: file), so the fixture cohort has every kind of annotation and the per-conversation parity
+#: rules apply; a cohort lacking a kind everywhere is tested in test_availability.py.
+COMPLETE = Path(__file__).parents[1] / "data" / "release" / "valid" / "conversation_5.json"
+
+
 def _score(tmp_path: Path, turns: list[dict], em_turns: list[dict], rule_set: str = "parity", **extra):
     conv = {"conversationId": "c1", "turns": turns, **extra.get("conv", {})}
     out = {"conversationId": "c1", "em_model": "m", "mode": "default", "turns": em_turns, **extra.get("em", {})}
     (tmp_path / "g").mkdir(exist_ok=True)
     (tmp_path / "e").mkdir(exist_ok=True)
+    shutil.copyfile(COMPLETE, tmp_path / "g" / COMPLETE.name)
     write_json(conv, tmp_path / "g" / "c1.json")
     write_json(out, tmp_path / "e" / "c1.json")
     gold = gold_tables(read_conversations(list_json_files(tmp_path / "g")))

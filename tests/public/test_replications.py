@@ -63,7 +63,19 @@ def test_unavailable_says_how_to_provide_the_data(tmp_path):
     (tmp_path / "data" / "a.csv").write_text("x")
     assert unavailable("demo", spec, tmp_path / "data") is None
     url_spec = {"source": "s", "mirror": None, "files": {"b.json": {"url": "https://example.org/b.json", "sha256": "0" * 64}}}
-    assert unavailable("demo", url_spec, tmp_path / "none") is None
+    assert unavailable("demo", url_spec, tmp_path / "none", probe=None) is None
+    asked = []
+    assert unavailable("demo", url_spec, tmp_path / "none", probe=lambda url: asked.append(url)) is None
+    assert asked == ["https://example.org/b.json"]
+    why = unavailable("demo", url_spec, tmp_path / "none", probe=lambda url: "ConnectError: no route")
+    assert "cannot be reached (ConnectError: no route)" in why and "datasets.demo.mirror" in why
+
+
+def test_reachable_reports_an_unreachable_url_quickly():
+    from eibench.public.fetch import reachable
+
+    # A closed port on the loopback interface: refused at once, no network needed.
+    assert "ConnectError" in reachable("http://127.0.0.1:9/none.json", timeout=1.0)
 
 
 @pytest.mark.workflow

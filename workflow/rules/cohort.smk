@@ -29,3 +29,19 @@ rule ingest_conversations:
         "logs/cohort/ingest_conversations.log",
     script:
         "../scripts/ingest_conversations.py"
+
+
+rule esconv_cohort:
+    """Adapt the public ESConv chats (fetched or mirrored, checksums verified) into release-format
+    conversation files: only what corresponds is kept, each mapping in docs/esconv.md."""
+    input:
+        "results/data/esconv",
+    output:
+        conversations=directory("results/cohort/esconv/conversations"),
+        counts="results/cohort/esconv/counts.json",
+    params:
+        limit=config["cohorts"]["esconv"]["limit"],
+    log:
+        "logs/cohort/esconv_cohort.log",
+    script:
+        "../scripts/adapt_esconv.py"

@@ -46,6 +46,18 @@ for _name in REPLICATIONS:
 # upgrade or another command line reruns paper_numbers and the paper (and nothing else); a
 # second run of the same tree does nothing. A copy of the sources without .git (the tests')
 # reads "not a git checkout".
+# A real cohort: its data must be at hand, and no simulated model may "predict" it (the
+# simulator draws answers around the gold: on real data that would be an invented result).
+if config["cohort"] == "esconv":
+    _why = unavailable("esconv", config["datasets"]["esconv"], Path("results/data/esconv"))
+    if _why:
+        raise WorkflowError(f"cohort is 'esconv', but {_why}")
+    _simulated = [m["name"] for m in config["models"] if m["kind"] == "simulated"]
+    if _simulated:
+        raise WorkflowError(f"cohort is 'esconv' (real conversations), but models lists simulated models "
+                            f"({', '.join(_simulated)}), whose predictions would be drawn around the real gold; "
+                            f"list only baselines, live models or outputs_dir models "
+                            f"(config/esconv.yaml: --configfile config/mirrors.yaml config/esconv.yaml)")
 GIT_STATE = git_state(REPO)
 PACKAGE_VERSIONS = package_versions()
 REBUILD_COMMAND = rebuild_command(workflow.config_settings.configfiles, dict(workflow.config_settings.config),
@@ -60,16 +72,16 @@ GOLD = {name: f"results/tables/gold/{name}.parquet" for name in GOLD_TABLES}
 
 
 def cohort_dir():
-    """The folder of the cohort's conversation files (generated, or a release on disk)."""
-    if config["cohort"] == "synthetic":
-        return "results/cohort/synthetic/conversations"
+    """The folder of the cohort's conversation files (generated, adapted, or a release on disk)."""
+    if config["cohort"] in ("synthetic", "esconv"):
+        return f"results/cohort/{config['cohort']}/conversations"
     return config["cohorts"]["attunebench"]["path"]
 
 
 def cohort_input(wildcards):
-    """Inputs of the conversation ingest: the generated folder, or every file of the release
-    (listed one by one so that editing any file reruns what depends on it)."""
-    if config["cohort"] == "synthetic":
+    """Inputs of the conversation ingest: the generated or adapted folder, or every file of the
+    release (listed one by one so that editing any file reruns what depends on it)."""
+    if config["cohort"] in ("synthetic", "esconv"):
         return [cohort_dir()]
     return sorted(str(p) for p in Path(cohort_dir()).glob("*.json"))
 
@@ -131,6 +143,13 @@ def stats_params(*keys):
     """The params of a statistics rule: only the statistics keys it reads (with the mode and
     rule set of every analysis), so that editing one setting reruns only the rules using it."""
     section = config["statistics"]
-    return {"stats": {k: section[k] for k in ("mode", "rule_set", *keys)}, "seed": config["seed"],
-            "roles": model_roles()}
+    roles = model_roles()
+    if section["baselines_as_models"]:
+        roles = {n: "model" if r == "baseline" else r for n, r in roles.items()}
+    return {"stats": {k: section[k] for k in ("mode", "rule_set", *keys)}, "seed": config["seed"], "roles": roles}
+
+
+# The roles the leaderboard ranks and the analyses compare: the evaluated models, and the
+# baselines too on a cohort without evaluated models (statistics.baselines_as_models).
+ANALYSED_ROLES = ["model", "baseline"] if config["statistics"]["baselines_as_models"] else ["model"]
 

@@ -211,6 +211,8 @@ rule paper_numbers:
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)
         **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATIONS},
+        # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
+        **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
     output:
         numbers=report(
             "results/paper/numbers.json",
@@ -279,6 +281,7 @@ rule paper_numbers:
         command=REBUILD_COMMAND,
         prediction_sets=prediction_sets(),
         replications=REPLICATIONS,
+        ranked_roles=ANALYSED_ROLES,
     log:
         "logs/report/paper_numbers.log",
     script:

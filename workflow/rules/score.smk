@@ -40,6 +40,7 @@ rule aggregate_scores:
         leaderboard="results/scores/leaderboard.csv",
     params:
         roles=model_roles(),
+        ranked_roles=ANALYSED_ROLES,
     log:
         "logs/score/aggregate_scores.log",
     script:

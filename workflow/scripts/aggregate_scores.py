@@ -24,6 +24,6 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_parquet(turn, snakemake.output.turn)
     write_csv(rule_counts, snakemake.output.rule_counts)
     write_csv(data_dictionary(), snakemake.output.dictionary)
-    board = leaderboard(summary)
+    board = leaderboard(summary, tuple(p.ranked_roles))
     write_csv(board, snakemake.output.leaderboard)
     log.info("aggregated %d models x modes", summary[["em_model", "mode"]].drop_duplicates().shape[0])

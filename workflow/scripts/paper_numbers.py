@@ -2,7 +2,10 @@
 
 
 import pandas as pd
+from eibench.metrics.availability import BY_NAME as BY_KIND
+from eibench.metrics.availability import KINDS
 from eibench.metrics.registry import BY_NAME
+from eibench.report.esconv_numbers import add_esconv
 from eibench.report.numbers import Numbers, fmt
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
@@ -36,16 +39,18 @@ with rule_log(snakemake) as log:  # noqa: F821
     nums.add("turns_median", float(per.median()), data, "workflow/scripts/ingest_conversations.py", digits=1)
 
     main = board[(board["mode"] == p.mode) & (board["rule_set"] == "parity")]
-    models = main[main["role"] == "model"]
+    models = main[main["role"].isin(p.ranked_roles)]
     humans = main[main["role"] == "human"]
     agg = "aggregate_scores"
     nums.add("n_models", int(len(models)), agg, "workflow/scripts/aggregate_scores.py")
     nums.add("n_humans", int(len(humans)), agg, "workflow/scripts/aggregate_scores.py")
     nums.add("n_human_conversations", int(humans["n_conversations"].max()) if len(humans) else 0, agg,
              "workflow/scripts/aggregate_scores.py")
+    nums.add("n_ranked_baselines", int((models["role"] == "baseline").sum()), agg, "workflow/scripts/aggregate_scores.py")
     if models.empty:
-        raise ValueError("no evaluated model (kind simulated, openai_compatible or anthropic) in the config: "
-                         "the paper ranks evaluated models; add one to 'models'")
+        raise ValueError("no evaluated model (kind simulated, openai_compatible, anthropic or outputs_dir) in the "
+                         "config: the paper ranks evaluated models; add one to 'models', or set "
+                         "statistics.baselines_as_models: true to rank the baselines (a cohort without models)")
     top = models.iloc[0]
     nums.add("top_model", str(top["em_model"]), agg, "workflow/scripts/aggregate_scores.py")
     nums.add("top_composite", float(top["composite"]), agg, "workflow/scripts/aggregate_scores.py",
@@ -61,7 +66,7 @@ with rule_log(snakemake) as log:  # noqa: F821
                      digits=digits, ci=(float(r[f"{metric}_lo"]), float(r[f"{metric}_hi"])))
 
     # Parity against strict: does the stricter reading of missing answers change any rank?
-    strict = board[(board["mode"] == p.mode) & (board["rule_set"] == "strict") & (board["role"] == "model")]
+    strict = board[(board["mode"] == p.mode) & (board["rule_set"] == "strict") & board["role"].isin(p.ranked_roles)]
     ranks = models.set_index("em_model")["rank"].astype(int).to_frame("parity").join(
         strict.set_index("em_model")["rank"].astype(int).rename("strict"))
     moved = sorted(ranks.index[ranks["parity"] != ranks["strict"]])
@@ -80,6 +85,14 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(fired.rename(columns={"rule": "Rule", "description": "What it does", "count": "Times (all models)"}),
               snakemake.output.rules_table)
     nums.add("n_rules_fired", int(len(fired)), agg, "workflow/scripts/aggregate_scores.py")
+    # Kinds of annotation the cohort lacks altogether: their metrics are undefined, not parity defaults.
+    flagged = {r.split(":", 1)[1] for r in rules["rule"] if r.startswith("annotation_absent_from_cohort:")}
+    absent = [k.name for k in KINDS if k.name in flagged]
+    nums.add("n_absent_kinds", len(absent), agg, "workflow/scripts/score_model.py")
+    nums.add("absent_kinds", "; ".join(BY_KIND[k].description for k in absent) if absent else "none", agg,
+             "workflow/scripts/score_model.py")
+    if p.cohort == "esconv":
+        add_esconv(nums, snakemake.input.esconv_counts)
 
     # Invalid answers (after the repair attempts), per model.
     invalid = pd.read_csv(snakemake.input.invalid)

@@ -16,10 +16,14 @@ with rule_log(snakemake) as log:  # noqa: F821
     tables, contrasts = [], []
     claimed = {c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "topic_hardest"}
     pillars = ["composite", "tracking", "evaluation", "holistic"]
-    for metric in pillars + sorted(claimed - set(pillars)):
+    models = study.with_role("model")
+    undefined = [m for m in pillars + sorted(claimed - set(pillars)) if not study.defined(m, models)]
+    if undefined:
+        log.info("not analysed, no value in this cohort: %s", ", ".join(undefined))
+    for metric in [m for m in pillars + sorted(claimed - set(pillars)) if m not in undefined]:
         # The pre-specified contrasts: each category a claim names against the rest.
         for k, category in enumerate(p.categories or [None]):
-            table, contrast = topic_effects(study, metric, study.with_role("model"), weights, category,
+            table, contrast = topic_effects(study, metric, models, weights, category,
                                             BY_NAME[metric].higher_is_better)
             if k == 0:
                 tables.append(table)

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import instrument
+from .availability import absent_kinds
 from .keys import arrow, codes, mapped, unique_first, unique_sorted, vocabulary
 
 #: Turn numbers are below this bound (the reader refuses larger ones); a turn key is
@@ -92,6 +93,7 @@ class GoldIndex:
     def __post_init__(self) -> None:
         g = self.tables
         n = len(self.conversations)
+        self.absent = absent_kinds(g)  # kinds of annotation no conversation has (availability.py)
         turns = g["turns"]
         self.turn_key = turn_keys(codes(turns["conversation_id"], self.conversations), turns["turn_number"].to_numpy(np.int64))
         if (self.turn_key < 0).any():

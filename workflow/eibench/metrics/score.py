@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import composite, holistic
+from .availability import BY_NAME, inapplicable_rules, undefined_confusion, undefined_metrics
 from .binary import ACCURACY_NAME, BinaryRows, binary_rows, binary_scores, pooled
 from .draft import as_arrow, judge_scores, similarity_scores
 from .emotion import EMOTION_COLUMNS, Tags, emotion_scores
@@ -62,6 +63,8 @@ RULE_DESCRIPTIONS = {
     "conversation_wide_prediction_missing": "conversation without predicted survey answers",
     "four_branch_no_gold": "conversation without gold four-branch ratings (parity: MAE 0, score 1; strict: excluded)",
     "four_branch_prediction_missing": "gold four-branch rating with no prediction (parity: taken as 4; strict: worst)",
+    "annotation_absent_from_cohort": "no conversation of the cohort has this kind of annotation: its metrics are NaN "
+                                     "under both rule sets (no parity default), pillars renormalised over the rest",
 }
 
 
@@ -74,6 +77,9 @@ class Scores:
 
 
 def _describe_rule(rule: str) -> str:
+    if rule.startswith("annotation_absent_from_cohort:"):
+        kind = BY_NAME[rule.split(":", 1)[1]]
+        return f"{RULE_DESCRIPTIONS['annotation_absent_from_cohort']} ({kind.description})"
     for prefix in ("om_pw", "hp_pw", "om", "hp"):
         generic = rule.replace(f"binary_{prefix}_", "binary_*_", 1)
         if generic in RULE_DESCRIPTIONS:
@@ -153,6 +159,9 @@ def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set:
     cols.update(binary_scores(parts.binary, n, rule_set, scored, counts))
     cols.update(pairwise_scores(parts.pairwise, n, rule_set, scored, counts))
     cols.update(parts.draft)
+    for name in [*undefined_metrics(gold.absent), *undefined_confusion(gold.absent)]:
+        if name in cols:
+            cols[name] = np.full(n, np.nan)
 
     # One DataFrame from all columns at once: adding them one by one costs more than the scoring.
     return pd.DataFrame({
@@ -188,6 +197,10 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
     strategy = take(runs["panas_strategy"].to_numpy(object, na_value=None), lookup(frame.convs, codes(
         runs["conversation_id"], gold.conversations)), None)
     cols["panas_strategy"] = pd.array(strategy, dtype="string")
+    for name in undefined_metrics(gold.absent):
+        if name in cols:
+            cols[name] = np.full(n, np.nan)
+    counts.update({f"annotation_absent_from_cohort:{kind}": 1 for kind in gold.absent})
     conv = composite.add_pillars(pd.DataFrame(cols))
     conv.insert(0, "rule_set", rule_set)
     return conv
@@ -212,13 +225,16 @@ _CONV_REASONS = {
 }
 
 
-def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame) -> pd.DataFrame:
-    """One row per NaN value in the turn and conversation tables, with its reason."""
+def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, ...] = ()) -> pd.DataFrame:
+    """One row per NaN value in the turn and conversation tables, with its reason (``absent``:
+    the annotation kinds the cohort lacks, which name the reason of their metrics)."""
+    undefined = undefined_metrics(absent)
     parts = []
     for name in [c for c in TURN_LEVEL if c in turns]:
         mask = turns[name].isna().to_numpy()
         if mask.any():
-            reason = _TURN_REASONS.get(name) or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
+            reason = undefined.get(name) or _TURN_REASONS.get(name) or _TURN_REASONS.get(
+                name.replace("_pw", "").replace("hp", "om"))
             parts.append(pd.DataFrame({"level": "turn", "conversation_id": turns["conversation_id"].to_numpy(object)[mask],
                                        "turn_number": turns["turn_number"].to_numpy()[mask], "metric": name,
                                        "reason": reason or "undefined at this turn"}))
@@ -226,7 +242,9 @@ def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame) -> pd.DataFrame:
         mask = conv[name].isna().to_numpy()
         if not mask.any():
             continue
-        if name in TURN_LEVEL:
+        if name in undefined:
+            reason = undefined[name]
+        elif name in TURN_LEVEL:
             reason = "no scored turn with a value in this conversation"
         elif name.startswith("cw_"):
             reason = _CONV_REASONS["conversation_wide"]
@@ -259,11 +277,13 @@ def score_rule_sets(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.
         turns = score_turns(index, frame, parts, rule_set, counts)
         conv = score_conversations(index, em, turns, frame, rule_set, counts)
         turns = turns.drop(columns="_conv").reset_index(drop=True)
+        for rule in inapplicable_rules(index.absent, list(counts)):
+            del counts[rule]
         rule_counts = pd.DataFrame(
             [(rule_set, rule, int(c), _describe_rule(rule)) for rule, c in sorted(counts.items())],
             columns=["rule_set", "rule", "count", "description"],
         )
-        missing = missing_reasons(turns, conv)
+        missing = missing_reasons(turns, conv, index.absent)
         missing.insert(0, "rule_set", rule_set)
         out[rule_set] = Scores(turns, conv, rule_counts, missing)
     return out
@@ -305,7 +325,12 @@ def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.
         for name in PANAS_METRICS:
             rows.append((name, f"panas_strategy={strategy}", *_describe(conv[name].to_numpy(float)[sel])))
     for prefix in ACCURACY_NAME:
-        c = {k: float(turns[f"{prefix}_{k}"].sum()) for k in ("tp", "fp", "tn", "fn")}
+        # min_count=1: counts left undefined for the whole cohort (availability.py) stay NaN.
+        c = {k: float(turns[f"{prefix}_{k}"].sum(min_count=1)) for k in ("tp", "fp", "tn", "fn")}
+        if any(np.isnan(v) for v in c.values()) and len(turns):
+            rows.extend((f"{prefix}_{stat}", "all", np.nan, np.nan, np.nan, 0) for stat in ("precision", "recall", "f1", "mcc"))
+            continue
+        c = {k: 0.0 if np.isnan(v) else v for k, v in c.items()}
         for stat, value in pooled(c["tp"], c["fp"], c["tn"], c["fn"]).items():
             rows.append((f"{prefix}_{stat}", "all", value, np.nan, np.nan, int(sum(c.values()))))
     rows.append(("n_conversations", "all", float(len(conv)), np.nan, np.nan, len(conv)))

@@ -102,11 +102,25 @@ def fetch_dataset(name: str, spec: dict[str, Any], dest: Path, mirror: Path | No
     return done
 
 
-def unavailable(name: str, spec: dict[str, Any], fetched: Path) -> str | None:
+def reachable(url: str, timeout: float = 3.0) -> str | None:
+    """None when ``url`` answers a HEAD request (any status below 400, redirects followed)
+    within ``timeout`` seconds; else the reason, e.g. "ConnectError: Name or service not known"."""
+    import httpx  # only a probe needs it (keeps the workflow's start-up light)
+
+    try:
+        response = httpx.head(url, timeout=timeout, follow_redirects=True)
+    except httpx.HTTPError as err:
+        return f"{type(err).__name__}: {err}"
+    return None if response.status_code < 400 else f"HTTP {response.status_code}"
+
+
+def unavailable(name: str, spec: dict[str, Any], fetched: Path,
+                probe: Callable[[str], str | None] | None = reachable) -> str | None:
     """Why dataset ``name`` cannot be provided without trying (None when it can): checked when
     the workflow is parsed, so that selecting data that is not there fails at once. Available
     means already fetched into ``fetched``, or a mirror folder that exists, or a download URL for
-    every file."""
+    every file whose server answers ``probe`` (one HEAD request of at most 3 s, to the first
+    file's URL; ``probe=None`` skips it)."""
     if fetched.is_dir() and all((fetched / f).is_file() for f in spec["files"]):
         return None
     if spec.get("mirror"):
@@ -119,4 +133,12 @@ def unavailable(name: str, spec: dict[str, Any], fetched: Path) -> str | None:
         return (f"dataset {name!r}: {', '.join(no_url)} cannot be downloaded ({spec['source']}) and no mirror is "
                 f"set: set datasets.{name}.mirror in a config file passed with --configfile "
                 "(config/mirrors.yaml points every dataset at ../shared/data/<name>); see docs/public-data.md")
+    if probe is not None:
+        url = spec["files"][sorted(spec["files"])[0]]["url"]
+        why = probe(url)
+        if why:
+            return (f"dataset {name!r} is not fetched, no mirror is set and its download URL {url} cannot be "
+                    f"reached ({why}): set datasets.{name}.mirror in a config file passed with --configfile "
+                    "(config/mirrors.yaml points every dataset at ../shared/data/<name>), or run where the URL "
+                    "is reachable; see docs/public-data.md")
     return None

@@ -14,14 +14,15 @@ BOARD_METRICS = ("composite", "composite_equal", "tracking", "evaluation", "holi
 Z95 = 1.959963984540054
 
 
-def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
+def leaderboard(summary: pd.DataFrame, ranked_roles: tuple[str, ...] = ("model",)) -> pd.DataFrame:
     """Wide table: mean, se and a normal 95% interval over conversations for each metric.
 
     ``summary`` is the long per-model table (em_model, mode, rule_set, role, metric, mean,
     sd, se, n). Rows are sorted by composite (descending), then model name; ``rank`` is
-    1-based within (mode, rule_set), among evaluated models with a composite only (human raters
-    answer a subset of conversations, baselines are references), tied composites sharing the
-    best rank of the tie.
+    1-based within (mode, rule_set), among the models of ``ranked_roles`` with a composite only
+    (by default the evaluated models: human raters answer a subset of conversations, baselines
+    are references; a cohort without evaluated models ranks its baselines), tied composites
+    sharing the best rank of the tie.
     """
     keys = ["em_model", "mode", "rule_set", "role"]
     summary = summary[summary["subset"] == "all"]
@@ -38,7 +39,7 @@ def leaderboard(summary: pd.DataFrame) -> pd.DataFrame:
     board["n_conversations"] = board["n_conversations"].astype("int64")
     board = board.sort_values(["mode", "rule_set", "composite", "em_model"], ascending=[True, True, False, True],
                               kind="stable", na_position="last")
-    ranked = (board["role"] == "model") & board["composite"].notna()
+    ranked = board["role"].isin(ranked_roles) & board["composite"].notna()
     board["rank"] = pd.array([pd.NA] * len(board), dtype="Int64")
     board.loc[ranked, "rank"] = (board[ranked].groupby(["mode", "rule_set"])["composite"]
                                  .rank(method="min", ascending=False).astype("int64").to_numpy())

@@ -56,6 +56,11 @@ class Study:
         return cls(models, {m: roles.get(m, "model") for m in models}, ids, participant, pids, diagnosed,
                    conv["category"].astype(object).to_numpy(), conv["n_turns"].to_numpy(float), values, turns)
 
+    def defined(self, metric: str, models: list[int]) -> bool:
+        """Whether ``metric`` has at least one value for these model rows (a cohort can lack a
+        kind of annotation altogether, metrics/availability.py: its metrics are NaN throughout)."""
+        return metric in self.values and bool(np.isfinite(self.values[metric][models]).any())
+
     def with_role(self, role: str) -> list[int]:
         """Row indices of the models with this role."""
         return [i for i, m in enumerate(self.models) if self.roles[m] == role]

@@ -1,0 +1,98 @@
+"""ESConv selected as the cohort: the whole workflow, from the mirror to its paper section, and
+the quick failures when its data or its models cannot be used."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import pandas as pd
+import pytest
+
+from ..paper.test_reader import check_figures_and_tables, check_numbers, check_sections, render_and_read
+from ..workflow.conftest import copy_repo, snakemake
+from .conftest import SHARED_DATA, mirror
+
+pytestmark = pytest.mark.workflow
+
+# Quick settings for a test run (the statistics' defaults hold for `config/esconv.yaml` runs).
+QUICK = """
+cohorts:
+  esconv: {limit: 12}
+statistics:
+  n_bootstrap: 200
+  split_halves: 20
+  simulation: {n_null: 8, n_planted: 8, n_bootstrap: 100, jobs: 2}
+"""
+
+
+def test_selecting_esconv_without_its_data_fails_at_once(tmp_path):
+    work = copy_repo(tmp_path / "repo")
+    # No mirror, and download URLs that cannot be reached (a closed port on the loopback
+    # interface, so the test does not depend on the network of the machine it runs on).
+    spec = json.loads(json.dumps({"datasets": {"esconv": {"mirror": None, "files": {
+        f: {"url": f"https://127.0.0.1:9/{f}"} for f in ("train.json", "valid.json", "test.json", "strategy.json")}}}}))
+    (work / "config" / "offline.yaml").write_text(json.dumps(spec))
+    start = time.perf_counter()
+    run = snakemake(work, "--cores", "1", "--configfile", "config/esconv.yaml", "config/offline.yaml")
+    elapsed = time.perf_counter() - start
+    assert run.returncode != 0
+    out = run.stdout + run.stderr
+    assert "cohort is 'esconv'" in out and "cannot be reached" in out
+    assert "datasets.esconv.mirror" in out and "config/mirrors.yaml" in out
+    assert elapsed < 5, elapsed
+    assert not (work / "results").exists()
+
+
+def test_simulated_models_are_refused_on_esconv(tmp_path):
+    mirror("esconv")
+    work = copy_repo(tmp_path / "repo")
+    (work / "config" / "here.yaml").write_text(f"cohort: esconv\ndatasets:\n  esconv: {{mirror: {SHARED_DATA / 'esconv'}}}\n")
+    run = snakemake(work, "-n", "--cores", "1", "--configfile", "config/small.yaml", "config/here.yaml")
+    assert run.returncode != 0
+    out = run.stdout + run.stderr
+    assert "simulated models (sim-01, sim-02, sim-03, human_1)" in out and "config/esconv.yaml" in out
+    assert not (work / "results").exists()
+
+
+def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
+    mirror("esconv")
+    work = copy_repo(tmp_path / "repo")
+    (work / "config" / "quick.yaml").write_text(QUICK + f"datasets:\n  esconv: {{mirror: {SHARED_DATA / 'esconv'}}}\n")
+    run = snakemake(work, "--cores", "2", "--configfile", "config/esconv.yaml", "config/quick.yaml", timeout=1800)
+    assert run.returncode == 0, run.stderr[-4000:]
+
+    counts = json.loads((work / "results/cohort/esconv/counts.json").read_text())
+    assert counts["conversations"] == 36 and counts["conversations_per_split"] == {"train": 12, "valid": 12, "test": 12}
+
+    # Nothing invented: the kinds ESConv lacks are undefined, the composite is the behaviour half
+    # of the evaluation pillar (the only pillar left) times 100, per conversation.
+    conv = pd.read_parquet(work / "results/scores/conversation_scores.parquet").query("rule_set == 'parity'")
+    for metric in ("emotion_f1", "tracking", "binary_hp_acc", "pairwise_acc", "four_branch", "holistic"):
+        assert conv[metric].isna().all(), metric
+    assert (conv["composite"] - (100 * conv["binary_om_acc"]).round(2)).abs().max() < 1e-9
+
+    board = pd.read_csv(work / "results/scores/leaderboard.csv").query("rule_set == 'parity'")
+    assert sorted(board["em_model"]) == ["chance", "lexicon", "prior"]
+    assert board["rank"].notna().all()  # statistics.baselines_as_models ranks the baselines
+
+    claims = pd.read_csv(work / "results/stats/claims.csv")
+    assert list(claims["id"]) == ["E1", "E2", "E3", "E4"]
+    assert set(claims["verdict"]) <= {"supported", "not supported", "inconclusive"}
+
+    numbers = json.loads((work / "results/paper/numbers.json").read_text())
+    assert numbers["meta"]["cohort"] == "esconv" and not numbers["meta"]["simulation"]
+    entries = numbers["entries"]
+    assert entries["esconv.n_conversations"]["value"] == 36
+    assert entries["n_absent_kinds"]["value"] == 6
+    assert not math.isnan(entries["top_composite"]["value"])
+
+    reader = render_and_read(work / "paper/build/paper.pdf", tmp_path)
+    source = (work / "paper/main.typ").read_text(encoding="utf-8")
+    check_sections(reader, source, work)
+    check_figures_and_tables(reader, source, work)
+    check_numbers(reader, work, source)
+    for heading in ("Claims on ESConv", "Rank independence with few models", "What ESConv cannot test"):
+        assert reader.shows(heading), heading
+    assert not reader.shows("Diagnosis subgroups") and not reader.shows("Simulation study")

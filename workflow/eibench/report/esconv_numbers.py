@@ -1,0 +1,43 @@
+"""The numbers of an ESConv cohort's data paragraph, from the adapter's counts
+(results/cohort/esconv/counts.json, rule esconv_cohort): what was kept, dropped and mapped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..public.esconv import PROBLEM_TYPE_CATEGORY, STRATEGY_QUESTION
+from .numbers import Numbers
+
+RULE, SCRIPT = "esconv_cohort", "workflow/scripts/adapt_esconv.py"
+ROMANTIC_PROBLEM = "breakup with partner"
+
+
+def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
+    """Add the entries ``esconv.*``. Percentages are of the supporter messages (strategies) or
+    of the judgements; a count absent from the file raises KeyError naming it."""
+    c = json.loads(Path(counts_path).read_text())
+
+    def add(key: str, value, **kw) -> None:
+        nums.add(f"esconv.{key}", value, RULE, SCRIPT, **kw)
+
+    add("n_conversations", int(c["conversations"]))
+    for split, n in sorted(c["conversations_per_split"].items()):
+        add(f"n_{split}", int(n))
+    add("n_turns", int(c["turns"]))
+    add("n_supporter_messages", int(c["supporter_messages"]))
+    add("n_dropped_leading", int(c["dropped_leading_supporter_messages"]))
+    add("n_conversations_dropped_leading", int(c["conversations_with_dropped_leading"]))
+    add("n_dropped_trailing", int(c["dropped_trailing_seeker_messages"]))
+    add("n_conversations_dropped_trailing", int(c["conversations_with_dropped_trailing"]))
+    add("romantic_category", PROBLEM_TYPE_CATEGORY[ROMANTIC_PROBLEM])
+    add("n_romantic", int(c["categories"].get(PROBLEM_TYPE_CATEGORY[ROMANTIC_PROBLEM], 0)))
+    mapped, unmapped = int(c["strategies_mapped"]), int(c["strategies_unmapped"])
+    add("pct_strategies_mapped", 100.0 * mapped / (mapped + unmapped) if mapped + unmapped else float("nan"), digits=1)
+    add("n_mapped_strategies", sum(q is not None for q in STRATEGY_QUESTION.values()))
+    add("n_strategies", len(STRATEGY_QUESTION))
+    add("n_judgements", int(c["judgements"]))
+    add("pct_judgements_yes", 100.0 * c["judgements_yes"] / c["judgements"] if c["judgements"] else float("nan"),
+        digits=1)
+    add("n_with_pre_panas", int(c["with_pre_panas"]))
+    add("n_with_post_panas", int(c["with_post_panas"]))

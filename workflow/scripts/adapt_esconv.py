@@ -1,0 +1,13 @@
+"""Rule esconv_cohort: ESConv's split files -> one release-format conversation file each."""
+
+import json
+
+from eibench.public.esconv import write_cohort
+from eibench.runlog import rule_log
+from eibench.tables import write_text
+
+with rule_log(snakemake) as log:  # noqa: F821
+    counts = write_cohort(snakemake.input[0], snakemake.output.conversations, limit=snakemake.params.limit)
+    write_text(json.dumps(counts, indent=1, sort_keys=True) + "\n", snakemake.output.counts)
+    log.info("adapted %d ESConv conversations (%d turns) into %s", counts["conversations"], counts["turns"],
+             snakemake.output.conversations)
