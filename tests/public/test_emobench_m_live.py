@@ -151,8 +151,8 @@ def test_every_item_is_checked_before_the_first_call(items_file, tmp_path):
         with pytest.raises(media.ModalityError, match="does not accept image input"):
             predict(live(llm, modalities=("text",)), items, tmp_path / "c", root, modalities=("text", "image"))
         (root / "v3.wav").unlink()  # the last item's audio is missing
-        with pytest.raises(media.MediaError, match="v3.wav: no such audio file"):
-            predict(live(llm), items, tmp_path / "c", root)
+        with pytest.raises(media.MediaError, match=r"item 'v3' of items.json: .*v3.wav: no such audio file"):
+            predict(live(llm), items, tmp_path / "c", root, source="items.json")
         bare = [S.Item("b1", "b1.mp4", "Emotion?", "happy")]
         with pytest.raises(S.ItemFormatError, match=r"item 'b1'.*field 'frames'.*ffmpeg -i b1.mp4 -vf fps=1"):
             predict(live(llm), bare, tmp_path / "c", root, modalities=("text", "image"))

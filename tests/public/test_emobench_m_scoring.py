@@ -278,10 +278,20 @@ def _ok(i):
      r"item 1: field 'conversations': no turn with from='gpt'"),
     ([_ok(1), _ok(1)], r"item 1: field 'id': duplicate id '1' \(first at item 0\)"),
     ([_ok(1), {"id": 2, "conversations": [{"from": "human"}]}], r"item 1: field 'conversations\[0\]'"),
+    ([_ok(1), {**_ok(2), "frames": "f.jpg"}], r"item 1: field 'frames': not a list of file paths"),
+    ([_ok(1), {**_ok(2), "frames": ["a.jpg", 3]}], r"item 1: field 'frames'"),
+    ([{**_ok(1), "audio": ""}], r"item 0: field 'audio': not a file path"),
 ])
 def test_read_items_errors_name_file_item_and_field(tmp_path, data, message):
     with pytest.raises(S.ItemFormatError, match=message):
         S.read_items(_write(tmp_path, data))
+
+
+def test_frames_and_audio_are_read():
+    path_items = [{**_ok(1), "frames": ["v_001.jpg", "v_002.jpg"], "audio": "v.wav"}, _ok(2)]
+    a, b = S._parse_items(path_items, "mem.json")
+    assert (a.frames, a.audio) == (("v_001.jpg", "v_002.jpg"), "v.wav")
+    assert (b.frames, b.audio) == ((), None)
 
 
 def test_predictions_and_alignment_errors(tmp_path):

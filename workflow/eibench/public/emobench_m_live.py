@@ -130,8 +130,11 @@ def item_messages(item: S.Item, media_root: Path, modalities: Sequence[str], max
     plan = _media_plan(item, modalities, max_frames, where)
     if not plan:
         return [{"role": "user", "content": item.prompt}]
-    return [{"role": "user", "content": [*(media.read_media(media_root / rel, kind) for kind, rel in plan),
-                                         item.prompt]}]
+    try:
+        parts = [media.read_media(media_root / rel, kind) for kind, rel in plan]
+    except media.MediaError as e:
+        raise media.MediaError(f"{where}: {e}") from None
+    return [{"role": "user", "content": [*parts, item.prompt]}]
 
 
 def check_items(items: Sequence[S.Item], model: LiveModel, media_root: Path, modalities: Sequence[str],
