@@ -8,7 +8,14 @@ It speaks two protocols on 127.0.0.1:
 Every request of the evaluation protocol (``workflow/eibench/predict/prompts/v1.yaml``) gets a
 valid answer: the task comes from the first line ``TASK: <task>`` of the system text and the
 machine-readable lines (``ANSWER KEYS``, ``COMPARISONS``, ``ITEMS``, the PANAS list, the
-``q1_``/``q2_``/``q3_`` option lines) from the most recent user message that has them. Every
+``q1_``/``q2_``/``q3_`` option lines) from the most recent user message that has them. Two
+more kinds of request are answered (``workflow/eibench/public/emobench_m_live.py``): the
+EmoBench-M judge (``TASK: emobench_m_judge``; the reply is the line ``<name>: <score>`` that the
+last user message asks for, the score drawn within "an integer from <low> to <high>" of the
+system text), and EmoBench-M items (no TASK line; a user message whose text offers "labels as
+your final answer: a, b, c.", "Choose one emotion: ... Choose one intent: ...", or asks to start
+with 'The audience laughed because '; image and audio parts are ignored for the text but, as
+every byte of the request, seed the answer). Every
 choice comes from a PRNG seeded with sha256 of (path, model, messages and system as JSON with
 sorted keys), so the same request always gets the same bytes, in any process. Requests that do
 not match the protocol get the answer ``"I cannot help with that."`` (status 200).
@@ -47,6 +54,7 @@ from typing import Any
 __all__ = [
     "ANTHROPIC_PATH",
     "FAULTS",
+    "JUDGE_TASK",
     "MALFORMED_TEXT",
     "OPENAI_PATH",
     "REFUSAL",
@@ -250,11 +258,49 @@ def _build(task: str, spec: dict[str, Any], rng: random.Random) -> dict[str, Any
     raise ValueError(task)  # pragma: no cover
 
 
+JUDGE_TASK = "emobench_m_judge"
+_LABELS = re.compile(r"labels? as your final answer\s*:\s*([^.]+)\.", re.I)
+_CHOOSE = re.compile(r"choose one (emotion|intent)\s*:\s*([^.]+)\.", re.I)
+_LAUGH = "The audience laughed because "
+
+
+def _emobench_options(text: str) -> list[str]:
+    return [o for o in (x.strip(" '\"") for x in re.split(r",|\band\b|\bor\b", text)) if o]
+
+
+def _answer_emobench(path: str, body: dict[str, Any], task: str | None, rng: random.Random) -> str | None:
+    """The answer to an EmoBench-M judge or item request, or None if the request is neither."""
+    users = [text for role, text in _messages(body) if role == "user"]
+    if not users:
+        return None
+    last = " ".join(users[-1].split())
+    if task == JUDGE_TASK:
+        wanted = re.findall(r"(\S[^:]*?): <score>", users[-1])
+        scale = re.search(r"integer from (\d+) to (\d+)", _system(path, body) or "")
+        if not wanted or not scale:
+            return None
+        return f"{wanted[-1].strip()}: {rng.randint(int(scale.group(1)), int(scale.group(2)))}"
+    if task is not None:
+        return None
+    choose = dict((k.lower(), _emobench_options(v)) for k, v in _CHOOSE.findall(last))
+    if "emotion" in choose and "intent" in choose:
+        return str({"emotion label": rng.choice(choose["emotion"]), "intent label": rng.choice(choose["intent"])})
+    labels = _LABELS.search(last)
+    if labels:
+        return str({"emotion": rng.choice(_emobench_options(labels.group(1)))})
+    if _LAUGH.strip() in last:
+        return _LAUGH + rng.choice(_DRAFT_SENTENCES).lower()
+    return None
+
+
 def _answer(path: str, body: dict[str, Any], wrap_json: bool) -> tuple[str, bytes]:
     """(answer text, seed digest) for a parsed request body."""
     digest = _seed(path, body)
     task = task_of(path, body)
     if task not in TASKS:
+        text = _answer_emobench(path, body, task, random.Random(int.from_bytes(digest, "big")))
+        if text is not None:
+            return text, digest
         return REFUSAL, digest
     rng = random.Random(int.from_bytes(digest, "big"))
     if task == "draft":

@@ -1,7 +1,8 @@
 """EmoBench-M per-item scoring: upstream label extraction (every case), accuracy and weighted F1
 against hand computation (and sklearn where installed), invalid accounting, joint emotion_intent,
-BLEU-4 and ROUGE-L on hand-computed examples, the judge hook, clear format errors, and the
-mirror's format_examples files."""
+BLEU-4 and ROUGE-L on hand-computed examples, the judge hook, clear format errors, the
+mirror's format_examples files, and the scenario label sets of emobench_m_labels.yaml (FGDEA's
+conflict resolved, checked against the mirror's scenarios.csv)."""
 
 from __future__ import annotations
 
@@ -251,13 +252,8 @@ def test_judge_scores_are_checked():
         S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 11, "multimodal": 1})
     with pytest.raises(ValueError, match="'multimodal' = None"):
         S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 1})
-    assert S.parse_judge_reply('Scores: {"logic": 7, "multimodal association": 6}') == {"logic": 7.0,
-                                                                                          "multimodal": 6.0}
-    with pytest.raises(ValueError, match="no JSON object"):
-        S.parse_judge_reply("seven and six")
-    messages = S.judge_messages("PROMPT", "REF", "OUT")
-    assert [m["role"] for m in messages] == ["system", "user"]
-    assert all(x in messages[1]["content"] for x in ("PROMPT", "REF", "OUT"))
+    assert S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 5, "multimodal": 1},
+                              scale=(1, 5))["total"] == 6.0
 
 
 # ------------------------------------------------------------------------------ reading and errors
@@ -282,10 +278,20 @@ def _ok(i):
      r"item 1: field 'conversations': no turn with from='gpt'"),
     ([_ok(1), _ok(1)], r"item 1: field 'id': duplicate id '1' \(first at item 0\)"),
     ([_ok(1), {"id": 2, "conversations": [{"from": "human"}]}], r"item 1: field 'conversations\[0\]'"),
+    ([_ok(1), {**_ok(2), "frames": "f.jpg"}], r"item 1: field 'frames': not a list of file paths"),
+    ([_ok(1), {**_ok(2), "frames": ["a.jpg", 3]}], r"item 1: field 'frames'"),
+    ([{**_ok(1), "audio": ""}], r"item 0: field 'audio': not a file path"),
 ])
 def test_read_items_errors_name_file_item_and_field(tmp_path, data, message):
     with pytest.raises(S.ItemFormatError, match=message):
         S.read_items(_write(tmp_path, data))
+
+
+def test_frames_and_audio_are_read():
+    path_items = [{**_ok(1), "frames": ["v_001.jpg", "v_002.jpg"], "audio": "v.wav"}, _ok(2)]
+    a, b = S._parse_items(path_items, "mem.json")
+    assert (a.frames, a.audio) == (("v_001.jpg", "v_002.jpg"), "v.wav")
+    assert (b.frames, b.audio) == ((), None)
 
 
 def test_predictions_and_alignment_errors(tmp_path):
@@ -333,3 +339,80 @@ def test_format_example_with_unknown_shape_is_refused(tmp_path):
     path.write_text(json.dumps({"instruction": "x", "examples": [{"video": "a.mp4"}]}), encoding="utf-8")
     with pytest.raises(S.ItemFormatError, match="odd.json: field 'examples': no known shape"):
         S.read_format_example(path)
+
+
+# ------------------------------------------------------------------------------ scenario label sets
+
+
+def test_every_scenario_has_its_label_set_and_source():
+    specs = S.scenario_specs()
+    assert {s.scenario for s in specs.values()} == {"SOER", "SPER", "OSA", "EIA", "SEA", "FGDEA", "PEA", "FCDEA",
+                                                    "CEIA", "MPDER", "HU", "SD", "LR"}
+    assert S.scenario_spec("scea") is S.scenario_spec("SEA")  # the stock scenario's other name
+    assert S.scenario_spec("MPDER").labels == tuple(MELD)
+    assert S.scenario_spec("SEA").labels == tuple(SEA)
+    ceia = S.scenario_spec("CEIA")
+    assert (ceia.task, ceia.emotions, ceia.intents) == ("emotion_intent", tuple(EMOTIONS), tuple(INTENTS))
+    assert S.scenario_spec("LR").task == "generation"
+    assert all(spec.source for spec in specs.values())
+    with pytest.raises(KeyError, match="unknown EmoBench-M scenario 'XYZ'"):
+        S.scenario_spec("XYZ")
+
+
+def test_fgdea_uses_the_eval_config_set_and_records_the_conflict():
+    spec = S.scenario_spec("FGDEA")
+    assert spec.labels == ("happy", "sad", "neutral", "angry", "worried", "surprise")
+    assert "calm" in spec.conflict and "happiness" in spec.conflict
+    # only FGDEA has sources that disagree
+    assert [s.scenario for s in set(S.scenario_specs().values()) if s.conflict] == ["FGDEA"]
+
+
+def _item(i, prompt, gold):
+    return S.Item(str(i), f"{i}.mp4", prompt, gold)
+
+
+FGDEA_PROMPT = ("Determine the emotion. Choose one of the following labels as your final answer: happy, sad, neutral, "
+                "angry, worried, surprise. Respond in the format: {'emotion': 'label'}.")
+
+
+def test_score_scenario_uses_the_label_file():
+    items = [_item(1, FGDEA_PROMPT, "worried"), _item(2, FGDEA_PROMPT, "happy"), _item(3, FGDEA_PROMPT, "sad")]
+    outputs = ["{'emotion': 'worried'}", "{'emotion': 'happiness'}", "calm"]
+    score = S.score_scenario("FGDEA", items, outputs)
+    # "worried" is a label (not in the paper table's set); "happiness" and "calm" are none (invalid)
+    assert (score["scenario"], score["n_valid"], score["n_invalid"], score["accuracy"]) == ("FGDEA", 1, 2, 1.0)
+    assert score["accuracy_strict"] == pytest.approx(1 / 3)
+    # a gold from the paper table's set is refused: it is no label of the scenario
+    with pytest.raises(ValueError, match="not one of the labels"):
+        S.score_scenario("FGDEA", [_item(1, "Describe it.", "calm")], ["calm"])
+    ceia = S.read_items(DATA / "emotion_intent_items.json")
+    ceia_outputs = S.align(ceia, S.read_predictions(DATA / "emotion_intent_predictions.json"))
+    direct = S.score_emotion_intent([it.gold for it in ceia], ceia_outputs, EMOTIONS, INTENTS).as_dict()
+    assert S.score_scenario("CEIA", ceia, ceia_outputs) == {"scenario": "CEIA", "task": "emotion_intent", **direct}
+    smile = S.read_items(DATA / "smile_items.json")
+    smile_outputs = S.align(smile, S.read_predictions(DATA / "smile_predictions.json"))
+    assert S.score_scenario("LR", smile, smile_outputs)["rouge_l"] == pytest.approx(
+        S.score_generation([it.gold for it in smile], smile_outputs)["rouge_l"])
+
+
+def test_a_prompt_offering_another_label_set_is_refused():
+    paper_table = FGDEA_PROMPT.replace("happy, sad, neutral, angry, worried, surprise",
+                                       "happiness, sadness, anger, surprise, neutral, calm")
+    with pytest.raises(ValueError, match=r"item '1': its prompt offers the labels .*'calm'.* scenario FGDEA"):
+        S.score_scenario("FGDEA", [_item(1, paper_table, "happy")], ["happy"])
+    items = S.read_items(DATA / "classification_items.json")  # MELD prompts
+    with pytest.raises(ValueError, match="scenario OSA"):
+        S.score_scenario("OSA", items, [None] * len(items))
+
+
+def test_label_file_agrees_with_the_mirror_scenarios_csv(emobench_m_dir: Path):
+    import csv
+
+    with open(emobench_m_dir / "scenarios.csv", encoding="utf-8", newline="") as fh:
+        rows = {r["scenario_abbrev"].split(" ")[0]: r for r in csv.DictReader(fh)}
+    for abbrev, row in rows.items():
+        spec = S.scenario_spec(abbrev)
+        if spec.task == "classification" and abbrev != "FGDEA":
+            assert spec.labels == tuple(row["labels"].split("|")), abbrev
+    fgdea = rows["FGDEA"]["labels"]
+    assert "eval code+prompt figure: " + "|".join(S.scenario_spec("FGDEA").labels) in fgdea

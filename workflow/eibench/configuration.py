@@ -163,6 +163,9 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
         elif not (base_dir / path).is_dir():
             problems.append(f"config key 'cohorts.attunebench.path': {path!r} is not a folder")
     for model in config["models"]:
+        if model["kind"] == "anthropic" and "audio" in model.get("modalities", ()):
+            problems.append(f"config key 'models' ({model['name']}): modalities lists audio, but the Anthropic "
+                            "Messages API has no audio input; remove 'audio' (send a transcript as text)")
         if model["kind"] == "outputs_dir":
             root = base_dir / model["path"]
             for mode in config["modes"]:

@@ -3,7 +3,9 @@
 One interface (``Adapter.complete(messages) -> Completion``) with, for every provider:
 retries with exponential backoff and jitter on 429, 5xx, timeouts, broken connections and
 unparseable bodies, honouring Retry-After; a concurrency limit and a requests-per-minute limit
-per model; token accounting. API keys are read from the environment only (the config names
+per model; token accounting. Messages may carry images and audio as content parts
+(``eibench.predict.media``): a request with a modality the model's config does not accept stops
+with a clear error before any call. API keys are read from the environment only (the config names
 the variable), sent in headers only, and never appear in errors, logs, caches or outputs.
 """
 
@@ -19,6 +21,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 import httpx
+
+from . import media
 
 #: Statuses worth retrying: request timeout, too many requests, and every server error.
 RETRY_STATUS = {408, 429} | set(range(500, 600))
@@ -66,10 +70,14 @@ class LiveModel:
     max_retries: int = 5
     max_repairs: int = 2
     params: dict[str, Any] = field(default_factory=dict)  # extra decoding parameters, passed through
+    modalities: tuple[str, ...] = ("text",)  # what the endpoint accepts (text, image, audio)
+    max_media_bytes: int | None = None  # largest image/audio part; None: the provider's limit
 
     @classmethod
     def from_config(cls, entry: dict[str, Any]) -> "LiveModel":
         values = {k: v for k, v in entry.items() if k in cls.__dataclass_fields__ and k != "endpoint"}
+        if "modalities" in values:
+            values["modalities"] = tuple(dict.fromkeys(["text", *values["modalities"]]))
         return cls(endpoint=(entry.get("endpoint") or DEFAULT_ENDPOINTS[entry["kind"]]).rstrip("/"), **values)
 
     def identity(self) -> dict[str, Any]:
@@ -175,14 +183,17 @@ class Adapter:
     def headers(self) -> dict[str, str]:
         raise NotImplementedError
 
-    def payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+    def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         raise NotImplementedError
 
     def read(self, body: Any) -> tuple[str, int, int]:
         raise NotImplementedError
 
-    async def complete(self, messages: list[dict[str, str]]) -> Completion:
-        """One answer, retried on transient failures; CollectionError when it cannot be had."""
+    async def complete(self, messages: list[dict[str, Any]], where: str = "the request") -> Completion:
+        """One answer, retried on transient failures; CollectionError when it cannot be had.
+        A content may be a list of text and media parts; ``media.ModalityError`` (before any
+        call) when the model does not accept one of them (``where`` names the request in it)."""
+        media.check_request(self.model, messages, where)
         url = self.model.endpoint + self.path
         last = ""
         for attempt in range(self.model.max_retries + 1):
@@ -200,7 +211,7 @@ class Adapter:
                 await asyncio.sleep(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
         raise CollectionError(f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}")
 
-    async def _once(self, url: str, messages: list[dict[str, str]]) -> Completion:
+    async def _once(self, url: str, messages: list[dict[str, Any]]) -> Completion:
         start = time.perf_counter()
         self.calls += 1
         try:
@@ -240,7 +251,8 @@ class OpenAICompatible(Adapter):
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._key}"} if self._key else {}
 
-    def payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+    def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        messages = [{**m, "content": media.openai_content(m["content"])} for m in messages]
         return {"model": self.model.model_id, "messages": messages, "temperature": self.model.temperature,
                 "max_tokens": self.model.max_tokens, **self.model.params}
 
@@ -265,9 +277,9 @@ class Anthropic(Adapter):
             headers["x-api-key"] = self._key
         return headers
 
-    def payload(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        system = "\n".join(m["content"] for m in messages if m["role"] == "system")
-        rest = [m for m in messages if m["role"] != "system"]
+    def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        system = "\n".join(media.text_of(m["content"]) for m in messages if m["role"] == "system")
+        rest = [{**m, "content": media.anthropic_content(m["content"])} for m in messages if m["role"] != "system"]
         return {"model": self.model.model_id, "system": system, "messages": rest,
                 "max_tokens": self.model.max_tokens, "temperature": self.model.temperature, **self.model.params}
 

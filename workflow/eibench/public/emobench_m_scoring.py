@@ -1,13 +1,19 @@
 """Scoring EmoBench-M-format per-item predictions (Hu et al., arXiv 2502.04424): upstream label
 extraction, accuracy and weighted F1 with invalid-output accounting, joint emotion_intent scoring
-(CEIA), offline generation metrics for Laughter Reasoning (LR: BLEU-4, ROUGE-L) and an LLM-judge
-hook. Pure functions; no network, no model. See docs/emobench_m_scoring.md.
+(CEIA), offline generation metrics for Laughter Reasoning (LR: BLEU-4, ROUGE-L), an LLM-judge
+hook, and the label set of every scenario (``emobench_m_labels.yaml`` beside this module, each
+with its source). Pure functions; no network, no model (the live runs and the live judge are in
+``eibench.public.emobench_m_live``). See docs/emobench_m_scoring.md.
 
 Item shape (one JSON file, a list)::
 
     [{"id": ..., "video": ..., "conversations": [
         {"from": "human", "value": "<video>\\n...prompt"},
         {"from": "gpt", "value": gold}]}]
+
+with, for live multimodal runs, the optional fields "frames" (image files sampled from the video,
+in time order) and "audio" (the clip's audio track as a WAV or MP3 file), paths relative to a
+media root.
 
 Predictions are either a JSON object mapping id -> model output text, or a file in the same item
 shape whose "gpt" turn holds the model's answer instead of the gold (:func:`read_predictions`).
@@ -23,11 +29,13 @@ needs torch and a model download).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
@@ -45,12 +53,15 @@ class ItemFormatError(ValueError):
 @dataclass(frozen=True)
 class Item:
     """One EmoBench-M item: id, video path, the prompt (the "human" turn, without the leading
-    ``<video>`` token) and the gold (the "gpt" turn's value, as written)."""
+    ``<video>`` token), the gold (the "gpt" turn's value, as written) and, for live runs, the
+    video's frames (image files, in time order) and its audio track (a file), if given."""
 
     id: str
     video: str | None
     prompt: str
     gold: Any
+    frames: tuple[str, ...] = ()
+    audio: str | None = None
 
 
 # ------------------------------------------------------------------------------ reading
@@ -103,7 +114,13 @@ def _parse_items(data: Any, path: Path | str) -> list[Item]:
         if prompt.startswith(VIDEO_TOKEN):
             prompt = prompt[len(VIDEO_TOKEN):].lstrip()
         video = raw.get("video")
-        items.append(Item(item_id, None if video is None else str(video), prompt, by_role["gpt"]))
+        frames = raw.get("frames", [])
+        if not isinstance(frames, list) or not all(isinstance(f, str) and f for f in frames):
+            raise _fail(path, i, "frames", "not a list of file paths")
+        audio = raw.get("audio")
+        if audio is not None and not (isinstance(audio, str) and audio):
+            raise _fail(path, i, "audio", "not a file path")
+        items.append(Item(item_id, None if video is None else str(video), prompt, by_role["gpt"], tuple(frames), audio))
     return items
 
 
@@ -496,23 +513,11 @@ def score_generation(references: Sequence[str], outputs: Sequence[str | None]) -
 class Judge(Protocol):
     """An LLM judge for LR: called with the item's prompt, the reference explanation and the
     model's output; returns scores for "logic" and "multimodal" (multimodal association), each
-    on [0, 10]. Live judges are built on the prediction adapters
-    (``eibench.predict.adapters.ADAPTERS`` -> ``OpenAICompatible`` / ``Anthropic``, whose async
-    ``complete(messages)`` returns a ``Completion``); :func:`judge_messages` and
-    :func:`parse_judge_reply` are the request and the reading. Nothing here calls a model."""
+    on the scale given to :func:`judge_generation`. The live judge (a model of the config
+    registry, the versioned judge prompt, invalid replies accounted) is
+    ``eibench.public.emobench_m_live.judge_live``. Nothing here calls a model."""
 
     def __call__(self, prompt: str, reference: str, output: str) -> Mapping[str, float]: ...
-
-
-def judge_messages(prompt: str, reference: str, output: str) -> list[dict[str, str]]:
-    """Chat messages asking a judge for the two LR scores as JSON. Our wording: the upstream judge
-    prompt is not public."""
-    system = ("You grade explanations of why an audience laughed. Score the candidate against the reference on "
-              "two dimensions, each an integer from 0 to 10: logic (is the reasoning coherent and correct?) and "
-              "multimodal (does it associate the verbal, visual and acoustic cues correctly?). Reply with JSON "
-              'only: {"logic": <0-10>, "multimodal": <0-10>}.')
-    user = f"Task given to the model:\n{prompt}\n\nReference explanation:\n{reference}\n\nCandidate explanation:\n{output}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
 def _check_judge_scores(scores: Any, scale: tuple[float, float], where: str) -> dict[str, float]:
@@ -525,21 +530,6 @@ def _check_judge_scores(scores: Any, scale: tuple[float, float], where: str) -> 
             raise ValueError(f"{where}: judge score {dim!r} = {value!r} is not a number in {list(scale)}")
         out[dim] = float(value)
     return out
-
-
-def parse_judge_reply(text: str, scale: tuple[float, float] = (0, 10)) -> dict[str, float]:
-    """The two scores from a judge's reply: the first JSON object in the text (key "multimodal
-    association" accepted for "multimodal"). ValueError when absent or out of ``scale``."""
-    match = re.search(r"\{.*?\}", text, flags=re.DOTALL)
-    if not match:
-        raise ValueError(f"no JSON object in the judge reply {text[:80]!r}")
-    try:
-        data = json.loads(match.group(0))
-    except json.JSONDecodeError as e:
-        raise ValueError(f"the judge reply's JSON does not parse ({e})") from None
-    if isinstance(data, dict) and "multimodal" not in data and "multimodal association" in data:
-        data["multimodal"] = data["multimodal association"]
-    return _check_judge_scores(data, scale, "judge reply")
 
 
 def judge_generation(prompts: Sequence[str], references: Sequence[str], outputs: Sequence[str | None],
@@ -556,6 +546,99 @@ def judge_generation(prompts: Sequence[str], references: Sequence[str], outputs:
     n = len(per_item)
     means = {k: (sum(s[k] for s in per_item) / n if n else math.nan) for k in ("logic", "multimodal", "total")}
     return {"n": n, **means, "per_item": per_item}
+
+
+# ------------------------------------------------------------------------------ scenarios
+
+TASKS = ("classification", "emotion_intent", "generation")
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """A scenario's scoring spec from ``emobench_m_labels.yaml``: its task, label set(s) (labels
+    for classification; emotions and intents for emotion_intent; none for generation), the
+    source of the labels and, where sources disagree, the recorded conflict."""
+
+    scenario: str
+    name: str
+    dimension: str
+    task: str
+    labels: tuple[str, ...] = ()
+    emotions: tuple[str, ...] = ()
+    intents: tuple[str, ...] = ()
+    source: str = ""
+    conflict: str | None = None
+
+
+@functools.cache
+def scenario_specs() -> dict[str, ScenarioSpec]:
+    """Every scenario's spec, keyed by abbreviation (aliases included, e.g. SCEA -> SEA)."""
+    import yaml
+
+    path = resources.files(__package__).joinpath("emobench_m_labels.yaml")
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    specs: dict[str, ScenarioSpec] = {}
+    for key, entry in raw["scenarios"].items():
+        if entry["task"] not in TASKS:
+            raise ValueError(f"{path}: scenario {key}: field 'task': {entry['task']!r} is not one of {TASKS}")
+        spec = ScenarioSpec(
+            key, entry["name"], entry["dimension"], entry["task"],
+            tuple(normalise_label(x) for x in entry.get("labels", ())),
+            tuple(normalise_label(x) for x in entry.get("emotions", ())),
+            tuple(normalise_label(x) for x in entry.get("intents", ())),
+            entry["source"], entry.get("conflict"))
+        needed = {"classification": ("labels",), "emotion_intent": ("emotions", "intents"), "generation": ()}
+        for name in needed[spec.task]:
+            if not getattr(spec, name):
+                raise ValueError(f"{path}: scenario {key}: field {name!r} is missing or empty")
+        for name in (key, *entry.get("aliases", ())):
+            specs[name] = spec
+    return specs
+
+
+def scenario_spec(scenario: str) -> ScenarioSpec:
+    """The spec of one scenario (abbreviation, case-insensitive; "SCEA" is the stock scenario SEA).
+    KeyError naming the known scenarios."""
+    specs = scenario_specs()
+    found = specs.get(scenario.strip().upper())
+    if found is None:
+        raise KeyError(f"unknown EmoBench-M scenario {scenario!r}; known: {', '.join(sorted(specs))}")
+    return found
+
+
+def check_prompt_labels(items: Sequence[Item], spec: ScenarioSpec) -> None:
+    """ValueError when an item's prompt prints a label set other than the scenario's (as sets):
+    the outputs would be read against labels the model was not offered. Prompts that print no
+    list are not checked."""
+    kinds = {"classification": (("labels", spec.labels),),
+             "emotion_intent": (("emotion", spec.emotions), ("intent", spec.intents))}.get(spec.task, ())
+    for item in items:
+        for kind, expected in kinds:
+            try:
+                printed = labels_from_prompt(item.prompt, kind)
+            except ValueError:
+                continue
+            if set(printed) != set(expected):
+                raise ValueError(
+                    f"item {item.id!r}: its prompt offers the {kind} {printed}, but scenario {spec.scenario}'s set "
+                    f"(emobench_m_labels.yaml: {spec.source}) is {list(expected)}; fix the items or the label file")
+
+
+def score_scenario(scenario: str, items: Sequence[Item], outputs: Sequence[str | None]) -> dict[str, Any]:
+    """Scores of one scenario with its label set from ``emobench_m_labels.yaml``: accuracy and
+    weighted F1 (classification), joint emotion_intent (CEIA), or the offline generation metrics
+    (LR). The items' prompts are checked against the set first (:func:`check_prompt_labels`)."""
+    spec = scenario_spec(scenario)
+    if len(items) != len(outputs):
+        raise ValueError(f"{len(items)} items but {len(outputs)} outputs")
+    check_prompt_labels(items, spec)
+    golds = [it.gold for it in items]
+    head = {"scenario": spec.scenario, "task": spec.task}
+    if spec.task == "classification":
+        return {**head, **score_classification(golds, outputs, spec.labels).as_dict()}
+    if spec.task == "emotion_intent":
+        return {**head, **score_emotion_intent(golds, outputs, spec.emotions, spec.intents).as_dict()}
+    return {**head, **score_generation([str(g) for g in golds], outputs)}
 
 
 # ------------------------------------------------------------------------------ format_examples
