@@ -4,6 +4,7 @@ writing generated release-format files to a folder."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,12 @@ def write_files(files: dict, folder: Path) -> list[Path]:
     return list_json_files(folder)
 
 
+# Variables that would move a tool's state (matplotlib's, jupyter's, caches, temporary files) out
+# of $HOME and TMPDIR: unset for the small run, which gets a home and a TMPDIR of its own.
+STATE_VARIABLES = ("MPLCONFIGDIR", "EIBENCH_MPLCONFIGDIR_PID", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                   "XDG_RUNTIME_DIR", "JUPYTER_RUNTIME_DIR", "PYTHONPYCACHEPREFIX", "TMP", "TEMP", "TEMPDIR")
+
+
 @pytest.fixture(scope="session")
 def small_run(tmp_path_factory):
     """The whole DAG on the small config in a fresh copy of the repository, once per test
@@ -55,8 +62,8 @@ def small_run(tmp_path_factory):
     home.mkdir()
     tmp.mkdir()
     before = file_states(work)
-    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml",
-                    env={"HOME": str(home), "TMPDIR": str(tmp)})
+    env = {k: v for k, v in os.environ.items() if k not in STATE_VARIABLES} | {"HOME": str(home), "TMPDIR": str(tmp)}
+    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml", env=env)
     assert run.returncode == 0, run.stderr[-4000:]
     after = file_states(work)
     written = {"repo": sorted(p for p in after if before.get(p) != after[p]), "removed": sorted(set(before) - set(after)),

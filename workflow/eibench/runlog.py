@@ -4,10 +4,6 @@ Use ``with rule_log(snakemake) as log:`` in a rule script. An exception is writt
 with its full message and re-raised, so Snakemake stops the job, removes its partial outputs
 and shows the message. A job that succeeds ends its log with one provenance line (rule, script,
 wildcards, inputs, outputs, params) that the manifest (rule manifest) reads back.
-
-Inside the block the job has a private temporary directory (``TMPDIR`` and ``tempfile``'s
-default), made under Snakemake's ``resources.tmpdir`` (node-local on a cluster) and removed when
-the block ends, whatever the job left in it: jobs running at once never share a temporary file.
 """
 
 from __future__ import annotations
@@ -15,9 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -53,30 +47,11 @@ def rule_log(smk: Any) -> Iterator[logging.Logger]:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not one line per HTTP request
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     logger = logging.getLogger(smk.rule)
-    with job_tmpdir(smk.rule):
-        try:
-            yield logger
-        except Exception as exc:
-            logger.error("%s: %s", type(exc).__name__, exc)
-            raise
+    try:
+        yield logger
+    except Exception as exc:
+        logger.error("%s: %s", type(exc).__name__, exc)
+        raise
     # Snakemake runs a copy of the script and sets __file__ of __main__ to the original path.
     script = getattr(sys.modules.get("__main__"), "__file__", None)
     logger.info("%s%s", PROVENANCE_TAG, json.dumps(provenance(smk, script), sort_keys=True))
-
-
-@contextmanager
-def job_tmpdir(name: str) -> Iterator[Path]:
-    """A fresh private directory under the current temporary directory, made the default of
-    ``tempfile`` and ``TMPDIR`` (for subprocesses) inside the block, then removed."""
-    scratch = Path(tempfile.mkdtemp(prefix=f"eibench-{name}-"))
-    previous_env, previous_default = os.environ.get("TMPDIR"), tempfile.tempdir
-    os.environ["TMPDIR"], tempfile.tempdir = str(scratch), str(scratch)
-    try:
-        yield scratch
-    finally:
-        tempfile.tempdir = previous_default
-        if previous_env is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = previous_env
-        shutil.rmtree(scratch, ignore_errors=True)

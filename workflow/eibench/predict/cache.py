@@ -292,8 +292,11 @@ class ResponseCache:
         os.close(self._fd)
         self._fd = -1
         if self._own and (self.stores or _count(self.snapshot) != len(self._own)):
-            records, _ = read_journal(self.path)
-            publish_sqlite(records, self.snapshot)
+            try:
+                records, _ = read_journal(self.path)
+                publish_sqlite(records, self.snapshot)
+            except (OSError, sqlite3.Error) as e:  # the journal keeps every answer: only other jobs' hits wait
+                log.warning("%s: snapshot not published (%s); the next run of this job publishes it", self.snapshot, e)
 
 
 def _count(path: Path) -> int | None:
