@@ -3,6 +3,8 @@ writing generated release-format files to a folder."""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -40,13 +42,31 @@ def write_files(files: dict, folder: Path) -> list[Path]:
     return list_json_files(folder)
 
 
+# Variables that would move a tool's state (matplotlib's, jupyter's, caches, temporary files) out
+# of $HOME and TMPDIR: unset for the small run, which gets a home and a TMPDIR of its own.
+STATE_VARIABLES = ("MPLCONFIGDIR", "EIBENCH_MPLCONFIGDIR_PID", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                   "XDG_RUNTIME_DIR", "JUPYTER_RUNTIME_DIR", "PYTHONPYCACHEPREFIX", "TMP", "TEMP", "TEMPDIR")
+
+
 @pytest.fixture(scope="session")
 def small_run(tmp_path_factory):
     """The whole DAG on the small config in a fresh copy of the repository, once per test
     session (shared by tests/workflow/ and tests/paper/)."""
-    from .workflow.conftest import copy_repo, snakemake
+    from .workflow.conftest import copy_repo, file_states, snakemake
 
-    work = copy_repo(tmp_path_factory.mktemp("run") / "repo")
-    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml")
+    root = tmp_path_factory.mktemp("run")
+    work = copy_repo(root / "repo")
+    # A home and a temporary directory of its own, so that what the jobs write outside the
+    # repository is seen too (tests/workflow/test_workflow.py::test_jobs_write_only_...).
+    home, tmp = root / "home", root / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    before = file_states(work)
+    env = {k: v for k, v in os.environ.items() if k not in STATE_VARIABLES} | {"HOME": str(home), "TMPDIR": str(tmp)}
+    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml", env=env)
     assert run.returncode == 0, run.stderr[-4000:]
+    after = file_states(work)
+    written = {"repo": sorted(p for p in after if before.get(p) != after[p]), "removed": sorted(set(before) - set(after)),
+               "home": sorted(file_states(home, directories=True)), "tmp": sorted(file_states(tmp, directories=True))}
+    (root / "written.json").write_text(json.dumps(written, indent=1))
     return work

@@ -6,13 +6,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import sqlite3
 import time
 
 import httpx
 import pytest
 from eibench.predict.adapters import Anthropic, CollectionError, LiveModel, RateLimiter, retry_after_seconds
-from eibench.predict.cache import ResponseCache, request_key
 from eibench.predict.collect import collect_shard
 from eibench.predict.prompts import PromptSet
 from eibench.release.read import list_json_files, read_em_outputs
@@ -222,25 +220,6 @@ def test_the_cache_key_holds_the_model_identity(small_views, tmp_path):
         _collect(small_views[:1], _model(llm, revision="2025-01"), tmp_path, name="c")  # another revision
         _collect(small_views[:1], _model(llm, temperature=0.7), tmp_path, name="d")  # other decoding
         assert llm.count == 4 * before
-
-
-def test_cache_entries_are_never_overwritten_and_siblings_are_read(tmp_path):
-    from eibench.predict.cache import Entry
-
-    key = request_key({"model_id": "m"}, "v1", [{"role": "user", "content": "hi"}], 0)
-    a = ResponseCache(tmp_path, "shard-0")
-    a.put(key, {"x": 1}, Entry("first", 1, 1, 0.1, "t"))
-    a.put(key, {"x": 1}, Entry("second", 1, 1, 0.1, "t"))
-    assert a.get(key).text == "first" and len(a) == 1
-    assert a._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    a.close()
-    b = ResponseCache(tmp_path, "shard-1")  # another shard reads shard-0 read-only
-    assert b.get(key).text == "first"
-    with pytest.raises(sqlite3.OperationalError):
-        b._others[0].execute("DELETE FROM responses")
-    b.close()
-    assert request_key({"model_id": "m"}, "v2", [{"role": "user", "content": "hi"}], 0) != key
-    assert request_key({"model_id": "m"}, "v1", [{"role": "user", "content": "hi"}], 1) != key
 
 
 def test_rate_limit_spaces_requests():

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from eibench.predict.cache import request_key
+from eibench.predict.cache import read_journal, read_sqlite, request_key
 from eibench.release.tidy import GOLD_TABLES
 from eibench.tables import write_parquet
 
@@ -28,11 +27,12 @@ def _run(gold: Path, endpoint: str, cache: Path, out: Path) -> subprocess.Popen:
 
 
 def _stored_keys(cache: Path) -> set[str]:
+    """Every key stored whole: the journals' complete lines and the published files."""
     keys = set()
+    for path in cache.rglob("*.jsonl"):
+        keys |= {r.key for r in read_journal(path)[0]}
     for path in cache.rglob("*.sqlite"):
-        db = sqlite3.connect(path)
-        keys |= {k for (k,) in db.execute("SELECT key FROM responses")}
-        db.close()
+        keys |= {r.key for r in read_sqlite(path)}
     return keys
 
 

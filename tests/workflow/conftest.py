@@ -20,9 +20,9 @@ def copy_repo(dest: Path) -> Path:
     return dest
 
 
-def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, timeout: int = 900, env: dict | None = None) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("snakemake")
-    return subprocess.run([str(exe), *args], cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([str(exe), *args], cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def digests(root: Path, *folders: str) -> dict[str, str]:
@@ -37,3 +37,16 @@ def digests(root: Path, *folders: str) -> dict[str, str]:
 
 # The session fixture small_run (the whole DAG on the small config) lives in tests/conftest.py,
 # so that the workflow tests and the paper's reader tests (tests/paper/) share one run.
+
+
+def file_states(root: Path, directories: bool = False) -> dict[str, tuple[int, int]]:
+    """Size and modification time (ns) of every file under ``root`` (and every folder, as
+    (-1, 0), when ``directories``), keyed by relative path."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            out[str(path.relative_to(root))] = (stat.st_size, stat.st_mtime_ns)
+        elif directories and path.is_dir():
+            out[str(path.relative_to(root))] = (-1, 0)
+    return out

@@ -64,6 +64,25 @@ def test_manifest_lists_every_file_with_its_sha256_and_job(small_run):
     assert all(p in job["output"] or any(p.startswith(o + "/") for o in job["output"]) for p, job in owner.items())
 
 
+def test_jobs_write_only_their_outputs_and_logs(small_run):
+    """Cluster-safe rules: the run changes only declared outputs (results/, the paper), logs and
+    Snakemake's own .snakemake/; it leaves nothing in the home folder (no matplotlib or other
+    tool cache shared between jobs) and nothing in the temporary directory."""
+    written = json.loads((small_run.parent / "written.json").read_text())
+    assert not written["removed"]
+    outside = [p for p in written["repo"] if not p.startswith(("results/", "paper/build/", "logs/", ".snakemake/"))]
+    assert not outside, outside
+    manifest = json.loads((small_run / "results" / "manifest.json").read_text())
+    declared = {e["path"] for e in manifest["files"] if e["job"] is not None} | {"results/manifest.json"}
+    undeclared = [p for p in written["repo"] if p.startswith(("results/", "paper/build/")) and p not in declared]
+    assert not undeclared, undeclared
+    assert all(p.endswith(".log") for p in written["repo"] if p.startswith("logs/"))
+    # Snakemake itself keeps a per-run copy of the sources under ~/.cache/snakemake (the engine's, not a job's)
+    home = [p for p in written["home"] if p != ".cache" and not p.startswith(".cache/snakemake")]
+    assert not home, home
+    assert not written["tmp"], written["tmp"]
+
+
 def test_bad_conversation_file_fails_before_scoring_and_writes_nothing(tmp_path):
     work = copy_repo(tmp_path / "repo")
     cohort = tmp_path / "release"

@@ -5,13 +5,17 @@ from pathlib import Path
 
 import typst
 from eibench.runlog import rule_log
+from eibench.tables import atomic_path
 
 with rule_log(snakemake) as log:  # noqa: F821
     out = Path(snakemake.output.pdf)
     out.parent.mkdir(parents=True, exist_ok=True)
     pdf = typst.compile(snakemake.input.main, root=".", timestamp=snakemake.params.timestamp)
-    tmp = out.with_suffix(".pdf.tmp")
-    tmp.write_bytes(pdf)
-    tmp.replace(out)
+    tmp = atomic_path(out)  # a unique sibling: nothing half-written under the output's name
+    try:
+        tmp.write_bytes(pdf)
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
     log.info("compiled %s (%d bytes, timestamp %s)", out, len(pdf),
              datetime.datetime.fromtimestamp(snakemake.params.timestamp, datetime.timezone.utc).isoformat())

@@ -1,1 +1,23 @@
-"""Tables, figures and the numbers file that the manuscript reads."""
+"""Tables, figures and the numbers file that the manuscript reads.
+
+Importing this package gives the process its own matplotlib configuration folder (unless
+``MPLCONFIGDIR`` was set by the user): a fresh directory under the temporary directory (in a
+workflow job, Snakemake's ``resources.tmpdir``), removed at exit. By default matplotlib would
+read a ``matplotlibrc`` from the user's home and write its font cache there: state shared by
+every job on every node of a cluster, rewritten in place under a lock file (unreliable on a
+network file system), and a user's settings leaking into the figures. The price is the font
+list, rebuilt once per process (one to a few seconds). A subprocess that inherits the variable
+from a process that set it here makes its own folder too.
+"""
+
+import atexit
+import os
+import shutil
+import tempfile
+
+_OWNER = "EIBENCH_MPLCONFIGDIR_PID"  # the process that made the folder in MPLCONFIGDIR
+
+if "MPLCONFIGDIR" not in os.environ or os.environ.get(_OWNER, str(os.getpid())) != str(os.getpid()):
+    _config = tempfile.mkdtemp(prefix="eibench-matplotlib-")
+    os.environ["MPLCONFIGDIR"], os.environ[_OWNER] = _config, str(os.getpid())
+    atexit.register(shutil.rmtree, _config, True)
