@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import sqlite3
 
 import httpx
 import pytest
 import yaml
 from eibench.predict import media
 from eibench.predict.adapters import ADAPTERS, LiveModel
-from eibench.predict.cache import ResponseCache
+from eibench.predict.cache import ResponseCache, read_journal, read_sqlite
 from eibench.public import emobench_m_live as L
 from eibench.public import emobench_m_scoring as S
 
@@ -111,9 +110,11 @@ def test_the_cache_stores_digests_not_base64(items_file, tmp_path):
     items = S.read_items(items_file)
     with FakeLLM() as llm:
         predict(live(llm), items, tmp_path / "cache", items_file.parent / "media")
-    db = sqlite3.connect(tmp_path / "cache" / "emobench_m-predict.sqlite")
-    requests = [json.loads(r) for (r,) in db.execute("SELECT request FROM responses")]
-    db.close()
+    records, damaged = read_journal(tmp_path / "cache" / "emobench_m-predict.jsonl")
+    assert damaged == 0
+    requests = [json.loads(r.request) for r in records]
+    published = [json.loads(r.request) for r in read_sqlite(tmp_path / "cache" / "emobench_m-predict.snapshot.sqlite")]
+    assert sorted(map(json.dumps, published)) == sorted(map(json.dumps, requests))
     assert len(requests) == 4
     parts = requests[0]["messages"][0]["content"]
     assert [p["type"] for p in parts] == ["image"] * 5 + ["audio", "text"]
