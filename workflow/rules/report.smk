@@ -210,7 +210,7 @@ rule paper_numbers:
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)
-        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATIONS},
+        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
     output:
         numbers=report(
             "results/paper/numbers.json",
@@ -278,7 +278,7 @@ rule paper_numbers:
         versions=PACKAGE_VERSIONS,
         command=REBUILD_COMMAND,
         prediction_sets=prediction_sets(),
-        replications=REPLICATIONS,
+        replications=REPLICATION_ANALYSES,
     log:
         "logs/report/paper_numbers.log",
     script:
