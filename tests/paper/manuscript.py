@@ -271,13 +271,22 @@ def headings(src: str) -> list[str]:
     return [h for h in out if h]
 
 
+def _unconditional(src: str, pattern: str) -> int:
+    """Matches of ``pattern`` outside any #if/#for/#while block (shown by every build)."""
+    scanner = _Scanner(src)
+    scanner.markup(0, closing=False)
+    return sum(1 for m in re.finditer(pattern, src) if not any(lo <= m.start() < hi for lo, hi in scanner.branches))
+
+
 def n_image_figures(src: str) -> int:
-    return len(re.findall(r"#figure\(\s*image\(", src))
+    """Figures every build shows (a figure inside an #if block, e.g. of a replication, is left out)."""
+    return _unconditional(src, r"#figure\(\s*image\(")
 
 
 def n_table_figures(src: str) -> int:
-    """Tables: ``#figure(table(...))`` and calls of the manuscript's ``csv-table`` helper."""
-    return len(re.findall(r"#figure\(\s*table\(", src)) + len(re.findall(r"#csv-table\(", src))
+    """Tables every build shows: ``#figure(table(...))`` and calls of the manuscript's
+    ``csv-table`` helper outside any #if block."""
+    return _unconditional(src, r"#figure\(\s*table\(") + _unconditional(src, r"#csv-table\(")
 
 
 #: The accessors of paper/main.typ that print or read one entry of numbers.json by its key.

@@ -96,14 +96,24 @@ def test_the_paper_reports_the_replications_from_the_mirrors(tmp_path):
     work = copy_repo(tmp_path / "repo")
     (work / "config" / "here.yaml").write_text(
         "replications:\n  include: [eqbench, emobench_m]\n  eqbench: {draws: 40}\n  emobench_m: {n_bootstrap: 40}\n"
+        "  cross_benchmark: {n_bootstrap: 40, n_permutations: 1000}\n"
         f"datasets:\n  eqbench: {{mirror: {SHARED_DATA / 'eqbench'}}}\n"
         f"  emobench_m: {{mirror: {SHARED_DATA / 'emobench_m'}}}\n")
     run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml", "config/here.yaml")
     assert run.returncode == 0, run.stderr[-4000:]
     numbers = json.loads((work / "results/paper/numbers.json").read_text())
-    assert numbers["meta"]["replications"] == ["eqbench", "emobench_m"]
+    assert numbers["meta"]["replications"] == ["eqbench", "emobench_m", "cross_benchmark"]
     assert numbers["entries"]["eqbench.n_within"]["value"] == 86
+    cross = numbers["entries"]
+    assert cross["cross_benchmark.n_exact_pairs"]["value"] == 0
+    assert cross["cross_benchmark.n_family_units"]["value"] >= 3
+    assert cross["cross_benchmark.developer_tau"]["rule"] == "cross_benchmark_replication"
+    assert "ci_display" in cross["cross_benchmark.developer_tau"]
+    for name in ("pairs.csv", "agreement.csv", "units.csv", "table.csv", "summary.json"):
+        assert (work / "results/public/cross_benchmark" / name).is_file()
     text = " ".join(" ".join(p.extract_text() for p in PdfReader(work / "paper/build/paper.pdf").pages).split())
     assert "EQ-Bench (Paech" in text and "EmoBench-M (Hu et al." in text
     assert "recompute 86 of the stored benchmark scores" in text
     assert "section on replications alone analyses public data" in text
+    assert "Across the two benchmarks" in text and "Rank agreement between EQ-Bench and EmoBench-M" in text
+    assert "not as evidence that the benchmarks agree" in text

@@ -40,6 +40,9 @@ for _name in REPLICATIONS:
     _why = unavailable(_name, config["datasets"][_name], Path("results/data") / _name)
     if _why:
         raise WorkflowError(f"replications.include lists {_name!r}, but {_why}")
+# The analyses the paper reports on public data: each included dataset's replication, and the
+# cross-benchmark agreement whenever both EQ-Bench and EmoBench-M are included.
+REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobench_m"} <= set(REPLICATIONS) else [])
 # The reproducibility statement of the paper: the state of the source tree, the package
 # versions of this environment and the command of this run, read when the workflow is parsed.
 # They are params of paper_numbers (report.smk), so a new commit, a change to an uncommitted tree, a package

@@ -24,6 +24,9 @@ rule paper:
         figure_simulation="results/figures/simulation.svg",
         figure_rank_intervals="results/figures/rank_intervals.svg",
         dictionary="results/scores/data_dictionary.csv",
+        # the cross-benchmark table, when the paper reports it (REPLICATION_ANALYSES)
+        **({"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
+           if "cross_benchmark" in REPLICATION_ANALYSES else {}),
     output:
         pdf=report(
             "paper/build/paper.pdf",

@@ -40,3 +40,25 @@ rule emobench_m_replication:
         "logs/public/emobench_m_replication.log",
     script:
         "../scripts/emobench_m_replication.py"
+
+
+rule cross_benchmark_replication:
+    """EQ-Bench against EmoBench-M: rank agreement on the model families both cover (run when
+    replications.include names both; docs/cross_benchmark.md)."""
+    input:
+        eqbench="results/data/eqbench",
+        emobench_m="results/data/emobench_m",
+        mapping="workflow/eibench/public/model_families.csv",
+    output:
+        pairs="results/public/cross_benchmark/pairs.csv",
+        agreement="results/public/cross_benchmark/agreement.csv",
+        units="results/public/cross_benchmark/units.csv",
+        table="results/public/cross_benchmark/table.csv",
+        summary="results/public/cross_benchmark/summary.json",
+    params:
+        settings=config["replications"]["cross_benchmark"],
+        seed=config["seed"],
+    log:
+        "logs/public/cross_benchmark_replication.log",
+    script:
+        "../scripts/cross_benchmark_replication.py"

@@ -210,7 +210,7 @@ rule paper_numbers:
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)
-        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATIONS},
+        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
         # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
         **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
     output:
@@ -280,7 +280,7 @@ rule paper_numbers:
         versions=PACKAGE_VERSIONS,
         command=REBUILD_COMMAND,
         prediction_sets=prediction_sets(),
-        replications=REPLICATIONS,
+        replications=REPLICATION_ANALYSES,
         ranked_roles=ANALYSED_ROLES,
     log:
         "logs/report/paper_numbers.log",

@@ -7,6 +7,8 @@ strings and bools, ready for numbers.json).
 - EmoBench-M: the published averages recomputed, rank independence across its dimensions and
   scenarios, discriminability from each scenario's binomial error, and the human gaps
   (docs/emobench_m.md).
+- Cross-benchmark: rank agreement between the two where their model families overlap
+  (docs/cross_benchmark.md).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import cross_benchmark as xb
 from . import emobench_m, eqbench
 
 
@@ -88,3 +91,57 @@ def emobench_m_replication(directory: str | Path, n_bootstrap: int, seed: int,
     tables = {"averages": averages, "rank_pairs": ranks.tau, "concordance": ranks.w,
               "discriminability": disc.summary, "human_gaps": gaps.summary}
     return tables, summary
+
+
+def cross_benchmark_replication(eqbench_dir: str | Path, emobench_m_dir: str | Path, n_bootstrap: int,
+                                n_permutations: int, rng: np.random.Generator, mapping: str | Path = xb.MAPPING_FILE,
+                                level: float = 0.95) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+    """Rank agreement between EQ-Bench and EmoBench-M on the units of each matching rule.
+
+    ``n_bootstrap``: item-bootstrap (EQ-Bench) and binomial (EmoBench-M) redraws for the
+    measurement intervals, and resamples of the units for the model intervals;
+    ``n_permutations``: re-pairings for the permutation p-value (exact when n! is fewer);
+    ``rng``: the caller seeds it. Tables: ``pairs`` (every matched model pair and its level),
+    ``agreement`` (rule x measure), ``units`` (the units' members and scores). The summary
+    holds the counts per rule and the agreement on the overall EmoBench-M score of the
+    ``family`` rule (the primary one) and the ``developer`` rule.
+    """
+    version, table = xb.read_mapping(mapping)
+    eq = eqbench.load(eqbench_dir)
+    items = eqbench.item_scores(eq.answers)
+    eq_scores = eqbench.benchmark_scores(items)["recomputed_unrounded"]
+    em = emobench_m.load(emobench_m_dir)
+    em_raw = emobench_m.score_matrix(em, complete=False)
+    for bench, names in (("eqbench", set(eq_scores.index)), ("emobench_m", set(em_raw.index))):
+        listed = set(table.loc[table["benchmark"] == bench, "model"])
+        unlisted, unknown = sorted(names - listed), sorted(listed - names)
+        if unlisted or unknown:
+            raise xb.MappingError(
+                f"{mapping}: the {bench} rows do not match the data: not listed {unlisted[:5]}, not in the data "
+                f"{unknown[:5]}; fix: one row per model name of the data (docs/cross_benchmark.md)")
+    em_scores = xb.emobench_m_measures(em_raw, em.dimension_of)
+    # only the models that can enter a unit are redrawn (memory: models x draws x items)
+    official = table.loc[(table["benchmark"] == "eqbench") & xb.eligible(table), "model"]
+    eq_scores = eq_scores.reindex(sorted(official))
+    matrix = eqbench.item_matrix(items).reindex(eq_scores.index)
+    eq_draws, em_draws = xb.measurement_draws(matrix, em_raw, em.n, em.dimension_of, n_bootstrap, rng)
+    agreement, unit_table = xb.agreement_table(table, eq_scores, em_scores, eq_draws, em_draws, n_bootstrap,
+                                               n_permutations, rng, level)
+    pairs = xb.pairs(table)
+    summary: dict[str, Any] = {
+        "mapping_version": xb.version_number(version),
+        "n_eqbench_models": int((table["benchmark"] == "eqbench").sum()),
+        "n_eqbench_official": int(((table["benchmark"] == "eqbench") & (table["tuning"] == "official")).sum()),
+        "n_emobench_m_models": int((table["benchmark"] == "emobench_m").sum()),
+    }
+    overall = agreement[agreement["measure"] == "overall"].set_index("rule")
+    for rule in xb.LEVELS:
+        summary[f"n_{rule}_pairs"] = int((pairs["level"] == rule).sum())
+        summary[f"n_{rule}_units"] = int(overall.loc[rule, "n_units"])
+    for rule in ("family", "developer"):
+        r = overall.loc[rule]
+        for key in ("tau", "rho", "p_permutation", "tau_lo_items", "tau_hi_items", "tau_lo_models", "tau_hi_models"):
+            summary[f"{rule}_{key}"] = float(r[key])
+        summary[f"{rule}_n_eqbench_models"] = int(r["n_eqbench_models"])
+        summary[f"{rule}_n_emobench_m_models"] = int(r["n_emobench_m_models"])
+    return {"pairs": pairs, "agreement": agreement, "units": unit_table}, summary
