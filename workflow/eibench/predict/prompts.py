@@ -27,6 +27,19 @@ PANAS_TASKS = {"absolute": "post_panas_absolute", "delta": "post_panas_delta", "
 OMNISCIENT = ("omniscient", "verbose_omniscient")
 
 
+def read_prompt_file(file_name: str, version: str, what: str = "prompt set") -> tuple[str, dict[str, Any]]:
+    """The text and parsed YAML of ``prompts/<file_name>`` (this package's versioned prompt data),
+    checked to declare ``version``; FileNotFoundError / ValueError name the file and the version."""
+    path = resources.files(__package__).joinpath("prompts", file_name)
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} {version!r} not found (expected {path})")
+    text = path.read_text(encoding="utf-8")
+    raw = yaml.safe_load(text)
+    if raw.get("version") != version:
+        raise ValueError(f"{what} file {path} declares version {raw.get('version')!r}, not {version!r}")
+    return text, raw
+
+
 @dataclass(frozen=True)
 class Request:
     """One question to a model: its task, where it belongs and the chat messages.
@@ -51,13 +64,7 @@ class PromptSet:
     @classmethod
     @cache
     def load(cls, version: str) -> "PromptSet":
-        path = resources.files(__package__).joinpath("prompts", f"{version}.yaml")
-        if not path.is_file():
-            raise FileNotFoundError(f"prompt set {version!r} not found (expected {path})")
-        text = path.read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
-        if raw.get("version") != version:
-            raise ValueError(f"prompt file {path} declares version {raw.get('version')!r}, not {version!r}")
+        text, raw = read_prompt_file(f"{version}.yaml", version)
         instrument_files = resources.files(instrument.__name__)
         digest = hashlib.sha256(text.encode())
         for name in ("binary_questions.csv", "pairwise_questions.csv", "panas_items.csv", "survey_options.json"):

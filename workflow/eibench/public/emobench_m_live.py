@@ -31,7 +31,6 @@ import re
 import sys
 from dataclasses import asdict, dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from string import Template
 from typing import Any, Mapping, Sequence
@@ -42,6 +41,7 @@ import yaml
 from ..predict import media
 from ..predict.adapters import ADAPTERS, Adapter, Completion, LiveModel, RequestRefused
 from ..predict.cache import Entry, ResponseCache, request_key
+from ..predict.prompts import read_prompt_file
 from . import emobench_m_scoring as S
 
 ITEM_PROMPT_VERSION = "emobench-m-items/v1"
@@ -190,17 +190,10 @@ class JudgePrompt:
     @classmethod
     @cache
     def load(cls, version: str = "v1") -> "JudgePrompt":
-        from .. import predict
-
-        path = resources.files(predict.__name__).joinpath("prompts", f"emobench_m_judge_{version}.yaml")
-        if not path.is_file():
-            raise FileNotFoundError(f"judge prompt {version!r} not found (expected {path})")
-        text = path.read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
-        if raw.get("version") != version:
-            raise ValueError(f"judge prompt file {path} declares version {raw.get('version')!r}, not {version!r}")
+        text, raw = read_prompt_file(f"emobench_m_judge_{version}.yaml", version, "judge prompt")
         if set(raw.get("dimensions", {})) != set(S.JUDGE_DIMENSIONS):
-            raise ValueError(f"judge prompt file {path}: field 'dimensions' must hold {list(S.JUDGE_DIMENSIONS)}")
+            raise ValueError(f"judge prompt emobench_m_judge_{version}.yaml: field 'dimensions' must hold "
+                             f"{list(S.JUDGE_DIMENSIONS)}")
         return cls(version, raw, hashlib.sha256(text.encode()).hexdigest()[:16])
 
     @property
