@@ -20,9 +20,9 @@ def copy_repo(dest: Path) -> Path:
     return dest
 
 
-def snakemake(workdir: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, timeout: int = 900, env: dict | None = None) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("snakemake")
-    return subprocess.run([str(exe), *args], cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([str(exe), *args], cwd=workdir, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def digests(root: Path, *folders: str) -> dict[str, str]:

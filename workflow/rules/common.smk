@@ -15,6 +15,7 @@ from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 
+from eibench.cluster import read_declared
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
@@ -134,3 +135,20 @@ def stats_params(*keys):
     return {"stats": {k: section[k] for k in ("mode", "rule_set", *keys)}, "seed": config["seed"],
             "roles": model_roles()}
 
+
+
+# Cluster resources (docs/cluster.md): each rule's threads, memory (MB) and wall time (minutes),
+# derived from the peaks its benchmark: file measured (benchmarks/rule_resources.csv, regenerated
+# by benchmarks/rule_resources.py). A rule without a row there takes the profile's default-resources.
+RULE_RESOURCES = read_declared(REPO / "benchmarks/rule_resources.csv")
+
+
+def measured(rule):
+    """The resources: of a rule from its measured peaks; memory and time double at each retry,
+    so a cluster job killed for exceeding them comes back with twice as much (the SLURM profile
+    allows retries; a local run has none)."""
+    row = RULE_RESOURCES.get(rule)
+    if row is None:
+        return {}
+    return {"mem_mb": lambda wildcards, attempt: row["mem_mb"] * 2 ** (attempt - 1),
+            "runtime": lambda wildcards, attempt: row["runtime"] * 2 ** (attempt - 1)}
