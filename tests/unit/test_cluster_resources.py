@@ -94,3 +94,31 @@ def test_rule_log_runs_the_job_in_its_own_temporary_folder(tmp_path):
         inside = Path(tempfile.gettempdir())
         assert inside.parent == tmp_path
     assert not inside.exists()
+
+
+def _profile(name: str) -> dict:
+    import yaml
+
+    return yaml.safe_load((REPO / "profiles" / name / "config.yaml").read_text())
+
+
+def _rules() -> set[str]:
+    import re
+
+    return {m for f in (REPO / "workflow" / "rules").glob("*.smk")
+            for m in re.findall(r"^\s*rule (\w+):", f.read_text(), re.M)}
+
+
+def test_the_workflow_profile_leaves_the_cluster_settings_to_the_slurm_profile():
+    """Snakemake applies profiles/default on top of --profile, key by key: a key in both would
+    silently take the workflow profile's value."""
+    default, slurm = _profile("default"), _profile("slurm")
+    assert not default.keys() & slurm.keys(), default.keys() & slurm.keys()
+    assert slurm["executor"] == "slurm" and slurm["slurm-status-command"] == "squeue"
+
+
+def test_the_groups_and_the_measured_resources_name_rules_of_the_workflow():
+    rules = _rules()
+    grouped = {entry.split("=")[0] for entry in _profile("slurm")["groups"]}
+    assert grouped <= rules, grouped - rules
+    assert read_declared(REPO / "benchmarks" / "rule_resources.csv").keys() <= rules

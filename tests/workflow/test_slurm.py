@@ -64,7 +64,9 @@ def test_slurm_run_gives_the_bytes_of_the_local_run(cluster, small_run, tmp_path
     assert run.returncode == 0, out[-6000:] + "\n" + _job_logs(work) + "\n" + cluster.logs()
     assert "Falling back to 'sacct'" not in out
     submitted = set(re.findall(r"submitted with SLURM jobid (\d+)", out))
-    assert submitted, "no job went through SLURM:\n" + out[-3000:]
+    jobs = int(re.search(r"^total\s+(\d+)$", out, re.M).group(1)) - 1  # less the target rule `all`
+    # the profile's groups: one cluster job per group of small rules (docs/cluster.md)
+    assert 0 < len(submitted) <= jobs // 2, (len(submitted), jobs)
     assert not cluster.queue()
 
     local = digests(small_run, "results", "paper/build")
