@@ -12,7 +12,8 @@ peaks, and :func:`declare` turns a peak into what the rule asks a scheduler for:
   ``MIN_RUNTIME_MIN``.
 
 The resulting table (``benchmarks/rule_resources.csv``) is read back by :func:`read_declared`
-when the workflow is parsed (``workflow/rules/common.smk``). Pure functions, no Snakemake import.
+when the workflow is parsed (``workflow/rules/common.smk``); a rule without a row asks for
+``DEFAULT_MEM_MB`` and ``DEFAULT_RUNTIME_MIN``. Pure functions, no Snakemake import.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ MEM_STEP_MB = 128
 MIN_MEM_MB = 512
 TIME_HEADROOM = 3.0
 MIN_RUNTIME_MIN = 5
+#: What a rule without a measurement asks for (a new rule, or one the measured run did not run).
+DEFAULT_MEM_MB = 2048
+DEFAULT_RUNTIME_MIN = 60
 
 #: Columns of the resources table, in order.
 COLUMNS = ("rule", "jobs", "max_rss_mb", "max_s", "max_load", "mem_mb", "runtime")
@@ -86,7 +90,7 @@ def summarise(benchmarks: pd.DataFrame) -> pd.DataFrame:
 
 def read_declared(path: Path) -> dict[str, dict[str, int]]:
     """rule -> {"mem_mb", "runtime"} from a resources table written by
-    :func:`summarise`; an absent file gives {} (every rule then takes the profile's defaults).
+    :func:`summarise`; an absent file gives {} (every rule then takes the defaults).
     A row with a missing or non-integer value raises ValueError naming the file, rule and column."""
     path = Path(path)
     if not path.exists():
