@@ -4,6 +4,9 @@ Use ``with rule_log(snakemake) as log:`` in a rule script. An exception is writt
 with its full message and re-raised, so Snakemake stops the job, removes its partial outputs
 and shows the message. A job that succeeds ends its log with one provenance line (rule, script,
 wildcards, inputs, outputs, params) that the manifest (rule manifest) reads back.
+
+Inside the block the job has a temporary folder of its own (:func:`job_tmpdir`): jobs that share
+a node of a cluster, or a machine, never see each other's temporary files.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -36,6 +41,34 @@ def provenance(smk: Any, script: str | None) -> dict[str, Any]:
             "input": _paths(smk.input), "output": _paths(smk.output), "params": params}
 
 
+TMP_VARIABLES = ("TMPDIR", "TMP", "TEMP", "TEMPDIR")
+
+
+@contextmanager
+def job_tmpdir(smk: Any) -> Iterator[Path]:
+    """A fresh folder inside the job's ``tmpdir`` resource (Snakemake's default: the system's
+    temporary folder as the job sees it, on a cluster the node's scratch space), set as TMPDIR
+    (and TMP, TEMP, TEMPDIR) for the job and what it starts, and as Python's ``tempfile``
+    folder; removed with its contents when the block ends, whether or not it raised."""
+    resources = getattr(smk, "resources", None)
+    base = getattr(resources, "tmpdir", None) or tempfile.gettempdir()
+    path = Path(tempfile.mkdtemp(prefix=f"eibench-{smk.rule}-", dir=base))
+    saved_env = {name: os.environ.get(name) for name in TMP_VARIABLES}
+    saved_tempdir = tempfile.tempdir
+    os.environ.update({name: str(path) for name in TMP_VARIABLES})
+    tempfile.tempdir = str(path)
+    try:
+        yield path
+    finally:
+        tempfile.tempdir = saved_tempdir
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        shutil.rmtree(path, ignore_errors=True)
+
+
 @contextmanager
 def rule_log(smk: Any) -> Iterator[logging.Logger]:
     log_file = Path(smk.log[0])
@@ -48,7 +81,8 @@ def rule_log(smk: Any) -> Iterator[logging.Logger]:
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     logger = logging.getLogger(smk.rule)
     try:
-        yield logger
+        with job_tmpdir(smk):
+            yield logger
     except Exception as exc:
         logger.error("%s: %s", type(exc).__name__, exc)
         raise

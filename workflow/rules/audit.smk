@@ -20,5 +20,10 @@ rule manifest:
         logs="logs",
     log:
         "logs/audit/manifest.log",
+    benchmark:
+        "logs/benchmarks/manifest.tsv"
+    threads: 1
+    resources:
+        **measured("manifest"),
     script:
         "../scripts/audit_manifest.py"

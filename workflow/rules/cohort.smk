@@ -11,6 +11,11 @@ rule synthetic_cohort:
         seed=config["seed"],
     log:
         "logs/cohort/synthetic_cohort.log",
+    benchmark:
+        "logs/benchmarks/synthetic_cohort.tsv"
+    threads: 1
+    resources:
+        **measured("synthetic_cohort"),
     script:
         "../scripts/generate_cohort.py"
 
@@ -27,6 +32,11 @@ rule ingest_conversations:
         report_all=config["ingest"]["report_all_errors"],
     log:
         "logs/cohort/ingest_conversations.log",
+    benchmark:
+        "logs/benchmarks/ingest_conversations.tsv"
+    threads: 1
+    resources:
+        **measured("ingest_conversations"),
     script:
         "../scripts/ingest_conversations.py"
 

@@ -14,5 +14,10 @@ rule fetch_dataset:
         spec=lambda wc: config["datasets"][wc.dataset],
     log:
         "logs/data/fetch_{dataset}.log",
+    benchmark:
+        "logs/benchmarks/fetch_dataset/{dataset}.tsv"
+    threads: 1
+    resources:
+        **measured("fetch_dataset"),
     script:
         "../scripts/fetch_dataset.py"

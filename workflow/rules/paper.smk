@@ -39,5 +39,10 @@ rule paper:
         timestamp=config["paper"]["timestamp"],
     log:
         "logs/paper/paper.log",
+    benchmark:
+        "logs/benchmarks/paper.tsv"
+    threads: 1
+    resources:
+        **measured("paper"),
     script:
         "../scripts/build_paper.py"

@@ -22,6 +22,11 @@ if SIMULATED:
             romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
         log:
             "logs/predict/simulated/{mode}/predict_simulated.log",
+        benchmark:
+            "logs/benchmarks/predict_simulated/{mode}.tsv"
+        threads: 1
+        resources:
+            **measured("predict_simulated"),
         script:
             "../scripts/predict_simulated.py"
 
@@ -41,6 +46,11 @@ rule predict_baseline:
         seed=config["seed"],
     log:
         "logs/predict/{model}/{mode}/predict_baseline.log",
+    benchmark:
+        "logs/benchmarks/predict_baseline/{model}/{mode}.tsv"
+    threads: 1
+    resources:
+        **measured("predict_baseline"),
     script:
         "../scripts/predict_baseline.py"
 
@@ -66,6 +76,11 @@ rule collect_live:
         seed=config["seed"],
     log:
         "logs/predict/{model}/{mode}/collect_live_shard-{shard}.log",
+    benchmark:
+        "logs/benchmarks/collect_live/{model}/{mode}/{shard}.tsv"
+    threads: 1
+    resources:
+        **measured("collect_live"),
     script:
         "../scripts/collect_live.py"
 

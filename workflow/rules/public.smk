@@ -17,6 +17,11 @@ rule eqbench_replication:
         seed=config["seed"],
     log:
         "logs/public/eqbench_replication.log",
+    benchmark:
+        "logs/benchmarks/eqbench_replication.tsv"
+    threads: 1
+    resources:
+        **measured("eqbench_replication"),
     script:
         "../scripts/eqbench_replication.py"
 
@@ -38,6 +43,11 @@ rule emobench_m_replication:
         seed=config["seed"],
     log:
         "logs/public/emobench_m_replication.log",
+    benchmark:
+        "logs/benchmarks/emobench_m_replication.tsv"
+    threads: 1
+    resources:
+        **measured("emobench_m_replication"),
     script:
         "../scripts/emobench_m_replication.py"
 

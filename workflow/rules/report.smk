@@ -17,6 +17,11 @@ rule figure_leaderboard:
         mode=MODES[0],
     log:
         "logs/report/figure_leaderboard.log",
+    benchmark:
+        "logs/benchmarks/figure_leaderboard.tsv"
+    threads: 1
+    resources:
+        **measured("figure_leaderboard"),
     script:
         "../scripts/figure_leaderboard.py"
 
@@ -36,6 +41,11 @@ rule figure_rank_correlations:
         ),
     log:
         "logs/report/figure_rank_correlations.log",
+    benchmark:
+        "logs/benchmarks/figure_rank_correlations.tsv"
+    threads: 1
+    resources:
+        **measured("figure_rank_correlations"),
     script:
         "../scripts/figure_rank_correlations.py"
 
@@ -56,6 +66,11 @@ rule figure_profiles:
         metrics=list(config["statistics"]["principal_metrics"]),
     log:
         "logs/report/figure_profiles.log",
+    benchmark:
+        "logs/benchmarks/figure_profiles.tsv"
+    threads: 1
+    resources:
+        **measured("figure_profiles"),
     script:
         "../scripts/figure_profiles.py"
 
@@ -74,6 +89,11 @@ rule figure_discriminability:
         ),
     log:
         "logs/report/figure_discriminability.log",
+    benchmark:
+        "logs/benchmarks/figure_discriminability.tsv"
+    threads: 1
+    resources:
+        **measured("figure_discriminability"),
     script:
         "../scripts/figure_discriminability.py"
 
@@ -95,6 +115,11 @@ rule figure_subgroups:
         topic_metric="composite",
     log:
         "logs/report/figure_subgroups.log",
+    benchmark:
+        "logs/benchmarks/figure_subgroups.tsv"
+    threads: 1
+    resources:
+        **measured("figure_subgroups"),
     script:
         "../scripts/figure_subgroups.py"
 
@@ -113,6 +138,11 @@ rule figure_drift:
         ),
     log:
         "logs/report/figure_drift.log",
+    benchmark:
+        "logs/benchmarks/figure_drift.tsv"
+    threads: 1
+    resources:
+        **measured("figure_drift"),
     script:
         "../scripts/figure_drift.py"
 
@@ -131,6 +161,11 @@ rule figure_humans:
         ),
     log:
         "logs/report/figure_humans.log",
+    benchmark:
+        "logs/benchmarks/figure_humans.tsv"
+    threads: 1
+    resources:
+        **measured("figure_humans"),
     script:
         "../scripts/figure_humans.py"
 
@@ -153,6 +188,11 @@ rule figure_simulation:
         coverage_bar=0.90,  # the acceptance bar drawn for the coverage of the planted effects
     log:
         "logs/report/figure_simulation.log",
+    benchmark:
+        "logs/benchmarks/figure_simulation.tsv"
+    threads: 1
+    resources:
+        **measured("figure_simulation"),
     script:
         "../scripts/figure_simulation.py"
 
@@ -173,6 +213,11 @@ rule figure_rank_intervals:
         metric="composite",
     log:
         "logs/report/figure_rank_intervals.log",
+    benchmark:
+        "logs/benchmarks/figure_rank_intervals.tsv"
+    threads: 1
+    resources:
+        **measured("figure_rank_intervals"),
     script:
         "../scripts/figure_rank_intervals.py"
 
@@ -284,5 +329,10 @@ rule paper_numbers:
         ranked_roles=ANALYSED_ROLES,
     log:
         "logs/report/paper_numbers.log",
+    benchmark:
+        "logs/benchmarks/paper_numbers.tsv"
+    threads: 1
+    resources:
+        **measured("paper_numbers"),
     script:
         "../scripts/paper_numbers.py"

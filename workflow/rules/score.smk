@@ -18,6 +18,11 @@ rule score_model:
         report_all=config["ingest"]["report_all_errors"],
     log:
         "logs/score/{model}/{mode}/score_model.log",
+    benchmark:
+        "logs/benchmarks/score_model/{model}/{mode}.tsv"
+    threads: 1
+    resources:
+        **measured("score_model"),
     script:
         "../scripts/score_model.py"
 
@@ -43,5 +48,10 @@ rule aggregate_scores:
         ranked_roles=ANALYSED_ROLES,
     log:
         "logs/score/aggregate_scores.log",
+    benchmark:
+        "logs/benchmarks/aggregate_scores.tsv"
+    threads: 1
+    resources:
+        **measured("aggregate_scores"),
     script:
         "../scripts/aggregate_scores.py"

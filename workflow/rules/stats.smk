@@ -20,6 +20,11 @@ rule stats_uncertainty:
         **stats_params(*RESAMPLING, "principal_metrics"),
     log:
         "logs/stats/uncertainty.log",
+    benchmark:
+        "logs/benchmarks/stats_uncertainty.tsv"
+    threads: 1
+    resources:
+        **measured("stats_uncertainty"),
     script:
         "../scripts/stats_uncertainty.py"
 
@@ -36,6 +41,11 @@ rule stats_ranks:
         **stats_params(*RESAMPLING, "alpha", "independence_margin", "principal_metrics", "split_halves"),
     log:
         "logs/stats/ranks.log",
+    benchmark:
+        "logs/benchmarks/stats_ranks.tsv"
+    threads: 1
+    resources:
+        **measured("stats_ranks"),
     script:
         "../scripts/stats_ranks.py"
 
@@ -51,6 +61,11 @@ rule stats_discriminability:
         **stats_params(*RESAMPLING, "alpha", "claims", "principal_metrics"),
     log:
         "logs/stats/discriminability.log",
+    benchmark:
+        "logs/benchmarks/stats_discriminability.tsv"
+    threads: 1
+    resources:
+        **measured("stats_discriminability"),
     script:
         "../scripts/stats_discriminability.py"
 
@@ -65,6 +80,11 @@ rule stats_subgroups:
         **stats_params("claims"),
     log:
         "logs/stats/subgroups.log",
+    benchmark:
+        "logs/benchmarks/stats_subgroups.tsv"
+    threads: 1
+    resources:
+        **measured("stats_subgroups"),
     script:
         "../scripts/stats_subgroups.py"
 
@@ -82,6 +102,11 @@ rule stats_topics:
                            if c["test"] == "topic_hardest"}),
     log:
         "logs/stats/topics.log",
+    benchmark:
+        "logs/benchmarks/stats_topics.tsv"
+    threads: 1
+    resources:
+        **measured("stats_topics"),
     script:
         "../scripts/stats_topics.py"
 
@@ -97,6 +122,11 @@ rule stats_drift:
         **stats_params(*RESAMPLING, "claims"),
     log:
         "logs/stats/drift.log",
+    benchmark:
+        "logs/benchmarks/stats_drift.tsv"
+    threads: 1
+    resources:
+        **measured("stats_drift"),
     script:
         "../scripts/stats_drift.py"
 
@@ -112,6 +142,11 @@ rule stats_profiles:
         **stats_params(*RESAMPLING, "alpha"),
     log:
         "logs/stats/profiles.log",
+    benchmark:
+        "logs/benchmarks/stats_profiles.tsv"
+    threads: 1
+    resources:
+        **measured("stats_profiles"),
     script:
         "../scripts/stats_profiles.py"
 
@@ -130,6 +165,11 @@ rule stats_humans:
         **stats_params(*RESAMPLING, "alpha", "alt_test_epsilon", "claims"),
     log:
         "logs/stats/humans.log",
+    benchmark:
+        "logs/benchmarks/stats_humans.tsv"
+    threads: 1
+    resources:
+        **measured("stats_humans"),
     script:
         "../scripts/stats_humans.py"
 
@@ -156,6 +196,11 @@ rule stats_claims:
         **stats_params("alpha", "claims"),
     log:
         "logs/stats/claims.log",
+    benchmark:
+        "logs/benchmarks/stats_claims.tsv"
+    threads: 1
+    resources:
+        **measured("stats_claims"),
     script:
         "../scripts/stats_claims.py"
 
@@ -179,6 +224,11 @@ rule stats_simulate:
         part=lambda wc: int(wc.part),
     log:
         "logs/stats/simulate-{kind}-{part}.log",
+    benchmark:
+        "logs/benchmarks/stats_simulate/{kind}/{part}.tsv"
+    threads: 1
+    resources:
+        **measured("stats_simulate"),
     script:
         "../scripts/stats_simulate.py"
 
@@ -195,5 +245,10 @@ rule stats_simulation_summary:
         **stats_params("alpha", "simulation"),
     log:
         "logs/stats/simulation_summary.log",
+    benchmark:
+        "logs/benchmarks/stats_simulation_summary.tsv"
+    threads: 1
+    resources:
+        **measured("stats_simulation_summary"),
     script:
         "../scripts/stats_simulation_summary.py"
