@@ -53,5 +53,10 @@ rule esconv_cohort:
         limit=config["cohorts"]["esconv"]["limit"],
     log:
         "logs/cohort/esconv_cohort.log",
+    benchmark:
+        "logs/benchmarks/esconv_cohort.tsv"
+    threads: 1
+    resources:
+        **measured("esconv_cohort"),
     script:
         "../scripts/adapt_esconv.py"

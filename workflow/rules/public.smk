@@ -70,5 +70,10 @@ rule cross_benchmark_replication:
         seed=config["seed"],
     log:
         "logs/public/cross_benchmark_replication.log",
+    benchmark:
+        "logs/benchmarks/cross_benchmark_replication.tsv"
+    threads: 1
+    resources:
+        **measured("cross_benchmark_replication"),
     script:
         "../scripts/cross_benchmark_replication.py"
