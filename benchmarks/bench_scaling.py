@@ -18,9 +18,9 @@ resident set (VmHWM) of each rule's script process; per stage it records the wal
 CPU time of the jobs. The growth exponents are fitted on CPU time, which other processes on the
 machine do not inflate (wall time is recorded too). They are the log-log slope between 10x and
 50x and the least-squares slope over 1x, 10x and 50x. The table is printed and written to
-benchmarks/results/scaling.csv (one row per configuration, with the machine, date and commit of
+benchmarks/records/scaling.csv (one row per configuration, with the machine, date and commit of
 its measurement; a run of some configurations replaces their rows only);
-benchmarks/results/scaling_rules.csv has the per-rule detail.
+benchmarks/records/scaling_rules.csv has the per-rule detail.
 
 Usage:
 
@@ -45,15 +45,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
+import pandas as pd
 import psutil
 import yaml
+from eibench.report.scaling import FAMILY, GROWTH, RecordError, exponents, paper_table, read_record
 
 REPO = Path(__file__).resolve().parents[1]
 GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache",
              ".hypothesis", "*.egg-info", "build")
-FAMILY = ("1x", "10x", "50x", "100models")
-SIZE_SERIES = ("1x", "10x", "50x")  # the configurations of the growth fit (same models, more conversations)
 SCORING = ("score_model", "aggregate_scores")
 STATISTICS = ("stats_uncertainty", "stats_ranks", "stats_discriminability", "stats_subgroups", "stats_topics",
               "stats_drift", "stats_profiles", "stats_humans", "stats_claims")
@@ -137,6 +136,10 @@ def _vmhwm_kib(pid: int) -> int:
     return 0
 
 
+class Failed(RuntimeError):
+    """A Snakemake invocation of the benchmark failed."""
+
+
 @dataclass
 class Run:
     wall_s: float
@@ -160,7 +163,8 @@ def snakemake(work: Path, args: list[str], sample: bool = False) -> Run:
         thread.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        sys.exit(f"snakemake {' '.join(args)} failed in {work}:\n{err[-4000:]}")
+        raise Failed(f"snakemake {' '.join(args)} failed in {work} (exit code {proc.returncode}):\n"
+                     f"{(err or out)[-4000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Run(wall, cpu, list(sampler.jobs.values()) if sampler else [])
 
@@ -169,7 +173,7 @@ def stage_figures(run: Run, rules: tuple[str, ...]) -> dict:
     jobs = [j for j in run.jobs if j.rule in rules]
     found = {j.rule for j in jobs}
     if not set(rules) <= found:
-        sys.exit(f"no job of {sorted(set(rules) - found)} was seen: was the stage already built?")
+        raise Failed(f"no job of {sorted(set(rules) - found)} was seen: was the stage already built?")
     return {"wall_s": run.wall_s, "cpu_s": sum(j.cpu_s for j in jobs), "peak_mib": max(j.peak_kib for j in jobs) / 1024,
             "jobs": len(jobs), "per_rule": jobs}
 
@@ -230,13 +234,6 @@ def measure(name: str, cores: str) -> tuple[dict, list[dict]]:
     return row, rules
 
 
-def exponent(rows: dict[str, dict], key: str, names: tuple[str, ...]) -> float:
-    """Slope of log(key) against log(conversations) (least squares; exact for two points)."""
-    x = np.log([rows[n]["conversations"] for n in names])
-    y = np.log([rows[n][key] for n in names])
-    return float(np.polyfit(x, y, 1)[0])
-
-
 def machine() -> dict:
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True,
@@ -277,41 +274,43 @@ def main() -> None:
     parser.add_argument("--cores", default="2")
     parser.add_argument("--only", nargs="+", choices=FAMILY, default=list(FAMILY),
                         help="measure these configurations only (their rows of the record are replaced)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results",
+    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "records",
                         help="folder of scaling.csv and scaling_rules.csv")
     args = parser.parse_args()
     info = machine()
     load_before = os.getloadavg()[0]
-    rows, rules = {}, []
+    rows, failed = {}, []
     for name in args.only:
-        rows[name], detail = measure(name, args.cores)
-        rules += detail
+        try:
+            rows[name], detail = measure(name, args.cores)
+        except Failed as err:  # the other configurations are still measured; this row is kept as it was
+            print(f"[{name}] FAILED, its row of the record is unchanged: {err}", flush=True)
+            failed.append(name)
+            continue
+        # Written after each configuration, so a later failure loses nothing measured.
+        write_csv(args.out / "scaling.csv", merged(args.out / "scaling.csv", [{**rows[name], **info}]))
+        write_csv(args.out / "scaling_rules.csv", merged(args.out / "scaling_rules.csv", detail))
     load_after = os.getloadavg()[0]
     print(f"\nmachine: {info['machine']}; commit {info['commit']}; {info['date']}; "
           f"load average {load_before:.1f} before, {load_after:.1f} after")
-    head = ("configuration", "conversations", "models", "dry_run_wall_s", "scoring_cpu_s", "scoring_wall_s",
-            "statistics_cpu_s", "statistics_wall_s", "simulation_cpu_s_per_study", "scoring_peak_mib",
-            "statistics_peak_mib")
-    print("  ".join(f"{h:>14}" for h in head))
-    for row in rows.values():
-        print("  ".join(f"{row[h]!s:>14}" for h in head))
-    if set(SIZE_SERIES) <= rows.keys():
-        print(f"\ngrowth exponent in the number of conversations (CPU time; bar <= {EXPONENT_BAR} between 10x and 50x):")
-        for key in ("scoring_cpu_s", "statistics_cpu_s", "simulation_cpu_s_per_study", "scoring_peak_mib",
-                    "statistics_peak_mib"):
-            pair = exponent(rows, key, ("10x", "50x"))
-            fit = exponent(rows, key, SIZE_SERIES)
-            bar = f"  {'PASS' if pair <= EXPONENT_BAR else 'FAIL'}" if key in ("scoring_cpu_s", "statistics_cpu_s") else ""
-            print(f"  {key:28} 10x->50x {pair:5.2f}   least squares 1x/10x/50x {fit:5.2f}{bar}")
-    if "50x" in rows:
-        dry = rows["50x"]["dry_run_wall_s"]
-        print(f"snakemake -n at 50x: {dry:.1f} s (bar <= {DRY_RUN_BAR_S:.0f} s) {'PASS' if dry <= DRY_RUN_BAR_S else 'FAIL'}")
-    record = merged(args.out / "scaling.csv", [{**row, **info} for row in rows.values()])
-    detail = merged(args.out / "scaling_rules.csv", rules)
-    write_csv(args.out / "scaling.csv", record)
-    write_csv(args.out / "scaling_rules.csv", detail)
-    print(f"\nwrote {args.out / 'scaling.csv'} and {args.out / 'scaling_rules.csv'} "
-          f"(configurations: {', '.join(r['configuration'] for r in record)})")
+    print(f"wrote {args.out / 'scaling.csv'} and {args.out / 'scaling_rules.csv'}"
+          + (f"; FAILED: {', '.join(failed)}" if failed else "") + "\n")
+    try:
+        full = read_record(args.out / "scaling.csv")
+    except RecordError as err:  # a partial family so far: the rows measured now
+        print(f"{err}\n" + "\n".join(str(row) for row in rows.values()))
+        return
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(paper_table(full).to_string(index=False))
+    fitted = exponents(full)
+    verdicts = [f"{GROWTH[col]} {fitted[col]['pair']:.2f} ({'PASS' if fitted[col]['pair'] <= EXPONENT_BAR else 'FAIL'})"
+                for col in ("scoring_cpu_s", "statistics_cpu_s")]
+    dry = float(full.set_index("configuration").loc["50x", "dry_run_wall_s"])
+    print(f"\nbar: CPU-time exponent 10x -> 50x <= {EXPONENT_BAR}: {'; '.join(verdicts)}")
+    print(f"bar: snakemake -n at 50x <= {DRY_RUN_BAR_S:.0f} s: {dry:.1f} s ({'PASS' if dry <= DRY_RUN_BAR_S else 'FAIL'})")
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
+
 
 if __name__ == "__main__":
     main()
