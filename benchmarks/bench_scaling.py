@@ -178,7 +178,8 @@ def stage_figures(run: Run, rules: tuple[str, ...]) -> dict:
             "jobs": len(jobs), "per_rule": jobs}
 
 
-def measure(name: str, cores: str) -> tuple[dict, list[dict]]:
+def measure(name: str, cores: str, work: Path) -> tuple[dict, list[dict]]:
+    """Measure one configuration in ``work``, a fresh copy of the repository."""
     configfile = f"config/scaling/{name}.yaml"
     cfg = yaml.safe_load((REPO / configfile).read_text())
     base = yaml.safe_load((REPO / "config/config.yaml").read_text())
@@ -191,21 +192,18 @@ def measure(name: str, cores: str) -> tuple[dict, list[dict]]:
         sys.exit(f"{configfile}: statistics.simulation.jobs must be 1 (the stage builds part 0 of each kind)")
     n_sim = sim["n_null"] + sim["n_planted"]
     opts = ["--cores", cores, "--configfile", configfile]
-    with tempfile.TemporaryDirectory(prefix=f"scaling-{name}-") as tmp:
-        work = Path(tmp) / "repo"
-        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
-        print(f"[{name}] {n_conv} conversations, {n_models} models: snakemake -n", flush=True)
-        dry = snakemake(work, ["-n", "--quiet", *opts])
-        print(f"[{name}]   {dry.wall_s:.1f} s; data", flush=True)
-        predictions = [f"results/predictions/{m['name']}/default/shard-0" for m in models]
-        data = snakemake(work, [*STAGE_TARGETS["data"], *predictions, *opts])
-        print(f"[{name}]   {data.wall_s:.1f} s", flush=True)
-        stages = {}
-        for stage in ("scoring", "statistics", "simulation"):
-            run = snakemake(work, [*STAGE_TARGETS[stage], *opts], sample=True)
-            stages[stage] = stage_figures(run, STAGE_RULES[stage])
-            print(f"[{name}]   {stage}: {run.wall_s:.1f} s wall, {stages[stage]['cpu_s']:.1f} s CPU of its jobs, "
-                  f"peak {stages[stage]['peak_mib']:.0f} MiB", flush=True)
+    print(f"[{name}] {n_conv} conversations, {n_models} models: snakemake -n", flush=True)
+    dry = snakemake(work, ["-n", "--quiet", *opts])
+    print(f"[{name}]   {dry.wall_s:.1f} s; data", flush=True)
+    predictions = [f"results/predictions/{m['name']}/default/shard-0" for m in models]
+    data = snakemake(work, [*STAGE_TARGETS["data"], *predictions, *opts])
+    print(f"[{name}]   {data.wall_s:.1f} s", flush=True)
+    stages = {}
+    for stage in ("scoring", "statistics", "simulation"):
+        run = snakemake(work, [*STAGE_TARGETS[stage], *opts], sample=True)
+        stages[stage] = stage_figures(run, STAGE_RULES[stage])
+        print(f"[{name}]   {stage}: {run.wall_s:.1f} s wall, {stages[stage]['cpu_s']:.1f} s CPU of its jobs, "
+              f"peak {stages[stage]['peak_mib']:.0f} MiB", flush=True)
     row = {
         "configuration": name,
         "conversations": n_conv,
@@ -280,9 +278,15 @@ def main() -> None:
     info = machine()
     load_before = os.getloadavg()[0]
     rows, failed = {}, []
+    tmp = tempfile.TemporaryDirectory(prefix="scaling-")
+    # Every copy is taken now, so the whole family measures the sources as they were at the start.
+    works = {name: Path(tmp.name) / name for name in args.only}
+    for work in works.values():
+        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
     for name in args.only:
         try:
-            rows[name], detail = measure(name, args.cores)
+            rows[name], detail = measure(name, args.cores, works[name])
+            shutil.rmtree(works[name])
         except Failed as err:  # the other configurations are still measured; this row is kept as it was
             print(f"[{name}] FAILED, its row of the record is unchanged: {err}", flush=True)
             failed.append(name)
@@ -290,6 +294,7 @@ def main() -> None:
         # Written after each configuration, so a later failure loses nothing measured.
         write_csv(args.out / "scaling.csv", merged(args.out / "scaling.csv", [{**rows[name], **info}]))
         write_csv(args.out / "scaling_rules.csv", merged(args.out / "scaling_rules.csv", detail))
+    tmp.cleanup()
     load_after = os.getloadavg()[0]
     print(f"\nmachine: {info['machine']}; commit {info['commit']}; {info['date']}; "
           f"load average {load_before:.1f} before, {load_after:.1f} after")
