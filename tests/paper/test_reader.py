@@ -162,3 +162,15 @@ def test_the_reproducibility_statement_is_printed(reader, small_run):
     assert reader.shows("Reproducibility statement")
     for key in ("repro.git", "repro.command", "repro.config_digest", "repro.input.cohort.sha256"):
         assert reader.shows(numbers[key]["display"]), reader.fail(key, [numbers[key]["display"]])
+
+
+def test_the_scaling_record_is_printed_with_its_provenance(reader, small_run):
+    """The reproducibility section's scaling table: the committed record of one machine, printed
+    with the machine, commit and date it was measured on."""
+    table = (small_run / "results" / "paper" / "tables" / "scaling.csv").read_text().splitlines()
+    meta = json.loads((small_run / "results" / "paper" / "tables" / "scaling.json").read_text())
+    assert reader.shows("Scaling study, measured on")
+    for value in (meta["machine"], meta["commit"], meta["date"], "python benchmarks/bench_scaling.py"):
+        assert reader.shows(value), reader.fail("scaling provenance", [value])
+    missing = [row.split(",")[0] for row in table[1:] if not reader.shows(row.split(",")[0])]
+    assert not missing, reader.fail("scaling rows", missing)

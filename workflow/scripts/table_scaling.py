@@ -1,0 +1,17 @@
+"""Rule table_scaling: the scaling study's measured record (benchmarks/records/scaling.csv),
+validated, as the table of the paper's reproducibility section, with its provenance (machine,
+commit, date) for the caption."""
+
+import json
+
+from eibench.report.scaling import exponents, paper_table, provenance, read_record
+from eibench.runlog import rule_log
+from eibench.tables import write_csv, write_text
+
+with rule_log(snakemake) as log:  # noqa: F821
+    record = read_record(snakemake.input.record)
+    table = paper_table(record)
+    meta = {**provenance(record), "exponents": exponents(record)}
+    write_csv(table, snakemake.output.table)
+    write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", snakemake.output.provenance)
+    log.info("scaling record of %s (commit %s): %d configurations", meta["machine"], meta["commit"], len(record))
