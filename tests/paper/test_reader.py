@@ -6,6 +6,7 @@ images of what the reader would see."""
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import unicodedata
@@ -186,3 +187,16 @@ def test_the_reproducibility_statement_is_printed(reader, small_run):
     assert reader.shows("Reproducibility statement")
     for key in ("repro.git", "repro.command", "repro.config_digest", "repro.input.cohort.sha256"):
         assert reader.shows(numbers[key]["display"]), reader.fail(key, [numbers[key]["display"]])
+
+
+def test_the_scaling_record_is_printed_with_its_provenance(reader, small_run):
+    """The reproducibility section's scaling table: the committed record of one machine, printed
+    with the machine, commit and date it was measured on."""
+    with (small_run / "results" / "paper" / "tables" / "scaling.csv").open(newline="") as f:
+        table = list(csv.reader(f))
+    meta = json.loads((small_run / "results" / "paper" / "tables" / "scaling.json").read_text())
+    assert reader.shows("Scaling study, measured on")
+    for value in (meta["machine"], meta["commit"], meta["date"], "python benchmarks/bench_scaling.py"):
+        assert reader.shows(value), reader.fail("scaling provenance", [value])
+    missing = [row[0] for row in table[1:] if not reader.shows(row[0])]
+    assert not missing, reader.fail("scaling rows", missing)

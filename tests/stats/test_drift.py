@@ -36,9 +36,28 @@ def test_bin_contrast_is_late_minus_early_weighted_means():
     y = np.array([1.0, 3.0, 10.0, 20.0, 40.0])
     b = np.array([0, 0, 1, 2, 2])
     w = np.array([[1.0, 1.0, 1.0, 1.0, 1.0], [3.0, 1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 1.0, 1.0]])
-    got = drift._bin_contrast(y, b, w)
+    got = drift._bin_contrast(y, b, np.arange(5), w)  # each turn its own conversation
     np.testing.assert_allclose(got[:2], [30.0 - 2.0, 40.0 - 1.5])
     assert np.isnan(got[2])  # no early turn drawn
+    # Turns of one conversation share its weight: conversations (0, 1), (2), (3, 4).
+    conv_w = np.array([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    got = drift._bin_contrast(y, b, np.array([0, 0, 1, 2, 2]), conv_w)
+    np.testing.assert_allclose(got[:2], [30.0 - 2.0, 30.0 - 2.0])
+    assert np.isnan(got[2])
+
+
+def test_bootstrap_slopes_equal_the_slopes_of_turn_weights():
+    """Per-conversation sums give the slopes of the [B, n_turns] weights they replace."""
+    rng = np.random.default_rng(3)
+    turns = rng.integers(3, 16, 60)
+    c = np.repeat(np.arange(60), turns)
+    x = np.concatenate([np.arange(t) / (t - 1) for t in turns])
+    y = rng.random(len(x))
+    w = rng.multinomial(60, np.full(60, 1 / 60), size=200).astype(float)
+    np.testing.assert_allclose(drift._bootstrap_slopes(x, y, c, w), drift._weighted_slope(x, y, w[:, c]),
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(drift._bin_contrast(y, drift._bin(x), c, w),
+                               drift._bin_contrast(y, drift._bin(x), np.arange(len(x)), w[:, c]), rtol=1e-12)
 
 
 def _bin_means_by_pandas(turns: pd.DataFrame, metric: str, names: list[str]) -> np.ndarray:

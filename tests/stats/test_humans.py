@@ -125,6 +125,18 @@ def test_krippendorff_matches_the_coincidence_matrix_and_nltk(seed):
                                                                            abs=1e-12)
 
 
+@pytest.mark.parametrize("block", [1, 3, 1024])
+def test_masi_expected_sum_equals_the_pairwise_sum(block):
+    """The vectorised expected-disagreement sum (rows in blocks) is the sum of masi() over every
+    ordered pair of distinct sets, empty sets and mixed label types included."""
+    rng = np.random.default_rng(5)
+    labels = ["joy", "calm", "fear", 3, ("x", 1), "anger"]
+    sets = list({F(x for x in labels if rng.random() < 0.35) for _ in range(60)} | {F()})
+    counts = rng.integers(1, 6, len(sets)).astype(float)
+    pairwise = sum(counts[i] * counts[j] * humans.masi(a, b) for i, a in enumerate(sets) for j, b in enumerate(sets))
+    assert humans._masi_expected(sets, counts, block=block) == pytest.approx(pairwise, rel=1e-12)
+
+
 def test_krippendorff_trivial_cases():
     perfect = {0: [1, 1, 1], 1: [2, 2], 2: [3, 3, 3]}
     assert humans.krippendorff_alpha(perfect, humans.nominal) == 1.0

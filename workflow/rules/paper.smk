@@ -14,6 +14,8 @@ rule paper:
         discriminability_table="results/paper/tables/discriminability.csv",
         null_rates_table="results/paper/tables/simulation_null.csv",
         planted_table="results/paper/tables/simulation_planted.csv",
+        scaling_table="results/paper/tables/scaling.csv",
+        scaling_provenance="results/paper/tables/scaling.json",
         figure_leaderboard="results/figures/leaderboard.svg",
         figure_rank_correlations="results/figures/rank_correlations.svg",
         figure_profiles="results/figures/profiles.svg",

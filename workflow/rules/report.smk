@@ -222,6 +222,26 @@ rule figure_rank_intervals:
         "../scripts/figure_rank_intervals.py"
 
 
+rule table_scaling:
+    """The scaling study's measured record (committed; benchmarks/bench_scaling.py writes it),
+    validated, as the table of the reproducibility section."""
+    input:
+        record="benchmarks/records/scaling.csv",
+    output:
+        table=report(
+            "results/paper/tables/scaling.csv",
+            caption="../report/table_scaling.rst",
+            category="Tables",
+            subcategory="Reproducibility",
+            labels={"table": "scaling", "rule": "table_scaling"},
+        ),
+        provenance="results/paper/tables/scaling.json",
+    log:
+        "logs/report/table_scaling.log",
+    script:
+        "../scripts/table_scaling.py"
+
+
 STATS_FOR_PAPER = {
     "claims": "results/stats/claims.csv",
     "rank_summary": "results/stats/ranks/summary.json",

@@ -25,12 +25,30 @@ def _bin(rel: np.ndarray) -> np.ndarray:
 
 def _weighted_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Least-squares slopes of y on x for each row of weights ``w`` [B, n]."""
-    sw = w.sum(axis=1)
-    mx = (w @ x) / sw
-    my = (w @ y) / sw
-    sxy = w @ (x * y) - sw * mx * my
-    sxx = w @ (x * x) - sw * mx * mx
+    return _slope_from_sums(w.sum(axis=1), w @ x, w @ y, w @ (x * y), w @ (x * x))
+
+
+def _slope_from_sums(sw: np.ndarray, swx: np.ndarray, swy: np.ndarray, swxy: np.ndarray, swxx: np.ndarray) -> np.ndarray:
+    mx = swx / sw
+    my = swy / sw
+    sxy = swxy - sw * mx * my
+    sxx = swxx - sw * mx * mx
     return np.divide(sxy, sxx, out=np.full(len(sw), np.nan), where=sxx > 0)
+
+
+def _per_conversation(c: np.ndarray, values: np.ndarray | None, n: int) -> np.ndarray:
+    """Sum of ``values`` (or the count of turns) per conversation code 0..n-1."""
+    return np.bincount(c, weights=values, minlength=n).astype(float)
+
+
+def _bootstrap_slopes(x: np.ndarray, y: np.ndarray, c: np.ndarray, conv_weights: np.ndarray) -> np.ndarray:
+    """The slopes of y on x in each resample, every turn weighted by its conversation's weight
+    (row of ``conv_weights`` [B, n_conversations]; ``c``: the conversation of each turn).
+
+    The weighted sums over turns are the conversation weights times per-conversation sums, so
+    no [B, n_turns] matrix is built (at 10,000 conversations it would not fit in memory)."""
+    n = conv_weights.shape[1]
+    return _slope_from_sums(*(conv_weights @ _per_conversation(c, v, n) for v in (None, x, y, x * y, x * x)))
 
 
 def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.ndarray) -> tuple[pd.DataFrame, dict]:
@@ -46,26 +64,24 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
         x = t["rel_position"].to_numpy(float)
         y = t[metric].to_numpy(float)
         c = t["conversation_id"].map(conv_index).to_numpy(int)
-        w = conv_weights[:, c]  # each turn weighted by how often its conversation was drawn
         slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
-        boot = _weighted_slope(x, y, w)
+        boot = _bootstrap_slopes(x, y, c, conv_weights)  # each turn weighted by its conversation's draws
         lo, hi = percentile_interval(boot)
         b = _bin(x)
         means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
         bin_means.append(means)
-        late_early = _bin_contrast(y, b, w)
+        late_early = _bin_contrast(y, b, c, conv_weights)
         llo, lhi = percentile_interval(late_early)
         rows.append((metric, name, float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
                      means[2] - means[0], float(llo), float(lhi), len(y)))
         pooled_x.append(x), pooled_y.append(y), pooled_c.append(c)
     x, y, c = np.concatenate(pooled_x), np.concatenate(pooled_y), np.concatenate(pooled_c)
-    w = conv_weights[:, c]
     slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
-    boot = _weighted_slope(x, y, w)
+    boot = _bootstrap_slopes(x, y, c, conv_weights)
     lo, hi = percentile_interval(boot)
     b = _bin(x)
     means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
-    late_early = _bin_contrast(y, b, w)
+    late_early = _bin_contrast(y, b, c, conv_weights)
     llo, lhi = percentile_interval(late_early)
     rows.append((metric, "all evaluated models", float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
                  means[2] - means[0], float(llo), float(lhi), len(y)))
@@ -84,11 +100,14 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
     return table, page
 
 
-def _bin_contrast(y: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Late - early weighted means for each row of weights [B, n]."""
+def _bin_contrast(y: np.ndarray, b: np.ndarray, c: np.ndarray, conv_weights: np.ndarray) -> np.ndarray:
+    """Late - early means in each resample, every turn weighted by its conversation's weight
+    (per-conversation sums, as in ``_bootstrap_slopes``)."""
+    n = conv_weights.shape[1]
     out = []
     for k in (2, 0):
         sel = b == k
-        den = w[:, sel].sum(axis=1)
-        out.append(np.divide(w[:, sel] @ y[sel], den, out=np.full(len(den), np.nan), where=den > 0))
+        den = conv_weights @ _per_conversation(c[sel], None, n)
+        num = conv_weights @ _per_conversation(c[sel], y[sel], n)
+        out.append(np.divide(num, den, out=np.full(len(den), np.nan), where=den > 0))
     return out[0] - out[1]
