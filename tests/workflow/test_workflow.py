@@ -76,7 +76,10 @@ def test_jobs_write_only_their_outputs_and_logs(small_run):
     declared = {e["path"] for e in manifest["files"] if e["job"] is not None} | {"results/manifest.json"}
     undeclared = [p for p in written["repo"] if p.startswith(("results/", "paper/build/")) and p not in declared]
     assert not undeclared, undeclared
-    assert all(p.endswith(".log") for p in written["repo"] if p.startswith("logs/"))
+    # logs/: each job's log, and its benchmark file (the `benchmark:` directive, logs/benchmarks/<rule>*.tsv)
+    logs = [p for p in written["repo"] if p.startswith("logs/")]
+    assert all(p.endswith(".log") or (p.startswith("logs/benchmarks/") and p.endswith(".tsv")) for p in logs), logs
+    assert any(p.startswith("logs/benchmarks/") for p in logs)
     # Snakemake itself keeps a per-run copy of the sources under ~/.cache/snakemake (the engine's, not a job's)
     home = [p for p in written["home"] if p != ".cache" and not p.startswith(".cache/snakemake")]
     assert not home, home
