@@ -31,16 +31,29 @@ except ConfigError as _err:
     raise WorkflowError(str(_err)) from None
 
 CONFIG_DIGEST = digest(config)
-# Replications of the paper on public data: their datasets must be at hand (fetched, mirrored
-# or downloadable), else the run stops here, before any job, saying how to provide them.
+# Public data the run needs: each included replication's dataset, and a real cohort's. It must
+# be at hand (fetched, mirrored or downloadable), else the run stops here, before any job,
+# saying how to provide it.
 REPLICATIONS = list(config["replications"]["include"])
-for _name in REPLICATIONS:
+_needed = {name: f"replications.include lists {name!r}" for name in REPLICATIONS}
+if config["cohort"] == "esconv":
+    _needed["esconv"] = "cohort is 'esconv'"
+for _name, _who in _needed.items():
     if _name not in config["datasets"]:
-        raise WorkflowError(f"replications.include lists {_name!r}, which is not in the dataset registry "
-                            f"(config datasets); restore its entry from config/config.yaml")
+        raise WorkflowError(f"{_who}, which is not in the dataset registry (config datasets); "
+                            f"restore its entry from config/config.yaml")
     _why = unavailable(_name, config["datasets"][_name], Path("results/data") / _name)
     if _why:
-        raise WorkflowError(f"replications.include lists {_name!r}, but {_why}")
+        raise WorkflowError(f"{_who}, but {_why}")
+# A real cohort: no simulated model may "predict" it (the simulator draws answers around the
+# gold: on real data that would be an invented result).
+if config["cohort"] == "esconv":
+    _simulated = [m["name"] for m in config["models"] if m["kind"] == "simulated"]
+    if _simulated:
+        raise WorkflowError(f"cohort is 'esconv' (real conversations), but models lists simulated models "
+                            f"({', '.join(_simulated)}), whose predictions would be drawn around the real gold; "
+                            f"list only baselines, live models or outputs_dir models "
+                            f"(config/esconv.yaml: --configfile config/mirrors.yaml config/esconv.yaml)")
 # The analyses the paper reports on public data: each included dataset's replication, and the
 # cross-benchmark agreement whenever both EQ-Bench and EmoBench-M are included.
 REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobench_m"} <= set(REPLICATIONS) else [])
@@ -50,18 +63,6 @@ REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobe
 # upgrade or another command line reruns paper_numbers and the paper (and nothing else); a
 # second run of the same tree does nothing. A copy of the sources without .git (the tests')
 # reads "not a git checkout".
-# A real cohort: its data must be at hand, and no simulated model may "predict" it (the
-# simulator draws answers around the gold: on real data that would be an invented result).
-if config["cohort"] == "esconv":
-    _why = unavailable("esconv", config["datasets"]["esconv"], Path("results/data/esconv"))
-    if _why:
-        raise WorkflowError(f"cohort is 'esconv', but {_why}")
-    _simulated = [m["name"] for m in config["models"] if m["kind"] == "simulated"]
-    if _simulated:
-        raise WorkflowError(f"cohort is 'esconv' (real conversations), but models lists simulated models "
-                            f"({', '.join(_simulated)}), whose predictions would be drawn around the real gold; "
-                            f"list only baselines, live models or outputs_dir models "
-                            f"(config/esconv.yaml: --configfile config/mirrors.yaml config/esconv.yaml)")
 GIT_STATE = git_state(REPO)
 PACKAGE_VERSIONS = package_versions()
 REBUILD_COMMAND = rebuild_command(workflow.config_settings.configfiles, dict(workflow.config_settings.config),
