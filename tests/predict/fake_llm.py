@@ -79,6 +79,7 @@ TASKS: tuple[str, ...] = (
     "post_panas_delta",
     "post_panas_blind_delta",
     "conversation_wide",
+    "post_chat_ratings",
 )
 FAULTS: tuple[str, ...] = ("400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty")
 REFUSAL = "I cannot help with that."
@@ -183,6 +184,18 @@ def _parse_wide(text: str) -> dict[str, Any] | None:
     return spec
 
 
+_SCALE_LINE = re.compile(r"^([A-Za-z_]+) \((\d+)\.\.(\d+)\):", re.MULTILINE)
+
+
+def _parse_ratings(text: str) -> dict[str, Any] | None:
+    """Post-chat ratings: the ITEMS line and each item's scale from its ``name (low..high):`` line."""
+    keys = _parse_keys("ITEMS")(text)
+    scales = {name: (int(lo), int(hi)) for name, lo, hi in _SCALE_LINE.findall(text)}
+    if keys is None or not set(keys["keys"]) <= set(scales):
+        return None
+    return {"scales": {k: scales[k] for k in keys["keys"]}}
+
+
 _PARSERS = {
     "emotions": _parse_emotions,
     "binary_om_observer": _parse_keys("ANSWER KEYS"),
@@ -194,6 +207,7 @@ _PARSERS = {
     "post_panas_delta": _parse_keys("ITEMS"),
     "post_panas_blind_delta": _parse_keys("ITEMS"),
     "conversation_wide": _parse_wide,
+    "post_chat_ratings": _parse_ratings,
 }
 
 # ----------------------------------------------------------------------------------------------
@@ -255,6 +269,8 @@ def _build(task: str, spec: dict[str, Any], rng: random.Random) -> dict[str, Any
             "q3_followUp_whatFeltOff": [rng.choice(_FELT_OFF)] if rng.random() < 0.3 else [],
             "fourBranchScores": {b: rng.randint(1, 7) for b in _BRANCHES},
         }
+    if task == "post_chat_ratings":
+        return {"ratings": {k: rng.randint(lo, hi) for k, (lo, hi) in spec["scales"].items()}}
     raise ValueError(task)  # pragma: no cover
 
 

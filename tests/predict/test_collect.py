@@ -72,6 +72,17 @@ def test_outputs_are_valid_and_a_rerun_is_served_from_the_cache(small_views, tmp
     assert set(tables["em_runs"]["prompt_version"]) == {"v1"}
 
 
+def test_post_chat_ratings_are_collected_for_a_cohort_that_has_them(small_views, tmp_path):
+    views = [dataclasses.replace(v, rating_items=("empathy", "relevance")) for v in small_views[:2]]
+    with FakeLLM(require_key=SECRET) as llm:
+        stats, _ = _collect(views, _model(llm), tmp_path)
+        asked = [r for r in llm.requests if "TASK: post_chat_ratings" in json.dumps(r["body"])]
+    assert stats["requests"] == sum(PromptSet.count_requests(v) for v in views) and stats["invalid"] == {}
+    assert len(asked) == len(views)
+    ratings = em_tables(read_em_outputs(list_json_files(tmp_path / "out"), "fake-model", "default"))["em_post_chat_ratings"]
+    assert len(ratings) == 2 * len(views) and ratings["rating"].between(1, 5).all()
+
+
 def test_the_anthropic_protocol(small_views, tmp_path):
     with FakeLLM(require_key=SECRET) as llm:
         stats, files = _collect(small_views[:1], _model(llm, "anthropic"), tmp_path)

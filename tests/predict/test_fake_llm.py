@@ -57,6 +57,8 @@ SMALL_USER = {
                          "q2_emotionClarity (one of): " + " | ".join(Q2) + "\n"
                          "q3_modelFit (one of): " + " | ".join(Q3) + "\n"
                          "q3_followUp_whatFeltOff: a list of short phrases\n",
+    "post_chat_ratings": "Predict their ratings.\nempathy (1..5): How empathetic?\nrelevance (1..5): How relevant?\n"
+                         "ITEMS: empathy, relevance\nANSWER FORMAT: {...}",
 }
 
 
@@ -131,6 +133,10 @@ def check_answer(task: str, text: str, keys: list[str] | None = None, words: lis
         assert list(obj["items"]) == (keys or PANAS)
         low, high = (1, 7) if task == "post_panas_absolute" else (-2, 2)
         assert all(isinstance(v, int) and low <= v <= high for v in obj["items"].values())
+    elif task == "post_chat_ratings":
+        assert set(obj) == {"ratings"}
+        assert list(obj["ratings"]) == (keys or ["empathy", "relevance"])
+        assert all(isinstance(v, int) and 1 <= v <= 5 for v in obj["ratings"].values())
     elif task == "conversation_wide":
         opts = options or {"q1_lookingFor": Q1, "q2_emotionClarity": Q2, "q3_modelFit": Q3}
         assert set(obj) == {"q1_lookingFor", "q2_emotionClarity", "q3_modelFit", "q3_followUp_whatFeltOff",
@@ -209,11 +215,16 @@ def render(prompts: dict, task: str, mode: str, seed: int) -> tuple[str, str, di
         "q1_options": " | ".join(opts["q1_lookingFor"]), "q2_options": " | ".join(opts["q2_emotionClarity"]),
         "q3_options": " | ".join(opts["q3_modelFit"]),
     }
+    if task == "post_chat_ratings":
+        ratings = instrument.post_chat_ratings()
+        values["questions"] = "\n".join(f"{r.name} ({r.low}..{r.high}): {r.question}" for r in ratings)
+        values["items"] = ", ".join(r.name for r in ratings)
     spec = prompts["tasks"]["binary_" + task.split("_")[1] if task.startswith("binary_") else task]
     system = Template(spec.get("system") or prompts["system"]).substitute(values)
     user = Template(spec["user"]).substitute(values)
     expect = {
-        "keys": qids if task.startswith("binary_") else comparisons if task == "pairwise" else panas,
+        "keys": (qids if task.startswith("binary_") else comparisons if task == "pairwise"
+                 else [r.name for r in instrument.post_chat_ratings()] if task == "post_chat_ratings" else panas),
         "words": words,
         "options": opts,
     }

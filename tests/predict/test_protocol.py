@@ -116,6 +116,31 @@ def test_parse_panas_and_survey():
     assert "q3_modelFit" in parse("conversation_wide", json.dumps(bad)).problem
 
 
+def test_parse_post_chat_ratings():
+    items = ("empathy", "relevance")
+    assert parse("post_chat_ratings", '{"ratings": {"Empathy": 4.4, "relevance": 2}}', items).value == {
+        "empathy": 4, "relevance": 2}
+    assert "ratings.relevance" in parse("post_chat_ratings", '{"ratings": {"empathy": 4, "relevance": 6}}', items).problem
+    assert "ratings.relevance" in parse("post_chat_ratings", '{"ratings": {"empathy": 4}}', items).problem
+    assert not parse("post_chat_ratings", '{"empathy": 4, "relevance": 2}', items).ok
+
+
+def test_post_chat_ratings_are_asked_only_of_a_cohort_that_has_them(small_views):
+    prompts = PromptSet.load("v1")
+    view = small_views[0]
+    tasks = [r.task for r in prompts.conversation_requests(view, "default", "absolute")]
+    assert "post_chat_ratings" not in tasks and len(tasks) == PromptSet.count_requests(view)
+    rated = dataclasses.replace(view, rating_items=("empathy", "relevance"))
+    requests = prompts.conversation_requests(rated, "default", "absolute")
+    assert len(requests) == PromptSet.count_requests(rated) == len(tasks) + 1
+    last = requests[-1]
+    assert last.task == "post_chat_ratings" and last.turn_number is None and last.expect == ("empathy", "relevance")
+    text = last.messages[1]["content"]
+    assert "empathy (1..5)" in text and "relevance (1..5)" in text and "ITEMS: empathy, relevance" in text
+    # The other requests are unchanged: their cache keys stay valid.
+    assert [r.messages for r in requests[:-1]] == [r.messages for r in prompts.conversation_requests(view, "default", "absolute")]
+
+
 def test_extract_json_takes_the_first_object():
     assert extract_json('text {"a": 1} more {"b": 2}')[0] == {"a": 1}
 
@@ -124,6 +149,7 @@ def test_aggregate_majority_median_and_words():
     assert aggregate("binary_om_observer", [{"B1": "yes"}, {"B1": "no"}, {"B1": "yes"}]) == {"B1": "yes"}
     assert aggregate("pairwise", [{"0": "A"}, {"0": "B"}]) == {"0": "A"}  # tie: the earliest sample
     assert aggregate("post_panas_absolute", [{"Afraid": 1}, {"Afraid": 4}, {"Afraid": 6}]) == {"Afraid": 4}
+    assert aggregate("post_chat_ratings", [{"empathy": 2}, {"empathy": 5}, {"empathy": 4}]) == {"empathy": 4}
     tags = aggregate("emotions", [[{"emotion": "upset", "intensity": 2}], [{"emotion": "upset", "intensity": 6}],
                                   [{"emotion": "afraid", "intensity": 3}]])
     assert tags == [{"emotion": "upset", "intensity": 4}]

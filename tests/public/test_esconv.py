@@ -130,6 +130,7 @@ def test_tiny_dialog_panas_and_nothing_invented():
     assert "conversationWideQuestions" not in conv
     assert conv["esconv"]["seeker_ratings"] == {
         "initial_emotion_intensity": 4, "final_emotion_intensity": 2, "empathy": 5, "relevance": 4}
+    assert conv["postChatRatings"] == {"empathy": 5, "relevance": 4}  # the holistic targets
     ConversationFile.model_validate(conv)
 
 
@@ -146,6 +147,9 @@ def test_missing_final_intensity_and_unmapped_emotion_stay_absent():
     assert conv["prePanas"] == {"items": {"Nervous": 4}}
     assert "postPanas" not in conv
     assert conv["esconv"]["seeker_ratings"]["empathy"] is None
+    assert "postChatRatings" not in conv  # missing ratings are left out, never guessed
+    survey = {"seeker": {"initial_emotion_intensity": "3", "relevance": "2"}}
+    assert esconv.to_release(tiny_dialog(survey_score=survey), 0, "train")["postChatRatings"] == {"relevance": 2}
     conv = esconv.to_release(tiny_dialog(emotion_type="jealousy"), 0, "train")
     assert "prePanas" not in conv and "postPanas" not in conv
 
@@ -170,6 +174,10 @@ def test_tiny_cohort_passes_the_reader(tmp_path):
     assert len(tables["pairwise_comparisons"]) == 0
     assert len(tables["binary_judgements"]) == 6 * len(esconv.MAPPED_QUESTIONS)
     assert tables["binary_judgements"]["gold_om"].eq("yes").sum() == 3 * 2
+    assert counts["with_post_chat_ratings"] == 3
+    assert counts["post_chat_ratings"] == {"empathy": {"5": 3}, "relevance": {"4": 3}}
+    ratings = tables["post_chat_ratings"]
+    assert sorted(ratings["item"]) == ["empathy"] * 3 + ["relevance"] * 3 and set(ratings["rating"]) == {4.0, 5.0}
     # limit keeps the first conversations of each split and removes files of an earlier run
     esconv.write_cohort(source, tmp_path / "out", limit=1)
     assert [p.name for p in list_json_files(tmp_path / "out")] == ["esconv_train_0000.json", "esconv_valid_0000.json"]
@@ -240,6 +248,11 @@ def test_whole_corpus_converts_and_reads(esconv_dir, tmp_path, default_config):
     assert counts["with_pre_panas"] == 1300 - 2
     assert counts["with_post_panas"] == 1300 - 2 - 150
     assert counts["emotion_types"]["jealousy"] == 1 and counts["emotion_types"]["pain"] == 1
+    # Post-chat ratings: empathy and relevance are missing together in the 150 conversations.
+    assert counts["with_post_chat_ratings"] == 1300 - 150
+    ratings = tables["post_chat_ratings"]
+    assert len(ratings) == 2 * (1300 - 150) and ratings["rating"].between(1, 5).all()
+    assert {k: sum(v.values()) for k, v in counts["post_chat_ratings"].items()} == {"empathy": 1150, "relevance": 1150}
     items = tables["panas_items"]
     assert set(items["item"]) <= {w for words in esconv.EMOTION_PANAS.values() for w in words}
     assert items["value"].between(1, 7).all()

@@ -62,12 +62,20 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     counts = json.loads((work / "results/cohort/esconv/counts.json").read_text())
     assert counts["conversations"] == 36 and counts["conversations_per_split"] == {"train": 12, "valid": 12, "test": 12}
 
-    # Nothing invented: the kinds ESConv lacks are undefined, the composite is the behaviour half
-    # of the evaluation pillar (the only pillar left) times 100, per conversation.
+    # Nothing invented: the kinds ESConv lacks are undefined. Two parts are left: the behaviour
+    # half of the evaluation pillar and the post-chat ratings (the holistic pillar), per conversation.
     conv = pd.read_parquet(work / "results/scores/conversation_scores.parquet").query("rule_set == 'parity'")
-    for metric in ("emotion_f1", "tracking", "binary_hp_acc", "pairwise_acc", "four_branch", "holistic"):
+    for metric in ("emotion_f1", "tracking", "binary_hp_acc", "pairwise_acc", "four_branch", "panas_part"):
         assert conv[metric].isna().all(), metric
-    assert (conv["composite"] - (100 * conv["binary_om_acc"]).round(2)).abs().max() < 1e-9
+    rated = conv["post_chat_ratings"].notna()
+    assert rated.any() and (~rated).any()  # ESConv's first conversations include some without ratings
+    assert (conv.loc[rated, "holistic"] - conv.loc[rated, "post_chat_ratings"]).abs().max() < 1e-12
+    assert conv.loc[~rated, "holistic"].isna().all()
+    expected = (100 * (0.49 * conv["binary_om_acc"] + 0.27 * conv["post_chat_ratings"]) / 0.76).where(
+        rated, 100 * conv["binary_om_acc"])
+    assert (conv["composite"] - expected.round(2)).abs().max() < 1e-9
+    preds = pd.read_parquet(work / "results/tables/predictions/prior/default/em_post_chat_ratings.parquet")
+    assert len(preds) == 2 * 36  # every conversation is asked: whether one person rated is not shown
 
     board = pd.read_csv(work / "results/scores/leaderboard.csv").query("rule_set == 'parity'")
     assert sorted(board["em_model"]) == ["chance", "lexicon", "prior"]
@@ -82,6 +90,7 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     entries = numbers["entries"]
     assert entries["esconv.n_conversations"]["value"] == 36
     assert entries["n_absent_kinds"]["value"] == 6
+    assert entries["esconv.n_with_post_chat_ratings"]["value"] == conv.loc[rated, "conversation_id"].nunique() == 31
     assert not math.isnan(entries["top_composite"]["value"])
 
     reader = render_and_read(work / "paper/build/paper.pdf", tmp_path)

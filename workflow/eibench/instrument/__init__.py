@@ -85,6 +85,34 @@ def survey_options() -> dict[str, tuple[str, ...]]:
     return {key.split(" ")[0]: tuple(values) for key, values in raw.items()}
 
 
+@dataclass(frozen=True)
+class RatingItem:
+    """One post-chat rating of the assistant by the person, on the integer scale low..high.
+
+    An extension of the AttuneBench instrument (the release field ``postChatRatings``): ESConv's
+    seekers rated their supporter's empathy and relevance 1..5 after the chat.
+    """
+
+    name: str  # key in postChatRatings / predicted_post_chat_ratings, e.g. "empathy"
+    low: int
+    high: int
+    question: str  # the wording shown to an evaluated model
+    source: str
+
+
+@cache
+def post_chat_ratings() -> tuple[RatingItem, ...]:
+    """The post-chat rating items in instrument order (empathy, relevance)."""
+    return tuple(RatingItem(r["item"], int(r["low"]), int(r["high"]), r["question"], r["source"])
+                 for r in _read_csv("post_chat_ratings.csv"))
+
+
+@cache
+def rating_items() -> dict[str, RatingItem]:
+    """Post-chat rating items keyed by name."""
+    return {item.name: item for item in post_chat_ratings()}
+
+
 def panas_totals(items: dict[str, float]) -> dict[str, float]:
     """PANAS totals of a set of item values: the sums of the positive and the negative items
     given (keys totalPositiveAffect, totalNegativeAffect, as in the release format)."""

@@ -2,7 +2,8 @@
 
 The release format lets a cohort leave out whole kinds of annotation: an adapted public corpus
 such as ESConv (docs/esconv.md) has behaviour judgements but no mood-shift tags, no preferred
-behaviour, no pairwise comparisons, no PANAS totals, no post-chat survey. The parity rule set
+behaviour, no pairwise comparisons, no PANAS totals, no post-chat survey; the synthetic cohort
+and an AttuneBench release have no post-chat ratings (an extension that ESConv has). The parity rule set
 reproduces the official scorer's defaults for a *turn or conversation* without an annotation
 (e.g. pairwise accuracy 1.0 for a turn without comparisons, four-branch 1.0 without ratings);
 applied to a cohort that never had that annotation, those defaults would invent perfect scores.
@@ -10,7 +11,7 @@ So a kind that is absent from every conversation of the cohort makes its metrics
 under both rule sets, and the pillars and composite renormalise over what is present
 (``composite.add_pillars``). A kind present in at least one conversation keeps the usual
 per-turn and per-conversation rules: this check never changes the scores of the synthetic
-cohort or of an AttuneBench release, which have every kind.
+cohort or of an AttuneBench release, which have every kind of the published instrument.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ class AnnotationKind:
     metrics: tuple[str, ...]  # turn- and conversation-level columns left undefined when absent
     confusion_prefixes: tuple[str, ...] = ()  # pooled confusion counts left undefined when absent
     rule_prefixes: tuple[str, ...] = ()  # parity-rule counts that do not apply when absent (score.py)
+    #: An extension of the published instrument (docs/release-format.md): its absence is the
+    #: normal case (the synthetic cohort, an AttuneBench release), so it is not reported as a
+    #: missing kind in the rule counts; its metrics are still NaN with their reason.
+    extension: bool = False
 
 
 KINDS: tuple[AnnotationKind, ...] = (
@@ -53,6 +58,8 @@ KINDS: tuple[AnnotationKind, ...] = (
                    (), ("conversation_wide_",)),
     AnnotationKind("four_branch", "four-branch ratings (fourBranchScores)", ("four_branch", "four_branch_mae"), (),
                    ("four_branch_",)),
+    AnnotationKind("post_chat_ratings", "post-chat ratings of the assistant (postChatRatings, an extension)",
+                   ("post_chat_ratings", "post_chat_ratings_mae"), (), ("post_chat_ratings_",), extension=True),
 )
 BY_NAME = {k.name: k for k in KINDS}
 
@@ -70,6 +77,7 @@ def _present(tables: dict[str, pd.DataFrame]) -> dict[str, bool]:
         "panas_items": len(tables["panas_items"]) > 0,
         "survey": len(tables["survey_answers"]) > 0,
         "four_branch": len(tables["four_branch"]) > 0,
+        "post_chat_ratings": len(tables["post_chat_ratings"]) > 0,
     }
 
 
@@ -78,6 +86,12 @@ def absent_kinds(tables: dict[str, pd.DataFrame]) -> tuple[str, ...]:
     tables has; () for a cohort with every kind. An empty cohort has none of them."""
     present = _present(tables)
     return tuple(k.name for k in KINDS if not present[k.name])
+
+
+def reported_absent(absent: tuple[str, ...]) -> tuple[str, ...]:
+    """The absent kinds of the published instrument (extensions left out): what the rule counts
+    report as ``annotation_absent_from_cohort:<kind>``."""
+    return tuple(name for name in absent if not BY_NAME[name].extension)
 
 
 def undefined_metrics(absent: tuple[str, ...]) -> dict[str, str]:

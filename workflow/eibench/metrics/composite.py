@@ -2,13 +2,15 @@
 
 Published weights: tracking 0.24, evaluation quality 0.49, holistic 0.27; inside the pillars
 tracking = 0.5 F1 + 0.5 VA; evaluation = 0.5 mean(OM, HP accuracy) + 0.5 pairwise accuracy;
-holistic = 0.4 PANAS part + 0.3 conversation-wide + 0.3 four-branch. The composite is
+holistic = 0.4 PANAS part + 0.3 conversation-wide + 0.3 four-branch (+ 0.3 post-chat ratings,
+an extension that only a cohort with those ratings has, e.g. ESConv). The composite is
 100 x the weighted sum, rounded to 2 decimals per conversation (Python's round, as the public
 scorer), then averaged over conversations.
 
 When a part is NaN (a strict-mode exclusion, or a cohort without that annotation), the
 weights of the parts present are renormalised; ``composite_parts`` records how many pillars
-entered.
+entered. A cohort without post-chat ratings (the synthetic cohort, an AttuneBench release) leaves
+that part NaN, so its holistic pillar and composite are exactly the published formula.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import numpy as np
 import pandas as pd
 
 PILLAR_WEIGHTS = {"tracking": 0.24, "evaluation": 0.49, "holistic": 0.27}
-HOLISTIC_WEIGHTS = {"panas_part": 0.4, "conversation_wide": 0.3, "four_branch": 0.3}
+HOLISTIC_WEIGHTS = {"panas_part": 0.4, "conversation_wide": 0.3, "four_branch": 0.3, "post_chat_ratings": 0.3}
+#: Extension parts: a table without the column (written before the extension) reads as NaN.
+EXTENSION_PARTS = ("post_chat_ratings",)
 
 
 def _weighted(values: np.ndarray, weights: list[float]) -> np.ndarray:
@@ -39,8 +43,8 @@ def _row_mean(*columns: np.ndarray) -> np.ndarray:
 
 def add_pillars(conv: pd.DataFrame) -> pd.DataFrame:
     """Add tracking (if absent), evaluation, holistic, composite and composite_equal columns."""
-    col = {name: conv[name].to_numpy(float) for name in
-           ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)}
+    col = {name: conv[name].to_numpy(float) if name in conv or name not in EXTENSION_PARTS else np.full(len(conv), np.nan)
+           for name in ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)}
     binary = _row_mean(col["binary_om_acc"], col["binary_hp_acc"])
     evaluation = _weighted(np.column_stack([binary, col["pairwise_acc"]]), [0.5, 0.5])
     holistic = _weighted(np.column_stack([col[k] for k in HOLISTIC_WEIGHTS]), list(HOLISTIC_WEIGHTS.values()))

@@ -3,7 +3,7 @@ rule set.
 
 Every per-turn gold table gets an integer turn key (conversation code x TURN_WIDTH + turn
 number); words, questions and labels become codes; reply texts become sorted token keys; the
-conversation-level gold (PANAS, survey, four-branch) becomes arrays indexed by conversation
+conversation-level gold (PANAS, survey, four-branch, post-chat ratings) becomes arrays indexed by conversation
 code. Scoring a model then only converts that model's tables.
 """
 
@@ -163,6 +163,10 @@ class GoldIndex:
         four = g["four_branch"]
         self.four = grid(codes(four["conversation_id"], self.conversations), codes(four["branch"], self.branches),
                          four["rating"].to_numpy(float, na_value=np.nan), n, 4)
+        ratings = g["post_chat_ratings"]
+        self.rating_items = pd.Index([i.name for i in instrument.post_chat_ratings()], dtype=object)
+        self.ratings = grid(codes(ratings["conversation_id"], self.conversations), codes(ratings["item"], self.rating_items),
+                            ratings["rating"].to_numpy(float, na_value=np.nan), n, len(self.rating_items))
 
     @classmethod
     def build(cls, gold: dict[str, pd.DataFrame]) -> "GoldIndex":

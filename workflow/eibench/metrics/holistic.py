@@ -1,5 +1,6 @@
-"""Holistic comprehension per conversation: PANAS prediction, conversation-wide questions and
-four-branch ratings, vectorised over a model's scored conversations.
+"""Holistic comprehension per conversation: PANAS prediction, conversation-wide questions,
+four-branch ratings and post-chat ratings (an extension), vectorised over a model's scored
+conversations.
 
 PANAS: the EM's predicted post-chat values come from ``predicted_post_panas`` (absolute), or
 from ``predicted_panas_delta`` added to the gold pre-chat value (delta strategies); predicted
@@ -212,3 +213,32 @@ def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, r
     if rule_set == "parity":
         mae = np.where(no_gold, 0.0, mae)
     return {"four_branch_mae": mae, "four_branch": 1.0 - mae / 6.0}
+
+
+def post_chat_rating_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str,
+                            counts: Counter) -> dict[str, np.ndarray]:
+    """Post-chat ratings (extension; instrument/post_chat_ratings.csv, e.g. ESConv's empathy
+    and relevance, 1..5): MAE over the items with a gold rating, in rating points (0..4 on a
+    1..5 scale), and 1 - MAE / (high - low) in [0, 1].
+
+    Predictions are clamped to each item's scale. A missing prediction of a gold item is read as
+    the scale midpoint under parity (as a missing four-branch rating is read as 4) and as the
+    farthest value from the gold under strict. No official scorer defines a conversation without
+    gold ratings, so it is NaN under both rule sets (not the parity 1.0 of four-branch).
+    """
+    n = len(frame.convs)
+    items = [instrument.rating_items()[name] for name in gold.rating_items]
+    low = np.array([i.low for i in items], dtype=float)
+    high = np.array([i.high for i in items], dtype=float)
+    g = gold.ratings[frame.convs]
+    p = grid(frame.conv_rows(pred), codes(pred["item"], gold.rating_items), pred["rating"].to_numpy(float, na_value=np.nan),
+             n, len(items))
+    p = np.clip(p, low, high)
+    has_gold = ~np.isnan(g)
+    counts["post_chat_ratings_prediction_missing"] += int((has_gold & np.isnan(p)).sum())
+    fill = np.broadcast_to((low + high) / 2, g.shape) if rule_set == "parity" else worst(g, low, high)
+    err = np.where(has_gold, np.abs(g - np.where(np.isnan(p), fill, p)), np.nan)
+    counts["post_chat_ratings_no_gold"] += int((~has_gold.any(axis=1)).sum())
+    mae = _nanmean_rows(err)
+    scaled = _nanmean_rows(np.where(has_gold, err / (high - low), np.nan))
+    return {"post_chat_ratings_mae": mae, "post_chat_ratings": 1.0 - scaled}

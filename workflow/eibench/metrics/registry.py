@@ -98,8 +98,16 @@ METRICS: tuple[Metric, ...] = (
        "Mean absolute error over the gold four-branch ratings (a missing prediction counts as 4).", "Holistic comprehension"),
     _M("four_branch", "Four-branch normalised", "holistic", "conversation", True, 0, 1, "proportion", CMEAN,
        "1 - four-branch MAE / 6.", "Holistic comprehension", principal=True),
+    _M("post_chat_ratings_mae", "Post-chat ratings MAE", "holistic", "conversation", False, 0, 4, "rating points", CMEAN,
+       "Extension: mean absolute error over the gold post-chat ratings of the assistant (ESConv's empathy and "
+       "relevance, 1..5); a missing prediction counts as the midpoint 3 (parity) or the farthest value (strict).",
+       "Holistic comprehension"),
+    _M("post_chat_ratings", "Post-chat ratings normalised", "holistic", "conversation", True, 0, 1, "proportion", CMEAN,
+       "Extension: 1 - post-chat ratings MAE / 4; only a cohort with the ratings has it (ESConv).",
+       "Holistic comprehension"),
     _M("holistic", "Holistic pillar", "holistic", "conversation", True, 0, 1, "proportion", CMEAN,
-       "0.4 x PANAS part + 0.3 x conversation-wide + 0.3 x four-branch.", "Holistic comprehension"),
+       "0.4 x PANAS part + 0.3 x conversation-wide + 0.3 x four-branch (+ 0.3 x post-chat ratings where a cohort "
+       "has them), renormalised over the parts present.", "Holistic comprehension"),
     _M("composite", "Composite", "composite", "conversation", True, 0, 100, "points", CMEAN,
        "100 x (0.24 x tracking + 0.49 x evaluation + 0.27 x holistic), rounded to 2 decimals per conversation.",
        "Composite", in_composite=True),

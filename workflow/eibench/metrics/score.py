@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import composite, holistic
-from .availability import BY_NAME, inapplicable_rules, undefined_confusion, undefined_metrics
+from .availability import BY_NAME, inapplicable_rules, reported_absent, undefined_confusion, undefined_metrics
 from .binary import ACCURACY_NAME, BinaryRows, binary_rows, binary_scores, pooled
 from .draft import as_arrow, judge_scores, similarity_scores
 from .emotion import EMOTION_COLUMNS, Tags, emotion_scores
@@ -63,6 +63,8 @@ RULE_DESCRIPTIONS = {
     "conversation_wide_prediction_missing": "conversation without predicted survey answers",
     "four_branch_no_gold": "conversation without gold four-branch ratings (parity: MAE 0, score 1; strict: excluded)",
     "four_branch_prediction_missing": "gold four-branch rating with no prediction (parity: taken as 4; strict: worst)",
+    "post_chat_ratings_no_gold": "conversation without gold post-chat ratings (NaN under both rule sets)",
+    "post_chat_ratings_prediction_missing": "gold post-chat rating with no prediction (parity: scale midpoint; strict: worst)",
     "annotation_absent_from_cohort": "no conversation of the cohort has this kind of annotation: its metrics are NaN "
                                      "under both rule sets (no parity default), pillars renormalised over the rest",
 }
@@ -192,6 +194,7 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
     cols.update(holistic.panas_scores(gold, frame, em["em_panas"], rule_set, counts))
     cols.update(holistic.conversation_wide_scores(gold, frame, em["em_conversation_wide"], rule_set, counts))
     cols.update(holistic.four_branch_scores(gold, frame, em["em_four_branch"], rule_set, counts))
+    cols.update(holistic.post_chat_rating_scores(gold, frame, em["em_post_chat_ratings"], rule_set, counts))
     cols["perspective_gap"] = np.asarray(cols["binary_hp_acc"], float) - np.asarray(cols["binary_hp_acc_pw"], float)
     runs = em["em_runs"]
     strategy = take(runs["panas_strategy"].to_numpy(object, na_value=None), lookup(frame.convs, codes(
@@ -200,7 +203,7 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
     for name in undefined_metrics(gold.absent):
         if name in cols:
             cols[name] = np.full(n, np.nan)
-    counts.update({f"annotation_absent_from_cohort:{kind}": 1 for kind in gold.absent})
+    counts.update({f"annotation_absent_from_cohort:{kind}": 1 for kind in reported_absent(gold.absent)})
     conv = composite.add_pillars(pd.DataFrame(cols))
     conv.insert(0, "rule_set", rule_set)
     return conv
@@ -222,6 +225,7 @@ _CONV_REASONS = {
     "panas_part": "baseline-adjusted score null (strict)",
     "conversation_wide": "no gold post-chat survey",
     "four_branch": "no gold four-branch rating (strict)",
+    "post_chat_ratings": "no gold post-chat rating",
 }
 
 

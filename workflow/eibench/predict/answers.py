@@ -143,6 +143,22 @@ def _conversation_wide(obj: dict[str, Any]) -> Parsed:
                    "q3_followUp_whatFeltOff": [x.strip() for x in follow if x.strip()], "fourBranchScores": ratings})
 
 
+def _ratings(obj: dict[str, Any], expect: tuple[str, ...]) -> Parsed:
+    """Post-chat ratings: a number on each asked item's scale, rounded to a whole number."""
+    ratings = obj.get("ratings")
+    if not isinstance(ratings, dict):
+        return Parsed(None, 'the object needs a "ratings" object')
+    by_name = {k.strip().lower(): v for k, v in ratings.items() if isinstance(k, str)}
+    items = instrument.rating_items()
+    out = {}
+    for name in expect:
+        value, item = by_name.get(name), items[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not item.low <= value <= item.high:
+            return Parsed(None, f'"ratings.{name}" needs a number from {item.low} to {item.high}')
+        out[name] = int(round(value))  # as PANAS items: Python's round
+    return Parsed(out)
+
+
 _YES_NO_NA = {"yes": "yes", "no": "no", "na": "na", "n/a": "na"}
 _AB = {"a": "A", "b": "B"}
 
@@ -166,4 +182,6 @@ def parse(task: str, text: str, expect: tuple[str, ...] = ()) -> Parsed:
         return _panas(obj, expect, -6, 6)
     if task == "conversation_wide":
         return _conversation_wide(obj)
+    if task == "post_chat_ratings":
+        return _ratings(obj, expect)
     raise ValueError(f"unknown task {task!r}")

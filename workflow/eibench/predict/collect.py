@@ -176,7 +176,7 @@ def aggregate(task: str, values: list[Any]) -> Any:
         return out
     if task.startswith("binary_") or task == "pairwise":
         return {k: _majority([v[k] for v in values]) for k in values[0]}
-    if task.startswith("post_panas"):
+    if task.startswith("post_panas") or task == "post_chat_ratings":
         return {k: int(round(statistics.median(v[k] for v in values))) for k in values[0]}
     if task == "conversation_wide":
         first = values[0]
@@ -250,6 +250,8 @@ def _post(view: ConversationView, mode: str, strategy: str, post_got: dict[str, 
     if panas.value is not None:
         key = "predicted_post_panas" if strategy == "absolute" else "predicted_panas_delta"
         post[key] = {"items": panas.value, "totals": instrument.panas_totals(panas.value)}
+    if "post_chat_ratings" in post_got:  # asked only of a cohort with post-chat ratings
+        post["predicted_post_chat_ratings"] = post_got["post_chat_ratings"][1].value
     invalid_post = {t: a.raw for t, (r, a) in post_got.items() if a.value is None}
     if invalid_post:
         post["em_invalid_answers"] = invalid_post

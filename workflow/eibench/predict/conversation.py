@@ -3,8 +3,8 @@
 ``ConversationView`` is built from the gold tidy tables but holds only what the protocol may
 show: texts, the comparisons to choose between, the participant profile and the pre-chat
 PANAS (shown in omniscient modes only). Gold annotations (mood tags, judgement answers,
-winners, post-chat PANAS, survey answers) are never copied into it, so no prompt can leak
-them. ``history(t)`` returns turns 1..t-1 only: causality is enforced here, in one place.
+winners, post-chat PANAS, survey answers, post-chat ratings) are never copied into it, so no
+prompt can leak them; only which rating items the cohort asks is (the same for every view). ``history(t)`` returns turns 1..t-1 only: causality is enforced here, in one place.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .. import instrument
 from ..tables import with_none
 
 
@@ -42,6 +43,9 @@ class ConversationView:
     profile: dict[str, str] = field(default_factory=dict)  # age, traits, goals
     pre_panas_items: dict[str, float] = field(default_factory=dict)
     pre_panas_totals: dict[str, float | None] = field(default_factory=dict)
+    #: Post-chat rating items the cohort's instrument asks (instrument order); the same for every
+    #: conversation of a cohort, so it tells nothing about this conversation's own answers.
+    rating_items: tuple[str, ...] = ()
 
     def history(self, turn_number: int) -> list[TurnView]:
         """The turns strictly before ``turn_number``."""
@@ -50,6 +54,15 @@ class ConversationView:
     def upto(self, turn_number: int) -> list[TurnView]:
         """Turns 1..turn_number (the OM reply at ``turn_number`` included)."""
         return [t for t in self.turns if t.turn_number <= turn_number]
+
+
+def cohort_rating_items(tables: dict[str, pd.DataFrame]) -> tuple[str, ...]:
+    """The post-chat rating items that any conversation of the cohort has, in instrument order;
+    () for a cohort without them (the synthetic cohort, an AttuneBench release). Cohort level on
+    purpose: whether one person answered the ratings is not shown to a model."""
+    ratings = tables.get("post_chat_ratings")
+    rated = set() if ratings is None else set(ratings["item"].dropna())
+    return tuple(i.name for i in instrument.post_chat_ratings() if i.name in rated)
 
 
 _REPLY = {"original": "llm_response", "alternate": "llm_improved", "human": "human_edited"}
@@ -78,6 +91,7 @@ def conversation_views(tables: dict[str, pd.DataFrame], conversation_ids: list[s
         if r.phase == "pre":
             pre_totals[r.conversation_id] = {"positive": r.positive, "negative": r.negative}
 
+    rating_items = cohort_rating_items(tables)
     views = []
     for c in sorted(conv.itertuples(index=False), key=lambda r: r.conversation_id):
         cid = c.conversation_id
@@ -98,5 +112,5 @@ def conversation_views(tables: dict[str, pd.DataFrame], conversation_ids: list[s
             profile = {"age": person.age or "unknown", "traits": (person.traits or "none").replace(";", ", "),
                        "goals": (person.goals or "not given").replace(";", ", ")}
         views.append(ConversationView(cid, c.source_file, turn_views, profile, pre_items.get(cid, {}),
-                                      pre_totals.get(cid, {})))
+                                      pre_totals.get(cid, {}), rating_items))
     return views

@@ -4,7 +4,8 @@
 returns every request of one conversation: per turn t a draft (history and the message at t
 only), the emotion tags and the four behaviour-question sets (turns 1..t with the OM reply at
 t), the pairwise picks (history and the message at t, replies masked as A/B); after the last
-turn the post-chat PANAS (one strategy) and the conversation-wide answers.
+turn the post-chat PANAS (one strategy) and the conversation-wide answers, and the post-chat
+ratings when the cohort has them (``ConversationView.rating_items``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class PromptSet:
         text, raw = read_prompt_file(f"{version}.yaml", version)
         instrument_files = resources.files(instrument.__name__)
         digest = hashlib.sha256(text.encode())
-        for name in ("binary_questions.csv", "pairwise_questions.csv", "panas_items.csv", "survey_options.json"):
+        for name in ("binary_questions.csv", "pairwise_questions.csv", "panas_items.csv", "survey_options.json",
+                     "post_chat_ratings.csv"):
             digest.update(instrument_files.joinpath(name).read_bytes())
         return cls(version, raw, digest.hexdigest()[:16])
 
@@ -127,12 +129,13 @@ class PromptSet:
         return out
 
     def post_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:
-        """The post-conversation requests: PANAS (one strategy) and the conversation-wide answers."""
+        """The post-conversation requests: PANAS (one strategy), the conversation-wide answers and,
+        for a cohort with post-chat ratings, those ratings."""
         transcript = self._transcript(view.turns)
         items = tuple(i.name for i in instrument.panas_items())
         pre = "\n".join(f"{name}: {self._num(view.pre_panas_items.get(name))}" for name in items)
         options = instrument.survey_options()
-        return [
+        out = [
             self._request(view, None, PANAS_TASKS[strategy], mode, items, transcript=transcript, items=", ".join(items),
                           pre_items=pre),
             self._request(view, None, "conversation_wide", mode, (), transcript=transcript,
@@ -140,6 +143,13 @@ class PromptSet:
                           q2_options=" | ".join(options["q2_emotionClarity"]),
                           q3_options=" | ".join(options["q3_modelFit"])),
         ]
+        if view.rating_items:
+            rating = instrument.rating_items()
+            questions = "\n".join(f"{name} ({rating[name].low}..{rating[name].high}): {rating[name].question}"
+                                   for name in view.rating_items)
+            out.append(self._request(view, None, "post_chat_ratings", mode, view.rating_items, transcript=transcript,
+                                     questions=questions, items=", ".join(view.rating_items)))
+        return out
 
     def conversation_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:
         """Every request of a conversation, turn by turn, then the post-conversation ones (none
@@ -154,7 +164,7 @@ class PromptSet:
         """How many requests ``conversation_requests`` makes for ``view`` (without building them)."""
         if not view.turns:
             return 0
-        return sum(6 + bool(t.comparisons) for t in view.turns) + 2
+        return sum(6 + bool(t.comparisons) for t in view.turns) + 2 + bool(view.rating_items)
 
     def _num(self, value: Any) -> str:
         if value is None:

@@ -21,9 +21,12 @@ module keeps only what has a counterpart in the release format and documents eve
   (``EMOTION_PANAS``); the seeker's initial / final emotion intensity (1..5) become that item's
   ``prePanas`` / ``postPanas`` value, rescaled linearly to the 1..7 PANAS range. The other 19
   items and the totals stay absent;
+- post-chat ratings: the seeker's ``empathy`` and ``relevance`` ratings (1..5) become
+  ``postChatRatings`` (an extension of the release format, docs/release-format.md), the holistic
+  targets of this cohort; a missing rating is left out;
 - no per-turn mood tags (ESConv has none: the ``moodShiftTags`` field is left out, not emptied),
-  no pairwise comparisons, no alternate replies, no conversation-wide survey answers (empathy
-  and relevance have no matching field). The source values without a counterpart are kept in
+  no pairwise comparisons, no alternate replies, no conversation-wide survey answers (none of
+  ESConv's survey questions is one of them). The source values are also kept verbatim in
   the extra block ``esconv`` (and each turn's raw strategies in ``esconvStrategies``), which
   the reader keeps as unknown fields for the audit table.
 """
@@ -94,6 +97,8 @@ MAPPED_QUESTIONS: tuple[str, ...] = tuple(
 
 SEEKER, SUPPORTER = "usr", "sys"
 RATINGS = ("initial_emotion_intensity", "final_emotion_intensity", "empathy", "relevance")
+#: Seeker ratings that are post-chat ratings of the instrument (instrument/post_chat_ratings.csv), same 1..5 scale.
+POST_CHAT_RATINGS = ("empathy", "relevance")
 OM_MODEL = "human-supporter"
 PROVIDER = "esconv"
 MESSAGE_SEPARATOR = "\n"
@@ -338,6 +343,9 @@ def to_release(dialog: dict[str, Any], index: int, split: str) -> dict[str, Any]
     }
     pre = _panas(dialog["emotion_type"], ratings["initial_emotion_intensity"])
     post = _panas(dialog["emotion_type"], ratings["final_emotion_intensity"])
+    post_chat = {key: ratings[key] for key in POST_CHAT_RATINGS if ratings[key] is not None}
+    if post_chat:
+        out["postChatRatings"] = post_chat
     if pre is not None:
         out["prePanas"] = pre
     if post is not None:
@@ -379,7 +387,8 @@ def write_cohort(
         "conversations_without_turns": 0,
         "strategies_mapped": 0, "strategies_unmapped": 0, "strategies": Counter(),
         "judgements": 0, "judgements_yes": 0, "categories": Counter(), "emotion_types": Counter(),
-        "with_pre_panas": 0, "with_post_panas": 0,
+        "with_pre_panas": 0, "with_post_panas": 0, "with_post_chat_ratings": 0,
+        "post_chat_ratings": {key: Counter() for key in POST_CHAT_RATINGS},  # item -> {rating: conversations}
     }
     written: set[str] = set()
     for split, index, dialog in _iter_conversations(splits, limit):
@@ -401,6 +410,9 @@ def write_cohort(
         counts["emotion_types"][source["emotion_type"]] += 1
         counts["with_pre_panas"] += "prePanas" in conv
         counts["with_post_panas"] += "postPanas" in conv
+        counts["with_post_chat_ratings"] += "postChatRatings" in conv
+        for key, value in conv.get("postChatRatings", {}).items():
+            counts["post_chat_ratings"][key][str(value)] += 1
         pairs, _, _ = pair_turns(dialog["dialog"])
         counts["seeker_messages"] += sum(len(seeker) for seeker, _ in pairs)
         for turn in conv["turns"]:
@@ -416,4 +428,5 @@ def write_cohort(
             stale.unlink()
     for key in ("strategies", "categories", "emotion_types"):
         counts[key] = dict(sorted(counts[key].items()))
+    counts["post_chat_ratings"] = {k: dict(sorted(v.items())) for k, v in counts["post_chat_ratings"].items()}
     return counts

@@ -262,6 +262,33 @@ def _four_branch(v: Optional[dict[str, Any]]) -> Optional[dict[str, float]]:
 FourBranch = Annotated[Optional[dict[str, Any]], AfterValidator(_four_branch)]
 
 
+def _ratings(v: Optional[dict[str, Any]], *, gold: bool) -> Optional[dict[str, float]]:
+    """Check post-chat rating names and values (instrument/post_chat_ratings.csv); a null
+    rating is left out. A gold rating outside its scale is an error; a predicted one is clamped
+    to the scale (as four-branch ratings)."""
+    if v is None:
+        return None
+    items = instrument.rating_items()
+    out: dict[str, float] = {}
+    for name, value in v.items():
+        key = name.strip().lower() if isinstance(name, str) else name
+        if key not in items:
+            raise ValueError(f"unknown post-chat rating {name!r}; allowed: {', '.join(items)}")
+        if value is None:
+            continue
+        item = items[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError(f"post-chat rating {name!r} must be a number {item.low}..{item.high}, got {value!r}")
+        if gold and not item.low <= value <= item.high:
+            raise ValueError(f"post-chat rating {name!r} is {value}; it is rated {item.low}..{item.high}")
+        out[key] = float(min(item.high, max(item.low, value)))
+    return out
+
+
+GoldRatings = Annotated[Optional[dict[str, Any]], AfterValidator(lambda v: _ratings(v, gold=True))]
+PredictedRatings = Annotated[Optional[dict[str, Any]], AfterValidator(lambda v: _ratings(v, gold=False))]
+
+
 class ConversationWide(_Node):
     """Post-chat survey answers (older files use Q1, Q2, Q3)."""
 
@@ -330,6 +357,8 @@ class ConversationFile(_Node):
     prePanas: Optional[Panas] = None
     postPanas: Optional[Panas] = None
     conversationWideQuestions: Optional[ConversationWide] = None
+    #: Extension (docs/release-format.md): the person's post-chat ratings of the assistant.
+    postChatRatings: GoldRatings = None
     turns: Annotated[list[Turn], UniqueTurns]
 
 
@@ -399,6 +428,8 @@ class PostConversation(_Node):
     predicted_post_panas: Optional[PanasPrediction] = None
     predicted_panas_delta: Optional[PanasPrediction] = None
     predicted_conversation_wide: Optional[ConversationWide] = None
+    #: Extension: the predicted post-chat ratings (instrument/post_chat_ratings.csv).
+    predicted_post_chat_ratings: PredictedRatings = None
 
 
 class EMOutputFile(_Node):

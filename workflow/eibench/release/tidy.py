@@ -69,6 +69,8 @@ GOLD_TABLES: dict[str, TableSpec] = {
         _spec("survey_answers", "one row per post-chat answer (multi-select: one row per option)", CID,
               ("question", STR), ("item_index", INT), ("answer", STR), ("answer_norm", STR)),
         _spec("four_branch", "one row per four-branch rating", CID, ("branch", STR), ("rating", FLT)),
+        _spec("post_chat_ratings", "one row per post-chat rating of the assistant (extension)", CID,
+              ("item", STR), ("rating", FLT)),
         _spec("extra_fields", "unknown fields kept for the audit", ("source_file", STR), ("json_path", STR),
               ("value_json", STR)),
     ]
@@ -91,6 +93,8 @@ EM_TABLES: dict[str, TableSpec] = {
               ("status", CAT)),
         _spec("em_four_branch", "one row per predicted four-branch rating", *EMK, ("source", STR), TURN,
               ("branch", STR), ("rating", FLT)),
+        _spec("em_post_chat_ratings", "one row per predicted post-chat rating (extension)", *EMK, ("item", STR),
+              ("rating", FLT)),
         _spec("em_panas", "one row per predicted PANAS value", *EMK, ("kind", STR), ("level", STR), ("name", STR),
               ("value", FLT)),
         _spec("em_conversation_wide", "one row per predicted post-chat answer", *EMK, ("question", STR),
@@ -235,6 +239,9 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
             for branch in instrument.FOUR_BRANCHES:
                 if branch in cw.fourBranchScores:
                     rows["four_branch"].append((cid, branch, cw.fourBranchScores[branch]))
+        for item in instrument.post_chat_ratings():
+            if conv.postChatRatings and item.name in conv.postChatRatings:
+                rows["post_chat_ratings"].append((cid, item.name, conv.postChatRatings[item.name]))
         rows["extra_fields"].extend(extra_fields(conv, src))
 
     for pid in sorted(participants):
@@ -324,5 +331,8 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
             rows["em_conversation_wide"].extend(_survey_rows(key, cw))
             for branch, rating in ((cw.fourBranchScores or {}) if cw else {}).items():
                 rows["em_four_branch"].append((*key, "post", None, branch, rating))
+            for item in instrument.post_chat_ratings():
+                if post.predicted_post_chat_ratings and item.name in post.predicted_post_chat_ratings:
+                    rows["em_post_chat_ratings"].append((*key, item.name, post.predicted_post_chat_ratings[item.name]))
         rows["extra_fields"].extend(extra_fields(out, path.name))
     return {name: EM_TABLES[name].frame(r) for name, r in rows.items()}

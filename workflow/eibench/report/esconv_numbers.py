@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..public.esconv import PROBLEM_TYPE_CATEGORY, STRATEGY_QUESTION
+from .. import instrument
+from ..public.esconv import POST_CHAT_RATINGS, PROBLEM_TYPE_CATEGORY, STRATEGY_QUESTION
 from .numbers import Numbers
 
 RULE, SCRIPT = "esconv_cohort", "workflow/scripts/adapt_esconv.py"
@@ -41,3 +42,13 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
         digits=1)
     add("n_with_pre_panas", int(c["with_pre_panas"]))
     add("n_with_post_panas", int(c["with_post_panas"]))
+    add("n_with_post_chat_ratings", int(c["with_post_chat_ratings"]))
+    scales = {(i.low, i.high) for i in instrument.post_chat_ratings() if i.name in POST_CHAT_RATINGS}
+    if len(scales) != 1:
+        raise ValueError(f"ESConv's post-chat ratings should share one scale, found {sorted(scales)}")
+    ((low, high),) = scales
+    add("rating_scale", f"{low}..{high}")
+    for item, distribution in sorted(c["post_chat_ratings"].items()):
+        n = sum(distribution.values())
+        mean = sum(int(r) * k for r, k in distribution.items()) / n if n else float("nan")
+        add(f"mean_{item}_rating", mean, digits=2)

@@ -4,7 +4,8 @@ Emotions: no tag or one random PANAS word (each with probability 1/2) at a rando
 1..7; every judged behaviour question yes or no with probability 1/2 (both wordings draw
 afresh); every pairwise pick A or B with probability 1/2; post-chat PANAS items uniform on
 1..7 (absolute strategy); a random option for each survey question, no follow-up complaint,
-four-branch ratings uniform on 1..7. No draft reply. The floor every model must beat.
+four-branch ratings uniform on 1..7; post-chat ratings (a cohort with them only) uniform on each
+item's scale. No draft reply. The floor every model must beat.
 """
 
 from __future__ import annotations
@@ -50,5 +51,9 @@ def chance_outputs(views: list[ConversationView], model: str, mode: str, seed: i
                 "fourBranchScores": {b: int(rng.integers(1, 8)) for b in instrument.FOUR_BRANCHES},
             },
         }
+        if view.rating_items:  # drawn last, so the draws above do not depend on the cohort
+            items = instrument.rating_items()
+            post["predicted_post_chat_ratings"] = {name: int(rng.integers(items[name].low, items[name].high + 1))
+                                                   for name in view.rating_items}
         out[f"{view.conversation_id}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out

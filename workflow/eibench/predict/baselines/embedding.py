@@ -15,8 +15,9 @@ conversations only, never from c. With k neighbours (``K``):
 - Pairwise: among the other conversations' comparisons of the same two kinds of reply, the k
   whose participant message is most similar; the kind that won more often, ties 'A'.
 - After the chat: the k other conversations whose mean message embedding is most similar:
-  their mean post-chat PANAS items (absolute strategy), their most common survey answers and
-  their mean four-branch ratings.
+  their mean post-chat PANAS items (absolute strategy), their most common survey answers, their
+  mean four-branch ratings and, for a cohort with post-chat ratings, their mean ratings (the
+  scale midpoint when no neighbour has one).
 
 Install the extra with ``pip install -r envs/requirements-embedding.txt`` (CPU torch 2.13.0,
 which pip takes from the machine's local wheel).
@@ -112,6 +113,10 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
     four = defaultdict(dict)
     for r in with_none(tables["four_branch"]).itertuples(index=False):
         four[r.conversation_id][r.branch] = r.rating
+    rated = defaultdict(dict)
+    for r in with_none(tables["post_chat_ratings"]).itertuples(index=False):
+        rated[r.conversation_id][r.item] = r.rating
+    scales = instrument.rating_items()
 
     options = instrument.survey_options()
     out = {}
@@ -179,5 +184,11 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
                     "q2_emotionClarity": most_common("q2_emotionClarity", options["q2_emotionClarity"]),
                     "q3_modelFit": most_common("q3_modelFit", options["q3_modelFit"]),
                     "q3_followUp_whatFeltOff": [], "fourBranchScores": fb}}
+        if view.rating_items:
+            post["predicted_post_chat_ratings"] = {}
+            for name in view.rating_items:
+                values = [rated[n][name] for n in near_convs if name in rated[n]]
+                mean = float(np.mean(values)) if values else (scales[name].low + scales[name].high) / 2
+                post["predicted_post_chat_ratings"][name] = int(min(scales[name].high, max(scales[name].low, round(mean))))
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, entries, post)
     return out

@@ -11,8 +11,9 @@ Honesty and causality
     behaviour questions) and the three candidate replies at t (original ``llm_response``,
     ``llm_improved``, ``human_edited``, for the pairwise picks). From the gold annotations the
     baseline reads only *which* binary questions are judged at a turn (``question_id``) and the
-    position and response labels of each pairwise comparison; never mood tags, judgement values,
-    winners, survey answers or four-branch ratings. The pre-chat PANAS is read only in the
+    position and response labels of each pairwise comparison, and which post-chat rating items the
+    cohort has (the same for every conversation); never mood tags, judgement values, winners,
+    survey answers, four-branch or post-chat ratings. The pre-chat PANAS is read only in the
     omniscient modes. The post-conversation block uses all the participant's messages (it is
     predicted after the last turn).
 
@@ -83,6 +84,11 @@ Rule 4, post conversation
       turns, else "Implied or indirect".
     - q3_modelFit "Mostly well-matched"; q3_followUp_whatFeltOff []; fourBranchScores 5 for each
       branch: constant priors (most chats are rated as fairly good), not learned.
+    - post-chat ratings (only for a cohort whose instrument has them, e.g. ESConv's empathy and
+      relevance 1..5): E = mean valence of the last third of the participant's messages
+      (k = max(1, n // 3); 0.5 if none), each item = round(low + (high - low) E): a person who
+      ends the chat in better spirits is taken to rate the assistant higher (E = 0.5 gives the
+      scale midpoint).
 
 Rule 5, file
     conversationId, source_file (conversations table), em_model, run_timestamp null, mode,
@@ -107,6 +113,7 @@ from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
 from ... import instrument
 from ...tables import with_none
+from ..conversation import cohort_rating_items
 
 PROMPT_VERSION = "lexicon-v1"
 MODES = ("default", "verbose", "omniscient", "verbose_omniscient")
@@ -410,6 +417,15 @@ def post_panas(messages: list[str | None], pre_items: dict[str, float] | None,
     return {"items": items, "totals": totals}
 
 
+def post_chat_ratings(messages: list[str | None], items: tuple[str, ...]) -> dict[str, int]:
+    """Rule 4: predicted post-chat ratings of ``items`` from the valence of the closing messages."""
+    k = max(1, len(messages) // 3)
+    closing = mean_valence(messages[-k:]) if messages else 0.5
+    scales = instrument.rating_items()
+    return {name: round_half_up(scales[name].low + (scales[name].high - scales[name].low) * closing,
+                                scales[name].low, scales[name].high) for name in items}
+
+
 def _option(question: str, text: str) -> str:
     """``text`` checked against the instrument's options of ``question`` (exact string)."""
     if text not in instrument.survey_options()[question]:
@@ -474,6 +490,7 @@ def lexicon_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str) -> d
     for r in _rows(tables["pairwise_comparisons"], ["conversation_id", "turn_number", "position", "response_a", "response_b"]):
         comparisons[(r.conversation_id, r.turn_number)].append(r)
     pre_items, pre_totals = _pre_panas(tables) if omniscient else ({}, {})
+    rating_items = cohort_rating_items(tables)
 
     outputs: dict[str, dict] = {}
     for cid in sorted(conversations):
@@ -513,6 +530,8 @@ def lexicon_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str) -> d
             "predicted_panas_delta": None,
             "predicted_conversation_wide": conversation_wide(messages, share_tagged),
         }
+        if rating_items:
+            post["predicted_post_chat_ratings"] = post_chat_ratings(messages, rating_items)
         outputs[f"{cid}.json"] = {
             "conversationId": cid,
             "source_file": conversations[cid].source_file,

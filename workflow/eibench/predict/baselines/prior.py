@@ -13,6 +13,8 @@ the population, not the person). It ignores every text.
 - Post-chat PANAS (absolute): each item's rounded mean post value elsewhere.
 - Survey: the most frequent q1 option, q2 and q3 answers elsewhere (ties: survey order), no
   follow-up complaint, four-branch ratings the rounded mean elsewhere.
+- Post-chat ratings (a cohort with them only): each item's rounded mean elsewhere (the scale
+  midpoint when no other conversation has it).
 No draft reply.
 """
 
@@ -52,6 +54,13 @@ def _best(counts: dict[Any, float], order: list[Any]) -> Any:
     return max(order, key=lambda k: (counts.get(k, 0.0), -order.index(k)))
 
 
+def _rounded_mean(total: float, n: float, item: instrument.RatingItem) -> int:
+    """The rounded mean rating (Python's round) on the item's scale; the midpoint when n is 0."""
+    if not n:
+        return int(round((item.low + item.high) / 2))
+    return int(min(item.high, max(item.low, round(total / n))))
+
+
 def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame], model: str,
                   mode: str) -> dict[str, dict[str, Any]]:
     loo = _LeaveOneOut()
@@ -83,6 +92,10 @@ def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame]
     for r in with_none(tables["four_branch"]).itertuples(index=False):
         loo.add(r.conversation_id, ("branch_sum", r.branch), r.rating)
         loo.add(r.conversation_id, ("branch_n", r.branch))
+
+    for r in with_none(tables["post_chat_ratings"]).itertuples(index=False):
+        loo.add(r.conversation_id, ("rating_sum", r.item), r.rating)
+        loo.add(r.conversation_id, ("rating_n", r.item))
 
     labels: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
     for r in with_none(tables["pairwise_comparisons"]).sort_values("position").itertuples(index=False):
@@ -136,5 +149,9 @@ def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame]
         post = {"panas_strategy": "absolute", "pre_panas_shown": False,
                 "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
                 "predicted_conversation_wide": cw}
+        if view.rating_items:
+            post["predicted_post_chat_ratings"] = {name: _rounded_mean(w(("rating_sum", name)), w(("rating_n", name)),
+                                                                       instrument.rating_items()[name])
+                                                   for name in view.rating_items}
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out
