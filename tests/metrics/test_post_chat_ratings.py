@@ -106,8 +106,6 @@ def test_a_cohort_without_ratings_keeps_the_published_formula():
     present = ~np.isnan(parts)
     holistic = np.nansum(parts * w, axis=1) / (present * w).sum(axis=1)
     assert np.array_equal(conv["holistic"].to_numpy(float), holistic, equal_nan=True)
-    again = add_pillars(conv.drop(columns=["post_chat_ratings"]).assign(post_chat_ratings=np.nan))
-    pd.testing.assert_series_equal(again["composite"], conv["composite"])
 
 
 def test_their_absence_is_not_reported_as_a_missing_kind():
@@ -122,3 +120,24 @@ def test_their_absence_is_not_reported_as_a_missing_kind():
         reasons = set(scores.missing.query("metric == 'post_chat_ratings'")["reason"])
         assert reasons == {"the cohort has no post-chat ratings of the assistant (postChatRatings, an extension) "
                            "in any conversation"}
+
+
+def test_a_table_written_before_the_extension_reads_the_part_as_missing():
+    """add_pillars on a conversation table without the post_chat_ratings column (a rescored
+    table from before the extension) gives the composite of the published formula."""
+    gold = gold_tables(read_conversations(list_json_files(RELEASE / "valid")))
+    em = em_tables(read_em_outputs(list_json_files(RELEASE / "em_valid"), "model-x", "default"))
+    conv = score_rule_sets(gold, em, ("parity",))["parity"].conversation
+    old = add_pillars(conv.drop(columns=["post_chat_ratings", "post_chat_ratings_mae"]))
+    assert "post_chat_ratings" not in old.columns
+    for column in ("holistic", "composite", "composite_equal", "composite_parts"):
+        pd.testing.assert_series_equal(old[column], conv[column])
+
+
+def test_a_rating_given_twice_is_an_error(tmp_path):
+    from eibench.release.read import ReleaseFormatError
+
+    write_json({"conversationId": "c1", "postChatRatings": {"Empathy": 3, "empathy": 5},
+                "turns": [{"turnNumber": 1, "userMessage": "u", "llmResponse": "r"}]}, tmp_path / "c1.json")
+    with pytest.raises(ReleaseFormatError, match="given twice"):
+        read_conversations(list_json_files(tmp_path))

@@ -70,9 +70,10 @@ parts = st.floats(0, 1, allow_nan=False)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(parts, min_size=7, max_size=7), st.integers(0, 6), st.floats(0, 1))
+@given(st.lists(parts, min_size=8, max_size=8), st.integers(0, 7), st.floats(0, 1))
 def test_composite_is_monotone_in_each_part(values, which, bump):
-    names = ["tracking", "binary_om_acc", "binary_hp_acc", "pairwise_acc", "panas_part", "conversation_wide", "four_branch"]
+    names = ["tracking", "binary_om_acc", "binary_hp_acc", "pairwise_acc", "panas_part", "conversation_wide", "four_branch",
+             "post_chat_ratings"]
     base = pd.DataFrame([dict(zip(names, values))])
     higher = base.copy()
     higher[names[which]] = min(1.0, values[which] + bump)

@@ -72,7 +72,7 @@ def test_prior_is_the_rounded_mean_of_the_other_conversations(small_gold):
             assert answer["post_conversation"]["predicted_post_chat_ratings"][item] == int(round(others.mean()))
 
 
-@pytest.mark.parametrize("name", ["prior", "embedding"])
+@pytest.mark.parametrize("name", ["chance", "prior", "lexicon", "embedding"])
 def test_a_conversation_never_learns_its_own_ratings(small_gold, name):
     tables = _with_ratings(small_gold)
     target = sorted(tables["conversations"]["conversation_id"])[0]

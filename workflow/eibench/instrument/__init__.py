@@ -1,7 +1,8 @@
 """The AttuneBench instrument: questions, PANAS items and survey options.
 
 The files in this folder are the instrument texts of the benchmark (copied verbatim from the
-project's shared specification). They are read once and cached; every other module asks this
+project's shared specification), except ``post_chat_ratings.csv``: an extension of ours whose
+rows cite their source (ESConv's post-chat survey). They are read once and cached; every other module asks this
 one for question ids, PANAS words, branches and options instead of repeating them.
 """
 

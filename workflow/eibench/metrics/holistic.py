@@ -11,7 +11,8 @@ Rule sets: under parity a missing total is taken as 40 in the normalised accurac
 missing four-branch prediction as 4; no gold four-branch rating gives MAE 0 and score 1; a null
 baseline-adjusted score enters the composite as 0.5. Under strict a missing prediction is
 maximally wrong (the value farthest from the gold on the scale) and a conversation without a
-gold value is excluded (NaN).
+gold value is excluded (NaN). Post-chat ratings (an extension): a missing prediction is the
+scale midpoint under parity and the worst value under strict; no gold ratings is NaN under both.
 """
 
 from __future__ import annotations

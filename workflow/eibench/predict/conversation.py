@@ -4,7 +4,8 @@
 show: texts, the comparisons to choose between, the participant profile and the pre-chat
 PANAS (shown in omniscient modes only). Gold annotations (mood tags, judgement answers,
 winners, post-chat PANAS, survey answers, post-chat ratings) are never copied into it, so no
-prompt can leak them; only which rating items the cohort asks is (the same for every view). ``history(t)`` returns turns 1..t-1 only: causality is enforced here, in one place.
+prompt can leak them; only which rating items the cohort asks is (the same for every view).
+``history(t)`` returns turns 1..t-1 only: causality is enforced here, in one place.
 """
 
 from __future__ import annotations

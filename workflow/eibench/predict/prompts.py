@@ -45,8 +45,8 @@ def read_prompt_file(file_name: str, version: str, what: str = "prompt set") -> 
 class Request:
     """One question to a model: its task, where it belongs and the chat messages.
 
-    ``expect`` lists what a valid answer must contain (question ids, comparison positions or
-    PANAS items) in the order they were asked.
+    ``expect`` lists what a valid answer must contain (question ids, comparison positions, PANAS
+    items or post-chat rating items) in the order they were asked.
     """
 
     conversation_id: str

@@ -18,7 +18,9 @@ _POST_RECORD = "$.post_conversation.em_invalid_answers"
 def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per task: answers asked and answers invalid. Binary questions and pairwise
     comparisons count one per question or comparison; emotions and drafts one per turn; the
-    post-conversation PANAS and conversation-wide answers one per conversation."""
+    post-conversation PANAS and conversation-wide answers one per conversation; post-chat ratings
+    (asked only of a cohort that has them) one per conversation answered or recorded invalid,
+    and no row when none was asked."""
     b, p, turns = em["em_binary"], em["em_pairwise"], em["em_turns"]
     rows = []
     for (target, wording), task in BINARY_TASK.items():
@@ -35,4 +37,9 @@ def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     n_conversations = len(em["em_runs"])
     rows.append(("post_panas", n_conversations, recorded["post_panas"]))
     rows.append(("conversation_wide", n_conversations, recorded["conversation_wide"]))
+    rated = em.get("em_post_chat_ratings")
+    answered = 0 if rated is None else int(em["em_runs"]["conversation_id"].isin(rated["conversation_id"]).sum())
+    asked_ratings = answered + recorded["post_chat_ratings"]
+    if asked_ratings:
+        rows.append(("post_chat_ratings", asked_ratings, recorded["post_chat_ratings"]))
     return pd.DataFrame(rows, columns=["task", "asked", "invalid"])
