@@ -37,7 +37,7 @@ from ... import instrument
 from ...tables import with_none
 from ..conversation import conversation_views
 from ..outputs import output_file
-from .common import binary_fields
+from .common import binary_fields, rounded_rating
 
 VERSION = "embedding-knn-v1"
 K = 5
@@ -188,7 +188,7 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
             post["predicted_post_chat_ratings"] = {}
             for name in view.rating_items:
                 values = [rated[n][name] for n in near_convs if name in rated[n]]
-                mean = float(np.mean(values)) if values else (scales[name].low + scales[name].high) / 2
-                post["predicted_post_chat_ratings"][name] = int(min(scales[name].high, max(scales[name].low, round(mean))))
+                post["predicted_post_chat_ratings"][name] = rounded_rating(float(np.mean(values)) if values else None,
+                                                                           scales[name])
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, entries, post)
     return out

@@ -29,7 +29,7 @@ from ... import instrument
 from ...tables import with_none
 from ..conversation import ConversationView
 from ..outputs import output_file
-from .common import binary_fields
+from .common import binary_fields, rounded_rating
 
 VERSION = "prior-v1"
 
@@ -52,13 +52,6 @@ class _LeaveOneOut:
 def _best(counts: dict[Any, float], order: list[Any]) -> Any:
     """The key with the largest count; ties by position in ``order``."""
     return max(order, key=lambda k: (counts.get(k, 0.0), -order.index(k)))
-
-
-def _rounded_mean(total: float, n: float, item: instrument.RatingItem) -> int:
-    """The rounded mean rating (Python's round) on the item's scale; the midpoint when n is 0."""
-    if not n:
-        return int(round((item.low + item.high) / 2))
-    return int(min(item.high, max(item.low, round(total / n))))
 
 
 def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame], model: str,
@@ -150,8 +143,9 @@ def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame]
                 "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
                 "predicted_conversation_wide": cw}
         if view.rating_items:
-            post["predicted_post_chat_ratings"] = {name: _rounded_mean(w(("rating_sum", name)), w(("rating_n", name)),
-                                                                       instrument.rating_items()[name])
-                                                   for name in view.rating_items}
+            post["predicted_post_chat_ratings"] = {
+                name: rounded_rating(w(("rating_sum", name)) / n if (n := w(("rating_n", name))) else None,
+                                     instrument.rating_items()[name])
+                for name in view.rating_items}
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out
