@@ -275,7 +275,7 @@ def _ratings(v: Optional[dict[str, Any]], *, gold: bool) -> Optional[dict[str, f
         key = name.strip().lower() if isinstance(name, str) else name
         if key not in items:
             raise ValueError(f"unknown post-chat rating {name!r}; allowed: {', '.join(items)}")
-        if key in out or (value is None and key in seen):
+        if key in seen:
             raise ValueError(f"post-chat rating {key!r} is given twice")
         seen.add(key)
         if value is None:
