@@ -9,9 +9,12 @@ listed in one error. Nothing is returned from a half-read directory.
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -73,28 +76,127 @@ def _problems_from_validation(file: str, err: ValidationError) -> list[Problem]:
     return problems
 
 
+#: Deepest nesting of arrays and objects read (the format itself needs about six levels).
+MAX_DEPTH = 100
+_LONG_NUMBER = re.compile(r"[0-9]{%d,}" % (sys.get_int_max_str_digits() + 1))
+
+
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line}, column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _too_deep_at(text: str) -> str:
+    """Where in ``text`` the nesting first exceeds MAX_DEPTH (brackets outside strings)."""
+    depth, in_string, escaped = 0, False, False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _line_col(text, i)
+        elif ch in "]}":
+            depth -= 1
+    return "an unknown position"
+
+
+def _first_bad_value(raw: Any) -> tuple[str, str] | None:
+    """(JSON path, problem) of the first value no table can hold: a string or key with a lone
+    UTF-16 surrogate (JSON's ``\\ud800`` escape; it is not a character and cannot be written as
+    UTF-8), or nesting deeper than MAX_DEPTH. Iterative, so no depth overflows the stack."""
+    stack: list[tuple[Any, tuple[object, ...]]] = [(raw, ())]
+    while stack:
+        value, loc = stack.pop()
+        if len(loc) > MAX_DEPTH:
+            return json_path(loc[:1]), (f"values under this field are nested more than {MAX_DEPTH} levels deep; "
+                                        "flatten or remove them")
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return json_path(loc), ("contains a lone UTF-16 surrogate escape (such as \\ud800), which is not a "
+                                        "character; remove it or write the character it was meant to be")
+        elif isinstance(value, dict):
+            for key in reversed(list(value)):
+                if _SURROGATE.search(key):
+                    return json_path(loc), (f"the key {key!r} contains a lone UTF-16 surrogate escape (such as "
+                                            "\\ud800), which is not a character; rename the key")
+                stack.append((value[key], (*loc, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*loc, i)) for i, item in reversed(list(enumerate(value))))
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse_file(path: Path, model: type[M], display: str | None = None) -> tuple[M | None, list[Problem]]:
-    """Parse one JSON file into ``model``; return (object, []) or (None, problems)."""
+    """Parse one JSON file into ``model``; return (object, []) or (None, problems).
+
+    Every way a file can fail to read is a problem of that file, never an exception: bytes that
+    are not UTF-8, text that is not JSON, an integer literal longer than Python converts
+    (``sys.get_int_max_str_digits()``, 4,300 digits), nesting deeper than MAX_DEPTH, a lone
+    surrogate escape in a string or key, a top level that is not an object, or a field that
+    fails validation. A file that cannot be opened (a folder, no permission) is one too.
+    """
     name = display or str(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         return None, [Problem(name, "$", f"not UTF-8 text ({e.reason} at byte {e.start})")]
+    except OSError as e:
+        return None, [Problem(name, "$", f"cannot be read ({e.strerror or e})")]
+    try:
+        raw = json.loads(text)
     except json.JSONDecodeError as e:
         return None, [Problem(name, "$", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}")]
+    except RecursionError:
+        return None, [Problem(name, "$", f"values are nested more than {MAX_DEPTH} levels deep (first at "
+                                         f"{_too_deep_at(text)}); flatten or remove that field")]
+    except ValueError:  # an integer literal beyond the digit limit of int()
+        found = _LONG_NUMBER.search(text)
+        where = _line_col(text, found.start()) if found else "an unknown position"
+        return None, [Problem(name, "$", f"the number at {where} has more than {sys.get_int_max_str_digits()} digits, "
+                                         "too long to read; no field of the format needs more than a few digits: "
+                                         "shorten or remove it")]
     if not isinstance(raw, dict):
         return None, [Problem(name, "$", f"the top level must be a JSON object, got {type(raw).__name__}")]
+    bad = _first_bad_value(raw)
+    if bad is not None:
+        return None, [Problem(name, *bad)]
     try:
         return model.model_validate(raw), []
     except ValidationError as err:
         return None, _problems_from_validation(name, err)
 
 
+class SymlinkError(ReleaseFormatError):
+    """A ``*.json`` entry of a release folder is a symbolic link (only regular files are read)."""
+
+
 def list_json_files(directory: Path) -> list[Path]:
-    """The ``*.json`` files directly inside ``directory``, sorted by name."""
+    """The ``*.json`` files directly inside ``directory``, sorted by name.
+
+    Only regular files are read: a symbolic link named ``*.json`` is refused (``SymlinkError``
+    naming every link and its target) rather than followed out of the folder. Entries that are
+    not files (folders named ``x.json``) are skipped. The folder itself may be a link.
+    """
     if not directory.is_dir():
         raise FileNotFoundError(f"not a directory: {directory}")
-    return sorted(p for p in directory.iterdir() if p.suffix == ".json" and p.is_file())
+    entries = sorted(p for p in directory.iterdir() if p.suffix == ".json")
+    links = [p for p in entries if p.is_symlink()]
+    if links:
+        raise SymlinkError(
+            [Problem(str(p), "$", f"is a symbolic link (to {os.readlink(p)}); only regular files directly in the "
+                                  "folder are read") for p in links],
+            "Copy each linked file into the folder (cp --dereference), or remove the link.")
+    return [p for p in entries if p.is_file()]
 
 
 def _read_all(
