@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,3 +86,76 @@ def test_a_linked_folder_is_read(tmp_path):
     (real / "conversation_1.json").write_text(VALID, encoding="utf-8")
     os.symlink(real, tmp_path / "link")
     assert [p.name for p in list_json_files(tmp_path / "link")] == ["conversation_1.json"]
+
+
+# --- Release folders at parse time (symlinks, braces, the empty mode folder) ---------------
+
+def _config_problem(cfg: dict) -> str:
+    from eibench.configuration import ConfigError, load_schema, validate_config
+
+    from ..conftest import REPO
+
+    with pytest.raises(ConfigError) as err:
+        validate_config(cfg, load_schema(REPO / "config/schema/config.schema.yaml"), REPO)
+    return str(err.value)
+
+
+def _outputs_model(cfg: dict, root: Path) -> dict:
+    cfg = json.loads(json.dumps(cfg))
+    cfg["modes"] = ["default"]
+    cfg["statistics"]["mode"] = "default"
+    cfg["models"].append({"name": "mine", "kind": "outputs_dir", "path": str(root)})
+    return cfg
+
+
+def test_an_empty_mode_folder_is_refused_at_parse_time_naming_it(default_config, tmp_path):
+    (tmp_path / "default").mkdir()
+    message = _config_problem(_outputs_model(default_config, tmp_path))
+    assert f"config key 'models[{len(default_config['models'])}].path' (mine)" in message
+    assert f"no EM output files (*.json) for mode 'default' in {str(tmp_path / 'default')!r}" in message
+    assert "remove 'default' from config key 'modes'" in message
+
+
+def test_a_symlink_in_a_mode_folder_is_refused_at_parse_time(default_config, tmp_path):
+    (tmp_path / "default").mkdir()
+    os.symlink(RELEASE / "em_valid" / "conversation_5.json", tmp_path / "default" / "conversation_5.json")
+    message = _config_problem(_outputs_model(default_config, tmp_path))
+    assert str(tmp_path / "default" / "conversation_5.json") in message and "is a symbolic link" in message
+
+
+def test_an_empty_release_folder_is_refused_at_parse_time(default_config, tmp_path):
+    cfg = json.loads(json.dumps(default_config))
+    cfg["cohort"] = "attunebench"
+    cfg["cohorts"]["attunebench"]["path"] = str(tmp_path)
+    assert "config key 'cohorts.attunebench.path': no conversation files (*.json)" in _config_problem(cfg)
+
+
+def test_a_folder_with_a_brace_named_file_is_one_input_with_a_digest(tmp_path):
+    from eibench.release.folders import listing_digest, rule_inputs
+
+    (tmp_path / "conversation_1.json").write_text(VALID, encoding="utf-8")
+    assert rule_inputs(tmp_path) == [str(tmp_path / "conversation_1.json")] and listing_digest(tmp_path) is None
+    brace = tmp_path / "conversation_{model}.json"
+    brace.write_text(VALID.replace('"conversation_5"', '"conversation_6"'), encoding="utf-8")
+    assert rule_inputs(tmp_path) == [str(tmp_path)]
+    before = listing_digest(tmp_path)
+    brace.write_text(VALID.replace('"conversation_5"', '"conversation_7"'), encoding="utf-8")
+    assert before is not None and listing_digest(tmp_path) != before  # editing the file reruns the rule
+
+
+def _dry_run(*args: str) -> subprocess.CompletedProcess:
+    from ..conftest import REPO
+
+    exe = Path(sys.executable).with_name("snakemake")
+    return subprocess.run([str(exe), "-n", "--cores", "1", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_brace_named_release_file_does_not_stop_snakemake(tmp_path):
+    shutil.copy(RELEASE / "valid" / "conversation_5.json", tmp_path / "conversation_5.json")
+    (tmp_path / "conversation_{model}.json").write_text(VALID.replace('"conversation_5"', '"conversation_6"'),
+                                                        encoding="utf-8")
+    run = _dry_run("results/tables/gold/ingest_report.json", "--config", "cohort=attunebench",
+                   f"cohorts={{attunebench: {{path: {tmp_path}}}}}")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "WildcardError" not in run.stdout + run.stderr and "ingest_conversations" in run.stdout

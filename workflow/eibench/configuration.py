@@ -162,6 +162,9 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
             )
         elif not (base_dir / path).is_dir():
             problems.append(f"config key 'cohorts.attunebench.path': {path!r} is not a folder")
+        else:
+            problems += _folder_problems(base_dir / path, "config key 'cohorts.attunebench.path'",
+                                         "conversation files (*.json)", "put the release's conversation_<N>.json files there")
     for model in config["models"]:
         if model["kind"] == "anthropic" and "audio" in model.get("modalities", ()):
             problems.append(f"config key 'models' ({model['name']}): modalities lists audio, but the Anthropic "
@@ -169,12 +172,32 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
         if model["kind"] == "outputs_dir":
             root = base_dir / model["path"]
             for mode in config["modes"]:
+                key = f"config key 'models[{names.index(model['name'])}].path' ({model['name']})"
                 if not (root / mode).is_dir():
                     problems.append(
-                        f"config key 'models' ({model['name']}): outputs folder {str(root / mode)!r} does not exist; "
+                        f"{key}: outputs folder {str(root / mode)!r} does not exist; "
                         f"it must hold one release-format EM output file per conversation for mode {mode!r}"
                     )
+                else:
+                    problems += _folder_problems(root / mode, key, f"EM output files (*.json) for mode {mode!r}",
+                                                 f"put the model's output files there, or remove {mode!r} from "
+                                                 f"config key 'modes'")
     return problems
+
+
+def _folder_problems(folder: Path, key: str, what: str, fix: str) -> list[str]:
+    """A release folder's problems when the workflow is parsed: a ``*.json`` symlink (never
+    followed) or no ``*.json`` file at all."""
+    from .release.read import SymlinkError, list_json_files
+
+    try:
+        files = list_json_files(folder)
+    except SymlinkError as err:
+        return [f"{key}: {p.file} {p.message}: copy the file into the folder (cp --dereference) or remove the link"
+                for p in err.problems]
+    if not files:
+        return [f"{key}: no {what} in {str(folder)!r}; {fix}"]
+    return []
 
 
 #: claim test -> (required params, the metrics it can read: None = any analysable metric)

@@ -30,6 +30,7 @@ rule ingest_conversations:
     params:
         cohort_dir=cohort_dir(),
         report_all=config["ingest"]["report_all_errors"],
+        **({"listing": COHORT_LISTING} if COHORT_LISTING else {}),
     log:
         "logs/cohort/ingest_conversations.log",
     benchmark:

@@ -18,6 +18,7 @@ from snakemake.exceptions import WorkflowError
 from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
+from eibench.release.folders import listing_digest, rule_inputs
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
 from eibench.report.reproducibility import git_state, package_versions, rebuild_command
 
@@ -88,7 +89,7 @@ def cohort_input(wildcards):
     release (listed one by one so that editing any file reruns what depends on it)."""
     if config["cohort"] in ("synthetic", "esconv"):
         return [cohort_dir()]
-    return sorted(str(p) for p in Path(cohort_dir()).glob("*.json"))
+    return rule_inputs(cohort_dir())
 
 
 def one_of(names):
@@ -109,8 +110,20 @@ def prediction_input(wildcards):
     of an outputs_dir (listed one by one so that editing any file reruns what depends on it)."""
     model = MODELS[wildcards.model]
     if model["kind"] == "outputs_dir":
-        return sorted(str(p) for p in (Path(model["path"]) / wildcards.mode).glob("*.json"))
+        return rule_inputs(Path(model["path"]) / wildcards.mode)
     return [f"results/predictions/{wildcards.model}/{wildcards.mode}/shard-{k}" for k in range(n_shards(wildcards.model))]
+
+
+# A folder with a file name holding a brace is a rule input as a whole (eibench.release.folders);
+# the digest of its files is then a param, so that editing any of them reruns the rule.
+COHORT_LISTING = listing_digest(cohort_dir()) if config["cohort"] == "attunebench" else None
+OUTPUT_FOLDERS = {(m["name"], mode): Path(m["path"]) / mode
+                  for m in config["models"] if m["kind"] == "outputs_dir" for mode in MODES}
+OUTPUT_LISTINGS = {key: d for key, folder in OUTPUT_FOLDERS.items() if (d := listing_digest(folder)) is not None}
+
+
+def prediction_listing(wildcards):
+    return OUTPUT_LISTINGS.get((wildcards.model, wildcards.mode))
 
 
 def prediction_sets():

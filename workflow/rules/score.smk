@@ -16,6 +16,7 @@ rule score_model:
         mode=lambda wc: wc.mode,
         va_matching=config["scoring"]["va_matching"],
         report_all=config["ingest"]["report_all_errors"],
+        **({"listing": prediction_listing} if OUTPUT_LISTINGS else {}),
     log:
         "logs/score/{model}/{mode}/score_model.log",
     benchmark:

@@ -41,7 +41,8 @@ def ingest_em_outputs(sources: Iterable[str | Path], model: str, mode: str, know
     files = em_files(sources)
     if not files:
         raise FileNotFoundError(
-            f"model {model!r}, mode {mode!r}: no EM output files (*.json) in {', '.join(map(str, sources))}; "
+            f"model {model!r}, mode {mode!r}: no EM output files (*.json) in "
+            f"{', '.join(map(str, sources)) or 'its folder (no file or folder was given)'}; "
             "collect predictions for this mode or remove the model/mode from the config")
     tables = em_tables(read_em_outputs(files, model, mode, known_conversations, report_all=report_all))
     keys = tables["em_pairwise"]["key"].astype(str)
