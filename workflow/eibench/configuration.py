@@ -24,7 +24,7 @@ import yaml
 # uses no "format" keyword, so that checker is never needed: keep it from being imported.
 if "rfc3987_syntax" not in sys.modules:
     sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-from jsonschema import Draft202012Validator  # noqa: E402
+from jsonschema import Draft202012Validator, validators  # noqa: E402
 from jsonschema.exceptions import ValidationError  # noqa: E402
 
 from .ids import is_safe_id
@@ -93,13 +93,49 @@ def _describe(error: ValidationError) -> str:
             parts.append(f"unknown config key {full!r}{hint}; allowed keys here: {', '.join(allowed)}")
         return "\n".join(parts)
     if error.validator == "required":
-        return f"config key {where!r} is missing a required key: {error.message}"
+        msg = f"config key {where!r} is missing a required key: {error.message}"
+        missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+        choices = [error.schema.get("properties", {}).get(k, {}).get("enum") for k in missing]
+        for key, allowed in zip(missing, choices):
+            if allowed:
+                msg += f"; allowed values of {key!r}: {', '.join(map(str, allowed))}"
+        return msg
+    if error.validator == "type":
+        return f"config key {where!r}: {error.message}{_type_hint(error.instance, error.validator_value)}"
+    if error.validator in ("pattern", "minimum", "maximum") and "description" in error.schema:
+        return f"config key {where!r}: {error.message}; {error.schema['description'].strip()}"
     return f"config key {where!r}: {error.message}"
+
+
+def _type_hint(value: Any, wanted: Any) -> str:
+    """How to write ``value`` as the type the schema wants (YAML), when that is obvious."""
+    wanted = [wanted] if isinstance(wanted, str) else list(wanted)
+    if "integer" in wanted and isinstance(value, float) and value.is_integer():
+        return f" (write {int(value)}, without a decimal point or exponent)"
+    if isinstance(value, str) and "string" not in wanted:
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return ""
+        if not isinstance(parsed, str) and parsed is not None:
+            return f" (a quoted string; write {value} without quotes)"
+    return ""
+
+
+def _is_strict_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema's "integer" accepts 7.0; every integer of this config is a count, a seed or
+    # an index that Python code uses as an int (range, numpy seeds), so 7.0 is refused.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+#: Draft 2020-12, but "integer" means a Python int (not a float such as 7.0, nor a bool).
+StrictValidator = validators.extend(
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer))
 
 
 def validate_schema(config: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """Every schema violation of ``config`` as a readable sentence (empty list if valid)."""
-    validator = Draft202012Validator(schema)
+    validator = StrictValidator(schema)
     messages: list[str] = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         for leaf in _leaf_errors(error):
@@ -119,6 +155,18 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         problems.append(f"config key 'models': model names must be unique; repeated: {', '.join(dupes)}")
+    # Names become folder names: on a case-insensitive file system (macOS, Windows) Sim-01 and
+    # sim-01 would be one folder, and the two models would overwrite each other's files.
+    folded: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        if isinstance(name, str):
+            folded.setdefault(name.casefold(), []).append(i)
+    for positions in folded.values():
+        spellings = sorted({names[i] for i in positions})
+        if len(spellings) > 1:
+            keys = ", ".join(f"models[{i}].name ({names[i]!r})" for i in positions)
+            problems.append(f"config key 'models': {keys} differ only in case; they would share one folder on a "
+                            "case-insensitive file system: rename one")
 
     syn = config["cohorts"]["synthetic"]
     if syn["turns"]["min"] < 1 or syn["turns"]["min"] > syn["turns"]["max"]:
