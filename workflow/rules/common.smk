@@ -14,8 +14,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
+from snakemake.utils import update_config
 
 from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
+from eibench.config_files import check_config_files
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.folders import listing_digest, rule_inputs
@@ -24,8 +26,15 @@ from eibench.report.reproducibility import git_state, package_versions, rebuild_
 
 REPO = Path(workflow.basedir)
 
+# Snakemake has read the config files (the configfile: directive's and --configfile's) and keeps
+# the last of a key given twice: each file is read again here, strictly (eibench.config_files).
+_file_problems = check_config_files(dict.fromkeys(map(str, workflow.configfiles)))
+if _file_problems:
+    raise WorkflowError("invalid configuration file:\n  - " + "\n  - ".join(_file_problems))
 _schema = load_schema(REPO / "config/schema/config.schema.yaml")
-config.update(coerce_cli_strings(config, _schema))
+# Only --config values are strings by accident (Snakemake reads nested ones with YAML's
+# BaseLoader); a string in a config file was written as one (seed: "7") and is an error.
+update_config(config, coerce_cli_strings(dict(workflow.config_settings.config), _schema))
 try:
     validate_config(config, _schema, Path.cwd())
 except ConfigError as _err:
