@@ -31,6 +31,7 @@ include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/audit.smk"
+include: "workflow/rules/checks.smk"
 
 
 rule all:

@@ -159,3 +159,190 @@ def test_a_brace_named_release_file_does_not_stop_snakemake(tmp_path):
                    f"cohorts={{attunebench: {{path: {tmp_path}}}}}")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "WildcardError" not in run.stdout + run.stderr and "ingest_conversations" in run.stdout
+
+
+# --- Config --------------------------------------------------------------------------------
+
+def _set(cfg: dict, key: str, value) -> dict:
+    cfg = json.loads(json.dumps(cfg))
+    node = cfg
+    *parents, last = key.split(".")
+    for part in parents:
+        node = node[int(part)] if part.isdigit() else node[part]
+    node[int(last) if last.isdigit() else last] = value
+    return cfg
+
+
+LIVE = {"name": "live-1", "kind": "openai_compatible", "model_id": "m", "api_key_env": "KEY"}
+
+CONFIG_CASES = {
+    # case id: (config key, value, words of the message)
+    "seed_7.0": ("seed", 7.0, "config key 'seed': 7.0 is not of type 'integer' (write 7, without a decimal point"),
+    "n_conversations_20.0": ("cohorts.synthetic.n_conversations", 20.0,
+                             "config key 'cohorts.synthetic.n_conversations': 20.0 is not of type 'integer'"),
+    "seed_quoted": ("seed", "7", "config key 'seed': '7' is not of type 'integer' (a quoted string; write 7 without"),
+    "seed_true": ("seed", True, "config key 'seed': True is not of type 'integer'"),
+    "api_key_env_trailing_newline": ("models", [LIVE | {"api_key_env": "KEY\n"}],
+                                     "config key 'models[0].api_key_env': 'KEY\\n' does not match"),
+    "prompt_version_trailing_newline": ("collection.prompt_version", "v1\n",
+                                        "config key 'collection.prompt_version': 'v1\\n' does not match"),
+    "timestamp_1e15": ("paper.timestamp", 10**15, "config key 'paper.timestamp': 1000000000000000 is greater "
+                                                  "than the maximum of 253402300799"),
+    "timestamp_1e15_float": ("paper.timestamp", 1e15, "config key 'paper.timestamp': 1000000000000000.0 is not of type 'integer'"),
+    "model_without_kind": ("models", [{"name": "a"}],
+                           "config key 'models[0]' is missing a required key: 'kind' is a required property; allowed "
+                           "values of 'kind': simulated, baseline, openai_compatible, anthropic, outputs_dir"),
+    "names_differ_only_in_case": ("models", [{"name": "Sim-01", "kind": "simulated"},
+                                             {"name": "sim-01", "kind": "simulated"}],
+                                  "models[0].name ('Sim-01'), models[1].name ('sim-01') differ only in case"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONFIG_CASES))
+def test_config_case_names_the_key_and_the_fix(case, default_config):
+    key, value, words = CONFIG_CASES[case]
+    message = _config_problem(_set(default_config, key, value))
+    assert words in message, message
+
+
+def test_a_model_without_kind_lists_no_unrelated_keys(default_config):
+    message = _config_problem(_set(default_config, "models", [{"name": "a"}]))
+    assert message.count("\n  - ") == 1 and "method" not in message and "model_id" not in message
+
+
+def test_the_timestamp_bound_is_what_typst_accepts(tmp_path):
+    typst = pytest.importorskip("typst")
+    from eibench.configuration import load_schema
+
+    from ..conftest import REPO
+
+    bound = load_schema(REPO / "config/schema/config.schema.yaml")["properties"]["paper"]["properties"]["timestamp"]
+    main = tmp_path / "main.typ"
+    main.write_text("= Title\n#datetime.today().display()\n", encoding="utf-8")
+    assert typst.compile(str(main), timestamp=bound["maximum"])
+    with pytest.raises(ValueError, match="out of range"):
+        typst.compile(str(main), timestamp=bound["maximum"] + 1)
+
+
+def test_every_schema_pattern_refuses_a_trailing_newline():
+    import yaml
+
+    from ..conftest import REPO
+
+    schema = yaml.safe_load((REPO / "config/schema/config.schema.yaml").read_text(encoding="utf-8"))
+    patterns = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                patterns.append(node["pattern"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(schema)
+    assert patterns
+    for pattern in patterns:
+        assert not pattern.endswith("$"), f"{pattern!r}: '$' matches before a final newline; end it with \\Z"
+
+
+def test_cli_strings_are_still_read_as_numbers_but_config_file_strings_are_not():
+    from eibench.configuration import coerce_cli_strings, load_schema
+
+    from ..conftest import REPO
+
+    schema = load_schema(REPO / "config/schema/config.schema.yaml")
+    assert coerce_cli_strings({"cohorts": {"synthetic": {"n_conversations": "20"}}}, schema) == {
+        "cohorts": {"synthetic": {"n_conversations": 20}}}
+    run = _dry_run("--config", "cohorts={synthetic: {n_conversations: 20}}", "seed=5")
+    assert run.returncode == 0, run.stderr
+
+
+DUPLICATE = "seed: 3\ncohorts:\n  synthetic:\n    n_conversations: 4\n    n_conversations: 5\n"
+
+
+def test_a_key_given_twice_names_the_file_the_key_and_both_lines(tmp_path):
+    from eibench.config_files import ConfigFileError, read_config_file
+
+    file = tmp_path / "mine.yaml"
+    file.write_text(DUPLICATE, encoding="utf-8")
+    with pytest.raises(ConfigFileError) as err:
+        read_config_file(file)
+    assert str(err.value) == (f"config file {file}: key 'cohorts.synthetic.n_conversations' is given twice "
+                              "(lines 4 and 5); YAML keeps only the last, so delete one of them")
+
+
+def test_merge_keys_may_be_overridden(tmp_path):
+    from eibench.config_files import read_config_file
+
+    file = tmp_path / "mine.yaml"
+    file.write_text("base: &b {x: 1}\nother:\n  <<: *b\n  x: 2\n", encoding="utf-8")
+    assert read_config_file(file)["other"] == {"x": 2}
+
+
+def test_a_binary_config_file_is_named(tmp_path):
+    from eibench.config_files import main
+
+    file = tmp_path / "mine.yaml"
+    file.write_bytes(b"\xff\xfe\x00\x01binary\n")
+    run = subprocess.run([sys.executable, "-m", "eibench.config_files", str(file)], capture_output=True, text=True)
+    assert run.returncode == 1 and f"config file {file}: not UTF-8 text (invalid start byte at byte 0)" in run.stderr
+    assert main([str(RELEASE.parents[2] / "config" / "config.yaml")]) == 0
+
+
+DRY_RUN_CASES = {
+    # case id: (config file text, words of the message)
+    "seed_7.0": ("seed: 7.0\n", "config key 'seed': 7.0 is not of type 'integer'"),
+    "seed_quoted": ('seed: "7"\n', "config key 'seed': '7' is not of type 'integer'"),
+    "duplicate_key": (DUPLICATE, "key 'cohorts.synthetic.n_conversations' is given twice (lines 4 and 5)"),
+    "model_named_leaderboard.csv": (
+        "models:\n  - {name: leaderboard.csv, kind: simulated}\n  - {name: chance, kind: baseline, method: chance}\n",
+        "config key 'models[0].name': 'leaderboard.csv' would be the folder results/scores/leaderboard.csv/, but "
+        "the workflow writes results/scores/leaderboard.csv there"),
+    "model_named_like_a_log": ("models:\n  - {name: Aggregate_Scores.log, kind: simulated}\n",
+                               "writes logs/score/aggregate_scores.log there"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DRY_RUN_CASES))
+def test_snakemake_stops_at_parse_time(case, tmp_path):
+    text, words = DRY_RUN_CASES[case]
+    file = tmp_path / "mine.yaml"
+    file.write_text(text, encoding="utf-8")
+    run = _dry_run("--configfile", str(file))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0 and words in out, out
+    if case == "duplicate_key":
+        assert str(file) in out
+    assert "Building DAG" not in out and "Traceback" not in out
+
+
+# --- Faults: a file where a folder should be -------------------------------------------------
+
+def test_a_file_where_a_folder_should_be_is_named_before_any_job(tmp_path):
+    from ..conftest import REPO
+
+    (tmp_path / "results").write_text("", encoding="utf-8")
+    (tmp_path / "logs").symlink_to(tmp_path / "nowhere")
+    exe = Path(sys.executable).with_name("snakemake")
+    run = subprocess.run([str(exe), "-n", "--cores", "1", "-s", str(REPO / "Snakefile"), "--configfile",
+                          str(REPO / "config" / "config.yaml")], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300)
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    assert "results is a file, but the workflow writes its outputs into the folder results/" in out
+    assert "logs is a broken symbolic link" in out and "Traceback" not in out
+
+
+def test_files_in_the_way_checks_only_folders_before_a_wildcard(tmp_path):
+    from eibench.workflow_paths import files_in_the_way
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "scores").write_text("", encoding="utf-8")
+    (tmp_path / "results" / "x").mkdir()
+    (tmp_path / "results" / "x" / "{model}").write_text("", encoding="utf-8")
+    problems = files_in_the_way(["results/scores/leaderboard.csv", "results/x/{model}/y.csv"], tmp_path)
+    assert problems == ["results/scores is a file, but the workflow writes its outputs into the folder "
+                        "results/scores/ (e.g. results/scores/leaderboard.csv); move or rename it, then rerun"]
