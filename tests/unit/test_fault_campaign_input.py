@@ -346,3 +346,51 @@ def test_files_in_the_way_checks_only_folders_before_a_wildcard(tmp_path):
     problems = files_in_the_way(["results/scores/leaderboard.csv", "results/x/{model}/y.csv"], tmp_path)
     assert problems == ["results/scores is a file, but the workflow writes its outputs into the folder "
                         "results/scores/ (e.g. results/scores/leaderboard.csv); move or rename it, then rerun"]
+
+
+# --- Faults: temporary folders of killed jobs --------------------------------------------------
+
+KILLED_JOB = """
+import os, signal, sys
+from types import SimpleNamespace
+import eibench.report  # its matplotlib folder, made at import
+from eibench.runlog import job_tmpdir
+with job_tmpdir(SimpleNamespace(rule="score_model", resources=SimpleNamespace(tmpdir=sys.argv[1]))) as mine:
+    (mine / "half-written").write_text("x")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_the_folders_of_a_killed_job_are_swept_by_the_next_job(tmp_path):
+    from types import SimpleNamespace
+
+    from eibench.runlog import job_tmpdir
+
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    env.pop("MPLCONFIGDIR", None)
+    run = subprocess.run([sys.executable, "-c", KILLED_JOB, str(tmp_path)], env=env, capture_output=True, timeout=120)
+    assert run.returncode == -9
+    left = sorted(p.name.split("-")[1] for p in tmp_path.iterdir())
+    assert left == ["matplotlib", "score_model"]  # what the issue saw: the killed job's folders stay
+    other_host = tmp_path / f"eibench-paper-{os.getpid() + 1}@another-host-abc123"
+    other_host.mkdir()
+    with job_tmpdir(SimpleNamespace(rule="paper", resources=SimpleNamespace(tmpdir=str(tmp_path)))) as current:
+        remaining = sorted(tmp_path.iterdir())
+    assert remaining == sorted([other_host, current]), remaining
+    assert other_host.exists()
+
+
+def test_a_sweep_leaves_folders_of_live_processes_and_other_names(tmp_path):
+    from eibench.tmpdirs import owned_tmpdir, sweep_stale
+
+    alive = owned_tmpdir("paper", tmp_path)  # this process
+    parent = Path(str(owned_tmpdir("paper", tmp_path)).replace(f"-{os.getpid()}@", f"-{os.getppid()}@"))
+    os.rename(next(p for p in tmp_path.iterdir() if p != alive), parent)
+    old_style = tmp_path / "eibench-paper-abc123"
+    old_style.mkdir()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    dead = tmp_path / alive.name.replace(f"-{os.getpid()}@", f"-{child.pid}@")
+    dead.mkdir()
+    assert sweep_stale(tmp_path) == [dead]
+    assert alive.exists() and parent.exists() and old_style.exists()

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from .tmpdirs import owned_tmpdir, sweep_stale
+
 PROVENANCE_TAG = "PROVENANCE "
 
 
@@ -52,7 +54,8 @@ def job_tmpdir(smk: Any) -> Iterator[Path]:
     folder; removed with its contents when the block ends, whether or not it raised."""
     resources = getattr(smk, "resources", None)
     base = getattr(resources, "tmpdir", None) or tempfile.gettempdir()
-    path = Path(tempfile.mkdtemp(prefix=f"eibench-{smk.rule}-", dir=base))
+    sweep_stale(base)  # the folders of killed jobs (eibench.tmpdirs)
+    path = owned_tmpdir(smk.rule, base)
     saved_env = {name: os.environ.get(name) for name in TMP_VARIABLES}
     saved_tempdir = tempfile.tempdir
     os.environ.update({name: str(path) for name in TMP_VARIABLES})

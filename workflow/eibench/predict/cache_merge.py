@@ -24,7 +24,6 @@ import hashlib
 import shutil
 import sqlite3
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -41,6 +40,7 @@ from .cache import (
     read_sqlite,
     sort_into,
 )
+from ..tmpdirs import owned_tmpdir
 
 
 class MergeConflict(ValueError):
@@ -110,7 +110,7 @@ def merge_model(directory: str | Path) -> MergeReport:
     if not files:
         raise FileNotFoundError(f"{directory}: no cache files (journals *.jsonl or *.sqlite) to merge")
     report = MergeReport(directory)
-    scratch = Path(tempfile.mkdtemp(prefix="eibench-merge-"))
+    scratch = owned_tmpdir("merge")
     try:
         staging = scratch / (MERGED_NAME + ".staging")
         db = sqlite3.connect(staging)

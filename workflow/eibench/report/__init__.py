@@ -13,11 +13,12 @@ from a process that set it here makes its own folder too.
 import atexit
 import os
 import shutil
-import tempfile
+
+from ..tmpdirs import owned_tmpdir
 
 _OWNER = "EIBENCH_MPLCONFIGDIR_PID"  # the process that made the folder in MPLCONFIGDIR
 
 if "MPLCONFIGDIR" not in os.environ or os.environ.get(_OWNER, str(os.getpid())) != str(os.getpid()):
-    _config = tempfile.mkdtemp(prefix="eibench-matplotlib-")
+    _config = str(owned_tmpdir("matplotlib"))  # a killed process's is swept by the next job
     os.environ["MPLCONFIGDIR"], os.environ[_OWNER] = _config, str(os.getpid())
     atexit.register(shutil.rmtree, _config, True)
