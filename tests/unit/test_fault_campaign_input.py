@@ -271,7 +271,7 @@ def test_a_key_given_twice_names_the_file_the_key_and_both_lines(tmp_path):
     with pytest.raises(ConfigFileError) as err:
         read_config_file(file)
     assert str(err.value) == (f"config file {file}: key 'cohorts.synthetic.n_conversations' is given twice "
-                              "(lines 4 and 5); YAML keeps only the last, so delete one of them")
+                              "(lines 4 and 5); Snakemake would keep only the last, so delete one of them")
 
 
 def test_merge_keys_may_be_overridden(tmp_path):
@@ -394,3 +394,17 @@ def test_a_sweep_leaves_folders_of_live_processes_and_other_names(tmp_path):
     dead.mkdir()
     assert sweep_stale(tmp_path) == [dead]
     assert alive.exists() and parent.exists() and old_style.exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    ('{"seed": 3,\n "seed": 4}\n', "key 'seed' is given twice (lines 1 and 2)"),
+    ('{\t"seed": 3, "seed": 5}\n', "key 'seed' is given twice in one object"),  # JSON that is not YAML
+    ('{\t"seed": 3}\n', None),
+])
+def test_json_config_files_are_read_as_snakemake_reads_them(tmp_path, text, words):
+    from eibench.config_files import check_config_files
+
+    file = tmp_path / "mine.json"
+    file.write_text(text, encoding="utf-8")
+    problems = check_config_files([file])
+    assert (problems == []) if words is None else (len(problems) == 1 and words in problems[0] and str(file) in problems[0])

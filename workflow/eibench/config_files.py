@@ -14,6 +14,7 @@ explains); ``python -m eibench.config_files FILE...`` checks files by hand and n
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any, Iterable
@@ -50,6 +51,21 @@ class _Duplicate(Exception):
         self.key, self.first, self.second, self.node = key, first, second, node
 
 
+class _DuplicateJSONKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateJSONKey(key)
+        out[key] = value
+    return out
+
+
 def _key_path(root: yaml.Node, target: yaml.Node) -> str:
     """The config path (``a.b[2].c``) of mapping node ``target`` inside ``root``."""
     stack: list[tuple[yaml.Node, str]] = [(root, "")]
@@ -67,8 +83,9 @@ def _key_path(root: yaml.Node, target: yaml.Node) -> str:
 
 
 def read_config_file(path: str | Path) -> Any:
-    """The content of one config file (YAML, which includes JSON), or ConfigFileError naming the
-    file and what is wrong (not UTF-8, not YAML, a key given twice)."""
+    """The content of one config file (JSON, else YAML, as Snakemake reads it), or ConfigFileError
+    naming the file and what is wrong (not UTF-8, neither JSON nor YAML, a key given twice: with
+    its config path and both lines, for JSON too when it also reads as YAML)."""
     path = Path(path)
     try:
         text = path.read_bytes().decode("utf-8")
@@ -77,6 +94,12 @@ def read_config_file(path: str | Path) -> Any:
                               "save it as UTF-8 (a YAML or JSON text file)") from None
     except OSError as e:
         raise ConfigFileError(f"config file {path}: cannot be read ({e.strerror or e})") from None
+    try:  # Snakemake reads a file as JSON first; a JSON file need not be valid YAML (tabs)
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    except _DuplicateJSONKey as dup:
+        json_duplicate: str | None = dup.key
+    except ValueError:
+        json_duplicate = None
     loader = _StrictLoader(text)
     try:
         root = loader.get_single_node()
@@ -88,8 +111,11 @@ def read_config_file(path: str | Path) -> Any:
             where = _key_path(root, dup.node)
             key = f"{where}.{dup.key}" if where else str(dup.key)
             raise ConfigFileError(f"config file {path}: key {key!r} is given twice (lines {dup.first} and "
-                                  f"{dup.second}); YAML keeps only the last, so delete one of them") from None
+                                  f"{dup.second}); Snakemake would keep only the last, so delete one of them") from None
     except yaml.YAMLError as e:
+        if json_duplicate is not None:  # JSON that YAML cannot read: the key without its lines
+            raise ConfigFileError(f"config file {path}: key {json_duplicate!r} is given twice in one object; "
+                                  "JSON readers keep only the last, so delete one of them") from None
         raise ConfigFileError(f"config file {path}: not valid YAML or JSON: {e}") from None
     finally:
         loader.dispose()
