@@ -188,7 +188,10 @@ CONFIG_CASES = {
                                         "config key 'collection.prompt_version': 'v1\\n' does not match"),
     "timestamp_1e15": ("paper.timestamp", 10**15, "config key 'paper.timestamp': 1000000000000000 is greater "
                                                   "than the maximum of 253402300799"),
-    "timestamp_1e15_float": ("paper.timestamp", 1e15, "config key 'paper.timestamp': 1000000000000000.0 is not of type 'integer'"),
+    "timestamp_1e15_float": ("paper.timestamp", 1e15,
+                             "config key 'paper.timestamp': 1000000000000000.0 is not of type 'integer'"),
+    "timestamp_1e15_yaml": ("paper.timestamp", "1e15", "config key 'paper.timestamp': '1e15' is not of type "
+                                                       "'integer' (YAML reads 1e15 as a string; write 1000000000000000)"),
     "model_without_kind": ("models", [{"name": "a"}],
                            "config key 'models[0]' is missing a required key: 'kind' is a required property; allowed "
                            "values of 'kind': simulated, baseline, openai_compatible, anthropic, outputs_dir"),
@@ -407,4 +410,7 @@ def test_json_config_files_are_read_as_snakemake_reads_them(tmp_path, text, word
     file = tmp_path / "mine.json"
     file.write_text(text, encoding="utf-8")
     problems = check_config_files([file])
-    assert (problems == []) if words is None else (len(problems) == 1 and words in problems[0] and str(file) in problems[0])
+    if words is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and words in problems[0] and str(file) in problems[0]

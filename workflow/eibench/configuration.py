@@ -119,6 +119,12 @@ def _type_hint(value: Any, wanted: Any) -> str:
             return ""
         if not isinstance(parsed, str) and parsed is not None:
             return f" (a quoted string; write {value} without quotes)"
+        try:  # YAML 1.1 reads 1e15 (no dot) as a string
+            number = float(value)
+        except ValueError:
+            return ""
+        if "integer" in wanted and number.is_integer():
+            return f" (YAML reads {value} as a string; write {int(number)})"
     return ""
 
 
@@ -212,7 +218,8 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
             problems.append(f"config key 'cohorts.attunebench.path': {path!r} is not a folder")
         else:
             problems += _folder_problems(base_dir / path, "config key 'cohorts.attunebench.path'",
-                                         "conversation files (*.json)", "put the release's conversation_<N>.json files there")
+                                         "conversation files (*.json)",
+                                         "put the release's conversation_<N>.json files there")
     for model in config["models"]:
         if model["kind"] == "anthropic" and "audio" in model.get("modalities", ()):
             problems.append(f"config key 'models' ({model['name']}): modalities lists audio, but the Anthropic "

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ..tmpdirs import owned_tmpdir
 from .cache import (
     JOURNAL_SUFFIX,
     MERGED_NAME,
@@ -40,7 +41,6 @@ from .cache import (
     read_sqlite,
     sort_into,
 )
-from ..tmpdirs import owned_tmpdir
 
 
 class MergeConflict(ValueError):
