@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from eibench.release.read import ReleaseFormatError, SymlinkError, list_json_files, parse_file, read_conversations
+from eibench.release.read import FolderEntryError, ReleaseFormatError, list_json_files, parse_file, read_conversations
 from eibench.release.schema import ConversationFile
 
 from ..conftest import RELEASE
@@ -73,11 +73,21 @@ def test_a_symlink_in_the_folder_is_refused_naming_the_link(tmp_path):
     folder.mkdir()
     (folder / "conversation_1.json").write_text(VALID, encoding="utf-8")
     os.symlink(outside, folder / "conversation_2.json")
-    with pytest.raises(SymlinkError) as err:
+    with pytest.raises(FolderEntryError) as err:
         list_json_files(folder)
     message = str(err.value)
     assert str(folder / "conversation_2.json") in message and str(outside) in message
     assert "only regular files" in message and "cp --dereference" in message
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_naming_it(tmp_path):
+    name = os.fsdecode(b"conversation_\xff.json")  # Python holds the byte as a lone surrogate
+    (tmp_path / name).write_text(VALID, encoding="utf-8")
+    with pytest.raises(FolderEntryError) as err:
+        list_json_files(tmp_path)
+    message = str(err.value)
+    message.encode("utf-8")  # printable: no lone surrogate in the message itself
+    assert f"{tmp_path}/conversation_\\xff.json: at $: the file name is not UTF-8 text: rename the file" in message
 
 
 def test_a_linked_folder_is_read(tmp_path):

@@ -242,14 +242,13 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
 
 def _folder_problems(folder: Path, key: str, what: str, fix: str) -> list[str]:
     """A release folder's problems when the workflow is parsed: a ``*.json`` symlink (never
-    followed) or no ``*.json`` file at all."""
-    from .release.read import SymlinkError, list_json_files
+    followed), a name that is not UTF-8, or no ``*.json`` file at all."""
+    from .release.read import FolderEntryError, list_json_files
 
     try:
         files = list_json_files(folder)
-    except SymlinkError as err:
-        return [f"{key}: {p.file} {p.message}: copy the file into the folder (cp --dereference) or remove the link"
-                for p in err.problems]
+    except FolderEntryError as err:
+        return [f"{key}: {p.file} {p.message}" for p in err.problems]
     if not files:
         return [f"{key}: no {what} in {str(folder)!r}; {fix}"]
     return []

@@ -26,7 +26,7 @@ def has_brace(path: Path) -> bool:
 def rule_inputs(folder: str | Path) -> list[str]:
     """The rule inputs for the ``*.json`` files of ``folder``: each file, sorted by name; or
     ``[folder]`` when a file name holds a brace. Raises FileNotFoundError (no folder) and
-    read.SymlinkError (a ``*.json`` link)."""
+    read.FolderEntryError (a ``*.json`` link, a name that is not UTF-8)."""
     files = list_json_files(Path(folder))
     if any(map(has_brace, files)):
         return [str(folder)]

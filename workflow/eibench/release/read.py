@@ -176,26 +176,43 @@ def parse_file(path: Path, model: type[M], display: str | None = None) -> tuple[
         return None, _problems_from_validation(name, err)
 
 
-class SymlinkError(ReleaseFormatError):
-    """A ``*.json`` entry of a release folder is a symbolic link (only regular files are read)."""
+class FolderEntryError(ReleaseFormatError):
+    """A ``*.json`` entry of a release folder cannot be read as one of its files: a symbolic
+    link (only regular files are read), or a name that is not UTF-8 (no table can hold it)."""
+
+
+_LINK_FIX = "copy the file into the folder (cp --dereference) or remove the link"
+_NAME_FIX = "rename the file with a UTF-8 name"
+
+
+def _printable(path: Path) -> str:
+    """``path`` as text that can be printed and written anywhere: bytes of a name that is not
+    UTF-8 (Python holds them as lone surrogates) shown as ``\\xff`` escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def list_json_files(directory: Path) -> list[Path]:
     """The ``*.json`` files directly inside ``directory``, sorted by name.
 
-    Only regular files are read: a symbolic link named ``*.json`` is refused (``SymlinkError``
-    naming every link and its target) rather than followed out of the folder. Entries that are
-    not files (folders named ``x.json``) are skipped. The folder itself may be a link.
+    Only regular files are read: a symbolic link named ``*.json`` is refused rather than
+    followed out of the folder, and so is a file whose name is not UTF-8 (its name goes into
+    the tables' ``source_file``); ``FolderEntryError`` names every such entry and the fix.
+    Entries that are not files (folders named ``x.json``) are skipped. The folder itself may
+    be a link.
     """
     if not directory.is_dir():
         raise FileNotFoundError(f"not a directory: {directory}")
     entries = sorted(p for p in directory.iterdir() if p.suffix == ".json")
-    links = [p for p in entries if p.is_symlink()]
-    if links:
-        raise SymlinkError(
-            [Problem(str(p), "$", f"is a symbolic link (to {os.readlink(p)}); only regular files directly in the "
-                                  "folder are read") for p in links],
-            "Copy each linked file into the folder (cp --dereference), or remove the link.")
+    problems = []
+    for p in entries:
+        if p.is_symlink():
+            target = _printable(Path(os.readlink(p)))
+            problems.append(Problem(_printable(p), "$", f"is a symbolic link (to {target}); only regular files "
+                                                        f"directly in the folder are read: {_LINK_FIX}"))
+        elif _SURROGATE.search(str(p)):
+            problems.append(Problem(_printable(p), "$", f"the file name is not UTF-8 text: {_NAME_FIX}"))
+    if problems:
+        raise FolderEntryError(problems, "Only regular files with UTF-8 names are read (docs/release-format.md).")
     return [p for p in entries if p.is_file()]
 
 
