@@ -14,9 +14,21 @@ The paths are the patterns of every rule's outputs, logs and benchmarks (``resul
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 MODEL = "{model}"
+
+
+def rule_paths(rules: Iterable[Any]) -> list[str]:
+    """The patterns of every output, log and benchmark of Snakemake ``rules`` (``workflow.rules``),
+    sorted and without repeats."""
+    paths: set[str] = set()
+    for r in rules:
+        paths.update(map(str, r.output))
+        paths.update(map(str, r.log))
+        if r.benchmark:
+            paths.add(str(r.benchmark))
+    return sorted(paths)
 
 
 def strip_constraints(pattern: str) -> str:
