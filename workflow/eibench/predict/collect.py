@@ -41,7 +41,9 @@ INVALID = "invalid"
 @dataclass
 class Stats:
     """Counters of one collection job (written to its log). ``cost_usd`` and the token counts
-    cover every answer used (cached or not); the ``*_spent`` ones only the calls made now."""
+    cover every answer used (cached or not); the ``*_spent`` ones only the calls made now. Both
+    sum the known counts only: ``usage_unknown`` counts the answers used whose token usage the
+    endpoint did not give as a plausible count (their cost is unknown, not 0)."""
 
     requests: int = 0
     cache_hits: int = 0
@@ -57,6 +59,7 @@ class Stats:
     input_tokens_spent: int = 0
     output_tokens_spent: int = 0
     cost_usd_spent: float = 0.0
+    usage_unknown: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {**{k: v for k, v in self.__dict__.items() if k != "invalid"}, "invalid": dict(self.invalid)}
@@ -66,7 +69,7 @@ class Stats:
 class Answer:
     value: Any  # the validated (aggregated) answer, or None when invalid
     raw: str  # the last raw text when invalid
-    cost_usd: float
+    cost_usd: float | None  # None: unknown (an answer used had no usable token counts)
 
 
 class Collector:
@@ -93,9 +96,9 @@ class Collector:
         try:
             done = await self.adapter.complete(messages)
             self.stats.calls += 1
-            self.stats.input_tokens_spent += done.input_tokens
-            self.stats.output_tokens_spent += done.output_tokens
-            self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens)
+            self.stats.input_tokens_spent += done.input_tokens or 0
+            self.stats.output_tokens_spent += done.output_tokens or 0
+            self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens) or 0.0
             self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
                                  "messages": messages, "sample": sample},
                            Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
@@ -114,16 +117,18 @@ class Collector:
 
     async def _one_sample(self, request: Request, sample: int) -> tuple[Parsed, str, float]:
         messages = [dict(m) for m in request.messages]
-        cost = 0.0
+        cost: float | None = 0.0
         for attempt in range(self.model.max_repairs + 1):
             try:
                 done = await self._ask(messages, sample)
             except RequestRefused as e:  # refused for good: this answer is invalid, the rest goes on
                 self.stats.refused += 1
                 return Parsed(None, str(e)), f"[refused: {e}]", cost
-            cost += self.model.cost(done.input_tokens, done.output_tokens)
-            self.stats.input_tokens += done.input_tokens
-            self.stats.output_tokens += done.output_tokens
+            cost = _add_cost(cost, self.model.cost(done.input_tokens, done.output_tokens))
+            if done.input_tokens is None or done.output_tokens is None:
+                self.stats.usage_unknown += 1
+            self.stats.input_tokens += done.input_tokens or 0
+            self.stats.output_tokens += done.output_tokens or 0
             parsed = parse(request.task, done.text, request.expect)
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
@@ -140,8 +145,8 @@ class Collector:
             self.progress.set_postfix(hits=self.stats.cache_hits, calls=self.stats.calls,
                                       retries=self.adapter.retries, invalid=sum(self.stats.invalid.values()),
                                       cost=f"${self.stats.cost_usd:.2f}", refresh=False)
-        cost = sum(c for _, _, c in results)
-        self.stats.cost_usd += cost
+        cost = _sum_costs(c for _, _, c in results)
+        self.stats.cost_usd += sum(c for _, _, c in results if c is not None)
         valid = [p.value for p, _, _ in results if p.ok]
         self.stats.invalid_samples += len(results) - len(valid)
         if not valid:
@@ -154,6 +159,18 @@ class Collector:
         answers = await asyncio.gather(*(self.answer(r) for r in requests))
         return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers,
                         self.prompts.digest)
+
+
+def _add_cost(a: float | None, b: float | None) -> float | None:
+    """A sum of costs in USD that is unknown (None) as soon as one part is."""
+    return None if a is None or b is None else a + b
+
+
+def _sum_costs(costs: Any) -> float | None:
+    total: float | None = 0.0
+    for c in costs:
+        total = _add_cost(total, c)
+    return total
 
 
 def _majority(values: list[Any]) -> Any:
@@ -202,7 +219,7 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
     fields = {"binary_om_observer": "em_binary_om_assessment", "binary_hp_observer": "em_binary_human_prediction",
               "binary_om_participant": "em_binary_om_assessment_hp", "binary_hp_participant": "em_binary_human_prediction_hp"}
     turns = []
-    cost = sum(a.cost_usd for a in answers)
+    cost = _sum_costs(a.cost_usd for a in answers)
     for turn in view.turns:
         got = by_turn.get(turn.turn_number, {})
         entry: dict[str, Any] = {"turnNumber": turn.turn_number}
