@@ -190,3 +190,40 @@ def test_an_orphaned_collector_stores_what_it_sent_and_exits_then_a_rerun_repeat
     twice = {k: n for k, n in counts.items() if n > 1}
     assert not twice, f"{len(twice)} requests were sent more than once"
     assert len(counts) == llm.count and sent_by_orphan < llm.count
+
+
+def test_a_waiting_collector_gives_up_when_cancelled(tmp_path):
+    path = tmp_path / "s.lock"
+    cancel = threading.Event()
+    with ShardLock(path, stale_seconds=60):
+        threading.Timer(0.3, cancel.set).start()
+        start = time.monotonic()
+        with pytest.raises(ShardLocked):
+            ShardLock(path, stale_seconds=60, wait_seconds=30, poll_seconds=0.05).acquire(cancel=cancel)
+    assert time.monotonic() - start < 5
+
+
+def test_a_stopping_collector_cuts_its_wait_between_attempts_short():
+    """A Retry-After of 100 s does not keep a stopping collector (its parent died) alive."""
+    import asyncio
+
+    import httpx
+    from eibench.predict.adapters import ADAPTERS, Stopped
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(429, headers={"retry-after": "100"})
+
+    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
+                                   "endpoint": "http://loopback.invalid/v1", "max_retries": 3})
+    stopping = threading.Event()
+
+    async def run():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            adapter = ADAPTERS["openai_compatible"](model, client, stopping=stopping)
+            asyncio.get_running_loop().call_later(0.3, stopping.set)
+            await adapter.complete([{"role": "user", "content": "hi"}])
+
+    start = time.monotonic()
+    with pytest.raises(Stopped):
+        asyncio.run(run())
+    assert time.monotonic() - start < 3

@@ -262,8 +262,15 @@ class Adapter:
                 if attempt == self.model.max_retries:
                     break
                 delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._jitter.random())
-                await asyncio.sleep(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
+                await self._pause(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
         raise CollectionError(f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}")
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep ``seconds`` between attempts, cut short when the collection is stopping (a stopping
+        collector must let go of its shard soon, not after a Retry-After of two minutes)."""
+        end = time.monotonic() + seconds
+        while not self.stopping.is_set() and (left := end - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, 0.25))
 
     async def _post(self, url: str, messages: list[dict[str, Any]]) -> tuple[int, httpx.Headers, bytes]:
         """Status, headers and body of one POST, the body read in chunks and refused (_TooLarge)

@@ -333,17 +333,21 @@ def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, st
     stopping = threading.Event()
     lock = ShardLock(directory / f"{shard}{LOCK_SUFFIX}", lock_stale_seconds, lock_wait_seconds, on_lost=stopping.set)
     start = time.perf_counter()
-    with lock, ParentWatch(stopping.set) as parent:
-        cache = ResponseCache(directory, shard)  # opened only once the shard is this collector's
+    with ParentWatch(stopping.set) as parent:
+        lock.acquire(cancel=stopping)  # an orphan waiting for its shard gives up
         try:
-            stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache, outdir,
-                                     seed, show_progress, stopping))
-        except Stopped:
-            why = (f"its parent process {parent.parent} died (the run was killed)" if parent.gone.is_set() else
-                   f"its shard lock {lock.path} was taken over by another collector" if lock.lost.is_set() else
-                   "it was stopped")
-            raise CollectionError(f"model {model.name!r}, shard {shard}: stopped because {why}; the answers in "
-                                  "flight were stored, so a rerun asks only what is missing") from None
+            cache = ResponseCache(directory, shard)  # opened only once the shard is this collector's
+            try:
+                stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache,
+                                         outdir, seed, show_progress, stopping))
+            except Stopped:
+                why = (f"its parent process {parent.parent} died (the run was killed)" if parent.gone.is_set() else
+                       f"its shard lock {lock.path} was taken over by another collector" if lock.lost.is_set() else
+                       "it was stopped")
+                raise CollectionError(f"model {model.name!r}, shard {shard}: stopped because {why}; the answers "
+                                      "in flight were stored, so a rerun asks only what is missing") from None
+            finally:
+                cache.close()
         finally:
-            cache.close()
+            lock.release()
     return {**stats.as_dict(), "wall_seconds": time.perf_counter() - start}

@@ -185,8 +185,9 @@ class ShardLock:
         who = seen.describe() if seen else "an unreadable record"
         log.warning("%s: taking over a stale shard lock (%s): %s", self.path, who, reason)
 
-    def acquire(self) -> None:
-        """Own the shard, or raise ``ShardLocked`` naming the owner after ``wait_seconds``."""
+    def acquire(self, cancel: threading.Event | None = None) -> None:
+        """Own the shard, or raise ``ShardLocked`` naming the owner after ``wait_seconds`` (or as
+        soon as ``cancel`` is set while waiting: e.g. the waiting collector's parent died)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         start = time.monotonic()
         waiting_logged = False
@@ -205,7 +206,7 @@ class ShardLock:
                 self._take_over(seen, reason)
                 continue
             owner = seen.describe(now) if seen else "an owner whose record cannot be read yet"
-            if time.monotonic() - start >= self.wait_seconds:
+            if time.monotonic() - start >= self.wait_seconds or (cancel is not None and cancel.is_set()):
                 raise ShardLocked(
                     f"{self.path}: this shard is being collected by another collector ({owner}). Two collectors "
                     f"on one shard would send the same requests twice. Wait for it to finish (or stop it: kill "
