@@ -37,7 +37,8 @@ no content blocks), and four hostile ones: ``"drip"`` (200, the normal body sent
 ``drip_interval`` seconds), ``"huge"`` (200, a valid answer padded to ``huge_bytes`` more
 bytes), ``"bad_usage"`` (200, a valid answer whose prompt/input token count is the raw JSON
 ``bad_usage``, e.g. ``'"lots"'`` or ``'1e400'``) and ``"echo_key"`` (400, a body echoing the
-request's key header value so that the key starts at character ``echo_at`` of the body). Queued faults (``inject``) are consumed first, one per matching request, in
+request's key header value so that the key starts at character ``echo_at`` of the body).
+Queued faults (``inject``) are consumed first, one per matching request, in
 order; then ``always`` rules apply. Requests refused for authentication, bad JSON or an
 unknown path never consume a fault.
 """

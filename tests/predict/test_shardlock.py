@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-from eibench.predict.collect import collect_shard
 from eibench.predict.adapters import LiveModel
+from eibench.predict.collect import collect_shard
 from eibench.predict.shardlock import ShardLock, ShardLocked, pid_alive, process_start, read_owner
 from eibench.release.tidy import GOLD_TABLES
 from eibench.tables import write_parquet

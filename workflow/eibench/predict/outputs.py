@@ -24,5 +24,6 @@ def output_file(view: ConversationView, model: str, mode: str, version: str, tur
     }
     if prompt_digest is not None:
         out["prompt_digest"] = prompt_digest
-    out.update({"turns": turns, "post_conversation": post, "api_cost": None if cost is None else round(cost, 10), "duration_seconds": None})
+    out.update({"turns": turns, "post_conversation": post, "api_cost": None if cost is None else round(cost, 10),
+                "duration_seconds": None})
     return out
