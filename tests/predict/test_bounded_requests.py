@@ -174,3 +174,29 @@ def test_a_key_in_an_answer_even_json_escaped_is_redacted():
     done = asyncio.run(run())
     assert done.text == "plain [redacted] and escaped [redacted]"
     assert done.input_tokens is None and done.output_tokens is None
+
+
+def test_a_body_without_content_length_is_cut_as_it_streams():
+    """No Content-Length (chunked): the cap is enforced on the bytes received, before the rest."""
+    sent = []
+
+    async def chunks():
+        yield b'{"choices": [{"message": {"content": "'
+        for _ in range(1000):
+            sent.append(1)
+            yield b"a" * 1024
+        yield b'"}}]}'
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=chunks())
+
+    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
+                                   "endpoint": "http://loopback.invalid/v1", "max_response_bytes": 65536})
+
+    async def run():
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await ADAPTERS["openai_compatible"](model, client).complete(MESSAGES)
+
+    with pytest.raises(RequestRefused, match="max_response_bytes"):
+        asyncio.run(run())
+    assert len(sent) < 100  # stopped reading near the cap, not after the whole megabyte
