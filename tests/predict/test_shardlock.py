@@ -185,6 +185,8 @@ def test_an_orphaned_collector_stores_what_it_sent_and_exits_then_a_rerun_repeat
         rerun = subprocess.run(args, capture_output=True, text=True, timeout=300)
         assert rerun.returncode == 0, rerun.stderr[-2000:]
         counts = llm.counts_by_request()
+    print(f"orphan exited {exited_after:.2f} s after its parent's kill, having sent {sent_by_orphan - sent_at_kill} "
+          f"more requests; {llm.count} requests in all, {len(counts)} distinct")
     assert exited_after < 5, f"the orphan took {exited_after:.1f} s to exit"
     assert sent_by_orphan - sent_at_kill <= 8  # at most the requests in flight (concurrency 4) and their races
     twice = {k: n for k, n in counts.items() if n > 1}
