@@ -33,7 +33,12 @@ Fault kinds (``FAULTS``): ``"400"`` (a request refused for good), ``"429"`` (wit
 ``"timeout"`` (waits ``timeout_delay`` seconds, then answers normally), ``"disconnect"`` (closes
 the connection without a response), ``"truncated"`` (200, the first half of the normal body),
 ``"malformed"`` (200, valid API JSON whose text is not JSON), ``"empty"`` (200, no choices /
-no content blocks). Queued faults (``inject``) are consumed first, one per matching request, in
+no content blocks), and four hostile ones: ``"drip"`` (200, the normal body sent one byte every
+``drip_interval`` seconds), ``"huge"`` (200, a valid answer padded to ``huge_bytes`` more
+bytes), ``"bad_usage"`` (200, a valid answer whose prompt/input token count is the raw JSON
+``bad_usage``, e.g. ``'"lots"'`` or ``'1e400'``) and ``"echo_key"`` (400, a body echoing the
+request's key header value so that the key starts at character ``echo_at`` of the body).
+Queued faults (``inject``) are consumed first, one per matching request, in
 order; then ``always`` rules apply. Requests refused for authentication, bad JSON or an
 unknown path never consume a fault.
 """
@@ -81,7 +86,8 @@ TASKS: tuple[str, ...] = (
     "conversation_wide",
     "post_chat_ratings",
 )
-FAULTS: tuple[str, ...] = ("400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty")
+FAULTS: tuple[str, ...] = ("400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty",
+                           "drip", "huge", "bad_usage", "echo_key")
 REFUSAL = "I cannot help with that."
 MALFORMED_TEXT = "this is not json {"
 
@@ -492,6 +498,10 @@ class FakeLLM:
         self.latency = latency
         self.timeout_delay = 3.0
         self.retry_after = "0"
+        self.drip_interval = 0.5
+        self.huge_bytes = 20_000_000
+        self.bad_usage = '"lots"'
+        self.echo_at = 300
         self.requests: list[dict[str, Any]] = []
         self._queue: list[tuple[str, str | None]] = []
         self._always: dict[str, str] = {}
@@ -666,13 +676,46 @@ class FakeLLM:
             return
         if fault == "timeout":
             self._stop.wait(self.timeout_delay)
+        if fault == "echo_key":
+            h.send(400, self._echo(path, h))
+            return
         text, digest = _answer(path, body, self.wrap_json)
         if fault == "malformed":
             text = MALFORMED_TEXT
-        payload = _dumps(_completion(path, body, None if fault == "empty" else text, digest))
+        if fault == "huge":
+            text += " " + "a" * self.huge_bytes
+        completion = _completion(path, body, None if fault == "empty" else text, digest)
+        if fault == "bad_usage":
+            completion["usage"]["prompt_tokens" if path == OPENAI_PATH else "input_tokens"] = "@BAD@"
+        payload = _dumps(completion)
+        if fault == "bad_usage":
+            payload = payload.replace(b'"@BAD@"', self.bad_usage.encode())
         if fault == "truncated":
             payload = payload[: len(payload) // 2]
+        if fault == "drip":
+            self._drip(h, payload)
+            return
         h.send(200, payload)
+
+    def _echo(self, path: str, h: _Handler) -> bytes:
+        """An error body echoing the key header's value, the key from character ``echo_at``."""
+        if path == OPENAI_PATH:
+            value = h.headers.get("Authorization", "")
+            key_at = len("Bearer ") if value.startswith("Bearer ") else 0
+        else:
+            value, key_at = h.headers.get("x-api-key", ""), 0
+        head = '{"error": {"type": "invalid_request_error", "message": "'
+        pad = max(0, self.echo_at - len(head) - key_at)
+        return (head + "e" * pad + value + ' is not allowed here"}}').encode()
+
+    def _drip(self, h: _Handler, payload: bytes) -> None:
+        """The status line and headers at once, then the body one byte per ``drip_interval``."""
+        h.wfile.write((f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                       f"Content-Length: {len(payload)}\r\n\r\n").encode("latin-1"))
+        for i in range(len(payload)):
+            if self._stop.wait(self.drip_interval):
+                break
+            h.wfile.write(payload[i:i + 1])
 
 
 def _check_fault(fault: str) -> None:

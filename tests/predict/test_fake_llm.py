@@ -517,7 +517,8 @@ def test_unknown_fault_rejected(fresh):
         fresh.inject("teapot")
     with pytest.raises(ValueError):
         fresh.always("418", task="pairwise")
-    assert set(FAULTS) == {"400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty"}
+    assert set(FAULTS) == {"400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty",
+                           "drip", "huge", "bad_usage", "echo_key"}
 
 
 def test_reset_clears_queue(fresh, client):

@@ -291,3 +291,38 @@ def test_command_line_predict_and_judge(items_file, tmp_path, default_config, mo
         assert L.main(["--configfile", str(cfg), "judge", "--judge", "omni", "--items", str(DATA / "smile_items.json"),
                        "--predictions", str(DATA / "smile_predictions.json"), "--out", str(smile_out)]) == 0
         assert json.loads(smile_out.read_text())["n_valid"] == 2
+
+
+def test_unknown_token_usage_is_counted_not_a_crash():
+    """issue 17: a usage count of 1e400 in a 200 answer is unknown, never a TypeError."""
+    import asyncio
+
+    import httpx
+    from eibench.predict.adapters import ADAPTERS, LiveModel
+    from eibench.predict.cache import ResponseCache
+    from eibench.public.emobench_m_live import RunStats, cached_complete
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = (b'{"choices": [{"message": {"content": "joy"}}], '
+                b'"usage": {"prompt_tokens": 1e400, "completion_tokens": 2}}')
+        return httpx.Response(200, content=body)
+
+    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
+                                   "endpoint": "http://loopback.invalid/v1", "price_input_per_million": 1.0})
+    stats = RunStats()
+
+    async def run(cache):
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+            return await cached_complete(ADAPTERS["openai_compatible"](model, client), cache, "v1",
+                                         [{"role": "user", "content": "hi"}], stats, "item 1")
+
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        cache = ResponseCache(folder, "emobench_m-predict")
+        try:
+            done = asyncio.run(run(cache))
+        finally:
+            cache.close()
+    assert done.text == "joy" and done.input_tokens is None and done.output_tokens == 2
+    assert stats.usage_unknown == 1 and stats.output_tokens == 2 and stats.cost_usd == 0.0

@@ -5,6 +5,7 @@ import json
 from eibench.predict.adapters import LiveModel
 from eibench.predict.collect import collect_shard
 from eibench.predict.conversation import conversation_views
+from eibench.predict.settings import collection_settings, request_bounds
 from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log
 from eibench.seeding import stable_int
@@ -16,10 +17,13 @@ with rule_log(snakemake) as log:  # noqa: F821
     ids = [c for c in sorted(tables["conversations"]["conversation_id"]) if stable_int(c) % p.n_shards == p.shard]
     # The configured limits are the model's; its jobs (shards x modes) may run at once, so each
     # gets an equal share of the concurrency and of the requests per minute.
-    model = LiveModel.from_config(p.model).share(p.n_shards * p.n_modes)
+    model = LiveModel.from_config(p.model, request_bounds(p.collection)).share(p.n_shards * p.n_modes)
+    settings = collection_settings(p.collection)
     stats = collect_shard(conversation_views(tables, ids), model, p.mode, p.collection["panas_strategy"],
                           p.collection["prompt_version"], p.collection["cache_dir"], f"{p.mode}-shard-{p.shard}",
                           snakemake.output.predictions, seed=stable_int(f"{p.seed}/{model.name}/{p.mode}/{p.shard}"),
-                          show_progress=p.collection["show_progress"])
+                          show_progress=p.collection["show_progress"],
+                          lock_stale_seconds=settings["lock_stale_seconds"],
+                          lock_wait_seconds=settings["lock_wait_seconds"])
     log.info("model %s, mode %s, shard %d/%d: %d conversations; %s", model.name, p.mode, p.shard, p.n_shards,
              len(ids), json.dumps(stats, sort_keys=True))

@@ -7,14 +7,22 @@ per model; token accounting. Messages may carry images and audio as content part
 (``eibench.predict.media``): a request with a modality the model's config does not accept stops
 with a clear error before any call. API keys are read from the environment only (the config names
 the variable), sent in headers only, and never appear in errors, logs, caches or outputs.
+
+Every request is bounded: ``request_deadline_seconds`` bounds the whole attempt (connect, headers
+and body, however slowly the server drips it), ``max_response_bytes`` the body, counted while it
+streams in. Token counts are read defensively: a usage field that is not a plausible count
+(missing, a string, negative, a float like 1e400) is recorded as unknown (None), never a crash.
+The key is redacted from a body before anything is cut from it or read out of it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import os
 import random
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,6 +38,11 @@ RETRY_STATUS = {408, 429} | set(range(500, 600))
 FATAL_STATUS = {401, 403, 404}
 #: The longest wait between two attempts, whatever a Retry-After header asks.
 MAX_WAIT_SECONDS = 120.0
+#: A usage count above this is not a count of one call's tokens (guards against 1e400 and the like).
+MAX_TOKEN_COUNT = 10**9
+#: Characters of an error body kept in a message (after the key is redacted).
+ERROR_DETAIL_CHARS = 300
+REDACTED = "[redacted]"
 DEFAULT_ENDPOINTS = {"openai_compatible": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -41,6 +54,14 @@ class CollectionError(RuntimeError):
 class RequestRefused(Exception):
     """The endpoint refused this one request for good (e.g. HTTP 400: context too long, content
     policy). The request's answer is recorded as invalid; the collection goes on."""
+
+
+class Stopped(Exception):
+    """The collection is stopping (its parent process died): no new request is sent."""
+
+
+class _TooLarge(Exception):
+    pass
 
 
 class _Transient(Exception):
@@ -72,9 +93,14 @@ class LiveModel:
     params: dict[str, Any] = field(default_factory=dict)  # extra decoding parameters, passed through
     modalities: tuple[str, ...] = ("text",)  # what the endpoint accepts (text, image, audio)
     max_media_bytes: int | None = None  # largest image/audio part; None: the provider's limit
+    request_deadline_seconds: float = 120.0  # one whole attempt: connect, headers and body (collection.*)
+    max_response_bytes: int = 4 * 1024 * 1024  # largest body accepted, decoded (collection.*)
 
     @classmethod
-    def from_config(cls, entry: dict[str, Any]) -> "LiveModel":
+    def from_config(cls, entry: dict[str, Any], bounds: dict[str, Any] | None = None) -> "LiveModel":
+        """The model of a config ``models`` entry; ``bounds``: the request bounds of the
+        ``collection`` section (``request_deadline_seconds``, ``max_response_bytes``), when set."""
+        entry = {**(bounds or {}), **entry}
         values = {k: v for k, v in entry.items() if k in cls.__dataclass_fields__ and k != "endpoint"}
         if "modalities" in values:
             values["modalities"] = tuple(dict.fromkeys(["text", *values["modalities"]]))
@@ -96,16 +122,39 @@ class LiveModel:
         rpm = self.requests_per_minute / jobs if self.requests_per_minute else None
         return replace(self, concurrency=max(1, ceil(self.concurrency / jobs)), requests_per_minute=rpm)
 
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """USD for one call."""
-        return (input_tokens * self.price_input_per_million + output_tokens * self.price_output_per_million) / 1e6
+    def cost(self, input_tokens: int | None, output_tokens: int | None) -> float | None:
+        """USD for one call; None (unknown) when a count the price needs is unknown (a count of
+        a side priced at 0 is not needed)."""
+        total = 0.0
+        for tokens, price in ((input_tokens, self.price_input_per_million),
+                              (output_tokens, self.price_output_per_million)):
+            if price:
+                if tokens is None:
+                    return None
+                total += tokens * price
+        return total / 1e6
+
+
+def token_count(value: Any) -> int | None:
+    """A usage field as a token count: an integer (or integral float) in 0..MAX_TOKEN_COUNT;
+    None (unknown) for anything else: missing, null, a boolean, a string, negative, huge,
+    fractional, infinite or NaN (JSON 1e400 reads as infinity)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_TOKEN_COUNT else None
+    if isinstance(value, float) and value.is_integer() and 0 <= value <= MAX_TOKEN_COUNT:
+        return int(value)
+    return None
 
 
 @dataclass(frozen=True)
 class Completion:
+    """One answer. Token counts are None when the response did not give a usable count."""
+
     text: str
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int | None
+    output_tokens: int | None
     latency_seconds: float
     created_at: str
 
@@ -151,8 +200,9 @@ class Adapter:
     path = ""
 
     def __init__(self, model: LiveModel, client: httpx.AsyncClient, seed: int = 0,
-                 backoff_base: float = 0.5, backoff_max: float = 30.0):
+                 backoff_base: float = 0.5, backoff_max: float = 30.0, stopping: threading.Event | None = None):
         self.model = model
+        self.stopping = stopping or threading.Event()  # set: send nothing more (Stopped)
         self.client = client
         self._key = self._read_key(model)
         self._semaphore = asyncio.Semaphore(model.concurrency)
@@ -178,7 +228,9 @@ class Adapter:
         return key
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[redacted]") if self._key else text
+        """``text`` without the key. Applied to a whole body before it is cut or parsed, so a key
+        straddling the cut of an error message cannot leave a part of itself behind."""
+        return text.replace(self._key, REDACTED) if self._key else text
 
     def headers(self) -> dict[str, str]:
         raise NotImplementedError
@@ -202,45 +254,80 @@ class Adapter:
             try:
                 async with self._semaphore:
                     await self._limiter.wait()
+                    if self.stopping.is_set():
+                        raise Stopped(f"model {self.model.name!r}: stopping, {url} not asked")
                     return await self._once(url, messages)
             except _Transient as e:
                 last = str(e)
                 if attempt == self.model.max_retries:
                     break
                 delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._jitter.random())
-                await asyncio.sleep(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
+                await self._pause(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
         raise CollectionError(f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}")
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep ``seconds`` between attempts, cut short when the collection is stopping (a stopping
+        collector must let go of its shard soon, not after a Retry-After of two minutes)."""
+        end = time.monotonic() + seconds
+        while not self.stopping.is_set() and (left := end - time.monotonic()) > 0:
+            await asyncio.sleep(min(left, 0.25))
+
+    async def _post(self, url: str, messages: list[dict[str, Any]]) -> tuple[int, httpx.Headers, bytes]:
+        """Status, headers and body of one POST, the body read in chunks and refused (_TooLarge)
+        as soon as it exceeds ``max_response_bytes`` (a larger Content-Length: before any byte)."""
+        cap = self.model.max_response_bytes
+        async with self.client.stream("POST", url, json=self.payload(messages), headers=self.headers(),
+                                      timeout=self.model.timeout_seconds) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and (len(declared) > 18 or int(declared) > cap):
+                raise _TooLarge(declared if len(declared) <= 18 else "a Content-Length of 19+ digits")
+            chunks, size = [], 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    raise _TooLarge(size)
+                chunks.append(chunk)
+            return response.status_code, response.headers, b"".join(chunks)
 
     async def _once(self, url: str, messages: list[dict[str, Any]]) -> Completion:
         start = time.perf_counter()
         self.calls += 1
+        deadline = self.model.request_deadline_seconds
         try:
-            response = await self.client.post(url, json=self.payload(messages), headers=self.headers(),
-                                              timeout=self.model.timeout_seconds)
+            async with asyncio.timeout(deadline):
+                status, headers, raw = await self._post(url, messages)
+        except TimeoutError:
+            raise _Transient(f"no whole answer within collection.request_deadline_seconds ({deadline:g} s)") from None
         except httpx.TimeoutException:
             raise _Transient(f"timed out after {self.model.timeout_seconds:g} s") from None
         except httpx.TransportError as e:
             raise _Transient(f"connection problem ({type(e).__name__})") from None
-        if response.status_code in RETRY_STATUS:
-            raise _Transient(f"HTTP {response.status_code}", retry_after_seconds(response.headers.get("retry-after")))
-        if response.status_code >= 400:
-            detail = self._redact(response.text[:300])
-            if response.status_code in FATAL_STATUS:
-                hint = f" (check the key in {self.model.api_key_env})" if response.status_code in (401, 403) else \
+        except _TooLarge as e:
+            raise RequestRefused(f"the response has more than collection.max_response_bytes "
+                                 f"({self.model.max_response_bytes} bytes; at least {e.args[0]}); "
+                                 "raise that limit if such answers are expected") from None
+        if status in RETRY_STATUS:
+            raise _Transient(f"HTTP {status}", retry_after_seconds(headers.get("retry-after")))
+        text = self._redact(raw.decode("utf-8", errors="replace"))
+        if status >= 400:
+            detail = text[:ERROR_DETAIL_CHARS]
+            if status in FATAL_STATUS:
+                hint = f" (check the key in {self.model.api_key_env})" if status in (401, 403) else \
                     f" (check model_id {self.model.model_id!r} and the endpoint)"
-                raise CollectionError(
-                    f"model {self.model.name!r}: {url} refused the request with HTTP {response.status_code}: {detail}{hint}")
-            raise RequestRefused(f"HTTP {response.status_code}: {detail}")
+                raise CollectionError(f"model {self.model.name!r}: {url} refused the request with HTTP {status}: "
+                                      f"{detail}{hint}")
+            raise RequestRefused(f"HTTP {status}: {detail}")
         try:
-            body = response.json()
+            body = json.loads(text)
         except ValueError:
             raise _Transient("the response body is not JSON (truncated?)") from None
         try:
-            text, tokens_in, tokens_out = self.read(body)
+            answer, tokens_in, tokens_out = self.read(body)
         except (KeyError, IndexError, TypeError, AttributeError):
             raise _Transient("the response JSON lacks the expected fields") from None
         created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return Completion(text, tokens_in, tokens_out, time.perf_counter() - start, created)
+        # Redacted again: an answer may hold the key JSON-escaped (\u0073k-...), unseen in the raw body.
+        return Completion(self._redact(answer), tokens_in, tokens_out, time.perf_counter() - start, created)
 
 
 class OpenAICompatible(Adapter):
@@ -261,9 +348,10 @@ class OpenAICompatible(Adapter):
         # No choice, or a null content (a refusal or a content filter), is an empty answer: the
         # parser rejects it and the repair loop takes over, as for any unusable answer.
         text = (choices[0].get("message") or {}).get("content") if choices else None
-        usage = body.get("usage") or {}
-        return text if isinstance(text, str) else "", int(usage.get("prompt_tokens") or 0), \
-            int(usage.get("completion_tokens") or 0)
+        usage = body.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        return text if isinstance(text, str) else "", token_count(usage.get("prompt_tokens")), \
+            token_count(usage.get("completion_tokens"))
 
 
 class Anthropic(Adapter):
@@ -285,8 +373,9 @@ class Anthropic(Adapter):
 
     def read(self, body: Any) -> tuple[str, int, int]:
         blocks = [b.get("text") or "" for b in body["content"] if isinstance(b, dict) and b.get("type") == "text"]
-        usage = body.get("usage") or {}
-        return "".join(blocks), int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        usage = body.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        return "".join(blocks), token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens"))
 
 
 ADAPTERS = {"openai_compatible": OpenAICompatible, "anthropic": Anthropic}

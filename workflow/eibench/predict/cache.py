@@ -51,8 +51,8 @@ CREATE TABLE IF NOT EXISTS responses (
     key TEXT PRIMARY KEY,
     request TEXT NOT NULL,
     text TEXT NOT NULL,
-    input_tokens INTEGER NOT NULL,
-    output_tokens INTEGER NOT NULL,
+    input_tokens INTEGER,
+    output_tokens INTEGER,
     latency_seconds REAL NOT NULL,
     created_at TEXT NOT NULL
 )
@@ -75,9 +75,12 @@ def _canonical(obj: Any) -> str:
 
 @dataclass(frozen=True)
 class Entry:
+    """A stored answer; token counts None when the endpoint gave no usable count (files written
+    before unknown counts existed hold integers only, and read the same)."""
+
     text: str
-    input_tokens: int
-    output_tokens: int
+    input_tokens: int | None
+    output_tokens: int | None
     latency_seconds: float
     created_at: str
 
@@ -108,11 +111,15 @@ def _parse_line(line: bytes) -> Record | None:
         check = body.pop("sha256")
         if hashlib.sha256(_canonical(body).encode()).hexdigest() != check:
             return None
-        return Record(body["key"], body["request"], Entry(body["text"], int(body["input_tokens"]),
-                                                          int(body["output_tokens"]), float(body["latency_seconds"]),
-                                                          body["created_at"]))
+        return Record(body["key"], body["request"], Entry(body["text"], _count_or_none(body["input_tokens"]),
+                                                          _count_or_none(body["output_tokens"]),
+                                                          float(body["latency_seconds"]), body["created_at"]))
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _count_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def read_journal(path: str | Path) -> tuple[list[Record], int]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,12 +29,15 @@ from tqdm import tqdm
 
 from .. import instrument
 from ..release.write import write_json
-from .adapters import ADAPTERS, Adapter, Completion, LiveModel, RequestRefused
+from .adapters import ADAPTERS, Adapter, CollectionError, Completion, LiveModel, RequestRefused, Stopped
 from .answers import REPAIR_MESSAGE, Parsed, parse
 from .cache import Entry, ResponseCache, request_key
 from .conversation import ConversationView
+from .lifeline import ParentWatch
 from .outputs import output_file
 from .prompts import OMNISCIENT, PANAS_TASKS, PromptSet, Request
+from .settings import LOCK_STALE_SECONDS
+from .shardlock import LOCK_SUFFIX, ShardLock
 
 INVALID = "invalid"
 
@@ -41,7 +45,9 @@ INVALID = "invalid"
 @dataclass
 class Stats:
     """Counters of one collection job (written to its log). ``cost_usd`` and the token counts
-    cover every answer used (cached or not); the ``*_spent`` ones only the calls made now."""
+    cover every answer used (cached or not); the ``*_spent`` ones only the calls made now. Both
+    sum the known counts only: ``usage_unknown`` counts the answers used whose token usage the
+    endpoint did not give as a plausible count (their cost is unknown, not 0)."""
 
     requests: int = 0
     cache_hits: int = 0
@@ -57,6 +63,7 @@ class Stats:
     input_tokens_spent: int = 0
     output_tokens_spent: int = 0
     cost_usd_spent: float = 0.0
+    usage_unknown: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {**{k: v for k, v in self.__dict__.items() if k != "invalid"}, "invalid": dict(self.invalid)}
@@ -66,7 +73,7 @@ class Stats:
 class Answer:
     value: Any  # the validated (aggregated) answer, or None when invalid
     raw: str  # the last raw text when invalid
-    cost_usd: float
+    cost_usd: float | None  # None: unknown (an answer used had no usable token counts)
 
 
 class Collector:
@@ -75,7 +82,7 @@ class Collector:
         self.model, self.adapter, self.cache, self.prompts = model, adapter, cache, prompts
         self.stats = Stats()
         self.progress = progress
-        self._in_flight: dict[str, asyncio.Future] = {}
+        self._in_flight: dict[str, asyncio.Task] = {}
 
     async def _ask(self, messages: list[dict[str, str]], sample: int) -> Completion:
         """The answer to one request: from the cache, or from the model (then stored). Identical
@@ -88,42 +95,51 @@ class Collector:
             return Completion(entry.text, entry.input_tokens, entry.output_tokens, entry.latency_seconds, entry.created_at)
         if key in self._in_flight:
             return await asyncio.shield(self._in_flight[key])
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._in_flight[key] = future
-        try:
-            done = await self.adapter.complete(messages)
-            self.stats.calls += 1
-            self.stats.input_tokens_spent += done.input_tokens
-            self.stats.output_tokens_spent += done.output_tokens
-            self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens)
-            self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
-                                 "messages": messages, "sample": sample},
-                           Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
-            stored = self.cache.get(key, count=False) or Entry(done.text, done.input_tokens, done.output_tokens,
-                                                               done.latency_seconds, done.created_at)
-            result = Completion(stored.text, stored.input_tokens, stored.output_tokens, stored.latency_seconds,
-                                stored.created_at)
-            future.set_result(result)
-            return result
-        except BaseException as e:
-            future.set_exception(e)
-            future.exception()  # retrieved here, so an unawaited future never logs a warning
-            raise
-        finally:
-            del self._in_flight[key]
+        # A task of its own, shielded: a request once sent is awaited and stored even when the
+        # conversation that asked is abandoned (drain), so no paid answer is lost to a stop.
+        call = asyncio.ensure_future(self._call(key, messages, sample))
+        self._in_flight[key] = call
+        call.add_done_callback(lambda task, key=key: self._settled(key, task))
+        return await asyncio.shield(call)
+
+    async def _call(self, key: str, messages: list[dict[str, str]], sample: int) -> Completion:
+        done = await self.adapter.complete(messages)
+        self.stats.calls += 1
+        self.stats.input_tokens_spent += done.input_tokens or 0
+        self.stats.output_tokens_spent += done.output_tokens or 0
+        self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens) or 0.0
+        self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
+                             "messages": messages, "sample": sample},
+                       Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
+        stored = self.cache.get(key, count=False) or Entry(done.text, done.input_tokens, done.output_tokens,
+                                                           done.latency_seconds, done.created_at)
+        return Completion(stored.text, stored.input_tokens, stored.output_tokens, stored.latency_seconds,
+                          stored.created_at)
+
+    def _settled(self, key: str, task: asyncio.Task) -> None:
+        del self._in_flight[key]
+        if not task.cancelled():
+            task.exception()  # retrieved here, so a failed call nobody awaits logs no warning
+
+    async def drain(self) -> None:
+        """Wait until every call in flight has ended (its answer stored, or its error raised)."""
+        while self._in_flight:
+            await asyncio.wait(list(self._in_flight.values()))
 
     async def _one_sample(self, request: Request, sample: int) -> tuple[Parsed, str, float]:
         messages = [dict(m) for m in request.messages]
-        cost = 0.0
+        cost: float | None = 0.0
         for attempt in range(self.model.max_repairs + 1):
             try:
                 done = await self._ask(messages, sample)
             except RequestRefused as e:  # refused for good: this answer is invalid, the rest goes on
                 self.stats.refused += 1
                 return Parsed(None, str(e)), f"[refused: {e}]", cost
-            cost += self.model.cost(done.input_tokens, done.output_tokens)
-            self.stats.input_tokens += done.input_tokens
-            self.stats.output_tokens += done.output_tokens
+            cost = _add_cost(cost, self.model.cost(done.input_tokens, done.output_tokens))
+            if done.input_tokens is None or done.output_tokens is None:
+                self.stats.usage_unknown += 1
+            self.stats.input_tokens += done.input_tokens or 0
+            self.stats.output_tokens += done.output_tokens or 0
             parsed = parse(request.task, done.text, request.expect)
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
@@ -140,8 +156,8 @@ class Collector:
             self.progress.set_postfix(hits=self.stats.cache_hits, calls=self.stats.calls,
                                       retries=self.adapter.retries, invalid=sum(self.stats.invalid.values()),
                                       cost=f"${self.stats.cost_usd:.2f}", refresh=False)
-        cost = sum(c for _, _, c in results)
-        self.stats.cost_usd += cost
+        cost = _sum_costs(c for _, _, c in results)
+        self.stats.cost_usd += sum(c for _, _, c in results if c is not None)
         valid = [p.value for p, _, _ in results if p.ok]
         self.stats.invalid_samples += len(results) - len(valid)
         if not valid:
@@ -154,6 +170,18 @@ class Collector:
         answers = await asyncio.gather(*(self.answer(r) for r in requests))
         return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers,
                         self.prompts.digest)
+
+
+def _add_cost(a: float | None, b: float | None) -> float | None:
+    """A sum of costs in USD that is unknown (None) as soon as one part is."""
+    return None if a is None or b is None else a + b
+
+
+def _sum_costs(costs: Any) -> float | None:
+    total: float | None = 0.0
+    for c in costs:
+        total = _add_cost(total, c)
+    return total
 
 
 def _majority(values: list[Any]) -> Any:
@@ -202,7 +230,7 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
     fields = {"binary_om_observer": "em_binary_om_assessment", "binary_hp_observer": "em_binary_human_prediction",
               "binary_om_participant": "em_binary_om_assessment_hp", "binary_hp_participant": "em_binary_human_prediction_hp"}
     turns = []
-    cost = sum(a.cost_usd for a in answers)
+    cost = _sum_costs(a.cost_usd for a in answers)
     for turn in view.turns:
         got = by_turn.get(turn.turn_number, {})
         entry: dict[str, Any] = {"turnNumber": turn.turn_number}
@@ -259,10 +287,10 @@ def _post(view: ConversationView, mode: str, strategy: str, post_got: dict[str, 
 
 
 async def _run(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompts: PromptSet,
-               cache: ResponseCache, outdir: Path, seed: int, show_progress: bool) -> Stats:
+               cache: ResponseCache, outdir: Path, seed: int, show_progress: bool, stopping: threading.Event) -> Stats:
     limits = httpx.Limits(max_connections=max(model.concurrency, 1), max_keepalive_connections=max(model.concurrency, 1))
     async with httpx.AsyncClient(limits=limits) as client:
-        adapter = ADAPTERS[model.kind](model, client, seed=seed)
+        adapter = ADAPTERS[model.kind](model, client, seed=seed, stopping=stopping)
         total = sum(prompts.count_requests(v) for v in views)
         with tqdm(total=total, desc=f"{model.name} ({mode})", unit="req", disable=not show_progress, mininterval=1.0) as bar:
             collector = Collector(model, adapter, cache, prompts, bar)
@@ -273,15 +301,27 @@ async def _run(views: list[ConversationView], model: LiveModel, mode: str, strat
                     output = await collector.conversation(view, mode, strategy)
                 write_json(output, outdir / f"{view.conversation_id}.json")
 
-            await asyncio.gather(*(one(v) for v in views))
+            try:
+                await asyncio.gather(*(one(v) for v in views))
+            except Exception:
+                stopping.set()  # nothing more is sent; what was sent is awaited and stored
+                await collector.drain()
+                raise
         collector.stats.retries = adapter.retries
         return collector.stats
 
 
 def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompt_version: str,
                   cache_dir: str | Path, shard: str, outdir: str | Path, seed: int = 0,
-                  show_progress: bool = True) -> dict[str, Any]:
+                  show_progress: bool = True, lock_stale_seconds: float = LOCK_STALE_SECONDS,
+                  lock_wait_seconds: float = 0.0) -> dict[str, Any]:
     """Collect every conversation of ``views``; write one EM output file each into ``outdir``.
+
+    The shard is owned through ``<cache_dir>/<model>/<shard>.lock`` (``shardlock``): held by a
+    live collector, it is waited for up to ``lock_wait_seconds``, then ``ShardLocked``; a stale
+    one (``lock_stale_seconds`` without heartbeat, or its process gone) is taken over. When the
+    parent process dies or the lock is taken over, nothing more is sent, the answers in flight
+    are stored, and ``CollectionError`` says so (a rerun asks only what is missing).
 
     Returns the collection statistics (requests, cache hits, calls, repairs, invalid answers per
     task, tokens, cost, wall seconds) for the log. Raises ``CollectionError`` when the model
@@ -289,11 +329,25 @@ def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, st
     """
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    cache = ResponseCache(Path(cache_dir) / model.name, shard)
+    directory = Path(cache_dir) / model.name
+    stopping = threading.Event()
+    lock = ShardLock(directory / f"{shard}{LOCK_SUFFIX}", lock_stale_seconds, lock_wait_seconds, on_lost=stopping.set)
     start = time.perf_counter()
-    try:
-        stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache, outdir, seed,
-                                 show_progress))
-    finally:
-        cache.close()
+    with ParentWatch(stopping.set) as parent:
+        lock.acquire(cancel=stopping)  # an orphan waiting for its shard gives up
+        try:
+            cache = ResponseCache(directory, shard)  # opened only once the shard is this collector's
+            try:
+                stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache,
+                                         outdir, seed, show_progress, stopping))
+            except Stopped:
+                why = (f"its parent process {parent.parent} died (the run was killed)" if parent.gone.is_set() else
+                       f"its shard lock {lock.path} was taken over by another collector" if lock.lost.is_set() else
+                       "it was stopped")
+                raise CollectionError(f"model {model.name!r}, shard {shard}: stopped because {why}; the answers "
+                                      "in flight were stored, so a rerun asks only what is missing") from None
+            finally:
+                cache.close()
+        finally:
+            lock.release()
     return {**stats.as_dict(), "wall_seconds": time.perf_counter() - start}

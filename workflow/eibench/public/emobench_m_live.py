@@ -42,6 +42,7 @@ from ..predict import media
 from ..predict.adapters import ADAPTERS, Adapter, Completion, LiveModel, RequestRefused
 from ..predict.cache import Entry, ResponseCache, request_key
 from ..predict.prompts import read_prompt_file
+from ..predict.settings import request_bounds
 from . import emobench_m_scoring as S
 
 ITEM_PROMPT_VERSION = "emobench-m-items/v1"
@@ -52,7 +53,8 @@ LIVE_KINDS = ("openai_compatible", "anthropic")
 
 @dataclass
 class RunStats:
-    """Calls made, answers from the cache, requests refused for good, tokens and USD spent."""
+    """Calls made, answers from the cache, requests refused for good, tokens and USD spent (known
+    counts only; ``usage_unknown``: calls whose token usage the endpoint did not give)."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -60,6 +62,7 @@ class RunStats:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    usage_unknown: int = 0
 
 
 def live_model(config: Mapping[str, Any], name: str) -> LiveModel:
@@ -72,7 +75,7 @@ def live_model(config: Mapping[str, Any], name: str) -> LiveModel:
     if entries[name]["kind"] not in LIVE_KINDS:
         raise ValueError(f"config key 'models' ({name}): kind {entries[name]['kind']!r} is not a live model "
                          f"({' or '.join(LIVE_KINDS)})")
-    return LiveModel.from_config(entries[name])
+    return LiveModel.from_config(entries[name], request_bounds(config.get("collection", {})))
 
 
 async def cached_complete(adapter: Adapter, cache: ResponseCache, prompt_version: str,
@@ -86,9 +89,10 @@ async def cached_complete(adapter: Adapter, cache: ResponseCache, prompt_version
     if entry is None:
         done = await adapter.complete(messages, where)
         stats.calls += 1
-        stats.input_tokens += done.input_tokens
-        stats.output_tokens += done.output_tokens
-        stats.cost_usd += model.cost(done.input_tokens, done.output_tokens)
+        stats.input_tokens += done.input_tokens or 0
+        stats.output_tokens += done.output_tokens or 0
+        stats.usage_unknown += done.input_tokens is None or done.output_tokens is None
+        stats.cost_usd += model.cost(done.input_tokens, done.output_tokens) or 0.0
         cache.put(key, {"identity": model.identity(), "prompt_version": prompt_version, "messages": digest_form,
                         "sample": sample},
                   Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
