@@ -48,7 +48,9 @@ def test_simulated_models_are_refused_on_esconv(tmp_path):
     run = snakemake(work, "-n", "--cores", "1", "--configfile", "config/small.yaml", "config/here.yaml")
     assert run.returncode != 0
     out = run.stdout + run.stderr
-    assert "simulated models (sim-01, sim-02, sim-03, human_1)" in out and "config/esconv.yaml" in out
+    assert "simulated models (models[0-2], kind: simulated): sim-01, sim-02, sim-03" in out
+    assert "simulated human raters (models[3], kind: simulated, profile: human): human_1" in out
+    assert "--configfile config/mirrors.yaml config/esconv.yaml" in out
     assert not (work / "results").exists()
 
 

@@ -30,6 +30,8 @@ try:
 except ConfigError as _err:
     raise WorkflowError(str(_err)) from None
 
+# A real cohort refuses simulated models and raters (eibench.cohorts.simulated_on_real), in
+# validate_config: the run stops here, before any job, naming the config keys and the overlay.
 CONFIG_DIGEST = digest(config)
 # Public data the run needs: each included replication's dataset, and a real cohort's. It must
 # be at hand (fetched, mirrored or downloadable), else the run stops here, before any job,
@@ -45,15 +47,6 @@ for _name, _who in _needed.items():
     _why = unavailable(_name, config["datasets"][_name], Path("results/data") / _name)
     if _why:
         raise WorkflowError(f"{_who}, but {_why}")
-# A real cohort: no simulated model may "predict" it (the simulator draws answers around the
-# gold: on real data that would be an invented result).
-if config["cohort"] == "esconv":
-    _simulated = [m["name"] for m in config["models"] if m["kind"] == "simulated"]
-    if _simulated:
-        raise WorkflowError(f"cohort is 'esconv' (real conversations), but models lists simulated models "
-                            f"({', '.join(_simulated)}), whose predictions would be drawn around the real gold; "
-                            f"list only baselines, live models or outputs_dir models "
-                            f"(config/esconv.yaml: --configfile config/mirrors.yaml config/esconv.yaml)")
 # The analyses the paper reports on public data: each included dataset's replication, and the
 # cross-benchmark agreement whenever both EQ-Bench and EmoBench-M are included.
 REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobench_m"} <= set(REPLICATIONS) else [])
