@@ -93,8 +93,8 @@ def test_bad_conversation_file_fails_before_scoring_and_writes_nothing(tmp_path)
     for p in (RELEASE / "valid").glob("*.json"):
         shutil.copy(p, cohort / p.name)
     shutil.copy(RELEASE / "invalid" / "wrong_type_turn_number.json", cohort / "conversation_99.json")
-    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml",
-                    "--config", "cohort=attunebench", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    run = snakemake(work, "--cores", "2", "--configfile", "config/attunebench.yaml",
+                    "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert "conversation_99.json" in out and "$.turns[1].turnNumber" in out
