@@ -23,13 +23,15 @@ rule synthetic_cohort:
 rule ingest_conversations:
     """Validate every conversation file and write the gold tidy tables."""
     input:
-        cohort_input,
+        cohort_dir(),
     output:
         **GOLD,
         report="results/tables/gold/ingest_report.json",
     params:
         cohort_dir=cohort_dir(),
         report_all=config["ingest"]["report_all_errors"],
+        # a release folder's content (common.smk, COHORT_DIGEST): a changed file reruns this job
+        **({"cohort_files": COHORT_DIGEST} if COHORT_DIGEST else {}),
     log:
         "logs/cohort/ingest_conversations.log",
     benchmark:

@@ -19,7 +19,7 @@ from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
-from eibench.report.reproducibility import git_state, package_versions, rebuild_command
+from eibench.report.reproducibility import files_digest, git_state, package_versions, rebuild_command
 
 REPO = Path(workflow.basedir)
 
@@ -74,6 +74,12 @@ def cohort_dir():
     if config["cohort"] in ("synthetic", "esconv"):
         return f"results/cohort/{config['cohort']}/conversations"
     return config["cohorts"]["attunebench"]["path"]
+
+
+# The release folder's files as one digest (count, sha256 of their sha256sum listing): a param
+# of ingest_conversations, whose input is the folder alone, so that editing, adding or removing
+# a file reruns the ingest while a failed job prints one path, not every file of the folder.
+COHORT_DIGEST = list(files_digest([cohort_dir()])) if config["cohort"] == "attunebench" else None
 
 
 def cohort_input(wildcards):
