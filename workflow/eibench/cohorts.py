@@ -9,6 +9,7 @@ as a benchmark. ``simulated_on_real`` finds those entries at parse time, before 
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 #: The cohorts whose conversations are simulated (everything else is real data).
@@ -65,3 +66,45 @@ def simulated_on_real(config: dict[str, Any]) -> str | None:
     lines.append(f"    fix: add the overlay `{overlay}` (offline baselines, statistics for a real cohort), or set "
                  "'models' to baselines, live models (openai_compatible, anthropic) or outputs_dir models only")
     return "\n".join(lines)
+
+
+#: The kinds of ``models`` entries, as the paper counts them: live API models share one kind.
+MODEL_KINDS = ("simulated", "human", "baseline", "live", "outputs_dir")
+_LIVE = ("openai_compatible", "anthropic")
+
+
+def model_kind(model: dict[str, Any]) -> str:
+    """One of ``MODEL_KINDS``: ``human`` for a (simulated) human rater, ``live`` for an API model."""
+    if model.get("profile") == "human":
+        return "human"
+    return "live" if model["kind"] in _LIVE else model["kind"]
+
+
+def model_kinds(models: list[dict[str, Any]]) -> dict[str, str]:
+    """{model name: its kind (``model_kind``)}, in the order of ``models``."""
+    return {m["name"]: model_kind(m) for m in models}
+
+
+def simulated(config: dict[str, Any]) -> dict[str, Any]:
+    """What of this run is simulated: ``cohort`` (the conversations themselves), ``models``
+    (names of the simulated models and raters, in config order) and ``any`` (either): the
+    paper's simulation disclosure follows these, not the cohort's name."""
+    names = [m["name"] for m in config["models"] if m["kind"] == "simulated"]
+    cohort = config["cohort"] in SIMULATED_COHORTS
+    return {"cohort": cohort, "models": names, "any": cohort or bool(names)}
+
+
+def describe(config: dict[str, Any]) -> dict[str, str | None]:
+    """How the paper names the selected cohort: ``name``, ``source``, ``citation`` and
+    ``description`` from ``cohorts.<cohort>.about``. A release folder without a name is named
+    after its folder (the last part of ``cohorts.attunebench.path``); any other missing value
+    stays None (the paper prints nothing for it). Raises ValueError naming the config key when a
+    cohort other than a release folder has no name."""
+    section = config["cohorts"][config["cohort"]]
+    about = {k: section.get("about", {}).get(k) for k in ("name", "source", "citation", "description")}
+    if about["name"] is None:
+        path = section.get("path") if config["cohort"] == "attunebench" else None
+        if not path:
+            raise ValueError(f"config key 'cohorts.{config['cohort']}.about.name' is not set; name the cohort there")
+        about["name"] = PurePath(str(path).rstrip("/\\")).name or str(path)
+    return about

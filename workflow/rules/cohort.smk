@@ -7,7 +7,8 @@ rule synthetic_cohort:
         conversations=directory("results/cohort/synthetic/conversations"),
         truth="results/cohort/synthetic/truth.json",
     params:
-        synthetic=config["cohorts"]["synthetic"],
+        # the generator's settings (its `about` is the paper's wording, not an input of the data)
+        synthetic={k: v for k, v in config["cohorts"]["synthetic"].items() if k != "about"},
         seed=config["seed"],
     log:
         "logs/cohort/synthetic_cohort.log",

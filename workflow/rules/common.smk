@@ -16,6 +16,9 @@ from types import SimpleNamespace
 from snakemake.exceptions import WorkflowError
 
 from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
+from eibench.cohorts import describe as describe_cohort
+from eibench.cohorts import model_kinds
+from eibench.cohorts import simulated as simulated_parts
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES

@@ -337,6 +337,11 @@ rule paper_numbers:
         ),
     params:
         cohort=config["cohort"],
+        # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
+        about=describe_cohort(config),
+        model_kinds=model_kinds(config["models"]),
+        model_roles=model_roles(),
+        simulated=simulated_parts(config),
         mode=MODES[0],
         config_digest=CONFIG_DIGEST,
         # The reproducibility statement (common.smk): a new commit, uncommitted changes, a package
