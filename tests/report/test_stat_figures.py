@@ -265,3 +265,18 @@ def test_read_table_of_an_empty_file_is_an_empty_table(tmp_path):
     table = sf.read_table(tmp_path / "header.csv")
     assert table.empty and "verdict" in table.columns
     assert is_no_data(sf.humans_vs_models(table, SRC))
+
+
+def test_a_baseline_compared_as_a_model_is_named_a_baseline_in_the_profiles_legend():
+    """Under statistics.baselines_as_models the analyses give the baselines the role 'model';
+    the figure names them as the leaderboard does."""
+    table = intervals()
+    table = table[table["role"] != "human"].assign(role="model")  # as the stats write them on ESConv
+    roles = {"sim-01": "model", "sim-02": "model", "chance": "baseline"}
+    relabelled = sf.with_roles(table, roles)
+    assert dict(zip(relabelled["em_model"], relabelled["role"])) == roles
+    fig = sf.capability_profiles(relabelled, SRC)
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {"model", "baseline"}
+    only = sf.with_roles(table[table["em_model"] == "chance"], roles)
+    fig = sf.capability_profiles(only, SRC)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["baseline"]

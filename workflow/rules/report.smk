@@ -64,6 +64,9 @@ rule figure_profiles:
         ),
     params:
         metrics=list(config["statistics"]["principal_metrics"]),
+        # what each model is (common.smk): a baseline the analyses compare as a model
+        # (statistics.baselines_as_models) is still drawn and named a baseline, as in the leaderboard
+        roles=model_roles(),
     log:
         "logs/report/figure_profiles.log",
     benchmark:

@@ -161,6 +161,19 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
 
 # 2. Capability profiles ------------------------------------------------------------------------
 
+def with_roles(table: pd.DataFrame, roles: dict[str, str]) -> pd.DataFrame:
+    """``table`` with its ``role`` column set from ``roles`` (em_model -> model, baseline or
+    human: what the model is, as the leaderboard names it), not from the role the analyses gave
+    it (a baseline compared as a model under statistics.baselines_as_models). A model missing
+    from ``roles`` keeps its role; a table without ``em_model`` is returned unchanged."""
+    if "em_model" not in table:
+        return table
+    out = table.copy()
+    known = out["em_model"].astype(str).map(roles)
+    out["role"] = known.fillna(out["role"]) if "role" in out else known
+    return out
+
+
 def capability_profiles(intervals: pd.DataFrame, caption_source: str,
                         metrics: tuple[str, ...] | None = None, order_by: str = "composite") -> plt.Figure:
     """Small multiples: one panel per principal metric, each model's estimate and 95% interval.
