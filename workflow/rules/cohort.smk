@@ -29,7 +29,6 @@ rule ingest_conversations:
         **GOLD,
         report="results/tables/gold/ingest_report.json",
     params:
-        cohort_dir=cohort_dir(),
         report_all=config["ingest"]["report_all_errors"],
         # a release folder's content (common.smk, COHORT_DIGEST): a changed file reruns this job
         **({"cohort_files": COHORT_DIGEST} if COHORT_DIGEST else {}),
