@@ -103,3 +103,9 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     for heading in ("Claims on ESConv", "Rank independence with few models", "What ESConv cannot test"):
         assert reader.shows(heading), heading
     assert not reader.shows("Diagnosis subgroups") and not reader.shows("Simulation study")
+    # The cohort named and cited from cohorts.esconv.about, its models counted by kind.
+    assert entries["cohort.name"]["value"] == "ESConv" and entries["models.described"]["value"] == "3 offline baselines"
+    assert not numbers["meta"]["simulated_cohort"] and numbers["meta"]["simulated_models"] == []
+    for printed in ("The AttuneBench method on ESConv", entries["cohort.citation"]["display"],
+                    "The predictions come from 3 offline baselines only", "On this cohort the composite covers"):
+        assert reader.shows(printed), printed
