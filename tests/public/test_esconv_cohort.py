@@ -48,7 +48,9 @@ def test_simulated_models_are_refused_on_esconv(tmp_path):
     run = snakemake(work, "-n", "--cores", "1", "--configfile", "config/small.yaml", "config/here.yaml")
     assert run.returncode != 0
     out = run.stdout + run.stderr
-    assert "simulated models (sim-01, sim-02, sim-03, human_1)" in out and "config/esconv.yaml" in out
+    assert "simulated models (models[0-2], kind: simulated): sim-01, sim-02, sim-03" in out
+    assert "simulated human raters (models[3], kind: simulated, profile: human): human_1" in out
+    assert "--configfile config/mirrors.yaml config/esconv.yaml" in out
     assert not (work / "results").exists()
 
 
@@ -101,3 +103,9 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     for heading in ("Claims on ESConv", "Rank independence with few models", "What ESConv cannot test"):
         assert reader.shows(heading), heading
     assert not reader.shows("Diagnosis subgroups") and not reader.shows("Simulation study")
+    # The cohort named and cited from cohorts.esconv.about, its models counted by kind.
+    assert entries["cohort.name"]["value"] == "ESConv" and entries["models.described"]["value"] == "3 offline baselines"
+    assert not numbers["meta"]["simulated_cohort"] and numbers["meta"]["simulated_models"] == []
+    for printed in ("The AttuneBench method on ESConv", entries["cohort.citation"]["display"],
+                    "The predictions come from 3 offline baselines only", "On this cohort the composite covers"):
+        assert reader.shows(printed), printed

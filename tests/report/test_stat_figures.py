@@ -265,3 +265,33 @@ def test_read_table_of_an_empty_file_is_an_empty_table(tmp_path):
     table = sf.read_table(tmp_path / "header.csv")
     assert table.empty and "verdict" in table.columns
     assert is_no_data(sf.humans_vs_models(table, SRC))
+
+
+def test_a_baseline_compared_as_a_model_is_named_a_baseline_in_the_profiles_legend():
+    """Under statistics.baselines_as_models the analyses give the baselines the role 'model';
+    the figure names them as the leaderboard does."""
+    table = intervals()
+    table = table[table["role"] != "human"].assign(role="model")  # as the stats write them on ESConv
+    roles = {"sim-01": "model", "sim-02": "model", "chance": "baseline"}
+    relabelled = sf.with_roles(table, roles)
+    assert dict(zip(relabelled["em_model"], relabelled["role"])) == roles
+    fig = sf.capability_profiles(relabelled, SRC)
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {"model", "baseline"}
+    only = sf.with_roles(table[table["em_model"] == "chance"], roles)
+    fig = sf.capability_profiles(only, SRC)
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["baseline"]
+
+
+def test_all_nan_tables_draw_without_a_runtime_warning():
+    """A cohort whose tests all came out NaN (no data for them): the figures draw, and no
+    "All-NaN slice encountered" reaches the console."""
+    import warnings
+
+    null = null_rates_table().assign(false_positive_rate=np.nan, band_lo=np.nan, band_hi=np.nan)
+    ranks = rank_table().assign(rank=np.nan, rank_lo=np.nan, rank_hi=np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        fig = sf.simulation_calibration(null, planted_table(), SRC, coverage_bar=0.9)
+        assert fig.axes[0].get_xlim() == (0.0, 0.12)
+        assert is_no_data(sf.rank_intervals(ranks, SRC))
+    assert sf._finite_max([np.nan, 2.0, np.inf], 0.0) == 2.0 and sf._finite_max([np.nan], 7.0) == 7.0

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from eibench.configuration import ConfigError, coerce_cli_strings, load_schema, validate_config
 
 from ..conftest import REPO
@@ -116,3 +117,43 @@ def test_snakemake_stops_at_parse_time_on_an_unknown_key():
 def test_snakemake_accepts_nested_overrides():
     run = _snakemake_dry_run("--config", "cohorts={synthetic: {n_conversations: 20}}", "seed=5")
     assert run.returncode == 0, run.stderr
+
+
+def _overlaid(default_config, overlay: str) -> dict:
+    """The default config with a config/ overlay merged on top (dicts merged, lists replaced, as Snakemake)."""
+    def merge(base, over):
+        for k, v in over.items():
+            base[k] = merge(base.get(k, {}), v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
+        return base
+    return merge(copy.deepcopy(default_config), yaml.safe_load((REPO / "config" / overlay).read_text()))
+
+
+@pytest.mark.parametrize("cohort, overlay", [("attunebench", "config/attunebench.yaml"),
+                                             ("esconv", "config/mirrors.yaml config/esconv.yaml")])
+def test_a_real_cohort_refuses_simulated_models_and_raters(default_config, tmp_path, cohort, overlay):
+    cfg = copy.deepcopy(default_config)
+    cfg["cohort"] = cohort
+    cfg["cohorts"]["attunebench"]["path"] = str(tmp_path)
+    msg = _problem(cfg)
+    assert f"cohort is {cohort!r} (real conversations), but config key 'models'" in msg
+    assert "simulated models (models[0-10], kind: simulated): sim-01, sim-02" in msg
+    assert "simulated human raters (models[11-13], kind: simulated, profile: human): human_1, human_2, human_3" in msg
+    assert f"`--configfile {overlay}`" in msg
+    # Only the raters left: they alone are named.
+    cfg["models"] = [m for m in cfg["models"] if m["kind"] != "simulated" or m.get("profile") == "human"]
+    msg = _problem(cfg)
+    assert "simulated human raters (models[0-2]" in msg and "simulated models (" not in msg
+
+
+def test_the_synthetic_cohort_keeps_its_simulated_models(default_config):
+    from eibench.cohorts import simulated_on_real
+    assert simulated_on_real(default_config) is None
+
+
+@pytest.mark.parametrize("overlay", ["attunebench.yaml", "esconv.yaml"])
+def test_the_real_cohort_overlays_list_no_simulated_model(default_config, tmp_path, overlay):
+    cfg = _overlaid(default_config, overlay)
+    cfg["cohorts"]["attunebench"]["path"] = str(tmp_path)
+    from eibench.cohorts import simulated_on_real
+    assert cfg["cohort"] != "synthetic" and simulated_on_real(cfg) is None
+    _check(cfg)

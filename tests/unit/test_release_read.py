@@ -1,6 +1,7 @@
 """Reading the release format: every alias accepted, every error named by file and JSON path."""
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -124,3 +125,54 @@ def test_em_outputs_must_match_model_mode_and_cohort():
 def test_json_path_rendering():
     assert json_path(["turns", 2, "moodShiftTags", 0, "intensity"]) == "$.turns[2].moodShiftTags[0].intensity"
     assert json_path(["em_pairwise_selections", "0"]) == '$.em_pairwise_selections["0"]'
+
+
+def _cohort_with_one_bad_file(folder: Path, n_good: int, bad: str = "bad_winner.json") -> Path:
+    """``n_good`` copies of a valid conversation (ids 1000..) and one invalid file in the middle."""
+    src = json.loads((RELEASE / "valid" / "conversation_5.json").read_text())
+    for i in range(n_good):
+        conv = dict(src, conversationId=str(1000 + i))
+        if isinstance(conv.get("metadata"), dict):
+            conv["metadata"] = dict(conv["metadata"], conversationId=str(1000 + i))
+        (folder / f"conversation_{1000 + i}.json").write_text(json.dumps(conv))
+    bad_path = folder / f"conversation_{1000 + n_good // 2}x.json"
+    shutil.copy(RELEASE / "invalid" / bad, bad_path)
+    return bad_path
+
+
+def test_an_error_names_the_bad_file_once_and_counts_the_rest(tmp_path):
+    bad = _cohort_with_one_bad_file(tmp_path, 224)
+    files = list_json_files(tmp_path)
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(files)
+    msg = str(err.value)
+    assert msg.count(str(bad)) == 1 and "$.turns[0].annotations.pairwiseComparisons[0].winner" in msg
+    assert sum(str(f) in msg for f in files) == 1  # no other file of the folder is printed
+    n_before = files.index(bad)
+    assert (f"Of the other 224 of the 225 files, {n_before} read before it are valid and {224 - n_before} "
+            "were not read") in msg
+    assert len(msg) < 1000
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(files, report_all=True)
+    assert "The other 224 of the 225 files are valid." in str(err.value)
+
+
+def test_a_file_with_many_problems_lists_ten_and_counts_the_others(tmp_path):
+    conv = json.loads((RELEASE / "valid" / "conversation_5.json").read_text())
+    conv["turns"] = [dict(conv["turns"][0], turnNumber=f"x{i}") for i in range(25)]
+    (tmp_path / "conversation_1.json").write_text(json.dumps(conv))
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(list_json_files(tmp_path))
+    msg = str(err.value)
+    assert msg.count("- at $.turns[") == 10, msg
+    assert "- ... and 15 more problems in this file" in msg and len(err.value.problems) == 25
+
+
+def test_several_bad_files_are_each_named_once(tmp_path):
+    for p in list_json_files(RELEASE / "invalid"):
+        shutil.copy(p, tmp_path / p.name)
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(list_json_files(tmp_path), report_all=True)
+    msg = str(err.value)
+    for p in list_json_files(tmp_path):
+        assert msg.count(str(p)) == 1, p.name

@@ -10,6 +10,7 @@ import pytest
 from pypdf import PdfReader
 
 from ..conftest import RELEASE
+from ..unit.test_release_read import _cohort_with_one_bad_file
 from .conftest import copy_repo, digests, snakemake
 
 pytestmark = pytest.mark.workflow
@@ -93,8 +94,8 @@ def test_bad_conversation_file_fails_before_scoring_and_writes_nothing(tmp_path)
     for p in (RELEASE / "valid").glob("*.json"):
         shutil.copy(p, cohort / p.name)
     shutil.copy(RELEASE / "invalid" / "wrong_type_turn_number.json", cohort / "conversation_99.json")
-    run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml",
-                    "--config", "cohort=attunebench", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    run = snakemake(work, "--cores", "2", "--configfile", "config/attunebench.yaml",
+                    "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert "conversation_99.json" in out and "$.turns[1].turnNumber" in out
@@ -102,6 +103,41 @@ def test_bad_conversation_file_fails_before_scoring_and_writes_nothing(tmp_path)
     assert not list((work / "results").rglob("*.parquet"))
     assert not (work / "results" / "scores").exists()
     assert not (work / "paper" / "build" / "paper.pdf").exists()
+
+
+def test_a_rejected_cohort_names_the_bad_file_and_path_once(tmp_path):
+    """225 files, one bad: the console names that file and its JSON path once, no other file of
+    the folder, and counts the rest (it printed every input file on one line, twice: 14.5 KB)."""
+    work = copy_repo(tmp_path / "repo")
+    cohort = tmp_path / "release"
+    cohort.mkdir()
+    bad = _cohort_with_one_bad_file(cohort, 224)
+    run = snakemake(work, "results/tables/gold/ingest_report.json", "--cores", "1", "--configfile",
+                    "config/attunebench.yaml", "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    assert run.returncode != 0
+    out = run.stdout + run.stderr
+    assert out.count(str(bad)) == 1 and out.count("$.turns[0].annotations.pairwiseComparisons[0].winner") == 1
+    assert not any(str(p) in out for p in cohort.glob("*.json") if p != bad)
+    assert "Of the other 224 of the 225 files" in out
+    assert "Traceback" not in out
+    assert len(out.encode()) < 6000, len(out.encode())
+    assert not list((work / "results").rglob("*.parquet"))
+
+
+def test_editing_a_release_file_reruns_the_ingest(tmp_path):
+    """The ingest's input is the release folder alone; the digest of its files (a param) makes
+    an edited file rerun it, and an untouched folder does not."""
+    work = copy_repo(tmp_path / "repo")
+    cohort = tmp_path / "release"
+    shutil.copytree(RELEASE / "valid", cohort)
+    args = ("results/tables/gold/ingest_report.json", "--cores", "1", "--configfile", "config/attunebench.yaml",
+            "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    assert snakemake(work, *args).returncode == 0
+    assert "Nothing to be done" in (lambda r: r.stdout + r.stderr)(snakemake(work, "-n", *args))
+    edited = cohort / "conversation_5.json"
+    edited.write_text(edited.read_text().replace("\n", " \n"))  # same JSON, other bytes; mtimes of the folder kept
+    run = snakemake(work, "-n", *args)
+    assert _job_counts(run.stdout) == {"ingest_conversations": 1}, run.stdout
 
 
 #: The one lint we keep, justified in workflow/rules/common.smk: rules declare no conda

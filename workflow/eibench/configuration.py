@@ -27,6 +27,7 @@ if "rfc3987_syntax" not in sys.modules:
 from jsonschema import Draft202012Validator, validators  # noqa: E402
 from jsonschema.exceptions import ValidationError  # noqa: E402
 
+from .cohorts import simulated_on_real
 from .ids import is_safe_id
 
 
@@ -206,6 +207,9 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
 
     problems += _check_statistics(config)
 
+    refusal = simulated_on_real(config)
+    if refusal:
+        problems.append(refusal)
     if config["cohort"] == "attunebench":
         path = config["cohorts"]["attunebench"]["path"]
         if not path:

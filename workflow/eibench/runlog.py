@@ -2,7 +2,8 @@
 
 Use ``with rule_log(snakemake) as log:`` in a rule script. An exception is written to the log
 with its full message and re-raised, so Snakemake stops the job, removes its partial outputs
-and shows the message. A job that succeeds ends its log with one provenance line (rule, script,
+and shows the message (an exception whose class sets ``for_people``, such as an invalid
+release-format file, is printed once, from the log, without its traceback). A job that succeeds ends its log with one provenance line (rule, script,
 wildcards, inputs, outputs, params) that the manifest (rule manifest) reads back.
 
 Inside the block the job has a temporary folder of its own (:func:`job_tmpdir`): jobs that share
@@ -88,6 +89,11 @@ def rule_log(smk: Any) -> Iterator[logging.Logger]:
             yield logger
     except Exception as exc:
         logger.error("%s: %s", type(exc).__name__, exc)
+        if getattr(exc, "for_people", False):
+            # The message names the files and fields; Snakemake prints this log below the job's
+            # error (profiles/default: show-failed-logs), so a traceback would only repeat it.
+            print(f"{type(exc).__name__} (the problems are in {log_file}, printed below)", file=sys.stderr)
+            raise SystemExit(1) from None
         raise
     # Snakemake runs a copy of the script and sets __file__ of __main__ to the original path.
     script = getattr(sys.modules.get("__main__"), "__file__", None)

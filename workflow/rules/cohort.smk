@@ -7,7 +7,8 @@ rule synthetic_cohort:
         conversations=directory("results/cohort/synthetic/conversations"),
         truth="results/cohort/synthetic/truth.json",
     params:
-        synthetic=config["cohorts"]["synthetic"],
+        # the generator's settings (its `about` is the paper's wording, not an input of the data)
+        synthetic={k: v for k, v in config["cohorts"]["synthetic"].items() if k != "about"},
         seed=config["seed"],
     log:
         "logs/cohort/synthetic_cohort.log",
@@ -23,14 +24,14 @@ rule synthetic_cohort:
 rule ingest_conversations:
     """Validate every conversation file and write the gold tidy tables."""
     input:
-        cohort_input,
+        cohort_dir(),
     output:
         **GOLD,
         report="results/tables/gold/ingest_report.json",
     params:
-        cohort_dir=cohort_dir(),
         report_all=config["ingest"]["report_all_errors"],
-        **({"listing": COHORT_LISTING} if COHORT_LISTING else {}),
+        # a release folder's content (common.smk, COHORT_DIGEST): a changed file reruns this job
+        **({"cohort_files": COHORT_DIGEST} if COHORT_DIGEST else {}),
     log:
         "logs/cohort/ingest_conversations.log",
     benchmark:

@@ -17,12 +17,15 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
 from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
+from eibench.cohorts import describe as describe_cohort
+from eibench.cohorts import model_kinds
+from eibench.cohorts import simulated as simulated_parts
 from eibench.config_files import check_config_files
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.folders import listing_digest, rule_inputs
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
-from eibench.report.reproducibility import git_state, package_versions, rebuild_command
+from eibench.report.reproducibility import files_digest, git_state, package_versions, rebuild_command
 
 REPO = Path(workflow.basedir)
 
@@ -40,6 +43,8 @@ try:
 except ConfigError as _err:
     raise WorkflowError(str(_err)) from None
 
+# A real cohort refuses simulated models and raters (eibench.cohorts.simulated_on_real), in
+# validate_config: the run stops here, before any job, naming the config keys and the overlay.
 CONFIG_DIGEST = digest(config)
 # Public data the run needs: each included replication's dataset, and a real cohort's. It must
 # be at hand (fetched, mirrored or downloadable), else the run stops here, before any job,
@@ -55,15 +60,6 @@ for _name, _who in _needed.items():
     _why = unavailable(_name, config["datasets"][_name], Path("results/data") / _name)
     if _why:
         raise WorkflowError(f"{_who}, but {_why}")
-# A real cohort: no simulated model may "predict" it (the simulator draws answers around the
-# gold: on real data that would be an invented result).
-if config["cohort"] == "esconv":
-    _simulated = [m["name"] for m in config["models"] if m["kind"] == "simulated"]
-    if _simulated:
-        raise WorkflowError(f"cohort is 'esconv' (real conversations), but models lists simulated models "
-                            f"({', '.join(_simulated)}), whose predictions would be drawn around the real gold; "
-                            f"list only baselines, live models or outputs_dir models "
-                            f"(config/esconv.yaml: --configfile config/mirrors.yaml config/esconv.yaml)")
 # The analyses the paper reports on public data: each included dataset's replication, and the
 # cross-benchmark agreement whenever both EQ-Bench and EmoBench-M are included.
 REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobench_m"} <= set(REPLICATIONS) else [])
@@ -93,9 +89,16 @@ def cohort_dir():
     return config["cohorts"]["attunebench"]["path"]
 
 
+# The release folder's files as one digest (count, sha256 of their sha256sum listing): a param
+# of ingest_conversations, whose input is the folder alone, so that editing, adding or removing
+# a file reruns the ingest while a failed job prints one path, not every file of the folder.
+COHORT_DIGEST = list(files_digest([cohort_dir()])) if config["cohort"] == "attunebench" else None
+
+
 def cohort_input(wildcards):
-    """Inputs of the conversation ingest: the generated or adapted folder, or every file of the
-    release (listed one by one so that editing any file reruns what depends on it)."""
+    """The cohort's conversation files as inputs of the reproducibility statement: the generated
+    or adapted folder, or every ``*.json`` file of the release (the folder itself when a file name
+    holds a brace, eibench.release.folders)."""
     if config["cohort"] in ("synthetic", "esconv"):
         return [cohort_dir()]
     return rule_inputs(cohort_dir())
@@ -123,9 +126,9 @@ def prediction_input(wildcards):
     return [f"results/predictions/{wildcards.model}/{wildcards.mode}/shard-{k}" for k in range(n_shards(wildcards.model))]
 
 
-# A folder with a file name holding a brace is a rule input as a whole (eibench.release.folders);
-# the digest of its files is then a param, so that editing any of them reruns the rule.
-COHORT_LISTING = listing_digest(cohort_dir()) if config["cohort"] == "attunebench" else None
+# An outputs_dir folder with a file name holding a brace is a rule input as a whole
+# (eibench.release.folders); the digest of its files is then a param, so that editing any of them
+# reruns the rule. (The release folder is always the ingest's input as a whole: COHORT_DIGEST.)
 OUTPUT_FOLDERS = {(m["name"], mode): Path(m["path"]) / mode
                   for m in config["models"] if m["kind"] == "outputs_dir" for mode in MODES}
 OUTPUT_LISTINGS = {key: d for key, folder in OUTPUT_FOLDERS.items() if (d := listing_digest(folder)) is not None}

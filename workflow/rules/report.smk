@@ -64,6 +64,9 @@ rule figure_profiles:
         ),
     params:
         metrics=list(config["statistics"]["principal_metrics"]),
+        # what each model is (common.smk): a baseline the analyses compare as a model
+        # (statistics.baselines_as_models) is still drawn and named a baseline, as in the leaderboard
+        roles=model_roles(),
     log:
         "logs/report/figure_profiles.log",
     benchmark:
@@ -337,6 +340,11 @@ rule paper_numbers:
         ),
     params:
         cohort=config["cohort"],
+        # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
+        about=describe_cohort(config),
+        model_kinds=model_kinds(config["models"]),
+        model_roles=model_roles(),
+        simulated=simulated_parts(config),
         mode=MODES[0],
         config_digest=CONFIG_DIGEST,
         # The reproducibility statement (common.smk): a new commit, uncommitted changes, a package

@@ -4,7 +4,7 @@ from eibench.report import stat_figures, style
 from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821
-    intervals = stat_figures.read_table(snakemake.input.intervals)
+    intervals = stat_figures.with_roles(stat_figures.read_table(snakemake.input.intervals), snakemake.params.roles)
     fig = stat_figures.capability_profiles(intervals, "rule figure_profiles · workflow/scripts/figure_profiles.py",
                                            metrics=tuple(snakemake.params.metrics))
     style.save(fig, snakemake.output.figure)

@@ -13,9 +13,10 @@ from eibench.runlog import rule_log
 from eibench.tables import write_parquet, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
-    files = list_json_files(Path(snakemake.params.cohort_dir))
+    cohort_dir = Path(snakemake.input[0])  # the cohort's folder (its files' digest is a param)
+    files = list_json_files(cohort_dir)
     if not files:
-        raise FileNotFoundError(f"no conversation files (*.json) in {snakemake.params.cohort_dir}")
+        raise FileNotFoundError(f"no conversation files (*.json) in {cohort_dir}")
     parsed = read_conversations(files, report_all=snakemake.params.report_all)
     tables = gold_tables(parsed)
     for name, df in tables.items():

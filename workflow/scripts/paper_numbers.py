@@ -5,6 +5,7 @@ import pandas as pd
 from eibench.metrics.availability import BY_NAME as BY_KIND
 from eibench.metrics.availability import KINDS
 from eibench.metrics.registry import BY_NAME
+from eibench.report.cohort_numbers import add_cohort
 from eibench.report.esconv_numbers import add_esconv
 from eibench.report.numbers import Numbers, fmt
 from eibench.report.replication_numbers import add_replication
@@ -23,8 +24,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     people = pd.read_parquet(snakemake.input.participants)
     board = pd.read_csv(snakemake.input.leaderboard)
     nums = Numbers()
-    nums.meta = {"cohort": p.cohort, "simulation": p.cohort == "synthetic", "mode": p.mode,
-                 "config_digest": p.config_digest}
+    # The simulation disclosure follows what is simulated (the conversations, or any model or
+    # rater: eibench.cohorts.simulated), not the cohort's name.
+    nums.meta = {"cohort": p.cohort, "simulation": p.simulated["any"], "simulated_cohort": p.simulated["cohort"],
+                 "simulated_models": list(p.simulated["models"]), "mode": p.mode, "config_digest": p.config_digest}
 
     data = "ingest_conversations"
     nums.add("n_conversations", int(len(conv)), data, "workflow/scripts/ingest_conversations.py")
@@ -53,6 +56,7 @@ with rule_log(snakemake) as log:  # noqa: F821
                          "statistics.baselines_as_models: true to rank the baselines (a cohort without models)")
     top = models.iloc[0]
     nums.add("top_model", str(top["em_model"]), agg, "workflow/scripts/aggregate_scores.py")
+    nums.add("top_role", str(p.model_roles[top["em_model"]]), agg, "workflow/scripts/aggregate_scores.py")
     nums.add("top_composite", float(top["composite"]), agg, "workflow/scripts/aggregate_scores.py",
              ci=(float(top["composite_lo"]), float(top["composite_hi"])))
     bottom = models.iloc[-1]
@@ -91,6 +95,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     nums.add("n_absent_kinds", len(absent), agg, "workflow/scripts/score_model.py")
     nums.add("absent_kinds", "; ".join(BY_KIND[k].description for k in absent) if absent else "none", agg,
              "workflow/scripts/score_model.py")
+    add_cohort(nums, p.about, p.model_kinds, models)
     if p.cohort == "esconv":
         add_esconv(nums, snakemake.input.esconv_counts)
 

@@ -35,21 +35,51 @@ class Problem:
         return f"{self.file}: at {self.json_path}: {self.message}"
 
 
-class ReleaseFormatError(ValueError):
-    """One or more release-format files are invalid. ``problems`` lists each one."""
+#: Problems listed per file; a file with more (say one wrong type in every turn) gets a count of the rest.
+MAX_PROBLEMS_PER_FILE = 10
 
-    def __init__(self, problems: Sequence[Problem], hint: str = ""):
+
+class ReleaseFormatError(ValueError):
+    """One or more release-format files are invalid. ``problems`` lists each one.
+
+    The message names each bad file once with the JSON paths of its problems (at most
+    ``MAX_PROBLEMS_PER_FILE`` each, then how many more), and, when ``n_files`` (the files of
+    the read) is given, what became of the others: valid, or not read after the first bad file
+    (``n_read``: files read before the read stopped; None = all read)."""
+
+    #: The message is complete for a person: a rule script logs it and prints no traceback (runlog.rule_log).
+    for_people = True
+
+    def __init__(self, problems: Sequence[Problem], hint: str = "", n_files: int | None = None,
+                 n_read: int | None = None):
         self.problems = list(problems)
-        files = sorted({p.file for p in self.problems})
-        head = (
-            f"invalid release-format file {files[0]}"
-            if len(files) == 1
-            else f"{len(files)} invalid release-format files"
-        )
-        lines = [head + ":"] + [f"  - {p}" for p in self.problems]
+        by_file: dict[str, list[Problem]] = {}
+        for p in self.problems:
+            by_file.setdefault(p.file, []).append(p)
+        head = (f"invalid release-format file {next(iter(by_file))}" if len(by_file) == 1
+                else f"{len(by_file)} invalid release-format files")
+        lines = [head + ":"]
+        indent = "  " if len(by_file) == 1 else "    "  # several files: each named once, its problems below
+        for file, found in by_file.items():
+            if len(by_file) > 1:
+                lines.append(f"  {file}:")
+            lines += [f"{indent}- at {p.json_path}: {p.message}" for p in found[:MAX_PROBLEMS_PER_FILE]]
+            if len(found) > MAX_PROBLEMS_PER_FILE:
+                lines.append(f"{indent}- ... and {len(found) - MAX_PROBLEMS_PER_FILE} more problems in this file")
+        if n_files is not None:
+            lines.append(_the_rest(n_files, len(by_file), n_read))
         if hint:
             lines.append(hint)
         super().__init__("\n".join(lines))
+
+
+def _the_rest(n_files: int, n_bad: int, n_read: int | None) -> str:
+    """One sentence on the files not named: how many are valid and how many were not read."""
+    if n_read is None or n_read >= n_files:
+        return f"The other {n_files - n_bad} of the {n_files} files are valid."
+    valid = n_read - n_bad
+    return (f"Of the other {n_files - n_bad} of the {n_files} files, {valid} read before it are valid and "
+            f"{n_files - n_read} were not read (the read stops at the first bad file).")
 
 
 def json_path(loc: Iterable[object]) -> str:
@@ -221,8 +251,10 @@ def _read_all(
 ) -> list[tuple[Path, M]]:
     parsed: list[tuple[Path, M]] = []
     problems: list[Problem] = []
+    n_read = 0
     for path in files:
         obj, file_problems = parse_file(path, model)
+        n_read += 1
         if file_problems:
             problems.extend(file_problems)
             if not report_all:
@@ -230,7 +262,7 @@ def _read_all(
         else:
             parsed.append((path, obj))  # type: ignore[arg-type]
     if problems:
-        raise ReleaseFormatError(problems, hint)
+        raise ReleaseFormatError(problems, hint, n_files=len(files), n_read=n_read)
     return parsed
 
 
@@ -257,7 +289,7 @@ def read_conversations(files: Sequence[Path], report_all: bool = False) -> list[
         else:
             first_seen[conv.conversationId] = path
     if problems:
-        raise ReleaseFormatError(problems, _ALL_HINT_CONVERSATIONS)
+        raise ReleaseFormatError(problems, _ALL_HINT_CONVERSATIONS, n_files=len(files))
     return parsed
 
 
@@ -292,5 +324,5 @@ def read_em_outputs(
             problems.append(Problem(str(path), "$.conversationId", f"{out.conversationId!r} is also answered by {seen[out.conversationId]}"))
         seen.setdefault(out.conversationId, path)
     if problems:
-        raise ReleaseFormatError(problems, hint)
+        raise ReleaseFormatError(problems, hint, n_files=len(files))
     return parsed

@@ -159,7 +159,28 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     return fig
 
 
+def _finite_max(values, default: float) -> float:
+    """The largest finite value, or ``default`` when there is none (np.nanmax would warn
+    "All-NaN slice encountered" on the console and return NaN)."""
+    x = np.asarray(values, dtype=float).ravel()
+    x = x[np.isfinite(x)]
+    return float(x.max()) if len(x) else default
+
+
 # 2. Capability profiles ------------------------------------------------------------------------
+
+def with_roles(table: pd.DataFrame, roles: dict[str, str]) -> pd.DataFrame:
+    """``table`` with its ``role`` column set from ``roles`` (em_model -> model, baseline or
+    human: what the model is, as the leaderboard names it), not from the role the analyses gave
+    it (a baseline compared as a model under statistics.baselines_as_models). A model missing
+    from ``roles`` keeps its role; a table without ``em_model`` is returned unchanged."""
+    if "em_model" not in table:
+        return table
+    out = table.copy()
+    known = out["em_model"].astype(str).map(roles)
+    out["role"] = known.fillna(out["role"]) if "role" in out else known
+    return out
+
 
 def capability_profiles(intervals: pd.DataFrame, caption_source: str,
                         metrics: tuple[str, ...] | None = None, order_by: str = "composite") -> plt.Figure:
@@ -399,7 +420,7 @@ def simulation_calibration(null_rates: pd.DataFrame, planted: pd.DataFrame, capt
         for a in sorted(set(rows["alpha"].dropna())):
             left.axvline(a, color=GREY, lw=0.8, ls="--", label="nominal alpha")
         left.set_yticks(y, [_wrap(t, 30) for t in rows["test"]])
-        left.set_xlim(0, max(0.12, float(np.nanmax(np.r_[rows["false_positive_rate"], rows.get("band_hi", 0)])) + 0.02))
+        left.set_xlim(0, max(0.12, _finite_max(np.r_[rows["false_positive_rate"], rows.get("band_hi", 0)], 0.0) + 0.02))
         left.set_xlabel("false-positive rate under the null")
         left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False, fontsize=7, ncol=2)
         left.grid(axis="y", alpha=0)
@@ -439,7 +460,7 @@ def rank_intervals(table: pd.DataFrame, caption_source: str, metric: str = "comp
     if not _has(table, "em_model", "metric", "rank", "rank_lo", "rank_hi"):
         return no_data_figure(caption_source, "rank intervals")
     rows = table[table["metric"] == metric]
-    if rows.empty:
+    if rows.empty or not np.isfinite(rows[["rank", "rank_hi"]].to_numpy(float)).any():
         return no_data_figure(caption_source, f"rank intervals of {metric}")
     style.apply()
     rows = rows.sort_values(["rank", "em_model"], ascending=[False, False], kind="stable")
@@ -447,7 +468,7 @@ def rank_intervals(table: pd.DataFrame, caption_source: str, metric: str = "comp
     fig, ax = plt.subplots(figsize=(6.0, 0.28 * len(rows) + 1.0))
     ax.hlines(y, rows["rank_lo"] - 0.15, rows["rank_hi"] + 0.15, color=style.PALETTE[5], lw=5, alpha=0.7)
     ax.plot(rows["rank"], y, "o", color=style.PALETTE[0], ms=4)
-    n = int(np.nanmax(rows[["rank", "rank_hi"]].to_numpy(float)))
+    n = int(_finite_max(rows[["rank", "rank_hi"]].to_numpy(float), 1.0))
     ax.set_xlim(n + 0.7, 0.3)  # rank 1 on the right, as in a critical-difference diagram
     ax.set_xticks(range(1, n + 1))
     ax.set_yticks(y, rows["em_model"])

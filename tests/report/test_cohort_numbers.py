@@ -1,0 +1,43 @@
+"""The numbers that describe a cohort: name and citation, models by kind, pillars covered."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from eibench.report.cohort_numbers import add_cohort, covered_pillars, joined, models_described
+from eibench.report.numbers import Numbers
+
+
+def test_models_are_described_by_kind_in_words():
+    assert models_described({"simulated": 11, "human": 3, "baseline": 3}) == (
+        "11 simulated models, 3 offline baselines and 3 simulated human raters")
+    assert models_described({"baseline": 1, "outputs_dir": 1}) == (
+        "1 model read from its existing outputs and 1 offline baseline")
+    assert models_described({"live": 2}) == "2 live models (API)"
+    assert models_described({}) == "no model"
+    assert joined(["a", "b", "c"]) == "a, b and c" and joined(["a"]) == "a" and joined([]) == ""
+
+
+def _board(tracking, evaluation, holistic) -> pd.DataFrame:
+    return pd.DataFrame({"em_model": ["a", "b"], "tracking": tracking, "evaluation": evaluation, "holistic": holistic})
+
+
+def test_the_pillars_covered_are_those_with_a_value():
+    assert covered_pillars(_board([0.5, 0.4], [0.6, np.nan], [0.2, 0.3])) == ["tracking", "evaluation", "holistic"]
+    assert covered_pillars(_board([0.5, 0.4], [np.nan] * 2, [np.nan] * 2)) == ["tracking"]
+    assert covered_pillars(_board([np.nan] * 2, [np.nan] * 2, [np.nan] * 2)) == []
+
+
+def test_add_cohort_writes_only_the_description_it_has():
+    nums = Numbers()
+    kinds = {"chance": "baseline", "prior": "baseline", "mine": "outputs_dir"}
+    add_cohort(nums, {"name": "Sample200", "source": None, "citation": None, "description": None}, kinds,
+               _board([0.5, 0.4], [np.nan] * 2, [np.nan] * 2))
+    e = nums.entries
+    assert e["cohort.name"]["display"] == "Sample200"
+    assert not {"cohort.source", "cohort.citation", "cohort.description"} & e.keys()
+    assert e["models.n_baseline"]["value"] == 2 and e["models.n_outputs_dir"]["value"] == 1
+    assert e["models.n_simulated"]["value"] == 0 and e["models.n_total"]["value"] == 3
+    assert e["models.described"]["display"] == "1 model read from its existing outputs and 2 offline baselines"
+    assert e["composite.pillars"]["display"] == "emotion tracking"
+    assert e["composite.n_pillars"]["value"] == 1 and e["composite.all_pillars"]["value"] is False
