@@ -1,6 +1,7 @@
 """Configuration validation: unknown keys named with the allowed ones; semantic checks."""
 
 import copy
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -153,6 +154,8 @@ def test_the_synthetic_cohort_keeps_its_simulated_models(default_config):
 @pytest.mark.parametrize("overlay", ["attunebench.yaml", "esconv.yaml"])
 def test_the_real_cohort_overlays_list_no_simulated_model(default_config, tmp_path, overlay):
     cfg = _overlaid(default_config, overlay)
+    # a release folder with one valid conversation file (an empty folder is refused on its own)
+    shutil.copy(REPO / "tests/data/release/valid" / "conversation_5.json", tmp_path)
     cfg["cohorts"]["attunebench"]["path"] = str(tmp_path)
     from eibench.cohorts import simulated_on_real
     assert cfg["cohort"] != "synthetic" and simulated_on_real(cfg) is None
