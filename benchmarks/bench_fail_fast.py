@@ -5,7 +5,8 @@ files have no mirror (EQ-Bench), the ESConv cohort with no mirror and download U
 answer (a closed loopback port, so the figure does not depend on this machine's network), and
 the same run as a dry run (-n); the README's release example (read from README.md) with the
 default, simulated models, on the hand-written release folder tests/data/release/valid (it must
-stop at parse time naming `models` and config/attunebench.yaml), and the same as a dry run. For reference it also times a dry run of the default workflow,
+stop at parse time naming `models` and config/attunebench.yaml), and the same as a dry run. For
+reference it also times a dry run of the default workflow,
 whose parse the failing runs share. Prints one line per case: seconds (median of --repeat runs),
 whether the run failed as it must, and whether anything was written. Usage:
 
