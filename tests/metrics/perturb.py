@@ -45,6 +45,8 @@ def perturb_gold(conv: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     for turn in c["turns"]:
         if rng.random() < 0.05:
             turn["llmResponse"] += " ΣΑΣ ευχαριστώ İyi günler"  # non-ASCII: Python's tokens, not Arrow's
+        if rng.random() < 0.08:
+            turn["llmResponse"] = rng.choice(["  ", "\t", ""]) + turn["llmResponse"] + rng.choice([" ", "  \n", "\x1c"])
         for j in turn["annotations"]["binaryJudgements"]:
             if rng.random() < 0.03 and "observedBehavior" in j:  # a null spelling gives way to the next
                 j["did_occur"] = j["observedBehavior"]
@@ -112,6 +114,8 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             turn["em_drafted_response"] = None
         elif r < 0.15:
             turn["em_drafted_response"] = rng.choice(["", "   ", "σας ευχαριστώ iyi", "ΣΑΣ Ευχαριστώ"])
+        elif r < 0.22 and isinstance(turn.get("em_drafted_response"), str):
+            turn["em_drafted_response"] = rng.choice([" ", "\n"]) + turn["em_drafted_response"] + rng.choice([" ", "  "])
         if rng.random() < 0.05:
             turn["em_four_branch_scores"] = {"perceiving": rng.randint(1, 7), "managing": 8}
         kept.append(turn)

@@ -66,8 +66,9 @@ def test_both_empty_is_one_one_empty_is_zero(tmp_path):
     first, second = s.turn.iloc[0], s.turn.iloc[1]
     for metric in ("emotion_f1", "emotion_va", "emotion_va_intensity"):
         assert first[metric] == 1.0 and second[metric] == 0.0, metric
-    # The public rule: F1 x intensity is 0 without a matched label having both intensities.
-    assert first["emotion_f1_intensity"] == 0.0 and second["emotion_f1_intensity"] == 0.0
+    # The public rule (scorer.ts, scoreEmotionF1): both sets empty gives 1.0 for F1 x intensity
+    # too; one side empty, no matched label: 0.
+    assert first["emotion_f1_intensity"] == 1.0 and second["emotion_f1_intensity"] == 0.0
 
 
 def test_f1_with_duplicates_and_intensity_words(tmp_path):
@@ -131,6 +132,39 @@ def test_empty_and_all_na_turns(tmp_path):
     assert strict.turn["binary_om_acc"].isna().all()
     counts = dict(zip(parity.rule_counts["rule"], parity.rule_counts["count"]))
     assert counts["binary_om_turn_without_judgements"] == 1 and counts["binary_om_turn_all_gold_na"] == 1
+
+
+def test_turn_without_judgements_participant_wording_is_zero(tmp_path):
+    # The public scorer's 1.0 for a turn without judgement objects covers the observer-wording
+    # accuracies only; the participant-wording ones come from empty confusion counts: 0.0.
+    turns = [_turn(n=1)]
+    parity, strict = _score(tmp_path, turns, [_em(n=1)]), _score(tmp_path, turns, [_em(n=1)], "strict")
+    row = parity.turn.iloc[0]
+    assert (row["binary_om_acc"], row["binary_hp_acc"]) == (1.0, 1.0)
+    assert (row["binary_om_acc_pw"], row["binary_hp_acc_pw"]) == (0.0, 0.0)
+    assert parity.conversation.iloc[0]["perspective_gap"] == 1.0  # 1.0 - 0.0
+    assert strict.turn[["binary_om_acc_pw", "binary_hp_acc_pw"]].isna().all(axis=None)
+
+
+# ------------------------------------------------------------------ draft similarity
+def test_padded_draft_equals_its_reply(tmp_path):
+    # Tokens are Python's split(): leading, trailing and repeated whitespace make no token, so a
+    # draft equal to the original reply up to padding has Jaccard 1 with it (not 2/3 or 0.986).
+    turns = [_turn(n=1), _turn(n=2), _turn(n=3)]
+    em = [_em(n=1, em_drafted_response="the reply "), _em(n=2, em_drafted_response="  THE\t reply\n"),
+          _em(n=3, em_drafted_response="the  reply  better")]
+    s = _score(tmp_path, turns, em)
+    assert list(s.turn["response_similarity"]) == [1.0, 1.0, pytest.approx(2 / 3)]  # 3: {the, reply} in {the, reply, better}
+
+
+def test_draft_without_words(tmp_path):
+    # A draft of whitespace has no token: Jaccard 0 with a reply that has words, 1 with a reply
+    # that has none (two empty token sets are equal).
+    turn = _turn()
+    turn["llmResponse"] = "   "
+    turn["annotations"]["alternateResponses"] = None
+    s = _score(tmp_path, [turn, _turn(n=2)], [_em(em_drafted_response=" \t "), _em(n=2, em_drafted_response="  ")])
+    assert list(s.turn["response_similarity"]) == [1.0, 0.0]
 
 
 # ------------------------------------------------------------------ pairwise and Kendall tau

@@ -209,12 +209,12 @@ def tokens(text) -> set:
 
 
 def token_jaccard(left, right) -> float:
-    """|A ∩ B| / |A ∪ B| over whitespace tokens; 0 when both are empty."""
+    """|A ∩ B| / |A ∪ B| over whitespace tokens; 1 when both are empty (equal sets)."""
     a = tokens(left)
     b = tokens(right)
     union = a | b
     if not union:
-        return 0.0
+        return 1.0
     return len(a & b) / len(union)
 
 
@@ -500,7 +500,9 @@ def first_intensity(tags: list) -> dict:
 
 def emotion_f1_intensity(gold: list, predicted: list) -> float:
     """emotion_f1_intensity: F1 x mean(1 - |ig - ip|/6) over matched words with both intensities;
-    0 when there is no such word (both lists empty included: the public scorer's rule)."""
+    1 when both lists are empty (as F1), else 0 when there is no such word (the public scorer's rule)."""
+    if not gold and not predicted:
+        return 1.0
     gold_first = first_intensity(gold)
     predicted_first = first_intensity(predicted)
     closeness = []
@@ -624,8 +626,8 @@ def binary_metrics(judgements: list, em_turn, rule_set: str) -> dict:
             answer = lookup_answer(answers, judgement.get("questionId"))
             counts[confusion_cell(gold, answer, rule_set)] += 1
         counted = sum(counts.values())
-        if not judgements:
-            accuracy = 1.0 if rule_set == "parity" else NAN
+        if not judgements:  # parity: the public 1.0 covers the observer wording; participant wording 0.0
+            accuracy = (1.0 if not task.endswith("_pw") else 0.0) if rule_set == "parity" else NAN
         elif counted == 0:
             accuracy = 0.0 if rule_set == "parity" else NAN
         else:

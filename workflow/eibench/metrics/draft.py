@@ -4,7 +4,8 @@ Reported apart from the composite (the optional fourth pillar).
 - draft_judge: (mean of whichever of overall_score, emotional_appropriateness, helpfulness,
   tone_match are present - 1) / 6, clipped to [0, 1]; null without any judge score.
 - response_similarity: best token-Jaccard of the draft with the original, improved and
-  human-edited replies present at the turn; null without a draft (an empty draft scores 0).
+  human-edited replies present at the turn; null without a draft (a draft without words scores
+  0 against a reply with words, 1 against a reply without words: equal token sets).
 - preference_alignment: sum over replies of (share of the turn's pairwise wins) x
   token-Jaccard(draft, reply) (0 for a reply with no text); null without a draft or without any
   gold winner.
@@ -67,7 +68,7 @@ def similarity_scores(gold: GoldIndex, gold_rows: np.ndarray, drafts: pa.Array, 
         shared = (reply[pos] == as_gold) if len(reply) else np.zeros(len(as_gold), dtype=bool)
         inter = np.bincount(d_tid[shared], minlength=n)[:n]
         union = d_size + gold.reply_sizes[k][gold_rows] - inter
-        jac = np.divide(inter, union, out=np.zeros(n), where=union > 0)
+        jac = np.divide(inter, union, out=np.ones(n), where=union > 0)  # two empty token sets are equal: 1
         scores[:, k] = np.where(gold.reply_present[k][gold_rows], jac, np.nan)
     any_reply = ~np.isnan(scores).all(axis=1)
     best = np.full(n, np.nan)

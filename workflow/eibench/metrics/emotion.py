@@ -67,7 +67,8 @@ def set_f1_scores(gold: Tags, pred: Tags, n: int, n_words: int) -> tuple[np.ndar
     agree = 1.0 - np.abs(ig[has] - ip[has]) / 6.0
     k = np.bincount(both_tid[has], minlength=n)[:n]
     mean_agree = np.divide(np.bincount(both_tid[has], weights=agree, minlength=n)[:n], k, out=np.zeros(n), where=k > 0)
-    f1_int = np.where(k > 0, f1 * mean_agree, 0.0)  # the public rule: 0 without a matched label (both empty too)
+    # 0 without a matched label having both intensities; both sets empty 1, as F1 (the public rule).
+    f1_int = np.where(total == 0, 1.0, np.where(k > 0, f1 * mean_agree, 0.0))
     return f1, f1_int
 
 

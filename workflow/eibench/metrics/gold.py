@@ -56,6 +56,10 @@ def tokenize(texts: pa.Array, dictionary: pa.Array | None = None) -> tuple[np.nd
     lists = pc.utf8_split_whitespace(pc.ascii_lower(texts.take(pa.array(plain_rows))))
     rows = plain_rows[pc.list_parent_indices(lists).to_numpy().astype(np.int64)] if len(plain_rows) else np.zeros(0, np.int64)
     flat = pc.list_flatten(lists).cast(pa.large_string())
+    # Arrow splits at every whitespace run, so leading or trailing whitespace (and '') yields an
+    # empty token; Python's split() yields none.
+    nonempty = pc.greater(pc.utf8_length(flat), 0)
+    rows, flat = rows[nonempty.to_numpy(zero_copy_only=False)], flat.filter(nonempty)
     extra_rows, extra_tokens = [], []
     for row in np.flatnonzero(special):
         for token in str(texts[int(row)].as_py()).lower().split():

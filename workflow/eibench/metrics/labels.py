@@ -103,10 +103,11 @@ def tokens(text: str) -> frozenset[str]:
 
 
 def token_jaccard(a: str, b: str) -> float:
-    """Jaccard similarity of the lower-cased whitespace tokens of two strings (0 if both empty)."""
+    """Jaccard similarity of the lower-cased whitespace tokens of two strings, in [0, 1]; two
+    strings without tokens have equal (empty) token sets: 1, as the public scorer."""
     ta, tb = tokens(a), tokens(b)
     if not ta and not tb:
-        return 0.0
+        return 1.0
     return len(ta & tb) / len(ta | tb)
 
 

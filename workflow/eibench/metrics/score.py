@@ -40,7 +40,8 @@ RULE_DESCRIPTIONS = {
     "em_turn_not_in_gold": "EM output turn with no gold turn (ignored)",
     "emotion_tags_invalid": "EM emotion-tag answer marked invalid (parity: read as given; strict: wrong)",
     "conversation_without_scored_turns": "scored conversation with no scored turn (parity: turn metrics 0)",
-    "binary_*_turn_without_judgements": "turn with no judgement objects (parity: accuracy 1.0; strict: excluded)",
+    "binary_*_turn_without_judgements": "turn with no judgement objects (parity: accuracy 1.0 with the observer wording, "
+                                        "0.0 with the participant wording; strict: excluded)",
     "binary_*_turn_all_gold_na": "turn whose judgements are all gold na/null (parity: accuracy 0.0; strict: excluded)",
     "binary_*_prediction_missing": "gold yes/no item with no EM answer (parity: read as no; strict: wrong)",
     "binary_*_prediction_na": "gold yes/no item answered na (parity: read as no; strict: wrong)",
