@@ -21,9 +21,11 @@ from ..conftest import RELEASE
 S2 = math.sqrt(2)
 
 
-def _sim(a: str, b: str) -> float:
+def _sim(a: str, b: str, digits: int | None = 4) -> float:
+    """Label similarity; parity uses the public scorer's table, rounded to 4 decimals (D3)."""
     va = {"upset": (0.167, 0.65), "afraid": (0.073, 0.84), "distressed": (0.125, 0.75), "excited": (0.8, 0.85)}
-    return 1 - math.dist(va[a], va[b]) / S2
+    x = 1 - math.dist(va[a], va[b]) / S2
+    return x if digits is None else round(x, digits)
 
 
 #: A complete release conversation put beside each fixture's conversation (unscored: no output
@@ -72,13 +74,16 @@ def test_both_empty_is_one_one_empty_is_zero(tmp_path):
 
 
 def test_f1_with_duplicates_and_intensity_words(tmp_path):
-    # gold {upset(6), distressed(5)}; predicted upset twice (first 'intense' = 6), afraid 3:
-    # sets {upset, distressed} vs {upset, afraid}: F1 = 2*1/(2+2) = 0.5; intensity 1 - |6-6|/6 = 1.
+    # gold {upset(6), distressed(5)}; predicted upset twice ('intense' = 6, then 1), afraid 3:
+    # sets {upset, distressed} vs {upset, afraid}: F1 = 2*1/(2+2) = 0.5. D11: parity keeps the
+    # last intensity of a duplicated word (the public scorer's map): 1 - |6-1|/6 = 1/6 -> 0.5/6;
+    # strict the first: 1 - |6-6|/6 = 1 -> 0.5.
     gold = [{"emotion": " Upset ", "intensity": 6}, {"emotion": "Distressed", "intensity": 4.6}]
     pred = [{"emotion": "upset", "intensity": "intense"}, {"emotion": "UPSET", "intensity": 1}, {"emotion": "Afraid", "intensity": 3}]
     s = _score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)])
     assert _t(s, "emotion_f1") == pytest.approx(0.5)
-    assert _t(s, "emotion_f1_intensity") == pytest.approx(0.5)
+    assert _t(s, "emotion_f1_intensity") == pytest.approx(0.5 / 6)
+    assert _t(_score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)], "strict"), "emotion_f1_intensity") == pytest.approx(0.5)
     # VA uses the lists as given: 2 gold x 3 predicted. Best match: upset-upset (1) and
     # distressed with the better of upset (second copy) / afraid.
     best = 1 + max(_sim("distressed", "upset"), _sim("distressed", "afraid"))
@@ -236,22 +241,33 @@ def test_conversation_wide_and_four_branch(tmp_path):
     assert c["four_branch_mae"] == 1.5 and c["four_branch"] == pytest.approx(0.75)
 
 
-def test_no_gold_survey_is_nan_with_a_reason(tmp_path):
+def test_no_gold_survey(tmp_path):
+    # D19, parity (the public scorer): the predictions are scored against empty gold answers;
+    # no prediction either: q1 both empty 1, q2 and q3 '' = '' 1, distance 0, follow-up 1.
     s = _score(tmp_path, [_turn()], [_em()])
     c = s.conversation.iloc[0]
-    assert math.isnan(c["conversation_wide"]) and c["four_branch"] == 1.0  # parity: no gold rating
-    reasons = set(s.missing.query("metric == 'conversation_wide'")["reason"])
-    assert reasons == {"no gold post-chat survey"}
+    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (1, 1, 1, 0, 1)
+    assert c["conversation_wide"] == 1.0 and c["four_branch"] == 1.0  # parity: no gold rating
+    pred_cw = {"q1_lookingFor": ["Other"], "q2_emotionClarity": "Implied or indirect", "q3_modelFit": "Mostly well-matched"}
+    c = _score(tmp_path, [_turn()], [_em()], em={"post_conversation": {"predicted_conversation_wide": pred_cw}}).conversation.iloc[0]
+    # q1 one side empty 0, q2 and q3 '' vs an answer 0, distance 3 (gold unknown), follow-up both empty 1.
+    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (0, 0, 0, 3, 1)
+    assert c["conversation_wide"] == 0.25
+    strict = _score(tmp_path, [_turn()], [_em()], "strict")  # strict: NaN, with its reason
+    assert math.isnan(strict.conversation.iloc[0]["conversation_wide"])
+    assert set(strict.missing.query("metric == 'conversation_wide'")["reason"]) == {"no gold post-chat survey"}
 
 
 def test_composite_rounding_and_weights(tmp_path):
     s = _score(tmp_path, [_turn()], [_em()])
     c = s.conversation.iloc[0]
     # tracking 1 (both empty), evaluation 1 (no judgements, no comparisons -> 1.0 each),
-    # holistic renormalised over PANAS part 0.5 and four-branch 1 (no survey): (0.4*.5 + 0.3) / 0.7.
-    holistic = (0.4 * 0.5 + 0.3 * 1.0) / 0.7
+    # holistic: PANAS part 0.5, conversation-wide 1 (no survey, no answers: D19), four-branch 1.
+    holistic = 0.4 * 0.5 + 0.3 * 1.0 + 0.3 * 1.0
     assert c["holistic"] == pytest.approx(holistic)
     assert c["composite"] == round(100 * (0.24 + 0.49 + 0.27 * holistic), 2)
+    # D5: the equal-weight composite is rounded too: 100 x mean(1, (0.5 + 1 + 1) / 3) = 91.666.. -> 91.67.
+    assert c["composite_equal"] == 91.67
 
 
 # ------------------------------------------------------------------ the release corpus
@@ -273,7 +289,7 @@ def test_greedy_matching_of_the_public_port_differs_from_optimal(tmp_path):
     va = {"guilty": (0.15, 0.6), "strong": (0.75, 0.7), "interested": (0.65, 0.6), "inspired": (0.9, 0.7)}
 
     def sim(a, b):
-        return 1 - math.dist(va[a], va[b]) / S2
+        return round(1 - math.dist(va[a], va[b]) / S2, 4)  # parity: the rounded table (D3)
 
     gold = [{"emotion": "Guilty", "intensity": 3}, {"emotion": "Strong", "intensity": 3}]
     pred = [{"emotion": "interested", "intensity": 3}, {"emotion": "inspired", "intensity": 3}]
