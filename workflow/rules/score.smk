@@ -15,6 +15,7 @@ rule score_model:
         model=lambda wc: wc.model,
         mode=lambda wc: wc.mode,
         va_matching=config["scoring"]["va_matching"],
+        compat=config["scoring"]["compat"],
         report_all=config["ingest"]["report_all_errors"],
     log:
         "logs/score/{model}/{mode}/score_model.log",
