@@ -7,9 +7,13 @@ from ``predicted_panas_delta`` added to the gold pre-chat value (delta strategie
 totals are rounded and clamped to 10..70. Items are compared on the 1..7 scale, over the items
 present on both sides.
 
-Rule sets: under parity a missing total is taken as 40 in the normalised accuracy and a
-missing four-branch prediction as 4; no gold four-branch rating gives MAE 0 and score 1; a null
-baseline-adjusted score enters the composite as 0.5. Under strict a missing prediction is
+Rule sets (``rules.Rules``; D-numbers: docs/metrics.md, divergence table): under parity a
+missing total is the sum of the items present (D15), else taken as 40 in the normalised accuracy
+(an affect missing on both sides left out, D14), and a missing four-branch prediction as 4 (no
+turn fallback, D18); no gold four-branch rating gives MAE 0 and score 1; no gold survey is
+scored against empty answers (D19); a null baseline-adjusted score enters the composite as 0.5.
+The port setting reads the predictions as given (D22) and the gold items under 'responses'
+only (D4). Under strict a missing prediction is
 maximally wrong (the value farthest from the gold on the scale) and a conversation without a
 gold value is excluded (NaN). Post-chat ratings (an extension): a missing prediction is the
 scale midpoint under parity and the worst value under strict; no gold ratings is NaN under both.
