@@ -68,16 +68,10 @@ class Rules:
     js_text: bool  # D12: JavaScript trim and whitespace in words, tokens and survey answers
     skip_missing_affect: bool  # D14: an affect missing on both sides is left out of the MAE
     totals_from_present_items: bool  # D15: a missing total is the sum of the items present
-    clamp_predicted_four_branch: bool  # D17
     four_branch_turn_fallback: bool  # D18
     empty_survey_when_missing: bool  # D19: no gold survey: predictions scored against empty answers
     raw_survey_lists: bool  # D20: q1 emptiness on the raw list, '' kept, follow-up duplicates count
     port_panas_prediction: bool  # the port reads predictions unnormalised (no rounding or clamping)
-
-    @property
-    def parity(self) -> bool:
-        """The public scorer's fallbacks for empty turns and missing predictions (not strict)."""
-        return self.rule_set == "parity"
 
 
 def rules_for(rule_set: str, va_matching: str = "optimal", compat: str = "none") -> Rules:
@@ -107,7 +101,6 @@ def rules_for(rule_set: str, va_matching: str = "optimal", compat: str = "none")
         js_text=port,
         skip_missing_affect=parity,
         totals_from_present_items=parity,
-        clamp_predicted_four_branch=not port,
         four_branch_turn_fallback=not parity,
         empty_survey_when_missing=parity,
         raw_survey_lists=parity,
