@@ -166,8 +166,8 @@ def test_composite_half_rounding(tmp_path):
         c = s[name].conversation.iloc[0]
         assert (c["composite"], c["composite_equal"]) == (82.35, 83.33), name
     # A half: Math.round(12.5) = 13, Python's round(0.125, 2) = 0.12 (0.125 is exact in binary).
-    from eibench.metrics.composite import _round2
     import numpy as np
+    from eibench.metrics.composite import _round2
 
     assert list(_round2(np.array([0.125, 0.135]), "up")) == [0.13, 0.14]
     assert list(_round2(np.array([0.125, 0.135]), "even")) == [0.12, 0.14]
