@@ -68,8 +68,8 @@ shown[BOARD_COLUMNS]
 # ## The gold tables and the scoring settings of the run
 #
 # The scorer compares predictions with the validated gold tables of `results/tables/gold/`.
-# The one scoring setting (`va_matching`, how predicted emotion labels are matched to gold ones)
-# is taken from the provenance record of the run's scoring job in `results/manifest.json` (or,
+# The scoring settings (`va_matching`, how predicted emotion labels are matched to gold ones, and
+# `compat`, which scorer the parity rule set reproduces) are taken from the provenance record of the run's scoring job in `results/manifest.json` (or,
 # without one, from `config/config.yaml` next to `results/`).
 
 # %%
@@ -79,10 +79,11 @@ manifest = json.loads((RESULTS / "manifest.json").read_text(encoding="utf-8"))
 score_jobs = [j for j in manifest["jobs"] if j["rule"] == "score_model"]
 if score_jobs:
     VA_MATCHING = score_jobs[0]["params"]["va_matching"]
+    COMPAT = score_jobs[0]["params"].get("compat", "none")  # runs before the setting existed: none
 else:  # a manifest without provenance records: the configuration next to results/
     config = yaml.safe_load((RESULTS.parent / "config" / "config.yaml").read_text(encoding="utf-8"))
-    VA_MATCHING = config["scoring"]["va_matching"]
-print(f"{len(known)} conversations in the cohort; va_matching = {VA_MATCHING}")
+    VA_MATCHING, COMPAT = config["scoring"]["va_matching"], config["scoring"]["compat"]
+print(f"{len(known)} conversations in the cohort; va_matching = {VA_MATCHING}; compat = {COMPAT}")
 
 # %% [markdown]
 # ## The new model's files (demonstration)
@@ -163,7 +164,7 @@ print(f"{ingest.n_files} valid files; tables: " + ", ".join(f"{k} ({len(v)} rows
 def score(tables: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
     """The long summary of one model (as results/scores/model_summary.parquet)."""
     parts = []
-    for rule_set, s in score_rule_sets(gold, tables, RULE_SETS, VA_MATCHING).items():
+    for rule_set, s in score_rule_sets(gold, tables, RULE_SETS, VA_MATCHING, COMPAT).items():
         summary = model_summary(s.turn, s.conversation, len(gold["conversations"]))
         summary.insert(0, "rule_set", rule_set)
         parts.append(summary)

@@ -45,6 +45,8 @@ def perturb_gold(conv: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     for turn in c["turns"]:
         if rng.random() < 0.05:
             turn["llmResponse"] += " ΣΑΣ ευχαριστώ İyi günler"  # non-ASCII: Python's tokens, not Arrow's
+        if rng.random() < 0.08:
+            turn["llmResponse"] = rng.choice(["  ", "\t", ""]) + turn["llmResponse"] + rng.choice([" ", "  \n", "\x1c"])
         for j in turn["annotations"]["binaryJudgements"]:
             if rng.random() < 0.03 and "observedBehavior" in j:  # a null spelling gives way to the next
                 j["did_occur"] = j["observedBehavior"]
@@ -64,6 +66,27 @@ def perturb_gold(conv: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         c["conversationWideQuestions"] = {"fourBranchScores": c["conversationWideQuestions"]["fourBranchScores"]}
     if rng.random() < 0.05:
         c.pop("prePanas")
+    elif rng.random() < 0.06:
+        c.pop("postPanas")  # with a missing prediction: an affect missing on both sides
+    for turn in c["turns"]:
+        judgements = turn["annotations"]["binaryJudgements"]
+        if judgements and rng.random() < 0.06:  # a question id twice, with another answer
+            twin = dict(judgements[0])
+            for key in ("observedBehavior", "did_occur", "preferredBehavior", "should_occur"):
+                if key in twin:
+                    twin[key] = rng.choice(["yes", "no", "na"])
+            judgements.append(twin)
+        if turn["moodShiftTags"] and rng.random() < 0.06:  # the same word twice, another intensity
+            turn["moodShiftTags"].append({"emotion": turn["moodShiftTags"][0]["emotion"].upper() + " ",
+                                          "intensity": rng.choice([1, 7, None])})
+        alternates = turn["annotations"].get("alternateResponses")
+        if alternates and rng.random() < 0.05:  # a winning reply without text
+            alternates[rng.choice([k for k in alternates])] = ""
+    cw = c.get("conversationWideQuestions")
+    if cw and rng.random() < 0.06:  # '' and duplicates in the survey lists
+        for key in ("q1_lookingFor", "Q1", "q3_followUp_whatFeltOff"):
+            if isinstance(cw.get(key), list):
+                cw[key] = cw[key] + rng.choice([[""], cw[key][:1], [" "]])
     return c
 
 
@@ -112,6 +135,8 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             turn["em_drafted_response"] = None
         elif r < 0.15:
             turn["em_drafted_response"] = rng.choice(["", "   ", "σας ευχαριστώ iyi", "ΣΑΣ Ευχαριστώ"])
+        elif r < 0.22 and isinstance(turn.get("em_drafted_response"), str):
+            turn["em_drafted_response"] = rng.choice([" ", "\n"]) + turn["em_drafted_response"] + rng.choice([" ", "  "])
         if rng.random() < 0.05:
             turn["em_four_branch_scores"] = {"perceiving": rng.randint(1, 7), "managing": 8}
         kept.append(turn)

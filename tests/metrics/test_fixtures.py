@@ -21,9 +21,11 @@ from ..conftest import RELEASE
 S2 = math.sqrt(2)
 
 
-def _sim(a: str, b: str) -> float:
+def _sim(a: str, b: str, digits: int | None = 4) -> float:
+    """Label similarity; parity uses the public scorer's table, rounded to 4 decimals (D3)."""
     va = {"upset": (0.167, 0.65), "afraid": (0.073, 0.84), "distressed": (0.125, 0.75), "excited": (0.8, 0.85)}
-    return 1 - math.dist(va[a], va[b]) / S2
+    x = 1 - math.dist(va[a], va[b]) / S2
+    return x if digits is None else round(x, digits)
 
 
 #: A complete release conversation put beside each fixture's conversation (unscored: no output
@@ -66,18 +68,22 @@ def test_both_empty_is_one_one_empty_is_zero(tmp_path):
     first, second = s.turn.iloc[0], s.turn.iloc[1]
     for metric in ("emotion_f1", "emotion_va", "emotion_va_intensity"):
         assert first[metric] == 1.0 and second[metric] == 0.0, metric
-    # The public rule: F1 x intensity is 0 without a matched label having both intensities.
-    assert first["emotion_f1_intensity"] == 0.0 and second["emotion_f1_intensity"] == 0.0
+    # The public rule (scorer.ts, scoreEmotionF1): both sets empty gives 1.0 for F1 x intensity
+    # too; one side empty, no matched label: 0.
+    assert first["emotion_f1_intensity"] == 1.0 and second["emotion_f1_intensity"] == 0.0
 
 
 def test_f1_with_duplicates_and_intensity_words(tmp_path):
-    # gold {upset(6), distressed(5)}; predicted upset twice (first 'intense' = 6), afraid 3:
-    # sets {upset, distressed} vs {upset, afraid}: F1 = 2*1/(2+2) = 0.5; intensity 1 - |6-6|/6 = 1.
+    # gold {upset(6), distressed(5)}; predicted upset twice ('intense' = 6, then 1), afraid 3:
+    # sets {upset, distressed} vs {upset, afraid}: F1 = 2*1/(2+2) = 0.5. D11: parity keeps the
+    # last intensity of a duplicated word (the public scorer's map): 1 - |6-1|/6 = 1/6 -> 0.5/6;
+    # strict the first: 1 - |6-6|/6 = 1 -> 0.5.
     gold = [{"emotion": " Upset ", "intensity": 6}, {"emotion": "Distressed", "intensity": 4.6}]
     pred = [{"emotion": "upset", "intensity": "intense"}, {"emotion": "UPSET", "intensity": 1}, {"emotion": "Afraid", "intensity": 3}]
     s = _score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)])
     assert _t(s, "emotion_f1") == pytest.approx(0.5)
-    assert _t(s, "emotion_f1_intensity") == pytest.approx(0.5)
+    assert _t(s, "emotion_f1_intensity") == pytest.approx(0.5 / 6)
+    assert _t(_score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)], "strict"), "emotion_f1_intensity") == pytest.approx(0.5)
     # VA uses the lists as given: 2 gold x 3 predicted. Best match: upset-upset (1) and
     # distressed with the better of upset (second copy) / afraid.
     best = 1 + max(_sim("distressed", "upset"), _sim("distressed", "afraid"))
@@ -131,6 +137,39 @@ def test_empty_and_all_na_turns(tmp_path):
     assert strict.turn["binary_om_acc"].isna().all()
     counts = dict(zip(parity.rule_counts["rule"], parity.rule_counts["count"]))
     assert counts["binary_om_turn_without_judgements"] == 1 and counts["binary_om_turn_all_gold_na"] == 1
+
+
+def test_turn_without_judgements_participant_wording_is_zero(tmp_path):
+    # The public scorer's 1.0 for a turn without judgement objects covers the observer-wording
+    # accuracies only; the participant-wording ones come from empty confusion counts: 0.0.
+    turns = [_turn(n=1)]
+    parity, strict = _score(tmp_path, turns, [_em(n=1)]), _score(tmp_path, turns, [_em(n=1)], "strict")
+    row = parity.turn.iloc[0]
+    assert (row["binary_om_acc"], row["binary_hp_acc"]) == (1.0, 1.0)
+    assert (row["binary_om_acc_pw"], row["binary_hp_acc_pw"]) == (0.0, 0.0)
+    assert parity.conversation.iloc[0]["perspective_gap"] == 1.0  # 1.0 - 0.0
+    assert strict.turn[["binary_om_acc_pw", "binary_hp_acc_pw"]].isna().all(axis=None)
+
+
+# ------------------------------------------------------------------ draft similarity
+def test_padded_draft_equals_its_reply(tmp_path):
+    # Tokens are Python's split(): leading, trailing and repeated whitespace make no token, so a
+    # draft equal to the original reply up to padding has Jaccard 1 with it (not 2/3 or 0.986).
+    turns = [_turn(n=1), _turn(n=2), _turn(n=3)]
+    em = [_em(n=1, em_drafted_response="the reply "), _em(n=2, em_drafted_response="  THE\t reply\n"),
+          _em(n=3, em_drafted_response="the  reply  better")]
+    s = _score(tmp_path, turns, em)
+    assert list(s.turn["response_similarity"]) == [1.0, 1.0, pytest.approx(2 / 3)]  # 3: {the, reply} in {the, reply, better}
+
+
+def test_draft_without_words(tmp_path):
+    # A draft of whitespace has no token: Jaccard 0 with a reply that has words, 1 with a reply
+    # that has none (two empty token sets are equal).
+    turn = _turn()
+    turn["llmResponse"] = "   "
+    turn["annotations"]["alternateResponses"] = None
+    s = _score(tmp_path, [turn, _turn(n=2)], [_em(em_drafted_response=" \t "), _em(n=2, em_drafted_response="  ")])
+    assert list(s.turn["response_similarity"]) == [1.0, 0.0]
 
 
 # ------------------------------------------------------------------ pairwise and Kendall tau
@@ -202,22 +241,33 @@ def test_conversation_wide_and_four_branch(tmp_path):
     assert c["four_branch_mae"] == 1.5 and c["four_branch"] == pytest.approx(0.75)
 
 
-def test_no_gold_survey_is_nan_with_a_reason(tmp_path):
+def test_no_gold_survey(tmp_path):
+    # D19, parity (the public scorer): the predictions are scored against empty gold answers;
+    # no prediction either: q1 both empty 1, q2 and q3 '' = '' 1, distance 0, follow-up 1.
     s = _score(tmp_path, [_turn()], [_em()])
     c = s.conversation.iloc[0]
-    assert math.isnan(c["conversation_wide"]) and c["four_branch"] == 1.0  # parity: no gold rating
-    reasons = set(s.missing.query("metric == 'conversation_wide'")["reason"])
-    assert reasons == {"no gold post-chat survey"}
+    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (1, 1, 1, 0, 1)
+    assert c["conversation_wide"] == 1.0 and c["four_branch"] == 1.0  # parity: no gold rating
+    pred_cw = {"q1_lookingFor": ["Other"], "q2_emotionClarity": "Implied or indirect", "q3_modelFit": "Mostly well-matched"}
+    c = _score(tmp_path, [_turn()], [_em()], em={"post_conversation": {"predicted_conversation_wide": pred_cw}}).conversation.iloc[0]
+    # q1 one side empty 0, q2 and q3 '' vs an answer 0, distance 3 (gold unknown), follow-up both empty 1.
+    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (0, 0, 0, 3, 1)
+    assert c["conversation_wide"] == 0.25
+    strict = _score(tmp_path, [_turn()], [_em()], "strict")  # strict: NaN, with its reason
+    assert math.isnan(strict.conversation.iloc[0]["conversation_wide"])
+    assert set(strict.missing.query("metric == 'conversation_wide'")["reason"]) == {"no gold post-chat survey"}
 
 
 def test_composite_rounding_and_weights(tmp_path):
     s = _score(tmp_path, [_turn()], [_em()])
     c = s.conversation.iloc[0]
     # tracking 1 (both empty), evaluation 1 (no judgements, no comparisons -> 1.0 each),
-    # holistic renormalised over PANAS part 0.5 and four-branch 1 (no survey): (0.4*.5 + 0.3) / 0.7.
-    holistic = (0.4 * 0.5 + 0.3 * 1.0) / 0.7
+    # holistic: PANAS part 0.5, conversation-wide 1 (no survey, no answers: D19), four-branch 1.
+    holistic = 0.4 * 0.5 + 0.3 * 1.0 + 0.3 * 1.0
     assert c["holistic"] == pytest.approx(holistic)
     assert c["composite"] == round(100 * (0.24 + 0.49 + 0.27 * holistic), 2)
+    # D5: the equal-weight composite is rounded too: 100 x mean(1, (0.5 + 1 + 1) / 3) = 91.666.. -> 91.67.
+    assert c["composite_equal"] == 91.67
 
 
 # ------------------------------------------------------------------ the release corpus
@@ -239,7 +289,7 @@ def test_greedy_matching_of_the_public_port_differs_from_optimal(tmp_path):
     va = {"guilty": (0.15, 0.6), "strong": (0.75, 0.7), "interested": (0.65, 0.6), "inspired": (0.9, 0.7)}
 
     def sim(a, b):
-        return 1 - math.dist(va[a], va[b]) / S2
+        return round(1 - math.dist(va[a], va[b]) / S2, 4)  # parity: the rounded table (D3)
 
     gold = [{"emotion": "Guilty", "intensity": 3}, {"emotion": "Strong", "intensity": 3}]
     pred = [{"emotion": "interested", "intensity": 3}, {"emotion": "inspired", "intensity": 3}]

@@ -209,12 +209,12 @@ def tokens(text) -> set:
 
 
 def token_jaccard(left, right) -> float:
-    """|A ∩ B| / |A ∪ B| over whitespace tokens; 0 when both are empty."""
+    """|A ∩ B| / |A ∪ B| over whitespace tokens; 1 when both are empty (equal sets)."""
     a = tokens(left)
     b = tokens(right)
     union = a | b
     if not union:
-        return 0.0
+        return 1.0
     return len(a & b) / len(union)
 
 
@@ -369,8 +369,9 @@ def affect_item_names(affect: str) -> list[str]:
     return [entry["name"] for entry in PANAS.values() if entry["affect"] == affect]
 
 
-def read_gold_panas(block) -> dict:
-    """Gold PANAS: items and totals PA/NA (given total rounded+clamped, else sum of all ten items)."""
+def read_gold_panas(block, rule_set: str = "strict") -> dict:
+    """Gold PANAS: items and totals PA/NA (given total rounded+clamped, else sum of all ten items;
+    parity, D15: else the sum of the items present, if any)."""
     block = as_dict(block)
     items = read_panas_items(block)
     totals = {}
@@ -381,8 +382,9 @@ def read_gold_panas(block) -> dict:
             totals[affect_key] = given
             continue
         names = affect_item_names(affect)
-        if all(name in items for name in names):
-            totals[affect_key] = normalise_panas_total(sum(items[name] for name in names))
+        present = [items[name] for name in names if name in items]
+        if all(name in items for name in names) or (rule_set == "parity" and present):
+            totals[affect_key] = normalise_panas_total(sum(present))
         else:
             totals[affect_key] = None
     return {"items": items, "totals": totals}
@@ -397,7 +399,7 @@ def read_predicted_totals(block) -> dict:
     }
 
 
-def read_predicted_panas(post: dict, gold_pre: dict) -> dict:
+def read_predicted_panas(post: dict, gold_pre: dict, rule_set: str = "strict") -> dict:
     """Predicted post PANAS: absolute predicted_post_panas when given, else pre + predicted_panas_delta.
 
     Applied value by value: a total / item is taken from the absolute prediction when present there,
@@ -427,6 +429,11 @@ def read_predicted_panas(post: dict, gold_pre: dict) -> dict:
         elif name in delta_items and name in gold_pre["items"]:
             items[name] = gold_pre["items"][name] + delta_items[name]
     items = {name: clamp(value, 1, 7) for name, value in items.items()}  # predicted items live on 1..7
+    if rule_set == "parity":  # D15: the predicted items present stand in for a missing total
+        for affect_key, affect in (("PA", "positive"), ("NA", "negative")):
+            present = [items[name] for name in affect_item_names(affect) if name in items]
+            if totals[affect_key] is None and present:
+                totals[affect_key] = normalise_panas_total(sum(present))
     return {"items": items, "totals": totals}
 
 
@@ -489,20 +496,22 @@ def emotion_f1(gold: list, predicted: list) -> float:
     return 2 * len(gold_set & predicted_set) / (len(gold_set) + len(predicted_set))
 
 
-def first_intensity(tags: list) -> dict:
-    """word -> intensity of its first occurrence (emotion_f1_intensity: duplicates keep the first)."""
+def first_intensity(tags: list, last: bool = False) -> dict:
+    """word -> intensity of its first occurrence, or of its last with ``last`` (parity, D11)."""
     result = {}
     for word, intensity in tags:
-        if word not in result:
+        if last or word not in result:
             result[word] = intensity
     return result
 
 
-def emotion_f1_intensity(gold: list, predicted: list) -> float:
+def emotion_f1_intensity(gold: list, predicted: list, rule_set: str = "strict") -> float:
     """emotion_f1_intensity: F1 x mean(1 - |ig - ip|/6) over matched words with both intensities;
-    0 when there is no such word (both lists empty included: the public scorer's rule)."""
-    gold_first = first_intensity(gold)
-    predicted_first = first_intensity(predicted)
+    1 when both lists are empty (as F1), else 0 when there is no such word (the public scorer's rule)."""
+    if not gold and not predicted:
+        return 1.0
+    gold_first = first_intensity(gold, rule_set == "parity")
+    predicted_first = first_intensity(predicted, rule_set == "parity")
     closeness = []
     for word in gold_first:
         if word in predicted_first:
@@ -515,14 +524,16 @@ def emotion_f1_intensity(gold: list, predicted: list) -> float:
     return emotion_f1(gold, predicted) * (sum(closeness) / len(closeness))
 
 
-def word_similarity(word_a: str, word_b: str) -> float:
-    """sim = 1 - euclidean VA distance / sqrt(2); 0 when either word is outside the PANAS table."""
+def word_similarity(word_a: str, word_b: str, rule_set: str = "strict") -> float:
+    """sim = 1 - euclidean VA distance / sqrt(2); 0 when either word is outside the PANAS table;
+    parity rounds it to 4 decimals (D3, the public scorer's table)."""
     if word_a not in PANAS or word_b not in PANAS:
         return 0.0
     a = PANAS[word_a]
     b = PANAS[word_b]
     distance = math.sqrt((a["valence"] - b["valence"]) ** 2 + (a["arousal"] - b["arousal"]) ** 2)
-    return 1 - distance / math.sqrt(2)
+    similarity = 1 - distance / math.sqrt(2)
+    return round(similarity, 4) if rule_set == "parity" else similarity
 
 
 def intensity_similarity(gold_intensity, predicted_intensity) -> float:
@@ -548,7 +559,7 @@ def best_assignment_total(similarity: list[list[float]]) -> float:
     return best
 
 
-def emotion_va(gold: list, predicted: list, with_intensity: bool) -> float:
+def emotion_va(gold: list, predicted: list, with_intensity: bool, rule_set: str = "strict") -> float:
     """emotion_va(_intensity): both empty 1, one empty 0, else optimal total / max(n_g, n_p)."""
     if not gold and not predicted:
         return 1.0
@@ -558,7 +569,7 @@ def emotion_va(gold: list, predicted: list, with_intensity: bool) -> float:
     for gold_word, gold_intensity in gold:
         row = []
         for predicted_word, predicted_intensity in predicted:
-            similarity = word_similarity(gold_word, predicted_word)
+            similarity = word_similarity(gold_word, predicted_word, rule_set)
             if with_intensity:
                 similarity = 0.7 * similarity + 0.3 * intensity_similarity(gold_intensity, predicted_intensity)
             row.append(similarity)
@@ -577,9 +588,9 @@ def emotion_metrics(gold_tags: list, em_turn, rule_set: str) -> dict:
         predicted_tags = read_tags(em_turn.get("em_emotion_tags")) if em_turn is not None else []
         values = {
             "emotion_f1": emotion_f1(gold_tags, predicted_tags),
-            "emotion_f1_intensity": emotion_f1_intensity(gold_tags, predicted_tags),
-            "emotion_va": emotion_va(gold_tags, predicted_tags, with_intensity=False),
-            "emotion_va_intensity": emotion_va(gold_tags, predicted_tags, with_intensity=True),
+            "emotion_f1_intensity": emotion_f1_intensity(gold_tags, predicted_tags, rule_set),
+            "emotion_va": emotion_va(gold_tags, predicted_tags, False, rule_set),
+            "emotion_va_intensity": emotion_va(gold_tags, predicted_tags, True, rule_set),
         }
     values["tracking"] = 0.5 * values["emotion_f1"] + 0.5 * values["emotion_va"]
     return values
@@ -611,7 +622,10 @@ def confusion_cell(gold: str, answer, rule_set: str) -> str:
 
 
 def binary_metrics(judgements: list, em_turn, rule_set: str) -> dict:
-    """Accuracies and confusion counts of the four binary tasks at a turn (binary_*_acc, Rule sets)."""
+    """Accuracies and confusion counts of the four binary tasks at a turn (binary_*_acc, Rule sets).
+    Parity (D10): a question id listed twice counts once, with its last judgement."""
+    if rule_set == "parity":
+        judgements = list({judgement.get("questionId"): judgement for judgement in judgements}.values())
     result = {}
     for task, field, gold_kind in BINARY_TASKS:
         answers = as_dict(em_turn.get(field)) if em_turn is not None else {}
@@ -624,8 +638,8 @@ def binary_metrics(judgements: list, em_turn, rule_set: str) -> dict:
             answer = lookup_answer(answers, judgement.get("questionId"))
             counts[confusion_cell(gold, answer, rule_set)] += 1
         counted = sum(counts.values())
-        if not judgements:
-            accuracy = 1.0 if rule_set == "parity" else NAN
+        if not judgements:  # parity: the public 1.0 covers the observer wording; participant wording 0.0
+            accuracy = (1.0 if not task.endswith("_pw") else 0.0) if rule_set == "parity" else NAN
         elif counted == 0:
             accuracy = 0.0 if rule_set == "parity" else NAN
         else:
@@ -730,18 +744,25 @@ def draft_text(em_turn):
     return draft if isinstance(draft, str) else None
 
 
-def response_similarity(turn: dict, em_turn) -> float:
-    """response_similarity = best token-Jaccard of the draft with the replies present."""
+def response_similarity(turn: dict, em_turn, rule_set: str = "strict") -> float:
+    """response_similarity = best token-Jaccard of the draft with the replies present; parity
+    (D6): no draft, or an empty one, scores 0."""
     draft = draft_text(em_turn)
     replies = reply_texts(turn)
+    if rule_set == "parity" and not draft:
+        return 0.0
     if draft is None or not replies:
         return NAN
     return max(token_jaccard(draft, text) for text in replies.values())
 
 
-def preference_alignment(turn: dict, comparisons: list, em_turn) -> float:
-    """preference_alignment = Σ over replies of (share of gold wins) x token-Jaccard(draft, reply)."""
+def preference_alignment(turn: dict, comparisons: list, em_turn, rule_set: str = "strict") -> float:
+    """preference_alignment = Σ over replies of (share of gold wins) x token-Jaccard(draft, reply).
+    Parity: no draft 0 (D6); no gold winner: the response similarity (D7a); winners without text
+    left out and the shares renormalised, 0 when none is left (D7b)."""
     draft = draft_text(em_turn)
+    if rule_set == "parity" and not draft:
+        return 0.0
     if draft is None:
         return NAN
     wins = {}
@@ -753,8 +774,14 @@ def preference_alignment(turn: dict, comparisons: list, em_turn) -> float:
             wins[label] = wins.get(label, 0) + 1
     total_wins = sum(wins.values())
     if total_wins == 0:
-        return NAN
+        return response_similarity(turn, em_turn, rule_set) if rule_set == "parity" else NAN
     replies = reply_texts(turn)
+    if rule_set == "parity":
+        with_text = {label: count for label, count in wins.items() if replies.get(label)}
+        weight = sum(count / total_wins for count in with_text.values())
+        if weight == 0:
+            return 0.0
+        return sum((count / total_wins) * token_jaccard(draft, replies[label]) for label, count in with_text.items()) / weight
     total = 0.0
     for label, count in wins.items():
         similarity = token_jaccard(draft, replies[label]) if label in replies else 0.0
@@ -781,8 +808,8 @@ def score_turn(conversation: str, turn: dict, em_turn, rule_set: str) -> dict:
     row["pairwise_acc"] = pairwise_accuracy(comparisons, picks, rule_set)
     row["kendall_tau"] = kendall_tau(comparisons, picks)
     row["draft_judge"] = draft_judge(em_turn)
-    row["response_similarity"] = response_similarity(turn, em_turn)
-    row["preference_alignment"] = preference_alignment(turn, comparisons, em_turn)
+    row["response_similarity"] = response_similarity(turn, em_turn, rule_set)
+    row["preference_alignment"] = preference_alignment(turn, comparisons, em_turn, rule_set)
     return row
 
 
@@ -816,6 +843,8 @@ def panas_metrics(gold_pre: dict, gold_post: dict, predicted: dict, rule_set: st
         guess = predicted["totals"].get(affect)
         pre = gold_pre["totals"].get(affect)
         if rule_set == "parity":
+            if gold is None and guess is None:
+                continue  # D14: an affect missing on both sides is left out of the MAE
             gold_for_error = 40 if gold is None else gold
             guess_for_error = 40 if guess is None else guess
             errors.append(abs(gold_for_error - guess_for_error))
@@ -830,7 +859,7 @@ def panas_metrics(gold_pre: dict, gold_post: dict, predicted: dict, rule_set: st
     if errors:
         panas_normalized = max(0.0, 1 - (sum(errors) / len(errors)) / 60)
     else:
-        panas_normalized = NAN
+        panas_normalized = 1.0 if rule_set == "parity" else NAN  # parity: MAE 0 over no affect
     panas_adjusted = nan_mean(adjusted)
     if is_nan(panas_adjusted):
         panas_part = 0.5 if rule_set == "parity" else NAN
@@ -898,10 +927,15 @@ def fuzzy_item_score(item: str, others: list[str]) -> float:
     return best if best >= 0.3 else 0.0
 
 
-def fuzzy_f1(gold_answers: list, predicted_answers: list) -> float:
-    """Follow-up fuzzy F1 on the trimmed lower-cased item sets; both empty 1, one empty 0."""
-    gold = sorted(survey_set(gold_answers))
-    predicted = sorted(survey_set(predicted_answers))
+def fuzzy_f1(gold_answers: list, predicted_answers: list, as_lists: bool = False) -> float:
+    """Follow-up fuzzy F1 on the trimmed lower-cased item sets; both empty 1, one empty 0.
+    ``as_lists`` (parity, D20): the lists as given, duplicates and '' counted."""
+    if as_lists:
+        gold = [normalise_survey(item) for item in gold_answers]
+        predicted = [normalise_survey(item) for item in predicted_answers]
+    else:
+        gold = sorted(survey_set(gold_answers))
+        predicted = sorted(survey_set(predicted_answers))
     if not gold and not predicted:
         return 1.0
     if not gold or not predicted:
@@ -919,20 +953,29 @@ def has_any_answer(answers: dict) -> bool:
 
 
 def conversation_wide_metrics(gold_block, predicted_block, rule_set: str) -> dict:
-    """cw_q1_f1, cw_q2_exact, cw_q3_exact, cw_q3_distance, cw_followup_f1 and conversation_wide."""
+    """cw_q1_f1, cw_q2_exact, cw_q3_exact, cw_q3_distance, cw_followup_f1 and conversation_wide.
+    No gold survey: NaN, or (parity, D19) the predictions scored against empty answers."""
     names = ["cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1", "conversation_wide"]
     if not isinstance(gold_block, dict):
-        return {name: NAN for name in names}
+        if rule_set != "parity":
+            return {name: NAN for name in names}
+        gold_block = {}
     gold = read_cw(gold_block)
     predicted = read_cw(predicted_block)
     if rule_set == "strict" and not has_any_answer(predicted):
         return {"cw_q1_f1": 0.0, "cw_q2_exact": 0.0, "cw_q3_exact": 0.0, "cw_q3_distance": 3.0,
                 "cw_followup_f1": 0.0, "conversation_wide": 0.0}
-    q1 = set_f1(survey_set(gold["q1"]), survey_set(predicted["q1"]))
+    if rule_set == "parity":  # D20: emptiness of the lists as given; '' is a member
+        if not gold["q1"] or not predicted["q1"]:
+            q1 = 1.0 if not gold["q1"] and not predicted["q1"] else 0.0
+        else:
+            q1 = set_f1({normalise_survey(x) for x in gold["q1"]}, {normalise_survey(x) for x in predicted["q1"]})
+    else:
+        q1 = set_f1(survey_set(gold["q1"]), survey_set(predicted["q1"]))
     q2 = 1.0 if first_answer(gold["q2"]) == first_answer(predicted["q2"]) else 0.0
     q3 = 1.0 if first_answer(gold["q3"]) == first_answer(predicted["q3"]) else 0.0
     distance = q3_distance(first_answer(gold["q3"]), first_answer(predicted["q3"]))
-    followup = fuzzy_f1(gold["followup"], predicted["followup"])
+    followup = fuzzy_f1(gold["followup"], predicted["followup"], as_lists=rule_set == "parity")
     return {
         "cw_q1_f1": q1,
         "cw_q2_exact": q2,
@@ -948,11 +991,12 @@ def conversation_wide_metrics(gold_block, predicted_block, rule_set: str) -> dic
 OPTIONAL_TURN_METRICS = ("kendall_tau", "draft_judge", "response_similarity", "preference_alignment")
 
 
-def predicted_four_branch(post: dict, em_turns: list) -> dict:
-    """Four-branch prediction: predicted_conversation_wide.fourBranchScores if it holds a rating, else the last EM turn that rates."""
+def predicted_four_branch(post: dict, em_turns: list, rule_set: str = "strict") -> dict:
+    """Four-branch prediction: predicted_conversation_wide.fourBranchScores if it holds a rating, else (strict only,
+    D18) the last EM turn that rates."""
     predicted_cw = as_dict(post.get("predicted_conversation_wide"))
     scores = read_four_branch(predicted_cw.get("fourBranchScores")) if isinstance(predicted_cw.get("fourBranchScores"), dict) else {}
-    if scores:
+    if scores or rule_set == "parity":
         return scores
     rated = [turn for turn in em_turns if isinstance(turn, dict) and turn_number(turn) is not None
              and isinstance(turn.get("em_four_branch_scores"), dict) and read_four_branch(turn.get("em_four_branch_scores"))]
@@ -1016,14 +1060,14 @@ def score_conversation(gold_document: dict, em_document: dict, rule_set: str) ->
     row["perspective_gap"] = row["binary_hp_acc"] - row["binary_hp_acc_pw"]
 
     post = as_dict(em_document.get("post_conversation"))
-    gold_pre = read_gold_panas(gold_document.get("prePanas"))
-    gold_post = read_gold_panas(gold_document.get("postPanas"))
-    predicted_panas = read_predicted_panas(post, gold_pre)
+    gold_pre = read_gold_panas(gold_document.get("prePanas"), rule_set)
+    gold_post = read_gold_panas(gold_document.get("postPanas"), rule_set)
+    predicted_panas = read_predicted_panas(post, gold_pre, rule_set)
     row.update(panas_metrics(gold_pre, gold_post, predicted_panas, rule_set))
 
     gold_cw = gold_document.get("conversationWideQuestions")
     row.update(conversation_wide_metrics(gold_cw, post.get("predicted_conversation_wide"), rule_set))
-    row.update(four_branch_metrics(gold_cw, predicted_four_branch(post, as_list(em_document.get("turns"))), rule_set))
+    row.update(four_branch_metrics(gold_cw, predicted_four_branch(post, as_list(em_document.get("turns")), rule_set), rule_set))
 
     binary_mean = nan_mean([row["binary_om_acc"], row["binary_hp_acc"]])
     row["evaluation"], _ = weighted_renormalised([(0.5, binary_mean), (0.5, row["pairwise_acc"])])
@@ -1040,6 +1084,8 @@ def score_conversation(gold_document: dict, em_document: dict, rule_set: str) ->
     cw_average = nan_mean([row["panas_part"], row["conversation_wide"], row["four_branch"]])
     equal = nan_mean([turn_level_average, cw_average])
     row["composite_equal"] = NAN if is_nan(equal) else 100 * equal
+    if rule_set == "parity" and not is_nan(equal):  # D5: rounded as the composite
+        row["composite_equal"] = round(round(100 * equal, 9), 2)
     return turn_rows, row
 
 

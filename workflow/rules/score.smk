@@ -15,6 +15,7 @@ rule score_model:
         model=lambda wc: wc.model,
         mode=lambda wc: wc.mode,
         va_matching=config["scoring"]["va_matching"],
+        compat=config["scoring"]["compat"],
         report_all=config["ingest"]["report_all_errors"],
         **({"listing": prediction_listing} if OUTPUT_LISTINGS else {}),
     log:

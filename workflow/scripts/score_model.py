@@ -22,7 +22,7 @@ with rule_log(snakemake) as log:  # noqa: F821
                     ", ".join(ingest.off_position_keys[:5]))
     em = ingest.tables
     parts = {"turn": [], "conversation": [], "summary": [], "rule_counts": [], "missing": []}
-    for rule_set, s in score_rule_sets(gold, em, RULE_SETS, p.va_matching).items():
+    for rule_set, s in score_rule_sets(gold, em, RULE_SETS, p.va_matching, p.compat).items():
         summary = model_summary(s.turn, s.conversation, len(gold["conversations"]))
         summary.insert(0, "rule_set", rule_set)
         for name, df in (("turn", s.turn), ("conversation", s.conversation), ("summary", summary),

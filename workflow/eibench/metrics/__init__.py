@@ -9,7 +9,9 @@
 - ``score``: one model's per-turn and per-conversation tables, and the per-model table.
 
 Two rule sets: ``parity`` reproduces the public scorer (its fallbacks are counted), ``strict``
-excludes empty turns and counts a missing or invalid prediction as wrong.
+excludes empty turns and counts a missing or invalid prediction as wrong. ``rules``: one flag per
+rule choice, and the port setting (``compat='port'``) that makes parity reproduce the public
+TypeScript port (docs/metrics.md, "Divergences from the public port").
 """
 
 RULE_SETS = ("parity", "strict")

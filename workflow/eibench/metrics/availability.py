@@ -50,7 +50,7 @@ KINDS: tuple[AnnotationKind, ...] = (
                    ("pairwise_acc", "kendall_tau", "preference_alignment"), (), ("pairwise_", "kendall_tau_")),
     AnnotationKind("panas_totals", "PANAS totals or a complete set of PANAS items (prePanas/postPanas)",
                    ("panas_adjusted", "panas_normalized", "panas_part"), (),
-                   ("panas_total_", "panas_adjusted_", "panas_post_equals_pre")),
+                   ("panas_total_", "panas_affect_", "panas_adjusted_", "panas_post_equals_pre")),
     AnnotationKind("panas_items", "PANAS items (prePanas/postPanas items)",
                    ("panas_items_adjusted", "panas_items_normalized")),
     AnnotationKind("survey", "post-chat survey answers (conversationWideQuestions)",

@@ -6,7 +6,8 @@ wording and with the participant wording (``_pw``). Only gold 'yes'/'no' items c
 
 Rule sets:
 - parity: a missing, 'na', null or invalid prediction is read as 'no'; a turn with no
-  judgement objects scores 1.0; a turn whose judgements all have gold 'na'/null scores 0.0.
+  judgement objects scores 1.0 with the observer wording and 0.0 with the participant wording
+  (the public scorer's rule); a turn whose judgements all have gold 'na'/null scores 0.0.
 - strict: a missing, 'na', null or invalid prediction is wrong (a false negative when the gold
   is 'yes', a false positive when it is 'no'); both kinds of empty turn are excluded (NaN).
 """
@@ -110,7 +111,9 @@ def binary_scores(rows: BinaryRows, n: int, rule_set: str, turns: np.ndarray, co
         no_objects = n_objects == 0
         all_na = ~no_objects & (n_counted == 0)
         if rule_set == "parity":
-            acc = np.where(no_objects, 1.0, acc)
+            # The public 1.0 for a turn without judgements covers the observer wording only; the
+            # participant-wording accuracies come from empty confusion counts: 0.0.
+            acc = np.where(no_objects, 1.0 if VARIANTS[prefix][1] == "observer" else 0.0, acc)
         else:
             acc = np.where(no_objects | all_na, np.nan, acc)
         counts[f"binary_{prefix}_turn_without_judgements"] += int((no_objects & turns).sum())

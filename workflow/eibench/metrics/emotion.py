@@ -3,8 +3,9 @@ intensity variant), vectorised over every scored turn of a model.
 
 Tags arrive as ``Tags``: parallel arrays of turn id, word code (into a shared vocabulary),
 intensity (NaN when missing), sorted by turn and tag order. F1 compares sets (duplicates
-collapse; a duplicated word keeps its first intensity); VA compares the lists as given. A word
-outside the PANAS table has similarity 0 to everything.
+collapse; a duplicated word keeps its last intensity under parity, as the public scorer's map,
+and its first under strict); VA compares the lists as given. A word outside the PANAS table has
+similarity 0 to everything; parity rounds the similarity table to 4 decimals (D3).
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import instrument
 from .keys import codes, unique_first
-from .labels import SQRT2, assignment_table, greedy_match_sum, optimal_match_sum
+from .labels import assignment_table, greedy_match_sum, optimal_match_sum, va_similarity_table
 
 EMOTION_COLUMNS = ("emotion_f1", "emotion_f1_intensity", "emotion_va", "emotion_va_intensity")
 
@@ -41,18 +41,19 @@ class Tags:
                          df["tag_index"].to_numpy(np.int64))
 
 
-def _vocab_points(vocab: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    items = instrument.panas_by_word()
-    val = np.array([items[w].valence if w in items else 0.0 for w in vocab], dtype=float)
-    aro = np.array([items[w].arousal if w in items else 0.0 for w in vocab], dtype=float)
-    known = np.array([1.0 if w in items else 0.0 for w in vocab], dtype=float)
-    return val, aro, known
+def _unique(keys: np.ndarray, last: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct keys and the row of each one's first (or last) occurrence."""
+    if not last:
+        return unique_first(keys)
+    k, first_of_reversed = unique_first(keys[::-1])
+    return k, len(keys) - 1 - first_of_reversed
 
 
-def set_f1_scores(gold: Tags, pred: Tags, n: int, n_words: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-turn emotion F1 and F1 x intensity agreement (arrays of length n)."""
-    g_key, g_first = unique_first(gold.tid * n_words + gold.word)
-    p_key, p_first = unique_first(pred.tid * n_words + pred.word)
+def set_f1_scores(gold: Tags, pred: Tags, n: int, n_words: int, last_intensity: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per-turn emotion F1 and F1 x intensity agreement (arrays of length n); a word listed twice
+    keeps its first intensity, or its last with ``last_intensity``."""
+    g_key, g_first = _unique(gold.tid * n_words + gold.word, last_intensity)
+    p_key, p_first = _unique(pred.tid * n_words + pred.word, last_intensity)
     n_g = np.bincount(g_key // max(n_words, 1), minlength=n)[:n]
     n_p = np.bincount(p_key // max(n_words, 1), minlength=n)[:n]
     both, gi, pi = np.intersect1d(g_key, p_key, assume_unique=True, return_indices=True)
@@ -67,7 +68,8 @@ def set_f1_scores(gold: Tags, pred: Tags, n: int, n_words: int) -> tuple[np.ndar
     agree = 1.0 - np.abs(ig[has] - ip[has]) / 6.0
     k = np.bincount(both_tid[has], minlength=n)[:n]
     mean_agree = np.divide(np.bincount(both_tid[has], weights=agree, minlength=n)[:n], k, out=np.zeros(n), where=k > 0)
-    f1_int = np.where(k > 0, f1 * mean_agree, 0.0)  # the public rule: 0 without a matched label (both empty too)
+    # 0 without a matched label having both intensities; both sets empty 1, as F1 (the public rule).
+    f1_int = np.where(total == 0, 1.0, np.where(k > 0, f1 * mean_agree, 0.0))
     return f1, f1_int
 
 
@@ -76,27 +78,19 @@ def _positions(tid: np.ndarray) -> np.ndarray:
     return np.arange(len(tid)) - np.searchsorted(tid, tid, side="left")
 
 
-def _dense(tags: Tags, pos: np.ndarray, tids: np.ndarray, width: int, points) -> dict[str, np.ndarray]:
-    """Dense [len(tids), width] arrays of valence, arousal, known flag and intensity."""
+def _dense(tags: Tags, pos: np.ndarray, tids: np.ndarray, width: int) -> dict[str, np.ndarray]:
+    """Dense [len(tids), width] arrays of word code and intensity."""
     sel = np.isin(tags.tid, tids)
     row = np.searchsorted(tids, tags.tid[sel])
     col = pos[sel]
-    val, aro, known = points
-    word = tags.word[sel]
-    out = {name: np.zeros((len(tids), width)) for name in ("valence", "arousal", "known")}
-    out["intensity"] = np.full((len(tids), width), np.nan)
-    out["valence"][row, col] = val[word]
-    out["arousal"][row, col] = aro[word]
-    out["known"][row, col] = known[word]
+    out = {"word": np.zeros((len(tids), width), dtype=np.int64), "intensity": np.full((len(tids), width), np.nan)}
+    out["word"][row, col] = tags.word[sel]
     out["intensity"][row, col] = tags.intensity[sel]
     return out
 
 
-def _similarities(g: dict[str, np.ndarray], p: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    dv = g["valence"][:, :, None] - p["valence"][:, None, :]
-    da = g["arousal"][:, :, None] - p["arousal"][:, None, :]
-    known = g["known"][:, :, None] * p["known"][:, None, :]
-    label = (1.0 - np.hypot(dv, da) / SQRT2) * known
+def _similarities(g: dict[str, np.ndarray], p: dict[str, np.ndarray], table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    label = table[g["word"][:, :, None], p["word"][:, None, :]]
     gi, pi = g["intensity"][:, :, None], p["intensity"][:, None, :]
     both = ~np.isnan(gi) & ~np.isnan(pi)
     intensity = np.where(both, 1.0 - np.abs(np.nan_to_num(gi) - np.nan_to_num(pi)) / 6.0, 0.0)
@@ -118,13 +112,15 @@ def _best_sums(sim: np.ndarray, matching: str) -> np.ndarray:
     return totals.max(axis=1)
 
 
-def va_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal") -> tuple[np.ndarray, np.ndarray]:
+def va_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal",
+              rounding: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per-turn emotion VA and its intensity variant (arrays of length n).
 
     ``matching`` is 'optimal' (a maximum-similarity one-to-one assignment, as the official
-    scorer) or 'greedy' (the public port's greedy pass in ascending cost).
+    scorer) or 'greedy' (the public port's greedy pass in ascending cost); ``rounding`` of the
+    label similarity table: None, 'python' or 'js' (4 decimals, ``labels.va_similarity_table``).
     """
-    points = _vocab_points(vocab)
+    table = va_similarity_table(vocab, rounding)
     n_g = np.bincount(gold.tid, minlength=n)[:n]
     n_p = np.bincount(pred.tid, minlength=n)[:n]
     va = np.where((n_g == 0) & (n_p == 0), 1.0, 0.0)
@@ -135,14 +131,15 @@ def va_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "
     for a, b in np.unique(shapes, axis=0) if len(both) else []:
         a, b = int(a), int(b)
         tids = both[(shapes[:, 0] == a) & (shapes[:, 1] == b)]
-        label, combined = _similarities(_dense(gold, g_pos, tids, a, points), _dense(pred, p_pos, tids, b, points))
+        label, combined = _similarities(_dense(gold, g_pos, tids, a), _dense(pred, p_pos, tids, b), table)
         va[tids] = _best_sums(label, matching) / max(a, b)
         va_int[tids] = _best_sums(combined, matching) / max(a, b)
     return va, va_int
 
 
-def emotion_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal") -> dict[str, np.ndarray]:
+def emotion_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal",
+                   rounding: str | None = None, last_intensity: bool = False) -> dict[str, np.ndarray]:
     """All four emotion metrics per turn, keyed by metric name."""
-    f1, f1_int = set_f1_scores(gold, pred, n, len(vocab))
-    va, va_int = va_scores(gold, pred, n, vocab, matching)
+    f1, f1_int = set_f1_scores(gold, pred, n, len(vocab), last_intensity)
+    va, va_int = va_scores(gold, pred, n, vocab, matching, rounding)
     return {"emotion_f1": f1, "emotion_f1_intensity": f1_int, "emotion_va": va, "emotion_va_intensity": va_int}

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from .. import instrument
 from .availability import absent_kinds
 from .keys import arrow, codes, mapped, unique_first, unique_sorted, vocabulary
+from .rules import js_tokens
 
 #: Turn numbers are below this bound (the reader refuses larger ones); a turn key is
 #: conversation code * TURN_WIDTH + turn number.
@@ -42,23 +43,30 @@ def turn_keys(conv: np.ndarray, turn: np.ndarray) -> np.ndarray:
 _NOT_PLAIN = "[^\\x20-\\x7e\\t\\n\\r\\x0b\\x0c]"  # anything but printable ASCII and ASCII whitespace
 
 
-def tokenize(texts: pa.Array, dictionary: pa.Array | None = None) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+def tokenize(texts: pa.Array, dictionary: pa.Array | None = None, js: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """Python's ``text.lower().split()`` tokens of each text: (row, token id, dictionary).
 
     Plain ASCII texts go through Arrow compute (whose lower-casing and whitespace agree with
     Python's on ASCII); any other text (accents, Greek final sigma, control separators) through
-    Python itself, so every token is exactly Python's. Token ids index ``dictionary`` when it
-    is given (other tokens get ids after its end); otherwise the dictionary is built here.
+    Python itself, so every token is exactly Python's. With ``js`` the tokens are JavaScript's
+    (``rules.js_tokens``: U+FEFF is whitespace, U+001C..U+001F and U+0085 are not). Token ids
+    index ``dictionary`` when it is given (other tokens get ids after its end); otherwise the
+    dictionary is built here.
     """
     texts = texts.cast(pa.large_string())
     special = pc.fill_null(pc.match_substring_regex(texts, _NOT_PLAIN), False).to_numpy(zero_copy_only=False)
+    split = js_tokens if js else str.split  # on plain ASCII text (Arrow's path) the two agree
     plain_rows = np.flatnonzero(~special)
     lists = pc.utf8_split_whitespace(pc.ascii_lower(texts.take(pa.array(plain_rows))))
     rows = plain_rows[pc.list_parent_indices(lists).to_numpy().astype(np.int64)] if len(plain_rows) else np.zeros(0, np.int64)
     flat = pc.list_flatten(lists).cast(pa.large_string())
+    # Arrow splits at every whitespace run, so leading or trailing whitespace (and '') yields an
+    # empty token; Python's split() yields none.
+    nonempty = pc.greater(pc.utf8_length(flat), 0)
+    rows, flat = rows[nonempty.to_numpy(zero_copy_only=False)], flat.filter(nonempty)
     extra_rows, extra_tokens = [], []
     for row in np.flatnonzero(special):
-        for token in str(texts[int(row)].as_py()).lower().split():
+        for token in split(str(texts[int(row)].as_py()).lower()):
             extra_rows.append(row)
             extra_tokens.append(token)
     if extra_tokens:
@@ -83,6 +91,17 @@ def grid(conv: np.ndarray, col: np.ndarray, value: np.ndarray, n: int, m: int) -
     keys, first = unique_first(flat)
     out.flat[keys] = value[ok][first]
     return out
+
+
+@dataclass
+class Replies:
+    """Token keys (row << TOKEN_BITS | token id) of each reply column, in REPLY_COLUMNS order."""
+
+    dictionary: pa.Array
+    keys: list[np.ndarray]
+    sizes: list[np.ndarray]  # tokens per gold turn row
+    present: list[np.ndarray]  # the reply is given (not null)
+    has_text: list[np.ndarray]  # the reply is a non-empty string
 
 
 @dataclass
@@ -124,19 +143,12 @@ class GoldIndex:
         self.pw_winner = mapped(pw["winner"], PICK_CODE)
         self.pw_winner_reply = mapped(pw["winner_label"], {"original": 0, "alternate": 1, "human": 2}, -1)
 
-        texts = pa.concat_arrays([arrow(turns[c]).cast(pa.large_string()) if len(turns) else pa.array([], pa.large_string())
-                                  for c in REPLY_COLUMNS])
-        rows, tok, self.token_dictionary = tokenize(texts) if len(texts) else (np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.large_string()))
-        if len(self.token_dictionary) >= 1 << (TOKEN_BITS - 1):
-            raise ValueError("too many distinct reply tokens for the token key layout")
-        n_turns = len(turns)
-        self.reply_keys, self.reply_sizes, self.reply_present = [], [], []
-        for k, column in enumerate(REPLY_COLUMNS):
-            sel = (rows >= k * n_turns) & (rows < (k + 1) * n_turns)
-            keys = unique_sorted(((rows[sel] - k * n_turns) << TOKEN_BITS) | tok[sel])
-            self.reply_keys.append(keys)
-            self.reply_sizes.append(np.bincount(keys >> TOKEN_BITS, minlength=n_turns)[:n_turns])
-            self.reply_present.append(turns[column].notna().to_numpy(bool))
+        # D10: the last judgement of each (turn, question id), as the public scorer's map keeps.
+        last_rows = unique_first((self.binary_key * (len(self.questions) + 1) + self.binary_question)[::-1])[1]
+        self.binary_last = np.zeros(len(b), dtype=bool)
+        self.binary_last[len(b) - 1 - last_rows] = True
+        self._replies: dict[bool, Replies] = {}
+        self.replies(js=False)
 
         totals = g["panas_totals"]
         t_conv = codes(totals["conversation_id"], self.conversations)
@@ -144,8 +156,12 @@ class GoldIndex:
         by_phase = [grid(t_conv, phase, totals[a].to_numpy(float, na_value=np.nan), n, 2) for a in AFFECTS]
         self.panas_pre = np.column_stack([x[:, 0] for x in by_phase]) if n else np.zeros((0, 2))
         self.panas_post = np.column_stack([x[:, 1] for x in by_phase]) if n else np.zeros((0, 2))
+        block = totals["items_block"] if "items_block" in totals else pd.Series([None] * len(totals), dtype=object)
+        from_responses = grid(t_conv, phase, (block == "responses").to_numpy(bool, na_value=False).astype(float), n, 2)
+        self.responses_pre, self.responses_post = from_responses[:, 0] == 1, from_responses[:, 1] == 1
         items = g["panas_items"]
         self.item_names = pd.Index([i.name for i in instrument.panas_items()], dtype=object)
+        self.item_positive = np.array([i.affect == "positive" for i in instrument.panas_items()])
         i_conv = codes(items["conversation_id"], self.conversations)
         i_col = codes(items["item"], self.item_names)
         i_phase = mapped(items["phase"], {"pre": 0, "post": 1}, -1)
@@ -167,6 +183,31 @@ class GoldIndex:
         self.rating_items = pd.Index([i.name for i in instrument.post_chat_ratings()], dtype=object)
         self.ratings = grid(codes(ratings["conversation_id"], self.conversations), codes(ratings["item"], self.rating_items),
                             ratings["rating"].to_numpy(float, na_value=np.nan), n, len(self.rating_items))
+
+    def replies(self, js: bool) -> "Replies":
+        """Token sets of the original, alternate and human replies (Python's tokens, or
+        JavaScript's with ``js``), computed once per tokenisation."""
+        if js in self._replies:
+            return self._replies[js]
+        turns = self.tables["turns"]
+        texts = pa.concat_arrays([arrow(turns[c]).cast(pa.large_string()) if len(turns) else pa.array([], pa.large_string())
+                                  for c in REPLY_COLUMNS])
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.large_string()))
+        rows, tok, dictionary = tokenize(texts, js=js) if len(texts) else empty
+        if len(dictionary) >= 1 << (TOKEN_BITS - 1):
+            raise ValueError("too many distinct reply tokens for the token key layout")
+        n_turns = len(turns)
+        out = Replies(dictionary, [], [], [], [])
+        for k, column in enumerate(REPLY_COLUMNS):
+            sel = (rows >= k * n_turns) & (rows < (k + 1) * n_turns)
+            keys = unique_sorted(((rows[sel] - k * n_turns) << TOKEN_BITS) | tok[sel])
+            out.keys.append(keys)
+            out.sizes.append(np.bincount(keys >> TOKEN_BITS, minlength=n_turns)[:n_turns])
+            out.present.append(turns[column].notna().to_numpy(bool))
+            out.has_text.append(pc.fill_null(pc.greater(pc.utf8_length(arrow(turns[column]).cast(pa.large_string())), 0),
+                                             False).to_numpy(zero_copy_only=False) if n_turns else np.zeros(0, bool))
+        self._replies[js] = out
+        return out
 
     @classmethod
     def build(cls, gold: dict[str, pd.DataFrame]) -> "GoldIndex":

@@ -7,9 +7,13 @@ from ``predicted_panas_delta`` added to the gold pre-chat value (delta strategie
 totals are rounded and clamped to 10..70. Items are compared on the 1..7 scale, over the items
 present on both sides.
 
-Rule sets: under parity a missing total is taken as 40 in the normalised accuracy and a
-missing four-branch prediction as 4; no gold four-branch rating gives MAE 0 and score 1; a null
-baseline-adjusted score enters the composite as 0.5. Under strict a missing prediction is
+Rule sets (``rules.Rules``; D-numbers: docs/metrics.md, divergence table): under parity a
+missing total is the sum of the items present (D15), else taken as 40 in the normalised accuracy
+(an affect missing on both sides left out, D14), and a missing four-branch prediction as 4 (no
+turn fallback, D18); no gold four-branch rating gives MAE 0 and score 1; no gold survey is
+scored against empty answers (D19); a null baseline-adjusted score enters the composite as 0.5.
+The port setting reads the predictions as given (D22) and the gold items under 'responses'
+only (D4). Under strict a missing prediction is
 maximally wrong (the value farthest from the gold on the scale) and a conversation without a
 gold value is excluded (NaN). Post-chat ratings (an extension): a missing prediction is the
 scale midpoint under parity and the worst value under strict; no gold ratings is NaN under both.
@@ -27,6 +31,7 @@ from .frame import ModelFrame
 from .gold import GoldIndex, grid
 from .keys import codes, mapped, unique_first, unique_sorted, vocabulary
 from .labels import fuzzy_f1
+from .rules import Rules
 
 CW_COLUMNS = ("cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1", "conversation_wide")
 
@@ -54,14 +59,49 @@ def _nanmean_rows(x: np.ndarray) -> np.ndarray:
     return np.divide(np.nansum(x, axis=1), k, out=np.full(len(x), np.nan), where=k > 0)
 
 
-def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rule_set: str,
+def _affect_sums(items: np.ndarray, positive: np.ndarray) -> np.ndarray:
+    """[n, 2] sums of the items present of each affect (NaN where an affect has none)."""
+    out = np.full((len(items), 2), np.nan)
+    for k, cols in enumerate((positive, ~positive)):
+        part = items[:, cols]
+        present = ~np.isnan(part).all(axis=1)
+        out[present, k] = np.nansum(part[present], axis=1)
+    return out
+
+
+def _js_round_array(x: np.ndarray) -> np.ndarray:
+    """JavaScript's Math.round, elementwise (NaN stays NaN)."""
+    lower = np.floor(x)
+    return np.where(x - lower >= 0.5, lower + 1.0, lower)
+
+
+def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rules: Rules,
                  counts: Counter) -> dict[str, np.ndarray]:
+    rule_set = rules.rule_set
+    port = rules.port_panas_prediction
     n = len(frame.convs)
     pre, post = gold.panas_pre[frame.convs], gold.panas_post[frame.convs]
+    item_pre, item_post = gold.item_pre[frame.convs], gold.item_post[frame.convs]
+    if not rules.gold_items_block:  # the port's reader sees items under 'responses' only (D4)
+        item_pre = np.where(gold.responses_pre[frame.convs][:, None], _js_round_array(item_pre), np.nan)
+        item_post = np.where(gold.responses_post[frame.convs][:, None], _js_round_array(item_post), np.nan)
+        pre = np.where(_given(gold, frame, "pre"), pre, np.nan)
+        post = np.where(_given(gold, frame, "post"), post, np.nan)
+    if rules.totals_from_present_items:  # D15: a missing gold total is the sum of its items present
+        rnd = _js_round_array if port else np.round
+        pre = np.where(np.isnan(pre), np.clip(rnd(_affect_sums(item_pre, gold.item_positive)), 10, 70), pre)
+        post = np.where(np.isnan(post), np.clip(rnd(_affect_sums(item_post, gold.item_positive)), 10, 70), post)
     e_conv = frame.conv_rows(em_panas)
     kind = mapped(em_panas["kind"], {"post": 0, "delta": 1}, -1)
     is_total = (em_panas["level"] == "total").to_numpy(bool)
     values = em_panas["value"].to_numpy(float, na_value=np.nan)
+    item_col = np.where(~is_total & (kind >= 0), codes(em_panas["name"], gold.item_names), -1)
+    item_abs = grid(e_conv, np.where(kind == 0, item_col, -1), values, n, 20)
+    item_delta = grid(e_conv, np.where(kind == 1, item_col, -1), values, n, 20)
+    item_pred = np.where(~np.isnan(item_abs), item_abs, item_pre + item_delta)
+    if not port:  # the port reads predictions as given
+        item_pred = np.clip(item_pred, 1, 7)
+
     tot_col = np.where(is_total & (kind >= 0), kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1)
     tot = grid(e_conv, np.where(tot_col >= 0, tot_col, -1), values, n, 4)
     absolute, delta = tot[:, 0:2], tot[:, 2:4]
@@ -69,12 +109,23 @@ def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rul
     source = np.where(~np.isnan(absolute), 0, np.where(~np.isnan(pred), 1, 2))
     for code, name in enumerate(("absolute", "delta", "missing")):
         counts[f"panas_prediction_{name}"] += int((source == code).sum())
-    pred = np.clip(np.round(pred), 10, 70)  # numpy rounds half to even, as Python's round
+    if rules.totals_from_present_items:  # D15: the predicted items present stand in for a missing total
+        pred = np.where(np.isnan(pred), _affect_sums(item_pred, gold.item_positive), pred)
+    if not port:
+        pred = np.clip(np.round(pred), 10, 70)  # numpy rounds half to even, as Python's round
 
     if rule_set == "parity":
-        counts["panas_total_missing_taken_as_40"] += int((np.isnan(post) | np.isnan(pred)).sum())
+        one_side = np.isnan(post) ^ np.isnan(pred)
+        both = np.isnan(post) & np.isnan(pred)
+        counts["panas_total_missing_taken_as_40"] += int((one_side | (both & ~rules.skip_missing_affect)).sum())
         err = np.abs(np.nan_to_num(post, nan=40.0) - np.nan_to_num(pred, nan=40.0))
-        normalized = np.maximum(0.0, 1.0 - err.mean(axis=1) / 60.0)
+        if rules.skip_missing_affect:  # D14: an affect missing on both sides is left out (none left: MAE 0)
+            counts["panas_affect_missing_both_sides"] += int(both.sum())
+            err = np.where(both, np.nan, err)
+            mae = np.nan_to_num(_nanmean_rows(err), nan=0.0)
+        else:
+            mae = err.mean(axis=1)
+        normalized = np.maximum(0.0, 1.0 - mae / 60.0)
         pred_eff = pred
     else:
         pred_eff = np.where(np.isnan(pred), worst(post, 10, 70), pred)
@@ -88,19 +139,27 @@ def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rul
     else:
         part = (adjusted + 1.0) / 2.0
 
-    item_pre, item_post = gold.item_pre[frame.convs], gold.item_post[frame.convs]
-    item_col = np.where(~is_total & (kind >= 0), codes(em_panas["name"], gold.item_names), -1)
-    item_abs = grid(e_conv, np.where(kind == 0, item_col, -1), values, n, 20)
-    item_delta = grid(e_conv, np.where(kind == 1, item_col, -1), values, n, 20)
-    item_pred = np.clip(np.where(~np.isnan(item_abs), item_abs, item_pre + item_delta), 1, 7)
     item_err = np.abs(item_post - item_pred)  # NaN unless both sides are present
+    items_normalized = 1.0 - _nanmean_rows(item_err) / 6.0
     return {
         "panas_normalized": normalized,
         "panas_adjusted": adjusted,
         "panas_part": part,
-        "panas_items_normalized": np.maximum(0.0, 1.0 - _nanmean_rows(item_err) / 6.0),
+        "panas_items_normalized": items_normalized if port else np.maximum(0.0, items_normalized),
         "panas_items_adjusted": _nanmean_rows(baseline_adjusted(item_post, item_pre, item_pred, 6.0)),
     }
+
+
+def _given(gold: GoldIndex, frame: ModelFrame, phase: str) -> np.ndarray:
+    """[n, 2] True where the gold total of ``phase`` was given in the file (not derived)."""
+    totals = gold.tables["panas_totals"]
+    sel = (totals["phase"] == phase).to_numpy(bool)
+    conv = codes(totals["conversation_id"], gold.conversations)[sel]
+    out = np.zeros((len(gold.conversations), 2), dtype=bool)
+    for k, col in enumerate(("positive_source", "negative_source")):
+        ok = conv >= 0
+        out[conv[ok], k] = (totals[col].to_numpy(object)[sel] == "given")[ok]
+    return out[frame.convs]
 
 
 def _answers(df: pd.DataFrame, conv: np.ndarray, question: str) -> tuple[np.ndarray, np.ndarray]:
@@ -120,26 +179,32 @@ def _first(conv: np.ndarray, answer: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _set_f1(g_conv, g_ans, p_conv, p_ans, n) -> np.ndarray:
+def _set_f1(g_conv, g_ans, p_conv, p_ans, n, raw_lists: bool = False) -> np.ndarray:
+    """Set F1 of each conversation's answers; both empty 1, one empty 0. Items are trimmed and
+    lower-cased; '' is dropped, or with ``raw_lists`` (D20, the public scorer) kept as a member
+    and the emptiness tested on the lists as given."""
     g_ser, p_ser = pd.Series(g_ans, dtype=object), pd.Series(p_ans, dtype=object)
     vocab = vocabulary(g_ser, p_ser)
     nv = max(len(vocab), 1)
-    gk = unique_sorted((g_conv * nv + codes(g_ser, vocab))[g_ans != ""])
-    pk = unique_sorted((p_conv * nv + codes(p_ser, vocab))[p_ans != ""])
+    keep_g, keep_p = (np.ones(len(g_ans), bool), np.ones(len(p_ans), bool)) if raw_lists else (g_ans != "", p_ans != "")
+    gk = unique_sorted((g_conv * nv + codes(g_ser, vocab))[keep_g])
+    pk = unique_sorted((p_conv * nv + codes(p_ser, vocab))[keep_p])
     ng = np.bincount(gk // nv, minlength=n)[:n]
     npred = np.bincount(pk // nv, minlength=n)[:n]
     ni = np.bincount(np.intersect1d(gk, pk, assume_unique=True) // nv, minlength=n)[:n]
     total = ng + npred
-    return np.where(total == 0, 1.0, 2.0 * ni / np.maximum(total, 1))
+    return np.where(total == 0, 1.0, np.where((ng == 0) | (npred == 0), 0.0, 2.0 * ni / np.maximum(total, 1)))
 
 
-def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str,
+def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rules: Rules,
                              counts: Counter) -> dict[str, np.ndarray]:
     """Q1 set F1, Q2/Q3 exact match, Q3 ordinal distance, follow-up fuzzy F1 and their mean.
 
     Answers are compared trimmed and lower-cased; a missing single answer compares as ''.
-    A conversation without a gold post-chat survey is NaN everywhere.
+    A conversation without a gold post-chat survey is NaN everywhere, or (parity, D19: the
+    public scorer) scored against empty gold answers.
     """
+    rule_set = rules.rule_set
     n = len(frame.convs)
     has_gold = gold.has_survey[frame.convs]
     g_conv = np.full(len(gold.survey), -1, dtype=np.int64)
@@ -155,7 +220,7 @@ def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFr
     def ans(which: str, question: str):
         return _answers(gold.survey, g_conv, question) if which == "gold" else _answers(pred, p_conv, question)
 
-    q1 = _set_f1(*ans("gold", "q1_lookingFor"), *ans("pred", "q1_lookingFor"), n)
+    q1 = _set_f1(*ans("gold", "q1_lookingFor"), *ans("pred", "q1_lookingFor"), n, rules.raw_survey_lists)
     q2 = (_first(*ans("gold", "q2_emotionClarity"), n) == _first(*ans("pred", "q2_emotionClarity"), n)).astype(float)
     q3g, q3p = _first(*ans("gold", "q3_modelFit"), n), _first(*ans("pred", "q3_modelFit"), n)
     q3 = (q3g == q3p).astype(float)
@@ -170,7 +235,7 @@ def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFr
         for c, a in zip(cs.tolist(), answers.tolist()):
             lists.setdefault(c, ([], []))[side].append(a)
     for c, (g_list, p_list) in lists.items():
-        follow[c] = fuzzy_f1(g_list, p_list)
+        follow[c] = fuzzy_f1(g_list, p_list, as_lists=rules.raw_survey_lists)
 
     if rule_set == "strict":
         none = ~p_any
@@ -178,16 +243,20 @@ def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFr
         distance = np.where(none, 3.0, distance)
     out = {"cw_q1_f1": q1, "cw_q2_exact": q2, "cw_q3_exact": q3, "cw_q3_distance": distance, "cw_followup_f1": follow}
     out["conversation_wide"] = (q1 + q2 + q3 + follow) / 4
+    if rules.empty_survey_when_missing:
+        counts["conversation_wide_gold_missing_scored_as_empty"] += int((~has_gold).sum())
+        return out
     return {k: np.where(has_gold, v, np.nan) for k, v in out.items()}
 
 
-def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str,
+def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rules: Rules,
                        counts: Counter) -> dict[str, np.ndarray]:
     """Four-branch MAE over the branches with a gold rating, and 1 - MAE / 6.
 
-    The prediction is the post-conversation rating set when it holds a rating, else the ratings
-    of the last EM turn that gives any.
+    The prediction is the post-conversation rating set; under strict, when it holds no rating,
+    the ratings of the last EM turn that gives any (D18: the public scorer has no such fallback).
     """
+    rule_set = rules.rule_set
     n = len(frame.convs)
     g = gold.four[frame.convs]
     p_conv = frame.conv_rows(pred)
@@ -202,7 +271,7 @@ def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, r
     at_last = ok & (turn == last[np.maximum(p_conv, 0)])
     by_turn = grid(np.where(at_last, p_conv, -1), p_branch, rating, n, 4)
     has_post = ~np.isnan(post).all(axis=1)
-    p = np.where(has_post[:, None], post, by_turn)
+    p = np.where(has_post[:, None], post, by_turn) if rules.four_branch_turn_fallback else post
 
     has_gold = ~np.isnan(g)
     counts["four_branch_prediction_missing"] += int((has_gold & np.isnan(p)).sum())

@@ -47,6 +47,35 @@ def va_similarity_matrix(gold: Sequence[str], pred: Sequence[str]) -> np.ndarray
     return sim
 
 
+def _round_similarity(x: float, rounding: str | None) -> float:
+    if rounding is None:
+        return x
+    if rounding == "python":
+        return round(x, 4)
+    if rounding == "js":
+        from .rules import js_round  # Math.round(x * 10000) / 10000, as the port's constants.ts
+
+        return js_round(x * 10000) / 10000
+    raise ValueError(f"VA similarity rounding must be None, 'python' or 'js', got {rounding!r}")
+
+
+def va_similarity_table(vocab: Sequence[str], rounding: str | None = None) -> np.ndarray:
+    """[len(vocab)]^2 label similarities of lower-cased words: 1 - VA distance / sqrt(2), 0 when
+    either word is outside the PANAS table; ``rounding`` 'python' (round(x, 4), the Python
+    scorer's table) or 'js' (the port's Math.round to 4 decimals), None exact."""
+    items = instrument.panas_by_word()
+    val = np.array([items[w].valence if w in items else 0.0 for w in vocab], dtype=float)
+    aro = np.array([items[w].arousal if w in items else 0.0 for w in vocab], dtype=float)
+    known = np.array([1.0 if w in items else 0.0 for w in vocab], dtype=float)
+    if rounding is None:
+        return (1.0 - np.hypot(val[:, None] - val[None, :], aro[:, None] - aro[None, :]) / SQRT2) * known[:, None] * known
+    table = np.zeros((len(vocab), len(vocab)))
+    for i, j in zip(*np.nonzero(known[:, None] * known)):
+        dv, da = val[i] - val[j], aro[i] - aro[j]
+        table[i, j] = _round_similarity(1.0 - math.sqrt(dv * dv + da * da) / SQRT2, rounding)
+    return table
+
+
 def intensity_similarity(gold: int | None, pred: int | None) -> float:
     """1 - |difference| / 6; 0 when either intensity is missing."""
     if gold is None or pred is None:
@@ -103,19 +132,26 @@ def tokens(text: str) -> frozenset[str]:
 
 
 def token_jaccard(a: str, b: str) -> float:
-    """Jaccard similarity of the lower-cased whitespace tokens of two strings (0 if both empty)."""
+    """Jaccard similarity of the lower-cased whitespace tokens of two strings, in [0, 1]; two
+    strings without tokens have equal (empty) token sets: 1, as the public scorer."""
     ta, tb = tokens(a), tokens(b)
     if not ta and not tb:
-        return 0.0
+        return 1.0
     return len(ta & tb) / len(ta | tb)
 
 
-def fuzzy_f1(gold: Sequence[str], pred: Sequence[str], threshold: float = 0.3) -> float:
+def fuzzy_f1(gold: Sequence[str], pred: Sequence[str], threshold: float = 0.3, as_lists: bool = False) -> float:
     """Fuzzy set F1 of free-text lists (as sets of trimmed, lower-cased, non-empty items): an item earns 1 for an exact
     match, else its best token-Jaccard with the other side if >= threshold, else 0.
-    Both empty 1, one empty 0; 0 when precision + recall is 0."""
-    g = list(dict.fromkeys(x.strip().lower() for x in gold if x.strip()))
-    p = list(dict.fromkeys(x.strip().lower() for x in pred if x.strip()))
+    Both empty 1, one empty 0; 0 when precision + recall is 0. With ``as_lists`` (the public
+    scorer, D20) the items are the lists as given, trimmed and lower-cased: duplicates and ''
+    count."""
+    if as_lists:
+        g = [x.strip().lower() for x in gold]
+        p = [x.strip().lower() for x in pred]
+    else:
+        g = list(dict.fromkeys(x.strip().lower() for x in gold if x.strip()))
+        p = list(dict.fromkeys(x.strip().lower() for x in pred if x.strip()))
     if not g and not p:
         return 1.0
     if not g or not p:

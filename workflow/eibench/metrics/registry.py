@@ -40,7 +40,8 @@ METRICS: tuple[Metric, ...] = (
        "Set F1 between the lower-cased gold mood tags and the EM's tags at a turn; both empty 1, one empty 0.",
        "Emotion tracking", principal=True, in_composite=True),
     _M("emotion_f1_intensity", "Emotion F1 x intensity", "tracking", "turn", True, 0, 1, "proportion", MEAN,
-       "Emotion F1 times the mean of 1 - |intensity gold - predicted| / 6 over matched labels with both intensities (0 if none).",
+       "Emotion F1 times the mean of 1 - |intensity gold - predicted| / 6 over matched labels with both intensities "
+       "(both lists empty 1, else 0 if none).",
        "Emotion tracking"),
     _M("emotion_va", "Emotion VA similarity", "tracking", "turn", True, 0, 1, "proportion", MEAN,
        "Mean valence-arousal similarity (1 - distance / sqrt 2) over a one-to-one match of gold and predicted labels, times min/max of the list sizes; both empty 1, one empty 0.",

@@ -28,6 +28,7 @@ from .gold import GoldIndex
 from .keys import codes, group_nanmean, lookup, take, vocabulary
 from .pairwise import PairwiseRows, pairwise_rows, pairwise_scores
 from .registry import METRICS
+from .rules import Rules, js_trim, rules_for
 
 KEY = ["conversation_id", "turn_number"]
 TURN_LEVEL = [m.name for m in METRICS if m.level == "turn"]
@@ -40,7 +41,8 @@ RULE_DESCRIPTIONS = {
     "em_turn_not_in_gold": "EM output turn with no gold turn (ignored)",
     "emotion_tags_invalid": "EM emotion-tag answer marked invalid (parity: read as given; strict: wrong)",
     "conversation_without_scored_turns": "scored conversation with no scored turn (parity: turn metrics 0)",
-    "binary_*_turn_without_judgements": "turn with no judgement objects (parity: accuracy 1.0; strict: excluded)",
+    "binary_*_turn_without_judgements": "turn with no judgement objects (parity: accuracy 1.0 with the observer wording, "
+                                        "0.0 with the participant wording; strict: excluded)",
     "binary_*_turn_all_gold_na": "turn whose judgements are all gold na/null (parity: accuracy 0.0; strict: excluded)",
     "binary_*_prediction_missing": "gold yes/no item with no EM answer (parity: read as no; strict: wrong)",
     "binary_*_prediction_na": "gold yes/no item answered na (parity: read as no; strict: wrong)",
@@ -57,9 +59,13 @@ RULE_DESCRIPTIONS = {
     "panas_prediction_delta": "PANAS total predicted as a delta from pre",
     "panas_prediction_missing": "PANAS total not predicted",
     "panas_total_missing_taken_as_40": "PANAS total missing on one side (parity: taken as 40)",
+    "panas_affect_missing_both_sides": "PANAS affect whose gold and predicted totals are both missing (parity: left "
+                                       "out of the MAE, as the public scorer)",
     "panas_post_equals_pre": "affect whose post equals pre (baseline-adjusted score undefined)",
     "panas_adjusted_null_part_half": "conversation with a null adjusted score (parity: composite part 0.5)",
-    "conversation_wide_gold_missing": "conversation without a gold post-chat survey (NaN)",
+    "conversation_wide_gold_missing": "conversation without a gold post-chat survey (strict: NaN)",
+    "conversation_wide_gold_missing_scored_as_empty": "conversation without a gold post-chat survey (parity: the "
+                                                      "predictions scored against empty answers, as the public scorer)",
     "conversation_wide_prediction_missing": "conversation without predicted survey answers",
     "four_branch_no_gold": "conversation without gold four-branch ratings (parity: MAE 0, score 1; strict: excluded)",
     "four_branch_prediction_missing": "gold four-branch rating with no prediction (parity: taken as 4; strict: worst)",
@@ -98,6 +104,16 @@ def _win_shares(tid: np.ndarray, reply: np.ndarray, n: int) -> np.ndarray:
     return np.divide(wins, total, out=np.full((n, 3), np.nan), where=total > 0)
 
 
+def _js_words(gold: GoldIndex, em_tags: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Gold and EM word codes with JavaScript's trim and lower-casing of the raw words (D12)."""
+    def norm(raw: pd.Series) -> pd.Series:
+        return pd.Series([None if w is None or w is pd.NA else js_trim(str(w)).lower()
+                          for w in raw.astype(object)], dtype=object)
+    g, p = norm(gold.tables["mood_tags"]["emotion_raw"]), norm(em_tags["emotion_raw"])
+    vocab = vocabulary(g, p)
+    return codes(g, vocab), codes(p, vocab), vocab
+
+
 def _em_words(gold: GoldIndex, em_tags: pd.DataFrame) -> tuple[np.ndarray, pd.Index]:
     """Codes of the EM's words in the gold vocabulary extended by the EM-only words."""
     word = codes(em_tags["emotion"], gold.words)
@@ -119,28 +135,35 @@ class _TurnParts:
     draft: dict[str, np.ndarray]
 
 
-def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, va_matching: str) -> _TurnParts:
+def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, rules: Rules) -> _TurnParts:
     n = frame.n
     em_tags = em["em_emotion_tags"]
-    em_word, vocab = _em_words(gold, em_tags)
-    g_tags = Tags.build(frame.tid(gold.tag_key), gold.tag_word, gold.tag_intensity, gold.tag_index)
+    if rules.js_text:
+        gold_word, em_word, vocab = _js_words(gold, em_tags)
+    else:
+        (em_word, vocab), gold_word = _em_words(gold, em_tags), gold.tag_word
+    g_tags = Tags.build(frame.tid(gold.tag_key), gold_word, gold.tag_intensity, gold.tag_index)
     p_tags = Tags.build(frame.tid(frame.em_keys(em_tags)), em_word, em_tags["intensity"].to_numpy(float, na_value=np.nan),
                         em_tags["tag_index"].to_numpy(np.int64))
-    emotion = emotion_scores(g_tags, p_tags, n, vocab, va_matching)
+    emotion = emotion_scores(g_tags, p_tags, n, vocab, rules.va_matching, rules.va_rounding,
+                             rules.last_duplicate_intensity)
     em_turns = em["em_turns"]
     em_row = lookup(frame.keys, frame.em_keys(em_turns))
     invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False).astype(bool)
 
     answers = em["em_binary"]
-    binary = binary_rows(frame.tid(gold.binary_key), gold.binary_question, gold.gold_om, gold.gold_hp,
-                         answers, frame.tid(frame.em_keys(answers)), codes(answers["question_id"], gold.questions), n)
+    keep = gold.binary_last if rules.last_duplicate_question else slice(None)
+    binary = binary_rows(frame.tid(gold.binary_key[keep]), gold.binary_question[keep], gold.gold_om[keep],
+                         gold.gold_hp[keep], answers, frame.tid(frame.em_keys(answers)),
+                         codes(answers["question_id"], gold.questions), n)
     pw_tid = frame.tid(gold.pw_key)
     picks = em["em_pairwise"]
     pairwise = pairwise_rows(pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner,
                              picks, frame.tid(frame.em_keys(picks)), n)
     draft = {"draft_judge": take(judge_scores(em_turns), em_row, np.nan)}
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
-        gold, frame.rows, as_arrow(em_turns["drafted_response"], em_row), _win_shares(pw_tid, gold.pw_winner_reply, n))
+        gold, frame.rows, as_arrow(em_turns["drafted_response"], em_row), _win_shares(pw_tid, gold.pw_winner_reply, n),
+        rules)
     return _TurnParts(emotion, invalid, binary, pairwise, draft)
 
 
@@ -178,7 +201,8 @@ def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set:
 
 
 def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.DataFrame,
-                        frame: ModelFrame, rule_set: str, counts: Counter) -> pd.DataFrame:
+                        frame: ModelFrame, rules: Rules, counts: Counter) -> pd.DataFrame:
+    rule_set = rules.rule_set
     n = len(frame.convs)
     conv_of_turn = turns["_conv"].to_numpy(np.int64)
     n_scored = np.bincount(conv_of_turn, minlength=n)[:n].astype(np.int64)
@@ -191,9 +215,9 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
             means = np.where(empty, 0.0, means)
         cols[name] = means
     cols["n_turns_scored"] = n_scored
-    cols.update(holistic.panas_scores(gold, frame, em["em_panas"], rule_set, counts))
-    cols.update(holistic.conversation_wide_scores(gold, frame, em["em_conversation_wide"], rule_set, counts))
-    cols.update(holistic.four_branch_scores(gold, frame, em["em_four_branch"], rule_set, counts))
+    cols.update(holistic.panas_scores(gold, frame, em["em_panas"], rules, counts))
+    cols.update(holistic.conversation_wide_scores(gold, frame, em["em_conversation_wide"], rules, counts))
+    cols.update(holistic.four_branch_scores(gold, frame, em["em_four_branch"], rules, counts))
     cols.update(holistic.post_chat_rating_scores(gold, frame, em["em_post_chat_ratings"], rule_set, counts))
     cols["perspective_gap"] = np.asarray(cols["binary_hp_acc"], float) - np.asarray(cols["binary_hp_acc_pw"], float)
     runs = em["em_runs"]
@@ -204,7 +228,7 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
         if name in cols:
             cols[name] = np.full(n, np.nan)
     counts.update({f"annotation_absent_from_cohort:{kind}": 1 for kind in reported_absent(gold.absent)})
-    conv = composite.add_pillars(pd.DataFrame(cols))
+    conv = composite.add_pillars(pd.DataFrame(cols), rules)
     conv.insert(0, "rule_set", rule_set)
     return conv
 
@@ -263,23 +287,24 @@ def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, 
 
 
 def score_rule_sets(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.DataFrame],
-                    rule_sets: tuple[str, ...] = ("parity", "strict"), va_matching: str = "optimal") -> dict[str, Scores]:
+                    rule_sets: tuple[str, ...] = ("parity", "strict"), va_matching: str = "optimal",
+                    compat: str = "none") -> dict[str, Scores]:
     """Every metric of one model and mode under each rule set ('parity', 'strict').
 
     ``gold`` is the gold tidy tables or, to share the gold-side work between models, their
-    ``GoldIndex``. The per-turn work that does not depend on the rule set is done once.
+    ``GoldIndex``. ``compat='port'`` makes the parity rule set reproduce the public TypeScript
+    port (``rules.rules_for``; it implies greedy VA matching).
     """
-    for rule_set in rule_sets:
-        if rule_set not in ("parity", "strict"):
-            raise ValueError(f"rule_set must be 'parity' or 'strict', got {rule_set!r}")
+    all_rules = [rules_for(rule_set, va_matching, compat) for rule_set in rule_sets]
     index = gold if isinstance(gold, GoldIndex) else GoldIndex.build(gold)
     frame = ModelFrame(index, em["em_runs"], em["em_turns"], keep_missing=True)
-    parts = _turn_parts(index, em, frame, va_matching)
     out = {}
-    for rule_set in rule_sets:
+    for rules in all_rules:
+        rule_set = rules.rule_set
+        parts = _turn_parts(index, em, frame, rules)
         counts: Counter = Counter()
         turns = score_turns(index, frame, parts, rule_set, counts)
-        conv = score_conversations(index, em, turns, frame, rule_set, counts)
+        conv = score_conversations(index, em, turns, frame, rules, counts)
         turns = turns.drop(columns="_conv").reset_index(drop=True)
         for rule in inapplicable_rules(index.absent, list(counts)):
             del counts[rule]
@@ -294,9 +319,9 @@ def score_rule_sets(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.
 
 
 def score_model(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
-                va_matching: str = "optimal") -> Scores:
+                va_matching: str = "optimal", compat: str = "none") -> Scores:
     """Every metric of one model and mode under one rule set (see ``score_rule_sets``)."""
-    return score_rule_sets(gold, em, (rule_set,), va_matching)[rule_set]
+    return score_rule_sets(gold, em, (rule_set,), va_matching, compat)[rule_set]
 
 
 #: Metrics also summarised per PANAS strategy ("for each PANAS strategy present").

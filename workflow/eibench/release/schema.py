@@ -20,6 +20,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     field_validator,
     model_validator,
 )
@@ -225,6 +226,17 @@ class Panas(_Node):
     items: Optional[dict[str, Number]] = Field(None, validation_alias=AliasChoices("items", "responses"))
     totalPositiveAffect: Optional[Number] = None
     totalNegativeAffect: Optional[Number] = None
+    #: Which spelling held the items ('items' or 'responses'; None without items): the public
+    #: port's reader reads 'responses' only (docs/metrics.md, divergence D4).
+    _items_block: Optional[str] = PrivateAttr(None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _items_spelling(cls, data: Any, handler: Any) -> "Panas":
+        obj = handler(data)
+        if isinstance(data, dict) and obj.items is not None:
+            obj._items_block = "items" if data.get("items") is not None else "responses"
+        return obj
 
     @field_validator("items")
     @classmethod

@@ -65,7 +65,7 @@ GOLD_TABLES: dict[str, TableSpec] = {
         _spec("panas_items", "one row per PANAS item answer", CID, ("phase", STR), ("item", STR), ("affect", STR),
               ("value", FLT)),
         _spec("panas_totals", "one row per conversation and phase", CID, ("phase", STR), ("positive", INT),
-              ("negative", INT), ("positive_source", STR), ("negative_source", STR)),
+              ("negative", INT), ("positive_source", STR), ("negative_source", STR), ("items_block", STR)),
         _spec("survey_answers", "one row per post-chat answer (multi-select: one row per option)", CID,
               ("question", STR), ("item_index", INT), ("answer", STR), ("answer_norm", STR)),
         _spec("four_branch", "one row per four-branch rating", CID, ("branch", STR), ("rating", FLT)),
@@ -158,7 +158,7 @@ def _panas_rows(cid: str, phase: str, panas: Panas | None) -> tuple[list[tuple],
             totals.append((normalize.panas_total(sum(affect_items)), "items"))
         else:
             totals.append((None, "missing"))
-    totals_row = (cid, phase, totals[0][0], totals[1][0], totals[0][1], totals[1][1])
+    totals_row = (cid, phase, totals[0][0], totals[1][0], totals[0][1], totals[1][1], panas and panas._items_block)
     return item_rows, totals_row
 
 
