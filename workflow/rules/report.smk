@@ -250,6 +250,7 @@ STATS_FOR_PAPER = {
     "comparisons": "results/stats/discriminability/comparisons.csv",
     "diagnosis": "results/stats/subgroups/diagnosis.csv",
     "romantic": "results/stats/topics/romantic_contrast.csv",
+    "topics": "results/stats/topics/topics.csv",
     "page": "results/stats/drift/page_trend.csv",
     "humans_paired": "results/stats/humans/humans_vs_models.csv",
     "agreement": "results/stats/humans/agreement.csv",

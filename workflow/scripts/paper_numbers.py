@@ -133,8 +133,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(table, snakemake.output.leaderboard_table)
 
     stats_tables = add_statistics(nums, {k: snakemake.input[k] for k in (
-        "claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic", "page",
-        "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
+        "claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic", "topics",
+        "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
