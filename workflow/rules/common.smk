@@ -65,7 +65,7 @@ REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobe
 # second run of the same tree does nothing. A copy of the sources without .git (the tests')
 # reads "not a git checkout".
 GIT_STATE = git_state(REPO)
-PACKAGE_VERSIONS = package_versions()
+PACKAGE_VERSIONS = package_versions(freeze=True)
 REBUILD_COMMAND = rebuild_command(workflow.config_settings.configfiles, dict(workflow.config_settings.config),
                                   Path.cwd())
 MODELS = {m["name"]: m for m in config["models"]}
