@@ -8,8 +8,8 @@ from math import comb
 
 import numpy as np
 import pytest
-from eibench.stats import simulation as sim
 from eibench.stats import mixed, subgroups
+from eibench.stats import simulation as sim
 from scipy import stats
 
 from .conftest import make_study

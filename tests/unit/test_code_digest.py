@@ -7,7 +7,6 @@ import modulefinder
 from pathlib import Path
 
 import pytest
-
 from eibench.code_digest import Library
 
 from ..conftest import REPO
@@ -31,8 +30,8 @@ def package(tmp_path) -> Path:
         "pkg/lazy.py": "",
         "pkg/unused.py": "",
         "pkg/sub/__init__.py": "",
-        "pkg/sub/c.py": "from .. import unrelated_name\nfrom ..d import *\ntry:\n    import numpy\nexcept ImportError:\n"
-                        "    pass\n",
+        "pkg/sub/c.py": "from .. import unrelated_name\nfrom ..d import *\ntry:\n    import numpy\n"
+                        "except ImportError:\n    pass\n",
         "pkg/d.py": "",
         "pkg/sub/table.csv": "x\n1\n",
         "pkg/sub/data/prompts.yaml": "a: 1\n",
@@ -61,7 +60,8 @@ def test_data_files_belong_to_their_package(package):
     assert _names(lib, lib.files(package / "scripts/run.py")) == [
         "__init__.py", "a.py", "b.py", "d.py", "lazy.py", "sub/__init__.py", "sub/c.py", "sub/data/prompts.yaml",
         "sub/table.csv"]
-    assert _names(lib, lib.files(package / "scripts/other.py")) == ["__init__.py", "other/__init__.py", "other/data.csv"]
+    assert _names(lib, lib.files(package / "scripts/other.py")) == [
+        "__init__.py", "other/__init__.py", "other/data.csv"]
 
 
 @pytest.mark.parametrize(("edited", "changes"), [("pkg/sub/c.py", True), ("pkg/lazy.py", True),

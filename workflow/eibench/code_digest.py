@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -63,6 +62,8 @@ class Library:
         self.root = Path(root).resolve()
         self.name = name
         self._digests: dict[frozenset[Path], str] = {}
+        self._import_cache: dict[Path, frozenset[Path]] = {}
+        self._data_cache: dict[Path, tuple[Path, ...]] = {}
 
     def module_file(self, module: str) -> Path | None:
         """The file of a dotted module name of the package (its ``__init__.py`` for a
@@ -82,9 +83,13 @@ class Library:
         parts = [self.name, *rel.parts]
         return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
-    @lru_cache(maxsize=None)
     def _imports(self, path: Path) -> frozenset[Path]:
-        """The library files ``path`` imports directly (with the packages they are in)."""
+        """The library files ``path`` imports directly (with the packages they are in); cached."""
+        if path not in self._import_cache:
+            self._import_cache[path] = self._read_imports(path)
+        return self._import_cache[path]
+
+    def _read_imports(self, path: Path) -> frozenset[Path]:
         in_library = path.is_relative_to(self.root)
         here = self.module_name(path) if in_library else ""
         # The package a relative import starts from: the module's own for an __init__.py.
@@ -129,10 +134,14 @@ class Library:
             seen.add(start)
         return sorted(seen)
 
-    @lru_cache(maxsize=None)
     def data_files(self, folder: Path) -> tuple[Path, ...]:
         """The non-Python files of a package folder and of its sub-folders that are not
-        packages (no __init__.py), but __pycache__, sorted."""
+        packages (no __init__.py), but __pycache__, sorted; cached."""
+        if folder not in self._data_cache:
+            self._data_cache[folder] = self._read_data_files(folder)
+        return self._data_cache[folder]
+
+    def _read_data_files(self, folder: Path) -> tuple[Path, ...]:
         out = []
         for entry in sorted(folder.iterdir()):
             if entry.is_dir():
