@@ -184,6 +184,10 @@ def measured(rule):
 # add_library_params at the end of the Snakefile, once every rule exists; the library is read
 # once per parse.
 LIBRARY = Library(REPO / "workflow/eibench")
+# The digest of every library file some rule script runs: printed in the reproducibility
+# statement (param of paper_numbers), to be compared with the `library` params in the manifest.
+LIBRARY_DIGEST = LIBRARY.digest({f for script in (REPO / "workflow/scripts").glob("*.py")
+                                 for f in LIBRARY.files(script)})
 
 
 def rule_script(each):

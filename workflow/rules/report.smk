@@ -344,6 +344,7 @@ rule paper_numbers:
         # upgrade or another command line rerun this rule and the paper, by design.
         git=GIT_STATE,
         versions=PACKAGE_VERSIONS,
+        library_digest=LIBRARY_DIGEST,
         command=REBUILD_COMMAND,
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,

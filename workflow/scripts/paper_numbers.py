@@ -140,7 +140,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
     inputs = {"cohort": files_digest(snakemake.input.cohort_files)}
     inputs |= {label: files_digest(paths) for label, paths in sorted(p.prediction_sets.items())}
-    rows = statement(p.git, p.versions, p.config_digest, inputs, p.command)
+    rows = statement(p.git, p.versions, p.config_digest, inputs, p.command, p.library_digest)
     for row in rows:
         nums.add(row["key"], row["value"], "paper_numbers", SCRIPT)
     nums.meta["replications"] = list(p.replications)

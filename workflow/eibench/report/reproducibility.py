@@ -149,16 +149,19 @@ def rebuild_command(configfiles: Iterable[str | Path] = (), overrides: Mapping[s
 
 
 def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest: str,
-              inputs: Mapping[str, tuple[int, str]], command: str) -> list[dict[str, Any]]:
+              inputs: Mapping[str, tuple[int, str]], command: str, library_digest: str = "") -> list[dict[str, Any]]:
     """The entries of the reproducibility statement, in print order: ``key`` (in numbers.json),
     ``item`` (its label in the paper's table) and ``value``. The source tree, the command, the
-    configuration digest, the package versions, then per input set (label -> (number of files,
-    sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
+    configuration digest, the library digest (when given), the package versions, then per input
+    set (label -> (number of files, sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
     its digest, labelled with its number of files."""
     rows = [{"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
             {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
             {"key": "repro.command", "item": "Command", "value": command},
             {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest}]
+    if library_digest:  # eibench.code_digest: the library files the rule scripts run
+        rows.append({"key": "repro.library_digest", "item": "Library digest (workflow/eibench files the rules run)",
+                     "value": library_digest})
     rows += [{"key": f"repro.version.{name}", "item": "Python" if name == "python" else name, "value": version}
              for name, version in versions.items() if name != "pip_freeze_sha256"]
     if "pip_freeze_sha256" in versions:
