@@ -39,3 +39,8 @@ rule all:
         "paper/build/paper.pdf",
         "results/manifest.json",
     default_target: True
+
+
+# Every rule exists now: give each rule with a script the digest of the library code it runs
+# (common.smk), so that editing the library reruns what it computed.
+add_library_params(workflow.rules)

@@ -104,3 +104,18 @@ def test_statement_entries_and_labels():
     assert rows == statement({"commit": None, "dirty": None, "why": NOT_A_CHECKOUT},
                              {"python": "3.11.7", "pandas": "3.1.1"}, "d" * 64,
                              {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)}, "snakemake --cores 8")
+
+
+def test_frozen_requirements_are_the_lines_of_pip_freeze():
+    import subprocess
+    import sys
+
+    from eibench.report.reproducibility import freeze_digest, frozen_requirements
+
+    out = subprocess.run([sys.executable, "-m", "pip", "freeze", "--exclude-editable", "--disable-pip-version-check"],
+                         capture_output=True, text=True, check=True).stdout
+    assert frozen_requirements() == out.splitlines()
+    assert freeze_digest(frozen_requirements()) == hashlib.sha256(out.encode()).hexdigest()
+    versions = package_versions(freeze=True)
+    assert versions["vaderSentiment"] != "not installed" and versions["NRCLex"] != "not installed"
+    assert versions["pip_freeze_sha256"] == freeze_digest(frozen_requirements())

@@ -63,3 +63,59 @@ def test_topic_contrast_without_romantic_conversations_does_not_crash(small_stud
     table, contrast = topics.topic_effects(study, "composite", [0, 1, 2], weights, sim.ROMANTIC)
     assert contrast["n_romantic"] == 0 and np.isnan(contrast["adjusted"]) and np.isnan(contrast["p_mixed"])
     assert np.isnan(contrast["p_romantic_hardest"]) and sim.ROMANTIC not in set(table["category"])
+
+
+# ------------------------------------------------------------- failed fits (stats/mixed.py)
+
+def _warning(category, text):
+    import warnings
+
+    return warnings.WarningMessage(category(text), category, "statsmodels.py", 1)
+
+
+def _result(converged=True, variance=0.2, scale=1.0, bse=(0.1, 0.2)):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(converged=converged, cov_re=np.array([[variance]]), scale=scale,
+                           bse_fe=np.array(bse), fe_params=pd.Series([0.0, 1.0], index=["Intercept", "x"]))
+
+
+@pytest.mark.parametrize(("result", "caught", "prefix"), [
+    (_result(), [], ""),
+    (_result(), [("C", "Maximum Likelihood optimization failed to converge. Check mle_retvals"),
+                 ("C", "Retrying MixedLM optimization with lbfgs"), ("C", "The MLE may be on the boundary")], ""),
+    (_result(converged=False), [], "did not converge"),
+    (_result(), [("C", "MixedLM optimization failed, trying a different optimizer may help.")], "did not converge"),
+    (_result(), [("S", "The random effects covariance matrix is singular.")], "singular fit"),
+    (_result(), [("C", "The Hessian matrix at the estimated parameter values is not positive definite.")],
+     "singular fit"),
+    (_result(bse=(0.1, np.inf)), [], "singular fit"),
+    (_result(variance=1e-9), [], "boundary fit"),
+    (_result(variance=float("nan")), [], "singular fit"),
+])
+def test_fit_failure_names_each_kind_of_failed_fit(result, caught, prefix):
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning, SingularMatrixWarning
+
+    kinds = {"C": ConvergenceWarning, "S": SingularMatrixWarning}
+    reason = mixed.fit_failure(result, [_warning(kinds[k], text) for k, text in caught])
+    assert reason.startswith(prefix) and (reason == "") is (prefix == "")
+    assert mixed.is_fit_failure(reason) is (prefix != "")
+
+
+def test_a_fit_that_did_not_converge_is_a_reason_never_an_estimate():
+    # Every optimiser of MixedLM stops on this simulated study (|grad| 3.8); before the check the
+    # coefficient of the non-converged fit was reported as an estimate.
+    g = sim.Generator(n_conversations=150, n_models=6, n_humans=0, diagnosis=(("emotion", -0.1),))
+    study, _ = sim.simulate(g, np.random.default_rng(5))
+    fit = subgroups.mixed_model(study, subgroups.conversation_means(study, "emotion_f1", study.with_role("model")))
+    assert fit["reason"].startswith("did not converge") and np.isnan(fit["estimate"]) and np.isnan(fit["p_value"])
+
+
+def test_mixed_model_counts_tell_failed_fits_from_designs_without_the_term():
+    from eibench.report.stats_numbers import mixed_model_counts
+
+    diagnosis = pd.DataFrame({"metric": ["a", "b", "c"], "mixed_model_note": ["", "did not converge (x)", np.nan]})
+    romantic = pd.DataFrame({"metric": ["a"], "mixed_model_note": ["no conversation in 'Romantic'"]})
+    topics = pd.DataFrame({"metric": ["a", "a", "b"], "mixed_model_note": ["boundary fit (v)"] * 2 + [""]})
+    assert mixed_model_counts(diagnosis, romantic, topics) == {"n_fits": 6, "n_failed": 2, "n_not_estimable": 1}
+    assert mixed_model_counts(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())["n_fits"] == 0

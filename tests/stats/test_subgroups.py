@@ -8,8 +8,8 @@ from math import comb
 
 import numpy as np
 import pytest
+from eibench.stats import mixed, subgroups
 from eibench.stats import simulation as sim
-from eibench.stats import subgroups
 from scipy import stats
 
 from .conftest import make_study
@@ -128,7 +128,11 @@ def _emotion_diagnosis_fit(effect: float, seed: int):
 def test_mixed_model_recovers_a_planted_diagnosis_effect():
     planted = -0.1
     fits = [_emotion_diagnosis_fit(planted, seed)[2] for seed in range(8)]
-    estimates = np.array([f["estimate"] for f in fits])
+    # A fit that did not converge (seed 5: every optimiser of MixedLM stops with |grad| 3.8) is
+    # reported with its reason, never as an estimate.
+    failed = [f for f in fits if f["reason"]]
+    assert len(failed) <= 1 and all(mixed.is_fit_failure(f["reason"]) and np.isnan(f["estimate"]) for f in failed)
+    estimates = np.array([f["estimate"] for f in fits if not f["reason"]])
     covered = [f["lo"] <= planted <= f["hi"] for f in fits]
     assert sum(covered) >= 6  # a 95% interval; 8 studies
     assert np.all(estimates < 0)

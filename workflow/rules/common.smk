@@ -17,6 +17,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import update_config
 
 from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
+from eibench.code_digest import Library
 from eibench.cohorts import describe as describe_cohort
 from eibench.cohorts import model_kinds
 from eibench.cohorts import simulated as simulated_parts
@@ -70,7 +71,7 @@ REPLICATION_ANALYSES = REPLICATIONS + (["cross_benchmark"] if {"eqbench", "emobe
 # second run of the same tree does nothing. A copy of the sources without .git (the tests')
 # reads "not a git checkout".
 GIT_STATE = git_state(REPO)
-PACKAGE_VERSIONS = package_versions()
+PACKAGE_VERSIONS = package_versions(freeze=True)
 REBUILD_COMMAND = rebuild_command(workflow.config_settings.configfiles, dict(workflow.config_settings.config),
                                   Path.cwd())
 MODELS = {m["name"]: m for m in config["models"]}
@@ -198,3 +199,33 @@ def measured(rule):
     row = RULE_RESOURCES.get(rule, {"mem_mb": DEFAULT_MEM_MB, "runtime": DEFAULT_RUNTIME_MIN})
     return {"mem_mb": lambda wildcards, attempt: row["mem_mb"] * 2 ** (attempt - 1),
             "runtime": lambda wildcards, attempt: row["runtime"] * 2 ** (attempt - 1)}
+
+
+# Reruns follow the code: every rule with a script gets a param `library`, the sha256 of the
+# library files its script imports (transitively within workflow/eibench/, with the data files
+# of their packages; eibench/code_digest.py). Snakemake reruns a job whose params changed, so
+# editing a library module reruns exactly the rules whose scripts import it and the jobs
+# downstream of them; the digest is also in each job's record in results/manifest.json. Set by
+# add_library_params at the end of the Snakefile, once every rule exists; the library is read
+# once per parse.
+LIBRARY = Library(REPO / "workflow/eibench")
+# The digest of every library file some rule script runs: printed in the reproducibility
+# statement (param of paper_numbers), to be compared with the `library` params in the manifest.
+LIBRARY_DIGEST = LIBRARY.digest({f for script in (REPO / "workflow/scripts").glob("*.py")
+                                 for f in LIBRARY.files(script)})
+
+
+def rule_script(each):
+    """The script file of a rule (its `script:` path is relative to the rule's .smk file)."""
+    return (Path(each.basedir.get_path_or_uri(secret_free=True)) / each.script).resolve()
+
+
+def add_library_params(rules):
+    """Give each rule with a script the param `library`: the digest of the library it runs."""
+    for each in rules:
+        if each.script is None:
+            continue
+        if "library" in each.params.keys():
+            raise WorkflowError(f"rule {each.name} declares a param 'library', the name of the digest of the "
+                                f"library code its script imports (common.smk); rename it")
+        each.set_params(library=LIBRARY.script_digest(rule_script(each)))

@@ -253,6 +253,7 @@ STATS_FOR_PAPER = {
     "comparisons": "results/stats/discriminability/comparisons.csv",
     "diagnosis": "results/stats/subgroups/diagnosis.csv",
     "romantic": "results/stats/topics/romantic_contrast.csv",
+    "topics": "results/stats/topics/topics.csv",
     "page": "results/stats/drift/page_trend.csv",
     "humans_paired": "results/stats/humans/humans_vs_models.csv",
     "agreement": "results/stats/humans/agreement.csv",
@@ -351,6 +352,7 @@ rule paper_numbers:
         # upgrade or another command line rerun this rule and the paper, by design.
         git=GIT_STATE,
         versions=PACKAGE_VERSIONS,
+        library_digest=LIBRARY_DIGEST,
         command=REBUILD_COMMAND,
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,

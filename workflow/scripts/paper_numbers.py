@@ -138,14 +138,14 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(table, snakemake.output.leaderboard_table)
 
     stats_tables = add_statistics(nums, {k: snakemake.input[k] for k in (
-        "claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic", "page",
-        "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
+        "claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic", "topics",
+        "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
     inputs = {"cohort": files_digest(snakemake.input.cohort_files)}
     inputs |= {label: files_digest(paths) for label, paths in sorted(p.prediction_sets.items())}
-    rows = statement(p.git, p.versions, p.config_digest, inputs, p.command)
+    rows = statement(p.git, p.versions, p.config_digest, inputs, p.command, p.library_digest)
     for row in rows:
         nums.add(row["key"], row["value"], "paper_numbers", SCRIPT)
     nums.meta["replications"] = list(p.replications)

@@ -29,7 +29,11 @@ from ..checksums import sha256_of
 
 #: The packages whose versions the statement prints (distribution names), in this order.
 KEY_PACKAGES = ("snakemake", "pandas", "numpy", "scipy", "statsmodels", "pingouin", "matplotlib", "seaborn",
-                "typst", "pydantic", "pyarrow")
+                "typst", "pydantic", "pyarrow", "vaderSentiment", "NRCLex")
+
+# What `pip freeze` leaves out by default, and this project itself (identified by its commit and
+# the library digest, and listed by pip freeze with the path of its checkout).
+_NOT_FROZEN = ("pip", "setuptools", "wheel", "distribute", "eibench")
 
 NOT_A_CHECKOUT = "not a git checkout"
 
@@ -61,15 +65,37 @@ def describe_git(state: Mapping[str, Any]) -> str:
     return state["commit"] + (" with uncommitted changes" if state.get("dirty") else " (clean)")
 
 
-def package_versions(names: Iterable[str] = KEY_PACKAGES) -> dict[str, str]:
-    """``python`` and each package's installed version ("not installed" when absent)."""
+def package_versions(names: Iterable[str] = KEY_PACKAGES, freeze: bool = False) -> dict[str, str]:
+    """``python`` and each package's installed version ("not installed" when absent); with
+    ``freeze``, also ``pip_freeze_sha256``, the digest of the whole environment's listing."""
     out = {"python": platform.python_version()}
     for name in names:
         try:
             out[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
             out[name] = "not installed"
+    if freeze:
+        out["pip_freeze_sha256"] = freeze_digest(frozen_requirements())
     return out
+
+
+def frozen_requirements() -> list[str]:
+    """The lines of ``pip freeze --exclude-editable`` for this environment (``Name==version``,
+    sorted by lower-case name; pip, setuptools, wheel and this project left out), read from the
+    installed distributions' metadata: the same lines as the command, in 60 ms instead of 0.7 s
+    (tests/report/test_reproducibility.py compares them)."""
+    rows = {}
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"]
+        if name and name.lower() not in _NOT_FROZEN:
+            rows[name.lower()] = f"{name}=={dist.version}"
+    return [rows[k] for k in sorted(rows)]
+
+
+def freeze_digest(lines: Iterable[str]) -> str:
+    """The sha256 of a ``pip freeze`` listing as the command prints it (one line each, with a
+    final newline): ``pip freeze --exclude-editable | sha256sum``."""
+    return hashlib.sha256("".join(f"{line}\n" for line in lines).encode("utf-8")).hexdigest()
 
 
 def listed_files(entries: Iterable[str | Path]) -> list[tuple[str, Path]]:
@@ -123,18 +149,24 @@ def rebuild_command(configfiles: Iterable[str | Path] = (), overrides: Mapping[s
 
 
 def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest: str,
-              inputs: Mapping[str, tuple[int, str]], command: str) -> list[dict[str, Any]]:
+              inputs: Mapping[str, tuple[int, str]], command: str, library_digest: str = "") -> list[dict[str, Any]]:
     """The entries of the reproducibility statement, in print order: ``key`` (in numbers.json),
     ``item`` (its label in the paper's table) and ``value``. The source tree, the command, the
-    configuration digest, the package versions, then per input set (label -> (number of files,
-    sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
+    configuration digest, the library digest (when given), the package versions, then per input
+    set (label -> (number of files, sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
     its digest, labelled with its number of files."""
     rows = [{"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
             {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
             {"key": "repro.command", "item": "Command", "value": command},
             {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest}]
+    if library_digest:  # eibench.code_digest: the library files the rule scripts run
+        rows.append({"key": "repro.library_digest", "item": "Library digest (workflow/eibench files the rules run)",
+                     "value": library_digest})
     rows += [{"key": f"repro.version.{name}", "item": "Python" if name == "python" else name, "value": version}
-             for name, version in versions.items()]
+             for name, version in versions.items() if name != "pip_freeze_sha256"]
+    if "pip_freeze_sha256" in versions:
+        rows.append({"key": "repro.pip_freeze_sha256", "item": "pip freeze --exclude-editable | sha256sum",
+                     "value": versions["pip_freeze_sha256"]})
     for label, (n, digest) in inputs.items():
         rows.append({"key": f"repro.input.{label}.n_files", "item": None, "value": int(n)})
         item = f"Conversation files ({n})" if label == "cohort" else f"Predictions {label} ({n} files)"

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
+from ..stats.mixed import is_fit_failure
 from .numbers import Numbers, fmt
 
 RULES = {  # rule -> script
@@ -39,7 +40,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     """Add the statistics' numbers to ``nums``; return the display tables by name.
 
     ``paths`` maps: claims, rank_summary, rank_pairs, discriminability, comparisons,
-    diagnosis, romantic, page, humans_paired, agreement, alt_test, profiles, null_rates,
+    diagnosis, romantic, topics, page, humans_paired, agreement, alt_test, profiles, null_rates,
     planted.
     """
 
@@ -125,6 +126,13 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
+    counts = mixed_model_counts(diag.reset_index(), _read_optional(paths["romantic"]),
+                                _read_optional(paths["topics"]))
+    for name, n in counts.items():
+        add(f"mixed.{name}", n, "stats_subgroups",
+            note="mixed models of the diagnosis and topic analyses (stats/mixed.py); the tables of rules "
+                 "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note")
+
     page = pd.read_csv(paths["page"]).set_index("metric")
     for metric, r in page.iterrows():
         add(f"drift.{metric}.late_minus_early", float(r["late_minus_early"]), "stats_drift", digits=3,
@@ -190,6 +198,24 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         "Coverage": [fmt(x, 2) for x in planted["coverage"]],
     })
     return tables
+
+
+def mixed_model_counts(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> dict[str, int]:
+    """How many mixed models the diagnosis and topic analyses fitted, and how many gave no
+    estimate: ``n_failed`` did not converge or gave a singular or boundary fit, and
+    ``n_not_estimable`` had a design without the term (eibench.stats.mixed). One fit per row of
+    the diagnosis table (a metric) and of the romantic contrasts (a metric and category), and one
+    per metric of the topics table (its categories' effects come from one fit). Empty tables
+    (an analysis that did not apply) count no fit."""
+    notes: list[str] = []
+    for table, per in ((diagnosis, None), (romantic, None), (topics, "metric")):
+        if not len(table):
+            continue
+        if per is not None:
+            table = table.drop_duplicates(per)
+        notes += ["" if pd.isna(x) else str(x) for x in table["mixed_model_note"]]
+    failed = sum(is_fit_failure(x) for x in notes)
+    return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
 
 
 def _read_optional(path: str) -> pd.DataFrame:

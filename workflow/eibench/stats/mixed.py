@@ -1,9 +1,28 @@
 """Linear mixed models with a random intercept per participant (statsmodels MixedLM), fitted
-so that a degenerate design gives a recorded reason instead of a crash.
+so that a degenerate design or a failed fit gives a recorded reason instead of a crash or an
+estimate.
 
-Small or unbalanced cohorts can make a fixed effect inestimable: no conversation in a topic,
-every participant with the same diagnosis status, one participant only. ``fit`` returns the
-coefficient of interest with its Wald 95% interval and p-value, or NaNs and the reason.
+``fit`` returns the coefficient of interest with its Wald 95% interval and p-value, or NaNs and
+the reason. There are two kinds of reason:
+
+- the design cannot estimate the term (no conversation in a topic, every participant with the
+  same diagnosis status, one participant only): ``not estimable ...`` / ``fewer than two ...``;
+- the fit itself is not trustworthy, so none of its coefficients is reported (the reason starts
+  with one of :data:`FIT_FAILURES`):
+
+  * ``did not converge``: the converged flag of the last optimiser statsmodels tried is false,
+    or it warned that the optimisation failed (a ``ConvergenceWarning`` other than the notices
+    of a failed attempt followed by a retry, and the boundary notice below);
+  * ``singular fit``: statsmodels warned that the random-effects covariance or the Hessian is
+    singular (``SingularMatrixWarning``, ``HessianInversionWarning``) or that the Hessian is not
+    positive definite, or a fixed effect's standard error is not finite;
+  * ``boundary fit``: the random-intercept variance is at its lower bound, zero, within a
+    relative tolerance (:data:`BOUNDARY_RATIO` of the residual variance). statsmodels' own
+    boundary notice ("the MLE may be on the boundary") compares the variance with 0.01 in the
+    outcome's units, which flags every fit of a metric in [0, 1], so it is replaced by this
+    scale-free test.
+
+Other warnings (numpy's, pandas') are passed on, not silenced.
 """
 
 from __future__ import annotations
@@ -14,6 +33,19 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import statsmodels.formula.api as smf
+from statsmodels.tools.sm_exceptions import ConvergenceWarning, HessianInversionWarning, SingularMatrixWarning
+
+#: The prefixes of a reason that says the fit failed (as opposed to a design without the term).
+FIT_FAILURES = ("did not converge", "singular fit", "boundary fit")
+
+#: A random-intercept variance below this fraction of the residual variance counts as zero.
+BOUNDARY_RATIO = 1e-6
+
+# statsmodels notices that are not failures by themselves: an optimiser attempt that failed and
+# the retry with the next optimiser (MixedLM tries bfgs, lbfgs, cg; whether the last attempt
+# converged is its converged flag), and its scale-dependent boundary notice.
+_NOT_FAILURES = ("Maximum Likelihood optimization failed to converge", "Retrying MixedLM optimization",
+                 "The MLE may be on the boundary")
 
 
 @dataclass(frozen=True)
@@ -31,17 +63,59 @@ class Coefficient:
         return cls(nan, nan, nan, nan, nan, reason)
 
 
+def is_fit_failure(reason: str) -> bool:
+    """Whether a recorded reason says that the fit failed (did not converge, singular or
+    boundary fit), rather than that the design cannot estimate the term. Empty: False."""
+    return isinstance(reason, str) and reason.startswith(FIT_FAILURES)
+
+
+def fit_failure(result, caught: list[warnings.WarningMessage]) -> str:
+    """Why a fitted MixedLM result must not be reported ("" when it may): the converged flag,
+    the warnings statsmodels gave while fitting, the random-intercept variance and the fixed
+    effects' standard errors, checked in that order."""
+    for w in caught:
+        text = str(w.message)
+        if issubclass(w.category, (SingularMatrixWarning, HessianInversionWarning)) or "not positive definite" in text:
+            return f"singular fit ({text.strip()})"
+        if issubclass(w.category, ConvergenceWarning) and not text.startswith(_NOT_FAILURES):
+            return f"did not converge ({text.strip()})"
+    if not getattr(result, "converged", False):
+        return "did not converge (the optimiser's converged flag is false)"
+    variance, scale = float(np.asarray(result.cov_re).reshape(-1)[0]), float(result.scale)
+    if not np.isfinite(variance) or not np.isfinite(scale) or scale <= 0:
+        return f"singular fit (random-intercept variance {variance:.3g}, residual variance {scale:.3g})"
+    if variance <= BOUNDARY_RATIO * scale:
+        return (f"boundary fit (random-intercept variance {variance:.3g} is zero relative to the residual "
+                f"variance {scale:.3g})")
+    bse = np.asarray(result.bse_fe, dtype=float)
+    if not np.all(np.isfinite(bse)):
+        bad = [name for name, se in zip(result.fe_params.index, bse) if not np.isfinite(se)]
+        return f"singular fit (standard error not finite for {', '.join(bad)})"
+    return ""
+
+
 def fit(formula: str, frame: pd.DataFrame, term: str, group: str = "participant", level: float = 0.95):
     """Fit ``formula`` by REML with a random intercept per ``group``; return (the fitted
-    result or None, the :class:`Coefficient` of ``term``)."""
+    result, or None when there is none to report, and the :class:`Coefficient` of ``term``).
+
+    The result is None when the design has fewer than two groups, when statsmodels cannot fit
+    it, and when the fit failed (:func:`fit_failure`): a caller never reads a coefficient of a
+    failed fit. The interval is the Wald interval at ``level`` (normal quantiles)."""
     if frame[group].nunique() < 2:
         return None, Coefficient.missing(f"fewer than two {group}s")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # convergence chatter of small random-effect variances
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             result = smf.mixedlm(formula, frame, groups=frame[group]).fit(reml=True)
         except (np.linalg.LinAlgError, ValueError) as err:
             return None, Coefficient.missing(f"mixed model not estimable ({type(err).__name__}: {err})")
+    statsmodels_notices = (ConvergenceWarning, SingularMatrixWarning, HessianInversionWarning)
+    for w in caught:
+        if not issubclass(w.category, statsmodels_notices):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    failure = fit_failure(result, caught)
+    if failure:
+        return None, Coefficient.missing(failure)
     if term not in result.params.index or not np.isfinite(result.bse.get(term, np.nan)):
         return result, Coefficient.missing(f"term {term!r} not estimable in this design")
     lo, hi = (float(x) for x in result.conf_int(alpha=1 - level).loc[term])

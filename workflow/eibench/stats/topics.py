@@ -46,7 +46,9 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
                           "n_turns": study.n_turns})
     frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
     reference = max(categories, key=lambda c: (int((frame["category"] == c).sum()), c))
-    fit, _ = mixed.fit(f"y ~ C(category, Treatment({reference!r})) + n_turns", frame, "n_turns")
+    # A design or a fit without estimates (mixed.fit: fit None) gives NaN effects and its reason.
+    fit, n_turns = mixed.fit(f"y ~ C(category, Treatment({reference!r})) + n_turns", frame, "n_turns")
+    note = "" if fit is not None else n_turns.reason
     rows = []
     wald = fit.conf_int(alpha=0.05) if fit is not None else pd.DataFrame()
     for j, c in enumerate(categories):
@@ -55,9 +57,10 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
                                              else np.nan)
         elo, ehi = (float(wald.loc[name, 0]), float(wald.loc[name, 1])) if name in wald.index else (np.nan, np.nan)
         rows.append((metric, c, int((study.category == c).sum()), float(point[j]), float(lo[j]), float(hi[j]),
-                     float(p_hardest[j]), effect, elo, ehi, c == reference))
+                     float(p_hardest[j]), effect, elo, ehi, c == reference, note))
     table = pd.DataFrame(rows, columns=["metric", "category", "n_conversations", "mean", "lo", "hi", "p_hardest",
-                                        "effect_vs_reference", "effect_lo", "effect_hi", "is_reference"])
+                                        "effect_vs_reference", "effect_lo", "effect_hi", "is_reference",
+                                        "mixed_model_note"])
 
     is_romantic = np.array([c == romantic for c in study.category])
     ok = ~np.isnan(conv)
