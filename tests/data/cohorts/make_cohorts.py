@@ -7,7 +7,7 @@ files are committed; the tests read them, never this script.
 - ``mood_only/``: 16 chats about daily life, per-turn mood tags only: no participant profile,
   no PANAS, no conversation-wide survey, no behaviour judgements, no pairwise comparisons, one
   topic category.
-- ``no_humans/``: 18 chats by 6 participants (3 with a reported diagnosis, 3 without) over three
+- ``no_humans/``: 20 chats by 8 participants (4 with a reported diagnosis, 4 without) over three
   topic categories (one of them 'Romantic relationships'), with mood tags and behaviour
   judgements (observed and preferred behaviour) but no pairwise comparisons, no alternate
   replies, no PANAS and no survey. No human raters are in any config that reads it.
@@ -116,11 +116,11 @@ def mood_only(rng: random.Random) -> list[dict]:
 
 
 def no_humans(rng: random.Random) -> list[dict]:
-    people = [("p1", ["anxiety"]), ("p2", ["depression"]), ("p3", ["ADHD"]),
-              ("p4", ["none"]), ("p5", []), ("p6", ["none"])]
+    people = [("p1", ["anxiety"]), ("p2", ["depression"]), ("p3", ["ADHD"]), ("p4", ["autism (ASD)"]),
+              ("p5", ["none"]), ("p6", []), ("p7", ["none"]), ("p8", ["none"])]
     categories = ["Work and career", "Romantic relationships", "Family"]
     out = []
-    for i in range(18):
+    for i in range(20):
         pid, traits = people[i % len(people)]
         category = categories[(i // len(people)) % len(categories)]
         n_turns = rng.randint(6, 9)
