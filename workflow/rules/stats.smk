@@ -232,7 +232,7 @@ rule stats_simulate:
     """One part of the validation by simulation: simulated studies with this study's design
     through every test."""
     input:
-        **STATS_INPUT,
+        design="results/stats/design.json",
     output:
         results="results/stats/simulation/{kind}-{part}.parquet",
     wildcard_constraints:
@@ -258,6 +258,7 @@ rule stats_simulation_summary:
     input:
         null=expand("results/stats/simulation/null-{part}.parquet", part=SIM_PARTS),
         planted=expand("results/stats/simulation/planted-{part}.parquet", part=SIM_PARTS),
+        design="results/stats/design.json",
     output:
         null="results/stats/simulation/null_rates.csv",
         planted="results/stats/simulation/planted_recovery.csv",

@@ -34,7 +34,10 @@ def cohort_design(study: Study) -> dict[str, Any]:
     ``turn_positions``: the position bins (early, middle, late) holding at least one scored turn;
     ``models`` / ``humans``: names of the evaluated models and of the human raters;
     ``human_conversations``: conversations at least one rater answered; ``metrics_models`` /
-    ``metrics_humans``: metrics with a value for the models / for the raters.
+    ``metrics_humans``: metrics with a value for the models / for the raters. Per conversation, in
+    the study's order, for the simulation to copy: ``conversation_participant`` (participant code,
+    -1 unknown), ``conversation_category`` (None unknown); per participant code
+    ``participant_diagnosed``.
     """
     models, humans = study.with_role("model"), study.with_role("human")
     known = study.participant >= 0
@@ -66,4 +69,8 @@ def cohort_design(study: Study) -> dict[str, Any]:
         "human_conversations": rated,
         "metrics_models": metrics_defined(study, models),
         "metrics_humans": metrics_defined(study, humans),
+        "conversation_participant": [int(p) for p in study.participant],
+        "conversation_category": [c if isinstance(c, str) else None for c in study.category],
+        "participant_diagnosed": [bool(study.diagnosed[study.participant == p].any())
+                                  for p in range(len(study.participants))],
     }
