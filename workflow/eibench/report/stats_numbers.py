@@ -192,6 +192,10 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", "stats_simulation_summary")
     add("sim.joint_band", f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
         "stats_simulation_summary")
+    left = null[null["left_out"].fillna("").astype(str) != ""] if "left_out" in null else null.iloc[:0]
+    add("sim.n_left_out", int(len(left)), "stats_simulation_summary")
+    add("sim.left_out", "; ".join(f"{t} ({r})" for t, r in zip(left["test"], left["left_out"])) or "none",
+        "stats_simulation_summary", note="the tests this cohort's design cannot support, each with its reason")
     outside = tested.loc[~within, "test"].tolist()
     add("sim.outside_band", "; ".join(outside) if outside else "none", "stats_simulation_summary")
     tables["null_rates"] = pd.DataFrame({
