@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -161,7 +162,7 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     assert reader.shows("the cohort has no human raters")
     # no p-value or count printed from nothing
     assert not reader.shows("Page's trend test p 1.000")
-    assert not reader.shows("0 relabellings")
+    assert not re.search(r"(?<![0-9])0 relabellings", reader.words)  # '70 relabellings' is a test that ran
     assert numbers["claims.headline.inconclusive"]["value"] == int(
         ((claims["verdict"] == "inconclusive") & (claims["family"] == "headline")).sum())
     if name == "mood_only":
