@@ -85,7 +85,8 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
 
     claims = pd.read_csv(work / "results/stats/claims.csv")
     assert list(claims["id"]) == ["E1", "E2", "E3", "E4"]
-    assert set(claims["verdict"]) <= {"supported", "not supported", "inconclusive"}
+    assert set(claims["verdict"]) <= {"supported", "not supported", "inconclusive", "not testable"}
+    assert claims.query("verdict == 'not testable'")["detail"].str.startswith("not testable: ").all()
 
     numbers = json.loads((work / "results/paper/numbers.json").read_text())
     assert numbers["meta"]["cohort"] == "esconv" and not numbers["meta"]["simulation"]

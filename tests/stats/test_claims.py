@@ -238,9 +238,17 @@ def test_humans_vs_models(table, direction, expected):
     assert row["verdict"] == expected
 
 
-def test_humans_vs_models_without_human_raters_is_inconclusive():
+def test_humans_vs_models_without_human_raters_is_not_testable():
     row = _verdict(_claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"), _results(humans={}))
-    assert row["verdict"] == "inconclusive" and np.isnan(row["estimate"])
+    assert row["verdict"] == "not testable" and np.isnan(row["estimate"]) and "no human raters" in row["detail"]
+
+
+def test_turn_drift_without_page_test_has_no_p_value():
+    """min(1.0, nan) is 1.0: a Page test that did not run must not give p = 1."""
+    nan_page = _page(p_decreasing=np.nan, p_increasing=np.nan)
+    row = _verdict(_claim("turn_drift", metric="binary_om_acc", direction="negative"),
+                   _results(drift_pages={"binary_om_acc": nan_page}))
+    assert np.isnan(row["p_value"]) and np.isnan(row["p_adjusted"]) and row["verdict"] == "inconclusive"
 
 
 def test_unknown_test_raises_naming_the_claim():
@@ -354,7 +362,8 @@ def test_topic_hardest_on_an_error_metric_predicts_a_higher_value():
     (_claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"), {"humans": {}},
      "the cohort has no human raters"),
 ])
-def test_claims_that_cannot_be_tested_are_inconclusive_and_say_why(claim, override, why):
+def test_claims_that_cannot_be_tested_are_not_testable_and_say_why(claim, override, why):
+    """Without a design, the missing result itself makes the claim not testable (never inconclusive)."""
     row = _verdict(claim, _results(**override))
-    assert row["verdict"] == "inconclusive"
-    assert why in row["detail"] and np.isnan(row["estimate"])
+    assert row["verdict"] == "not testable"
+    assert why in row["detail"] and np.isnan(row["estimate"]) and np.isnan(row["p_adjusted"])

@@ -66,3 +66,15 @@ def test_a_flip_within_the_noise_is_not_clear():
     assert flips["p_flip"].iloc[0] == pytest.approx(expected_p)
     assert flips["p_holm"].iloc[0] == pytest.approx(min(1.0, 3 * expected_p))
     assert summary["lo"] <= summary["tau"] <= summary["hi"]
+
+
+def test_a_missing_pillar_gives_no_flip_and_no_count():
+    """NaN conversation-level means (a cohort without the holistic annotations) flip nothing:
+    NaN signs are no change of order, and the counts are missing, not 0 or 3."""
+    study = _study([0.9, 0.6, 0.3], [0.2, 0.5, 0.8])
+    study.values["holistic"][:] = np.nan
+    weights = cluster_weights(np.arange(50), 50, np.random.default_rng(1))
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        flips, summary = profiles.profiles(study, [0, 1, 2], weights)
+    assert len(flips) == 0
+    assert summary["n_flips"] is None and summary["n_clear_flips"] is None and np.isnan(summary["tau"])

@@ -255,3 +255,55 @@ def test_summarise_planted_sign_recovery_and_coverage():
     assert drift["planted"] == -0.1 and drift["sign_recovery"] == pytest.approx(0.75)
     assert drift["coverage"] == pytest.approx(0.75)  # [-0.05, 0] misses -0.1
     assert (table["n_simulations"] == 4).all()
+
+
+# ----------------------------------------------------------------- the design of the cohort, copied
+
+
+def _mood_only_like():
+    """A cohort's study like tests/data/cohorts/mood_only: no participants, one topic, three models."""
+    g = sim.Generator(n_conversations=16, n_models=3, n_humans=0, human_conversations=0,
+                      conversation_participant=(-1,) * 16, conversation_category=("Daily life",) * 16,
+                      participant_diagnosed=(), turns_each=tuple(6 + (j % 5) for j in range(16)))
+    return sim.simulate(g, np.random.default_rng(3))[0]
+
+
+@pytest.mark.parametrize("make", [lambda: sim.simulate(SMALL, np.random.default_rng(11))[0], _mood_only_like],
+                         ids=["drawn", "mood_only"])
+def test_simulated_studies_copy_the_cohorts_design(make):
+    from eibench.stats.design import cohort_design
+
+    cohort = make()
+    design = cohort_design(cohort)
+    g = sim.null_generator(sim.generator_design(design, 0.05))
+    for seed in (1, 2):
+        copy, _ = sim.simulate(g, np.random.default_rng(seed))
+        assert sim.simulated_design(copy) == sim.simulated_design(cohort)
+
+
+def test_a_cohort_without_participants_or_romantic_chats_plants_neither_and_leaves_their_tests_out():
+    from eibench.stats.design import cohort_design
+
+    design = cohort_design(_mood_only_like())
+    design["metrics_models"] = ["composite", "emotion_f1", "emotion_va", "tracking"]  # mood tags only
+    left = sim.left_out(design, 0.05)
+    assert set(left) == set(sim.TESTS)  # nothing this cohort holds supports any of the nine tests
+    assert "each group needs at least" in left["diagnosis: participant permutation test"]
+    assert "in 'Romantic relationships': 0" in left["romantic contrast: cluster bootstrap"]
+    assert "no human raters" in left["human vs model: paired cluster bootstrap"]
+    config = {"diagnosis": {"emotion": -0.5}, "romantic": {"emotion": -0.5}, "turn_drift": {}, "human_shift": {}}
+    g = sim.planted_generator(config, sim.generator_design(design, 0.05))
+    study, truth = sim.simulate(g, np.random.default_rng(0))
+    assert truth["diag_share"] == 0 and truth["romantic_share"] == 0 and not study.diagnosed.any()
+    out = sim.simulate_and_test(g, 20, np.random.default_rng(0), 0.05)
+    assert all(np.isnan(out[c]) for c in sim.TESTS.values())
+    null = sim.summarise_null(pd.DataFrame([out]), 0.05, left)
+    assert (null["n_simulations"] == 0).all() and (null["left_out"] != "").all()
+    assert null["false_positive_rate"].isna().all()
+
+
+def test_the_full_design_leaves_no_test_out():
+    from eibench.stats.design import cohort_design
+
+    design = cohort_design(sim.simulate(sim.Generator(n_models=6), np.random.default_rng(12))[0])
+    assert sim.left_out(design, 0.05) == {}

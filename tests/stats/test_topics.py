@@ -98,3 +98,37 @@ def test_lower_is_better_turns_the_hardest_category_around(romantic_study):
                                              higher_is_better=False)
     assert contrast["hardest"] == table.loc[table["mean"].idxmax(), "category"] != sim.ROMANTIC
     assert flipped.set_index("category").loc[sim.ROMANTIC, "p_hardest"] < 0.05
+
+
+def test_one_topic_without_participants_names_no_hardest_and_the_empty_side():
+    """The mood-only cohort: one category, no participant profiles, no romantic conversation.
+    No topic is 'the hardest', and the note says there is no romantic conversation (the
+    conversations without a participant are not dropped)."""
+    from .conftest import make_study
+
+    rng = np.random.default_rng(0)
+    n = 16
+    study = make_study({"composite": rng.normal(50, 5, size=(3, n))}, participant=np.full(n, -1),
+                       category=["Daily life"] * n)
+    weights = cluster_weights(np.arange(n), 50, rng)
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        table, contrast = topics.topic_effects(study, "composite", [0, 1, 2], weights, "Romantic relationships")
+    assert table["p_hardest"].isna().all() and contrast["hardest"] is None
+    assert contrast["n_romantic"] == 0 and np.isnan(contrast["p_boot"]) and np.isnan(contrast["difference"])
+    assert contrast["mixed_model_note"].startswith("no scored conversation with a known participant")
+
+
+
+def test_the_romantic_note_names_the_empty_side():
+    from .conftest import make_study
+
+    rng = np.random.default_rng(1)
+    n = 20
+    weights = cluster_weights(np.arange(n), 50, rng)
+    for category, note in ((["Family"] * n, "no conversation in 'Romantic relationships' among those"),
+                           (["Romantic relationships"] * n, "no conversation outside 'Romantic relationships'")):
+        study = make_study({"composite": rng.normal(50, 5, size=(2, n))}, participant=np.arange(n) % 4,
+                           category=category)
+        with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+            _, contrast = topics.topic_effects(study, "composite", [0, 1], weights, "Romantic relationships")
+        assert contrast["mixed_model_note"].startswith(note), contrast["mixed_model_note"]

@@ -7,12 +7,15 @@ has the same shape whatever the cohort, and identical inputs give identical byte
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -108,6 +111,25 @@ def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], float_format: str 
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def json_safe(x: Any) -> Any:
+    """``x`` with every NaN or infinite float (Python or NumPy) replaced by None, recursively
+    through dicts, lists and tuples: JSON has no NaN, and a missing number is null."""
+    if isinstance(x, (float, np.floating)):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x
+
+
+def json_text(obj: Any, indent: int = 1) -> str:
+    """Strict JSON of ``obj`` (sorted keys, NaN as null, never a bare NaN) with a final newline."""
+    return json.dumps(json_safe(obj), indent=indent, sort_keys=True, allow_nan=False) + "\n"
 
 
 def write_text(text: str, path: str | os.PathLike[str]) -> None:

@@ -8,6 +8,25 @@ STATS_INPUT = {
     "conversations": GOLD["conversations"],
     "participants": GOLD["participants"],
 }
+rule stats_design:
+    """The cohort's design (groups, topics, turns, models, raters, metrics with values)."""
+    input:
+        **STATS_INPUT,
+    output:
+        design="results/stats/design.json",
+    params:
+        **stats_params(),
+    log:
+        "logs/stats/design.log",
+    benchmark:
+        "logs/benchmarks/stats_design.tsv"
+    threads: 1
+    resources:
+        **measured("stats_design"),
+    script:
+        "../scripts/stats_design.py"
+
+
 rule stats_uncertainty:
     """Bootstrap intervals of every model x metric, paired differences, rank intervals."""
     input:
@@ -184,6 +203,7 @@ rule stats_claims:
         romantic="results/stats/topics/romantic_contrast.csv",
         profiles="results/stats/profiles/summary.json",
         humans_paired="results/stats/humans/humans_vs_models.csv",
+        design="results/stats/design.json",
     output:
         table=report(
             "results/stats/claims.csv",
@@ -212,7 +232,7 @@ rule stats_simulate:
     """One part of the validation by simulation: simulated studies with this study's design
     through every test."""
     input:
-        **STATS_INPUT,
+        design="results/stats/design.json",
     output:
         results="results/stats/simulation/{kind}-{part}.parquet",
     wildcard_constraints:
@@ -238,6 +258,7 @@ rule stats_simulation_summary:
     input:
         null=expand("results/stats/simulation/null-{part}.parquet", part=SIM_PARTS),
         planted=expand("results/stats/simulation/planted-{part}.parquet", part=SIM_PARTS),
+        design="results/stats/design.json",
     output:
         null="results/stats/simulation/null_rates.csv",
         planted="results/stats/simulation/planted_recovery.csv",

@@ -1,13 +1,11 @@
 """Rule cross_benchmark_replication: rank agreement between EQ-Bench and EmoBench-M on the model
 families both cover."""
 
-import json
-
 from eibench.public.cross_benchmark import display_table
 from eibench.public.replications import cross_benchmark_replication
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
-from eibench.tables import write_csv, write_text
+from eibench.tables import json_text, write_csv, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     s, o = snakemake.params.settings, snakemake.output
@@ -17,7 +15,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     for name in ("pairs", "agreement", "units"):
         write_csv(tables[name], o[name])
     write_csv(display_table(tables["agreement"]), o.table)
-    write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", o.summary)
+    write_text(json_text(summary), o.summary)
     log.info("cross-benchmark: %d family units (tau %.2f, p %.3f), %d developer units (tau %.2f, p %.3f)",
              summary["n_family_units"], summary["family_tau"], summary["family_p_permutation"],
              summary["n_developer_units"], summary["developer_tau"], summary["developer_p_permutation"])

@@ -1,11 +1,9 @@
 """Rule emobench_m_replication: EmoBench-M averages, rank independence, discriminability, human gaps."""
 
-import json
-
 from eibench.public.replications import emobench_m_replication
 from eibench.runlog import rule_log
 from eibench.seeding import stable_int
-from eibench.tables import write_csv, write_text
+from eibench.tables import json_text, write_csv, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     s, o = snakemake.params.settings, snakemake.output
@@ -13,6 +11,6 @@ with rule_log(snakemake) as log:  # noqa: F821
     tables, summary = emobench_m_replication(snakemake.input.data, s["n_bootstrap"], seed)
     for name, df in tables.items():
         write_csv(df, o[name])
-    write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", o.summary)
+    write_text(json_text(summary), o.summary)
     log.info("EmoBench-M: %d of %d averages within 0.05, %d known print errors, %d unexplained",
              summary["n_averages_within"], summary["n_averages"], summary["n_print_errors"], summary["n_unexplained"])

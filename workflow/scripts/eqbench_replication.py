@@ -1,11 +1,9 @@
 """Rule eqbench_replication: EQ-Bench scores recomputed and the ranking-reliability curve."""
 
-import json
-
 from eibench.public.replications import eqbench_replication
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
-from eibench.tables import write_csv, write_text
+from eibench.tables import json_text, write_csv, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     s, o = snakemake.params.settings, snakemake.output
@@ -14,6 +12,6 @@ with rule_log(snakemake) as log:  # noqa: F821
                                           s["items_in_question"])
     write_csv(tables["scores"], o.scores)
     write_csv(tables["curve"], o.curve)
-    write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", o.summary)
+    write_text(json_text(summary), o.summary)
     log.info("EQ-Bench: %d of %d stored scores recomputed within 0.02 (max |difference| %.4f)",
              summary["n_within"], summary["n_models"], summary["max_abs_difference"])

@@ -26,6 +26,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         "profiles": json.load(open(i.profiles)),
         "humans": {m: g for m, g in humans.groupby("metric")} if len(humans) else {},
     }
-    table = verdicts(p.stats["claims"], results, p.stats["alpha"])
+    design = json.load(open(i.design))
+    table = verdicts(p.stats["claims"], results, p.stats["alpha"], design)
     write_csv(table, snakemake.output.table)
     log.info("verdicts: %s", dict(zip(table["id"], table["verdict"])))

@@ -1,12 +1,10 @@
 """Rule stats_ranks: rank independence of the principal metrics."""
 
-import json
-
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
 from eibench.stats.load import available, load_study, resamples
 from eibench.stats.ranks import rank_independence
-from eibench.tables import write_csv, write_text
+from eibench.tables import json_text, write_csv, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     p, i = snakemake.params, snakemake.input
@@ -18,5 +16,5 @@ with rule_log(snakemake) as log:  # noqa: F821
         p.stats["split_halves"], rng_for(p.seed, "ranks"), p.stats["alpha"])
     write_csv(pairs, snakemake.output.pairs)
     write_csv(reliability, snakemake.output.reliability)
-    write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", snakemake.output.summary)
+    write_text(json_text(summary), snakemake.output.summary)
     log.info("%d metrics; %s", len(metrics), summary)

@@ -1,21 +1,23 @@
 """Rule stats_simulate: one part of the validation by simulation (null or planted studies)."""
 
+import json
 import warnings
 
 import pandas as pd
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
-from eibench.stats.load import load_study
-from eibench.stats.simulation import design_of, null_generator, planted_generator, simulate_and_test
+from eibench.stats.simulation import generator_design, null_generator, planted_generator, simulate_and_test
 from eibench.tables import write_parquet
 
 with rule_log(snakemake) as log:  # noqa: F821
     p, i = snakemake.params, snakemake.input
     sim = p.stats["simulation"]
-    # Simulated studies have the design of this one (sizes, diagnosed share, raters).
-    design = design_of(load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles,
-                                  p.stats))
-    log.info("design: %s", design)
+    # Simulated studies copy this one's design (results/stats/design.json); a test the design
+    # cannot support is left out.
+    design = generator_design(json.load(open(i.design)), p.stats["alpha"])
+    log.info("design: %d conversations, %d participants (%d diagnosed), %d models, %d raters; left out: %s",
+             design["n_conversations"], design["n_participants"], design["n_diagnosed"], design["n_models"],
+             design["n_humans"], sorted(design["skip"]))
     generator = null_generator(design) if p.kind == "null" else planted_generator(sim["planted"], design)
     n = sim["n_null"] if p.kind == "null" else sim["n_planted"]
     rows = []

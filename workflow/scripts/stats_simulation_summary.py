@@ -1,15 +1,20 @@
 """Rule stats_simulation_summary: false-positive rates under the null, and sign recovery and
-coverage of the planted effects."""
+coverage of the planted effects; the tests this cohort's design cannot support are listed with
+their reason."""
+
+import json
 
 import pandas as pd
 from eibench.runlog import rule_log
-from eibench.stats.simulation import planted_generator, summarise_null, summarise_planted
+from eibench.stats.simulation import left_out, planted_generator, summarise_null, summarise_planted
 from eibench.tables import write_csv
 
 with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
+    left = left_out(json.load(open(snakemake.input.design)), p.stats["alpha"])
     null = pd.concat([pd.read_parquet(f) for f in snakemake.input.null], ignore_index=True).sort_values("simulation")
     planted = pd.concat([pd.read_parquet(f) for f in snakemake.input.planted], ignore_index=True).sort_values("simulation")
-    write_csv(summarise_null(null, p.stats["alpha"]), snakemake.output.null)
-    write_csv(summarise_planted(planted, planted_generator(p.stats["simulation"]["planted"])), snakemake.output.planted)
-    log.info("%d null and %d planted studies", len(null), len(planted))
+    write_csv(summarise_null(null, p.stats["alpha"], left), snakemake.output.null)
+    write_csv(summarise_planted(planted, planted_generator(p.stats["simulation"]["planted"]), left),
+              snakemake.output.planted)
+    log.info("%d null and %d planted studies; left out: %s", len(null), len(planted), left)

@@ -36,6 +36,23 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def _count(x: Any) -> int | float:
+    """A count as printed: an int, or NaN (printed '–') when the analysis had no input."""
+    return int(x) if x is not None and pd.notna(x) else float("nan")
+
+
+def _num(x: Any) -> float:
+    """A number read from a summary JSON file: null (a missing value) is NaN."""
+    return float("nan") if x is None else float(x)
+
+
+def _two_sided(p_decreasing: float, p_increasing: float) -> float:
+    """Twice the smaller one-sided p, at most 1; NaN when the test did not run (``min(1.0, nan)``
+    would be 1)."""
+    p = 2 * min(p_decreasing, p_increasing)
+    return float("nan") if pd.isna(p_decreasing) or pd.isna(p_increasing) else min(1.0, p)
+
+
 def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFrame]:
     """Add the statistics' numbers to ``nums``; return the display tables by name.
 
@@ -55,10 +72,15 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"claim.{c['id']}.detail", str(c["detail"]) if pd.notna(c["detail"]) else "", "stats_claims")
         ci = (float(c["lo"]), float(c["hi"])) if pd.notna(c["lo"]) and pd.notna(c["hi"]) else None
         add(f"claim.{c['id']}.estimate", float(c["estimate"]), "stats_claims", digits=3, ci=ci)
-    for verdict in ("supported", "not supported", "inconclusive"):
+    for verdict in ("supported", "not supported", "inconclusive", "not testable"):
         for family in ("headline", "exploratory"):
             n = int(((claims["verdict"] == verdict) & (claims["family"] == family)).sum())
             add(f"claims.{family}.{verdict.replace(' ', '_')}", n, "stats_claims")
+    untestable = claims[claims["verdict"] == "not testable"]
+    add("claims.n_not_testable", int(len(untestable)), "stats_claims")
+    add("claims.not_testable", "; ".join(f"{c['id']} ({str(c['detail']).removeprefix('not testable: ')})"
+                                         for _, c in untestable.iterrows()) or "none", "stats_claims",
+        note="the claims this cohort cannot test, each with its reason")
     add("claims.n_headline", int((claims["family"] == "headline").sum()), "stats_claims")
     add("claims.n_exploratory", int((claims["family"] == "exploratory").sum()), "stats_claims")
     tables["claims"] = pd.DataFrame({
@@ -73,16 +95,16 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     })
 
     rank = json.loads(Path(paths["rank_summary"]).read_text())
-    add("ranks.n_models", int(rank["n_models"]), "stats_ranks")
-    add("ranks.critical_tau", float(rank["critical_tau"]), "stats_ranks",
+    add("ranks.n_models", _count(rank["n_models"]), "stats_ranks")
+    add("ranks.critical_tau", _num(rank["critical_tau"]), "stats_ranks",
         note="smallest |tau-b| significant at alpha by the exact test for this many models")
-    add("ranks.margin", float(rank["margin"]), "stats_ranks")
-    add("ranks.power_at_margin", float(rank["power_at_margin"]), "stats_ranks",
+    add("ranks.margin", _num(rank["margin"]), "stats_ranks")
+    add("ranks.power_at_margin", _num(rank["power_at_margin"]), "stats_ranks",
         note="power of the exact test when the true tau equals the margin")
-    add("ranks.kendall_w", float(rank["kendall_w"]), "stats_ranks")
-    add("ranks.median_abs_tau", float(rank["median_abs_tau"]), "stats_ranks")
+    add("ranks.kendall_w", _num(rank["kendall_w"]), "stats_ranks")
+    add("ranks.median_abs_tau", _num(rank["median_abs_tau"]), "stats_ranks")
     for k in ("n_pairs", "n_independent", "n_related", "n_inconclusive"):
-        add(f"ranks.{k}", int(rank[k]), "stats_ranks")
+        add(f"ranks.{k}", _count(rank[k]), "stats_ranks")
 
     disc = pd.read_csv(paths["discriminability"])
     tables["discriminability"] = pd.DataFrame({
@@ -110,8 +132,8 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"{key}.effect", float(r["adjusted_effect"]), "stats_subgroups", digits=3,
             ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
         add(f"{key}.p_permutation", _p(float(r["p_permutation"])), "stats_subgroups")
-        add(f"{key}.n_permutations", int(r["n_permutations"]), "stats_subgroups")
-        add(f"{key}.exact", bool(r["exact"]), "stats_subgroups")
+        add(f"{key}.n_permutations", _count(r["n_permutations"]), "stats_subgroups")
+        add(f"{key}.exact", bool(r["exact"]) if pd.notna(r["exact"]) else "–", "stats_subgroups")
     first = diag.iloc[0]
     add("diagnosis.n_diagnosed", int(first["n_diagnosed"]), "stats_subgroups")
     add("diagnosis.n_not_diagnosed", int(first["n_not_diagnosed"]), "stats_subgroups")
@@ -122,7 +144,8 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         r = romantic.iloc[0]  # the first pre-specified category
         add("topics.romantic_composite", float(r["adjusted"]), "stats_topics", digits=1,
             ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
-        add("topics.hardest", str(r["hardest"]), "stats_topics")
+        add("topics.hardest", str(r["hardest"]) if pd.notna(r["hardest"]) else "–", "stats_topics",
+            note="none with fewer than two topic categories")
         add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
@@ -138,7 +161,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"drift.{metric}.late_minus_early", float(r["late_minus_early"]), "stats_drift", digits=3,
             ci=(float(r["late_early_lo"]), float(r["late_early_hi"])))
         # Two-sided, as in the claims: twice the smaller of the two one-sided p-values.
-        add(f"drift.{metric}.p_page", _p(min(1.0, 2 * min(float(r["p_decreasing"]), float(r["p_increasing"])))),
+        add(f"drift.{metric}.p_page", _p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))),
             "stats_drift")
 
     humans = _read_optional(paths["humans_paired"])
@@ -157,9 +180,11 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"humans.alt_test.{answers}.n_models", int(len(t)), "stats_humans")
 
     prof = json.loads(Path(paths["profiles"]).read_text())
-    add("profiles.tau", float(prof["tau"]), "stats_profiles", ci=(float(prof["lo"]), float(prof["hi"])))
-    add("profiles.n_flips", int(prof["n_flips"]), "stats_profiles")
-    add("profiles.n_clear_flips", int(prof["n_clear_flips"]), "stats_profiles")
+    nan = float("nan")
+    add("profiles.tau", nan if prof["tau"] is None else float(prof["tau"]), "stats_profiles",
+        ci=tuple(nan if prof[k] is None else float(prof[k]) for k in ("lo", "hi")))
+    add("profiles.n_flips", _count(prof["n_flips"]), "stats_profiles")
+    add("profiles.n_clear_flips", _count(prof["n_clear_flips"]), "stats_profiles")
 
     null = pd.read_csv(paths["null_rates"])
     tested = null[null["n_simulations"] > 0]  # a test that could not run in this design is left out
@@ -175,6 +200,10 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", "stats_simulation_summary")
     add("sim.joint_band", f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
         "stats_simulation_summary")
+    left = null[null["left_out"].fillna("").astype(str) != ""] if "left_out" in null else null.iloc[:0]
+    add("sim.n_left_out", int(len(left)), "stats_simulation_summary")
+    add("sim.left_out", "; ".join(f"{t} ({r})" for t, r in zip(left["test"], left["left_out"])) or "none",
+        "stats_simulation_summary", note="the tests this cohort's design cannot support, each with its reason")
     outside = tested.loc[~within, "test"].tolist()
     add("sim.outside_band", "; ".join(outside) if outside else "none", "stats_simulation_summary")
     tables["null_rates"] = pd.DataFrame({

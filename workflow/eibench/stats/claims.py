@@ -9,7 +9,11 @@ p-value and a verdict:
   exploratory one);
 - not supported: the test shows the opposite, or shows the effect to be absent (an
   equivalence bound);
-- inconclusive: neither.
+- inconclusive: neither (only for a test that ran);
+- not testable: the cohort lacks what the test needs (``testability.unmet_needs``: a
+  participant group, the topic category or its complement, human raters, enough models, the
+  metric's annotation kind, early and late turns); the reason is the claim's detail, it has no
+  estimate or p-value, and it is left out of its multiplicity family.
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from .multiplicity import adjust
+from .testability import unmet_needs
+
+NOT_TESTABLE = "not testable"
 
 
 def _directional(estimate: float, lo: float, hi: float, p: float, direction: str) -> dict[str, Any]:
@@ -29,14 +36,25 @@ def _directional(estimate: float, lo: float, hi: float, p: float, direction: str
 
 
 def _not_tested(out: dict[str, Any], why: str) -> dict[str, Any]:
-    out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict="inconclusive", detail=why)
+    out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict=NOT_TESTABLE, detail=why)
     return out
 
 
-def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
-    """The estimate, interval and p-value of one claim's test, from the analyses' results."""
+def _finite_min(*values: float) -> float:
+    """The smallest value, NaN when any is NaN (``min`` would let a NaN through or drop it by order)."""
+    return float("nan") if any(np.isnan(v) for v in values) else float(min(values))
+
+
+def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[str, Any] | None = None,
+                 alpha: float = 0.05) -> dict[str, Any]:
+    """The estimate, interval and p-value of one claim's test, from the analyses' results;
+    with the cohort's ``design``, a claim the cohort cannot test is 'not testable' with its
+    reasons and reads no result."""
     test, params = claim["test"], claim.get("params", {})
     out: dict[str, Any] = {"id": claim["id"], "family": claim["family"], "text": claim["text"], "test": test}
+    reasons = unmet_needs(claim, design, alpha) if design is not None else []
+    if reasons:
+        return _not_tested(out, "not testable: " + "; ".join(reasons))
     if test == "rank_independence":
         pairs = results["rank_pairs"]
         sel = pairs[pairs["metric_a"].isin(params["metrics"]) & pairs["metric_b"].isin(params["metrics"])]
@@ -56,7 +74,7 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
     if test == "discriminability_difference":
         c = results["discriminability_comparisons"].get((params["better"], params["worse"]))
         if c is None:
-            return _not_tested(out, "not tested: a compared metric has no values for the evaluated models")
+            return _not_tested(out, "not testable: a compared metric has no values for the evaluated models")
         out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
     elif test == "diagnosis_effect":
         row = results["diagnosis"].set_index("metric").loc[params["metric"]]
@@ -73,7 +91,8 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
             out["detail"] += "; the two analyses disagree in sign"
     elif test == "turn_drift":
         page = results["drift_pages"][params["metric"]]
-        p = min(1.0, 2 * min(page["p_decreasing"], page["p_increasing"]))  # two-sided, like the other tests
+        # Two-sided, like the other tests; NaN when the test did not run (no p of 1 from no data).
+        p = _finite_min(1.0, 2 * _finite_min(page["p_decreasing"], page["p_increasing"]))
         out.update(_directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p,
                                 params["direction"]))
         out["detail"] = f"Page's trend test over early/middle/late with the models as blocks; slope {page['slope']:.3f}"
@@ -88,7 +107,7 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
     elif test == "topic_hardest":
         c = results["romantic"].get((params["metric"], params["category"]))
         if c is None:
-            return _not_tested(out, f"not tested: no contrast for {params['category']!r}")
+            return _not_tested(out, f"not testable: no contrast for {params['category']!r}")
         # The hardest topic has the worst scores: lower when higher is better, else higher.
         worse = "negative" if BY_NAME[params["metric"]].higher_is_better else "positive"
         out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"], worse))
@@ -104,10 +123,12 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
         return out
     elif test == "humans_vs_models":
         if params["metric"] not in results["humans"]:
-            return _not_tested(out, "not tested: the cohort has no human raters")
+            return _not_tested(out, "not testable: the cohort has no human raters")
         t = results["humans"][params["metric"]]
         want = "humans better" if params["direction"] == "humans_better" else "model better"
         against = "model better" if want == "humans better" else "humans better"
+        if not len(t):
+            return _not_tested(out, "not testable: no model was compared with the human raters")
         share, opposite = float((t["verdict"] == want).mean()), float((t["verdict"] == against).mean())
         out.update(estimate=share, lo=np.nan, hi=np.nan, p_value=np.nan,
                    detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm)")
@@ -118,9 +139,11 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any]) -> dict[str, An
     return out
 
 
-def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float) -> pd.DataFrame:
-    """Every claim with its numbers and verdict; p-values adjusted within each family."""
-    rows = [claim_result(c, results) for c in claims]
+def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float,
+             design: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Every claim with its numbers and verdict; p-values adjusted within each family, over its
+    testable claims only (a not-testable claim has no p-value)."""
+    rows = [claim_result(c, results, design, alpha) for c in claims]
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
         if members:

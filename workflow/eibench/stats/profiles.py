@@ -40,7 +40,8 @@ def profiles(study: Study, models: list[int], weights: np.ndarray,
     rows = []
     for a, b in combinations(range(len(models)), 2):
         dt, dc = mt[a] - mt[b], mc[a] - mc[b]
-        if np.sign(dt) * np.sign(dc) >= 0:
+        # A pair without both differences (a pillar the cohort lacks: NaN means) is no flip.
+        if not (np.isfinite(dt) and np.isfinite(dc)) or np.sign(dt) * np.sign(dc) >= 0:
             continue
         # A flip is real only if both differences are: intersection-union test, p = the larger p.
         p = max(float(bootstrap_p(bt[:, a] - bt[:, b])), float(bootstrap_p(bc[:, a] - bc[:, b])))
@@ -56,6 +57,8 @@ def profiles(study: Study, models: list[int], weights: np.ndarray,
               else np.array([]))
     flips["p_holm"] = padded[:len(flips)]
     flips["clear"] = flips["p_holm"] <= alpha
-    summary = {"tau": tau, "lo": float(lo), "hi": float(hi), "n_flips": int(len(flips)),
-               "n_clear_flips": int(flips["clear"].sum()) if len(flips) else 0}
+    # No count from no data: without both rankings there is no pair to flip (None, not 0).
+    ranked = bool(np.isfinite(mt).sum() >= 2 and np.isfinite(mc).sum() >= 2)
+    summary = {"tau": tau, "lo": float(lo), "hi": float(hi), "n_flips": int(len(flips)) if ranked else None,
+               "n_clear_flips": (int(flips["clear"].sum()) if len(flips) else 0) if ranked else None}
     return flips, summary

@@ -1,11 +1,13 @@
 """Validation of the statistics by simulation: are the tests calibrated, and do they recover
 planted effects?
 
-A score-level generator draws whole studies with the design of the real one (``design_of``:
-numbers of conversations, participants, diagnosed participants, evaluated models and human
-raters, the raters' conversations and the range of turns; topic categories uniform over nine,
-one of them romantic) and linear planted effects on the score scale, so every
-planted value is known exactly in the units the tests estimate:
+A score-level generator draws whole studies with the design of the real one
+(``generator_design`` of the cohort's ``design.cohort_design``: each conversation's participant,
+with that participant's diagnosis, topic category and number of turns, copied as they are;
+the numbers of evaluated models and human raters and of the conversations the raters
+answered) and linear planted effects on the score scale, so every planted value is known
+exactly in the units the tests estimate (a planted effect whose group the cohort lacks, e.g.
+romantic conversations, has no conversation to act on):
 
     value(model m, conversation c of participant p, turn at position r) =
         mean[k] + ability[m, cap(k)] + diagnosis[cap] x has_diagnosis(p) + romantic[cap] x romantic(c)
@@ -16,6 +18,12 @@ test of the paper runs on each simulated study exactly as on the real one: under
 generator (no planted effect) its rejection rate at alpha should fall inside the binomial 95%
 band of alpha; under the planted generator the share of correct signs and the coverage of
 the planted values by the intervals are reported.
+
+A test the cohort's design cannot support (``left_out``: the needs of the claim it validates,
+testability.py, e.g. no diagnosed participants, no romantic conversations, a metric without
+values, no human raters) is not run on any simulated study and is reported with its reason.
+A Generator without a copied design (the defaults, used by the unit tests) draws one at
+random: participants from a Dirichlet, categories uniform over nine, turns uniform in a range.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from .humans import human_vs_models
 from .ranks import oriented_means
 from .study import Study
 from .subgroups import conversation_means, mixed_model, participant_scores, permutation_test
+from .testability import unmet_needs
 from .topics import topic_effects
 
 #: metric -> (capability, mean on the score scale, turn-level?)
@@ -75,6 +84,14 @@ class Generator:
     romantic: tuple[tuple[str, float], ...] = ()
     drift: tuple[tuple[str, float], ...] = ()
     human_shift: tuple[tuple[str, float], ...] = ()
+    # A copied design (all three or none): per conversation its participant code (-1 unknown) and
+    # category (None unknown), and per participant code whether they have a diagnosis; with
+    # ``turns_each`` the turns of each conversation. They override the drawn design above.
+    conversation_participant: tuple[int, ...] | None = None
+    conversation_category: tuple[str | None, ...] | None = None
+    participant_diagnosed: tuple[bool, ...] | None = None
+    turns_each: tuple[int, ...] | None = None
+    skip: frozenset[str] = frozenset()  # tests (TESTS keys) left out for this design
 
     def effect(self, name: str, capability: str) -> float:
         return dict(getattr(self, name)).get(capability, 0.0)
@@ -100,14 +117,24 @@ def composite_effect(g: Generator, name: str) -> float:
 def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, Any]]:
     """One simulated study and its true values."""
     n, P = g.n_conversations, g.n_participants
-    diagnosed_p = np.zeros(P, dtype=bool)
-    diagnosed_p[rng.choice(P, size=g.n_diagnosed, replace=False)] = True
-    participant = rng.choice(P, size=n, p=rng.dirichlet(np.full(P, 4.0)))
-    category = rng.choice(np.array(CATEGORIES, dtype=object), size=n)
-    n_turns = rng.integers(g.turns[0], g.turns[1] + 1, size=n)
+    if g.conversation_participant is not None:
+        participant = np.array(g.conversation_participant, dtype=int)
+        diagnosed_p = np.array(g.participant_diagnosed, dtype=bool)
+        P = len(diagnosed_p)
+        category = np.array(g.conversation_category, dtype=object)
+        n_turns = np.array(g.turns_each, dtype=int)
+    else:
+        diagnosed_p = np.zeros(P, dtype=bool)
+        diagnosed_p[rng.choice(P, size=g.n_diagnosed, replace=False)] = True
+        participant = rng.choice(P, size=n, p=rng.dirichlet(np.full(P, 4.0)))
+        category = rng.choice(np.array(CATEGORIES, dtype=object), size=n)
+        n_turns = rng.integers(g.turns[0], g.turns[1] + 1, size=n)
     romantic = category == ROMANTIC
-    diag = diagnosed_p[participant]
-    u = rng.normal(0, g.participant_sd, size=(P, 4))
+    known = participant >= 0
+    diag = np.where(known, diagnosed_p[np.where(known, participant, 0)] if P else False, False)
+    # A conversation without a known participant has no participant effect (row P is zeros).
+    u = np.vstack([rng.normal(0, g.participant_sd, size=(P, 4)), np.zeros((1, 4))])
+    participant_row = np.where(known, participant, P)
     w = rng.normal(0, g.conversation_sd, size=(n, 4))
     M = g.n_models + g.n_humans
     ability = rng.normal(0, g.ability_sd, size=(M, 4))
@@ -124,7 +151,8 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
     for metric, (capability, mean, per_turn) in METRICS.items():
         c = CAPABILITIES.index(capability)
         base = (mean + ability[:, c][:, None] + g.effect("diagnosis", capability) * diag[None, :]
-                + g.effect("romantic", capability) * romantic[None, :] + u[participant, c][None, :] + w[:, c][None, :])
+                + g.effect("romantic", capability) * romantic[None, :] + u[participant_row, c][None, :]
+                + w[:, c][None, :])
         if not per_turn:
             values[metric] = np.where(answers, base + rng.normal(0, g.noise_sd, size=(M, n)), np.nan)
             continue
@@ -157,28 +185,51 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
     return study, truth
 
 
-def run_tests(study: Study, n_bootstrap: int, rng: np.random.Generator, alpha: float) -> dict[str, Any]:
-    """Every test of the paper on one (simulated) study: p-values, estimates and intervals."""
+RUN_COLUMNS = {  # the columns of run_tests each group of tests fills
+    "diagnosis": ("p_diagnosis_permutation", "p_diagnosis_mixed", "est_diagnosis", "lo_diagnosis", "hi_diagnosis"),
+    "romantic": ("p_romantic_boot", "p_romantic_mixed", "est_romantic", "lo_romantic", "hi_romantic"),
+    "drift": ("p_drift_slope", "p_page", "est_drift", "lo_drift", "hi_drift"),
+    "rank": ("p_rank_tau",),
+    "discriminability": ("p_discriminability",),
+}
+
+
+def run_tests(study: Study, n_bootstrap: int, rng: np.random.Generator, alpha: float,
+              skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Every test of the paper on one (simulated) study: p-values, estimates and intervals; the
+    tests named in ``skip`` (keys of TESTS) are not run and their columns are NaN."""
     models = study.with_role("model")
     weights = cluster_weights(np.arange(study.n_conversations), n_bootstrap, rng)
-    out: dict[str, Any] = {}
-    conv = conversation_means(study, "emotion_f1", models)
-    scores, diag = participant_scores(study, conv)
-    out["p_diagnosis_permutation"] = permutation_test(scores, diag, rng)["p_value"]
-    mm = mixed_model(study, conv)
-    out.update(p_diagnosis_mixed=mm["p_value"], est_diagnosis=mm["estimate"], lo_diagnosis=mm["lo"], hi_diagnosis=mm["hi"])
-    _, contrast = topic_effects(study, "composite", models, weights, ROMANTIC)
-    out.update(p_romantic_boot=contrast["p_boot"], p_romantic_mixed=contrast["p_mixed"],
-               est_romantic=contrast["adjusted"], lo_romantic=contrast["adjusted_lo"], hi_romantic=contrast["adjusted_hi"])
-    table, page = turn_drift(study, "binary_om_acc", models, weights)
-    pooled = table.iloc[-1]
-    out.update(p_drift_slope=float(pooled["p_slope"]), p_page=page["p_decreasing"], est_drift=float(pooled["slope"]),
-               lo_drift=float(pooled["slope_lo"]), hi_drift=float(pooled["slope_hi"]))
-    means = oriented_means(study, ["emotion_f1", "binary_om_acc"], models)
-    out["p_rank_tau"] = float(stats.kendalltau(means[:, 0], means[:, 1]).pvalue)
-    # Two metrics of one capability with the same noise: equal discriminability by design.
-    _, snr = discriminability(study, ["pairwise_acc", "binary_hp_acc"], models, weights, alpha, pairs=False)
-    out["p_discriminability"] = compare(snr, "pairwise_acc", "binary_hp_acc")["p_boot"]
+    out: dict[str, Any] = {c: float("nan") for cols in RUN_COLUMNS.values() for c in cols}
+    run = {group for group, cols in RUN_COLUMNS.items()
+           if not all(t in skip for t, col in TESTS.items() if col in cols)}
+    if "diagnosis" in run:
+        conv = conversation_means(study, "emotion_f1", models)
+        scores, diag = participant_scores(study, conv)
+        out["p_diagnosis_permutation"] = permutation_test(scores, diag, rng)["p_value"]
+        mm = mixed_model(study, conv)
+        out.update(p_diagnosis_mixed=mm["p_value"], est_diagnosis=mm["estimate"], lo_diagnosis=mm["lo"],
+                   hi_diagnosis=mm["hi"])
+    if "romantic" in run:
+        _, contrast = topic_effects(study, "composite", models, weights, ROMANTIC)
+        out.update(p_romantic_boot=contrast["p_boot"], p_romantic_mixed=contrast["p_mixed"],
+                   est_romantic=contrast["adjusted"], lo_romantic=contrast["adjusted_lo"],
+                   hi_romantic=contrast["adjusted_hi"])
+    if "drift" in run:
+        table, page = turn_drift(study, "binary_om_acc", models, weights)
+        pooled = table.iloc[-1]
+        out.update(p_drift_slope=float(pooled["p_slope"]), p_page=page["p_decreasing"],
+                   est_drift=float(pooled["slope"]), lo_drift=float(pooled["slope_lo"]),
+                   hi_drift=float(pooled["slope_hi"]))
+    if "rank" in run:
+        means = oriented_means(study, ["emotion_f1", "binary_om_acc"], models)
+        out["p_rank_tau"] = float(stats.kendalltau(means[:, 0], means[:, 1]).pvalue)
+    if "discriminability" in run:
+        # Two metrics of one capability with the same noise: equal discriminability by design.
+        _, snr = discriminability(study, ["pairwise_acc", "binary_hp_acc"], models, weights, alpha, pairs=False)
+        out["p_discriminability"] = compare(snr, "pairwise_acc", "binary_hp_acc")["p_boot"]
+    for test in skip:  # a test of a group that ran for its other test
+        out[TESTS[test]] = float("nan")
     return out
 
 
@@ -188,7 +239,7 @@ def human_tests(study: Study, g: Generator, n_bootstrap: int, rng: np.random.Gen
     different (the false-positive rate under the null), the mean estimated difference, and
     per model the share with the right sign and with an interval covering the planted shift."""
     weights = cluster_weights(np.arange(study.n_conversations), n_bootstrap, rng)
-    if not study.with_role("human"):
+    if not study.with_role("human") or "human vs model: paired cluster bootstrap" in g.skip:
         return dict.fromkeys(("p_human_vs_model", "humans_better_share", "est_human", "sign_human", "cover_human"),
                              float("nan"))
     hv = human_vs_models(study, "binary_hp_acc", study.with_role("human"), study.with_role("model"), weights, alpha)
@@ -207,25 +258,72 @@ def simulate_and_test(g: Generator, n_bootstrap: int, seed_rng: np.random.Genera
     whose evaluated models and raters share one ability, so that under the null every model's
     difference from the humans is exactly the planted human shift (zero in the null)."""
     study, _ = simulate(g, seed_rng)
-    out = run_tests(study, n_bootstrap, seed_rng, alpha)
+    out = run_tests(study, n_bootstrap, seed_rng, alpha, g.skip)
     twin, _ = simulate(replace(g, ability_sd=0.0), seed_rng)
     out.update(human_tests(twin, g, n_bootstrap, seed_rng, alpha))
     return out
 
 
-def design_of(study: Study) -> dict[str, Any]:
-    """The design of a real study, for the generator: numbers of conversations, participants
-    (with at least one conversation), diagnosed participants, evaluated models, human raters,
-    conversations the raters answered, and the range of turns."""
-    people = study.participant[study.participant >= 0]
-    codes = np.unique(people)
-    diagnosed = {int(p) for p, d in zip(study.participant, study.diagnosed) if p >= 0 and d}
-    humans = study.with_role("human")
-    rated = int(np.isfinite(study.values["composite"][humans]).any(axis=0).sum()) if humans else 0
-    return {"n_conversations": study.n_conversations, "n_participants": max(len(codes), 2),
-            "n_diagnosed": min(max(len(diagnosed), 1), max(len(codes), 2) - 1),
-            "n_models": len(study.with_role("model")), "n_humans": len(humans), "human_conversations": rated,
-            "turns": (int(np.nanmin(study.n_turns)), int(np.nanmax(study.n_turns)))}
+#: The claim each simulated test validates, as testability.py checks it (the metrics are the ones
+#: run_tests uses).
+TEST_NEEDS = {
+    "diagnosis": {"test": "diagnosis_effect", "params": {"metric": "emotion_f1"}},
+    "romantic": {"test": "topic_hardest", "params": {"metric": "composite", "category": ROMANTIC}},
+    "drift": {"test": "turn_drift", "params": {"metric": "binary_om_acc"}},
+    "rank": {"test": "rank_independence", "params": {"metrics": ["emotion_f1", "binary_om_acc"], "margin": 1.0}},
+    "discriminability": {"test": "discriminability_difference",
+                         "params": {"better": "pairwise_acc", "worse": "binary_hp_acc"}},
+    "human": {"test": "humans_vs_models", "params": {"metric": "binary_hp_acc"}},
+}
+def _group(test: str) -> str:
+    for group, key in (("diagnosis", "diagnosis"), ("romantic", "romantic"), ("drift", "turn drift"),
+                       ("rank", "rank independence"), ("discriminability", "discriminability"), ("human", "human")):
+        if test.startswith(key):
+            return group
+    raise KeyError(test)
+
+
+def left_out(design: dict[str, Any], alpha: float) -> dict[str, str]:
+    """The tests (TESTS keys) this cohort's design cannot support, each with its reason."""
+    out = {}
+    for test in TESTS:
+        need = TEST_NEEDS[_group(test)]
+        reasons = unmet_needs({"id": test, **need}, design, alpha)
+        if reasons:
+            out[test] = "; ".join(reasons)
+    return out
+
+
+def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """Generator arguments that copy a cohort's design (``design.cohort_design``): every
+    conversation's participant (and their diagnosis), category and turns as they are, the numbers
+    of evaluated models and human raters and the conversations the raters answered, and the
+    tests the design cannot support left out."""
+    people = design["participant_diagnosed"]
+    return {"n_conversations": design["n_conversations"], "n_participants": len(people),
+            "n_diagnosed": int(sum(people)), "n_models": len(design["models"]), "n_humans": len(design["humans"]),
+            "human_conversations": design["human_conversations"],
+            "turns": (min(design["turns"]), max(design["turns"])),
+            "conversation_participant": tuple(design["conversation_participant"]),
+            "conversation_category": tuple(design["conversation_category"]),
+            "participant_diagnosed": tuple(people), "turns_each": tuple(design["turns"]),
+            "skip": frozenset(left_out(design, alpha))}
+
+
+def simulated_design(study: Study) -> dict[str, Any]:
+    """The design keys a simulated study copies, from ``design.cohort_design`` (the metrics are
+    not among them: a simulated study has every metric, and the tests of a metric the cohort
+    lacks are left out instead)."""
+    from .design import cohort_design
+
+    d = cohort_design(study)
+    return {"n_conversations": d["n_conversations"], "participants": d["participants"],
+            "categories": d["categories"], "conversations_without_category": d["conversations_without_category"],
+            "turns": d["turns"], "turn_positions": d["turn_positions"], "n_models": len(d["models"]),
+            "n_humans": len(d["humans"]), "human_conversations": d["human_conversations"],
+            "conversation_participant": d["conversation_participant"],
+            "conversation_category": d["conversation_category"],
+            "participant_diagnosed": d["participant_diagnosed"]}
 
 
 def null_generator(design: dict[str, Any] | None = None) -> Generator:
@@ -253,26 +351,35 @@ TESTS = {  # test -> the p-value it reports in run_tests (null calibration)
 }
 
 
-def summarise_null(results: pd.DataFrame, alpha: float) -> pd.DataFrame:
+def summarise_null(results: pd.DataFrame, alpha: float, left: dict[str, str] | None = None) -> pd.DataFrame:
     """Each test's false-positive rate with the binomial 95% band of alpha for this many
     studies, and the joint band (Bonferroni over the tests): with nine tests, one rate outside
-    its own band is expected by chance about a third of the time."""
+    its own band is expected by chance about a third of the time. ``left``: the tests left out
+    for this design (``left_out``) and why; they have no rate (column ``left_out``)."""
+    left = left or {}
     rows = []
     tail = 0.025 / len(TESTS)
     for test, column in TESTS.items():
-        x = results[column].to_numpy(float)
+        x = results[column].to_numpy(float) if test not in left else np.array([])
         x = x[np.isfinite(x)]  # a study where the test could not run does not count
         n = len(x)
         rate = float(np.mean(x <= alpha)) if n else float("nan")  # rejection as in the verdicts
         lo, hi = (stats.binom.ppf(0.025, n, alpha) / n, stats.binom.ppf(0.975, n, alpha) / n) if n else (np.nan, np.nan)
         jlo, jhi = (stats.binom.ppf(tail, n, alpha) / n, stats.binom.ppf(1 - tail, n, alpha) / n) if n else (np.nan, np.nan)
         inside = (bool(lo <= rate <= hi), bool(jlo <= rate <= jhi)) if n else (None, None)  # None: not tested
-        rows.append((test, n, rate, alpha, lo, hi, inside[0], jlo, jhi, inside[1]))
+        rows.append((test, n, rate, alpha, lo, hi, inside[0], jlo, jhi, inside[1], left.get(test, "")))
     return pd.DataFrame(rows, columns=["test", "n_simulations", "false_positive_rate", "alpha", "band_lo", "band_hi",
-                                       "within_band", "joint_band_lo", "joint_band_hi", "within_joint_band"])
+                                       "within_band", "joint_band_lo", "joint_band_hi", "within_joint_band",
+                                       "left_out"])
 
 
-def summarise_planted(results: pd.DataFrame, g: Generator) -> pd.DataFrame:
+def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] | None = None) -> pd.DataFrame:
+    """Per planted effect: its value, the mean estimate, the share of correct signs and the
+    coverage of its intervals; ``left``: the tests left out for this design (column ``left_out``)."""
+    left = left or {}
+    source = {"diagnosis": "diagnosis: mixed model (Wald)", "romantic": "romantic contrast: mixed model (Wald)",
+              "drift": "turn drift: slope, cluster bootstrap"}
+    human = "human vs model: paired cluster bootstrap"
     truths = {
         "diagnosis effect on emotion F1 (mixed model)": ("diagnosis", g.effect("diagnosis", "emotion")),
         "romantic effect on the composite (mixed model)": ("romantic", composite_effect(g, "romantic")),
@@ -285,13 +392,14 @@ def summarise_planted(results: pd.DataFrame, g: Generator) -> pd.DataFrame:
         est, lo, hi = est[ok], lo[ok], hi[ok]
         sign = float(np.mean(np.sign(est) == np.sign(truth))) if truth != 0 and len(est) else float("nan")
         rows.append((name, truth, float(np.mean(est)) if len(est) else float("nan"), sign,
-                     float(np.mean((lo <= truth) & (truth <= hi))) if len(est) else float("nan"), int(ok.sum())))
+                     float(np.mean((lo <= truth) & (truth <= hi))) if len(est) else float("nan"), int(ok.sum()),
+                     left.get(source[key], "")))
     shift = float(g.effect("human_shift", "preference"))
     rows.append(("human minus model, binary HP accuracy (paired bootstrap, per model)", shift,
                  float(results["est_human"].mean()), float(results["sign_human"].mean()) if shift != 0 else float("nan"),
-                 float(results["cover_human"].mean()), int(results["est_human"].notna().sum())))
+                 float(results["cover_human"].mean()), int(results["est_human"].notna().sum()), left.get(human, "")))
     power = float(results["humans_better_share"].mean())
     rows.append(("power: share of models the humans are declared better than (Holm)", float("nan"), power,
-                 float("nan"), float("nan"), int(results["humans_better_share"].notna().sum())))
+                 float("nan"), float("nan"), int(results["humans_better_share"].notna().sum()), left.get(human, "")))
     return pd.DataFrame(rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage",
-                                       "n_simulations"])
+                                       "n_simulations", "left_out"])

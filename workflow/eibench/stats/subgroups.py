@@ -49,7 +49,8 @@ def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Gene
     n, k = len(scores), int(labels.sum())
     observed = scores[labels].mean() - scores[~labels].mean() if 0 < k < n else np.nan
     if not 0 < k < n:
-        return {"difference": float("nan"), "p_value": float("nan"), "n_permutations": 0, "exact": True}
+        # No test without two groups: no relabelling count either (NaN, not 0).
+        return {"difference": float("nan"), "p_value": float("nan"), "n_permutations": float("nan"), "exact": None}
     total = comb(n, k)
     if total <= MAX_EXACT:
         groups = combinations(range(n), k)

@@ -6,6 +6,11 @@ fixed, number of turns fixed, random intercept per participant); the bootstrap p
 that each category has the lowest mean (resampling conversations, or participants); and the
 romantic - rest difference with its cluster-bootstrap interval and p-value, plus its
 participant-adjusted mixed-model estimate.
+
+Edge cases: the mixed models use the conversations with a known participant (the bootstrap
+analyses use all); with fewer than two categories there is no hardest topic (NaN
+probabilities, no name); the romantic contrast's note says why a mixed model was not fitted:
+no conversation with a known participant, or which side of the contrast is empty.
 """
 
 from __future__ import annotations
@@ -39,11 +44,15 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
     point = _weighted_group_means(conv, study.category, categories, np.ones((1, len(conv))))[0]
     boot = _weighted_group_means(conv, study.category, categories, weights)
     lo, hi = percentile_interval(boot)
-    worst = np.nanargmin(boot if higher_is_better else -boot, axis=1)
-    p_hardest = np.bincount(worst, minlength=len(categories)) / len(worst)
+    if len(categories) >= 2:
+        worst = np.nanargmin(boot if higher_is_better else -boot, axis=1)
+        p_hardest = np.bincount(worst, minlength=len(categories)) / len(worst)
+    else:  # one category is not the hardest of anything
+        p_hardest = np.full(len(categories), np.nan)
 
     frame = pd.DataFrame({"y": conv, "participant": study.participant, "category": study.category,
                           "n_turns": study.n_turns})
+    # The mixed models adjust for the participant: they use the conversations with a known one.
     frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
     reference = max(categories, key=lambda c: (int((frame["category"] == c).sum()), c))
     # A design or a fit without estimates (mixed.fit: fit None) gives NaN effects and its reason.
@@ -69,14 +78,19 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
     diff = both[:, 0] - both[:, 1]
     dlo, dhi = percentile_interval(diff)
     frame["romantic"] = [c == romantic for c in frame["category"]]
-    if frame["romantic"].all() or not frame["romantic"].any():
-        r = mixed.Coefficient.missing(f"no conversation {'outside' if frame['romantic'].all() else 'in'} {romantic!r}")
+    n_in = int(frame["romantic"].sum())
+    if len(frame) == 0:
+        r = mixed.Coefficient.missing("no scored conversation with a known participant (the mixed model needs them)")
+    elif n_in == 0 or n_in == len(frame):
+        side = "in" if n_in == 0 else "outside"
+        r = mixed.Coefficient.missing(f"no conversation {side} {romantic!r} among those with a known participant")
     else:
         _, r = mixed.fit("y ~ romantic + n_turns", frame.assign(romantic=frame["romantic"].astype(float)), "romantic")
     contrast = {"metric": metric, "romantic": romantic, "n_romantic": int(is_romantic.sum()),
                 "difference": float(contrast_point), "lo": float(dlo), "hi": float(dhi), "p_boot": float(bootstrap_p(diff)),
                 "adjusted": r.estimate, "adjusted_lo": r.lo, "adjusted_hi": r.hi,
                 "p_mixed": r.p_value, "mixed_model_note": r.reason,
-                "hardest": categories[int(np.nanargmin(point if higher_is_better else -point))],
+                "hardest": (categories[int(np.nanargmin(point if higher_is_better else -point))]
+                            if len(categories) >= 2 else None),
                 "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else np.nan}
     return table, contrast
