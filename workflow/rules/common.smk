@@ -209,19 +209,19 @@ def measured(rule):
 # add_library_params at the end of the Snakefile, once every rule exists; the library is read
 # once per parse.
 LIBRARY = Library(REPO / "workflow/eibench")
-# The digest of every library file some rule script runs: printed in the reproducibility
+# The digest of every library file that some script runs, printed in the reproducibility
 # statement (param of paper_numbers), to be compared with the `library` params in the manifest.
 LIBRARY_DIGEST = LIBRARY.digest({f for script in (REPO / "workflow/scripts").glob("*.py")
                                  for f in LIBRARY.files(script)})
 
 
 def rule_script(each):
-    """The script file of a rule (its `script:` path is relative to the rule's .smk file)."""
+    """The script file of a rule; its `script` path is relative to the .smk file of the rule."""
     return (Path(each.basedir.get_path_or_uri(secret_free=True)) / each.script).resolve()
 
 
 def add_library_params(rules):
-    """Give each rule with a script the param `library`: the digest of the library it runs."""
+    """Give each scripted rule the param `library`, the digest of the library code it runs."""
     for each in rules:
         if each.script is None:
             continue
