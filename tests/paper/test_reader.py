@@ -55,10 +55,13 @@ class Reader:
         self.words = " ".join(self.text.split())
         self.flat = _flat(self.text)
         self.unhyphenated = _flat(re.sub(r"-[ \t]*\n\s*", "", self.text))  # words broken at a line end
+        # Typst's font subset may map the hyphen glyph to U+00AD once a word was hyphenated with
+        # it, so a hard hyphen ("Pre-registered") can extract as a soft one, which _normal drops.
+        self.hyphenless = self.unhyphenated.replace("-", "")
 
     def shows(self, s: str) -> bool:
         needle = _flat(_normal(s))
-        return needle in self.flat or needle in self.unhyphenated
+        return needle in self.flat or needle in self.unhyphenated or needle.replace("-", "") in self.hyphenless
 
     def fail(self, what: str, missing: list) -> str:
         return f"{what} not in the PDF's text: {missing}\n(pages rendered to {self.pages})"
