@@ -40,7 +40,7 @@ def _not_tested(out: dict[str, Any], why: str) -> dict[str, Any]:
     return out
 
 
-def _finite_min(*values: float) -> float:
+def _min_or_nan(*values: float) -> float:
     """The smallest value, NaN when any is NaN (``min`` would let a NaN through or drop it by order)."""
     return float("nan") if any(np.isnan(v) for v in values) else float(min(values))
 
@@ -92,7 +92,7 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
     elif test == "turn_drift":
         page = results["drift_pages"][params["metric"]]
         # Two-sided, like the other tests; NaN when the test did not run (no p of 1 from no data).
-        p = _finite_min(1.0, 2 * _finite_min(page["p_decreasing"], page["p_increasing"]))
+        p = _min_or_nan(1.0, 2 * _min_or_nan(page["p_decreasing"], page["p_increasing"]))
         out.update(_directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p,
                                 params["direction"]))
         out["detail"] = f"Page's trend test over early/middle/late with the models as blocks; slope {page['slope']:.3f}"
