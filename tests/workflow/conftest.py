@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from ..conftest import REPO
 
 GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
@@ -18,6 +20,18 @@ def copy_repo(dest: Path) -> Path:
     shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(*GENERATED))
     shutil.rmtree(dest / "paper" / "build", ignore_errors=True)
     return dest
+
+
+def write_live_config(work: Path, name: str, models: list[dict]) -> str:
+    """A config file of the live-model workflow tests: a small synthetic cohort (8 conversations,
+    4 participants, 4 human-rated), ``models``, no progress bar and the cache in ``cache/``;
+    written to ``config/<name>`` in the copy ``work``, returned relative to it."""
+    config = {"cohorts": {"synthetic": {"n_conversations": 8, "n_participants": 4}}, "models": models,
+              "simulation": {"human": {"n_conversations": 4}},
+              "collection": {"show_progress": False, "cache_dir": "cache"}}
+    path = work / "config" / name
+    path.write_text(yaml.safe_dump(config))
+    return str(path.relative_to(work))
 
 
 def snakemake(workdir: Path, *args: str, timeout: int = 900, env: dict | None = None) -> subprocess.CompletedProcess:

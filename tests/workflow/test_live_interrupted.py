@@ -12,11 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 from eibench.predict.shardlock import pid_alive
 
 from ..predict.fake_llm import FakeLLM
-from .conftest import copy_repo, snakemake
+from .conftest import copy_repo, snakemake, write_live_config
 
 pytestmark = pytest.mark.workflow
 KEY_ENV = "EIBENCH_TEST_KEY"
@@ -27,12 +26,7 @@ def _config(work: Path, llm: FakeLLM) -> str:
     models = [{"name": "sim-01", "kind": "simulated"},
               {"name": "fake-live", "kind": "openai_compatible", "model_id": "fake-1", "endpoint": llm.base_url + "/v1",
                "api_key_env": KEY_ENV, "concurrency": 4, "shards": SHARDS}]
-    config = {"cohorts": {"synthetic": {"n_conversations": 8, "n_participants": 4}}, "models": models,
-              "simulation": {"human": {"n_conversations": 4}},
-              "collection": {"show_progress": False, "cache_dir": "cache"}}
-    path = work / "config" / "live-interrupted.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return str(path.relative_to(work))
+    return write_live_config(work, "live-interrupted.yaml", models)
 
 
 def _children(pid: int) -> list[int]:

@@ -7,10 +7,9 @@ import shutil
 
 import pandas as pd
 import pytest
-import yaml
 
 from ..predict.fake_llm import FakeLLM
-from .conftest import copy_repo, snakemake
+from .conftest import copy_repo, snakemake, write_live_config
 
 pytestmark = pytest.mark.workflow
 KEY_ENV, MISSING_ENV = "EIBENCH_TEST_KEY", "EIBENCH_MISSING_KEY"
@@ -23,12 +22,7 @@ def _config(work, llm: FakeLLM, with_missing_key: bool) -> str:
     if with_missing_key:
         models.append({"name": "no-key", "kind": "anthropic", "model_id": "claude-x", "endpoint": llm.base_url,
                        "api_key_env": MISSING_ENV})
-    config = {"cohorts": {"synthetic": {"n_conversations": 8, "n_participants": 4}}, "models": models,
-              "simulation": {"human": {"n_conversations": 4}},
-              "collection": {"show_progress": False, "cache_dir": "cache"}}
-    path = work / "config" / "live-test.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return str(path.relative_to(work))
+    return write_live_config(work, "live-test.yaml", models)
 
 
 def test_live_model_runs_through_the_workflow_and_reruns_from_the_cache(tmp_path, monkeypatch):
