@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 from eibench.public import cross_benchmark as xb
 from eibench.public.replications import cross_benchmark_replication
+from eibench.report.cross_benchmark_table import display_table
 
 HEADER = ",".join(xb.COLUMNS)
 
@@ -158,7 +159,7 @@ def test_the_replication_on_the_mirrors(eqbench_dir, emobench_m_dir):
         assert -1 <= s[f"{rule}_tau"] <= 1 and 0 < s[f"{rule}_p_permutation"] <= 1
     agreement = tables["agreement"]
     assert len(agreement) == len(xb.LEVELS) * len(xb.MEASURES) and agreement["caveats"].str.len().min() > 0
-    table = xb.display_table(agreement)
+    table = display_table(agreement)
     assert list(table["Units"]) == [0, 3, 3, 6] and table.loc[0, "tau-b"] == "–"
     again, s2 = cross_benchmark_replication(eqbench_dir, emobench_m_dir, 60, 2000, np.random.default_rng(5))
     assert s2 == s

@@ -40,7 +40,7 @@ def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
     path = tmp_path / "summary.json"
     path.write_text(json.dumps({"tau_largest_half": 0.8, "tau_largest_half_lo": 0.7, "tau_largest_half_hi": 0.85,
                                 "items_for_target": 406.4, "n_models": 86, "max_abs_difference": 0.0199}))
-    nums = Numbers()
+    nums = Numbers(scripts={"eqbench_replication": "workflow/scripts/eqbench_replication.py"})
     add_replication(nums, "eqbench", path)
     e = nums.entries
     assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.70, 0.85]"
@@ -49,7 +49,7 @@ def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
     assert e["eqbench.max_abs_difference"]["display"] == "0.020"
     assert e["eqbench.n_models"]["rule"] == "eqbench_replication"
     path.write_text(json.dumps({"items_for_target": float("nan")}))
-    nums = Numbers()
+    nums = Numbers(scripts={"eqbench_replication": "workflow/scripts/eqbench_replication.py"})
     add_replication(nums, "eqbench", path)
     assert math.isnan(nums.entries["eqbench.items_for_target"]["value"])
 

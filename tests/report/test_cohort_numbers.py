@@ -29,7 +29,8 @@ def test_the_pillars_covered_are_those_with_a_value():
 
 
 def test_add_cohort_writes_only_the_description_it_has():
-    nums = Numbers()
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py",
+                            "aggregate_scores": "workflow/scripts/aggregate_scores.py"})
     kinds = {"chance": "baseline", "prior": "baseline", "mine": "outputs_dir"}
     add_cohort(nums, {"name": "Sample200", "source": None, "citation": None, "description": None}, kinds,
                _board([0.5, 0.4], [np.nan] * 2, [np.nan] * 2))

@@ -345,3 +345,28 @@ def test_on_an_error_metric_the_lower_side_is_better(paired):
                                    weights).set_index("em_model")
     assert table.loc["weak", "verdict"] == "model better"  # the weak model's lower values are lower errors
     assert table.loc["strong", "verdict"] == "humans better"
+
+
+def _em(rows_binary, rows_pairwise) -> dict[str, pd.DataFrame]:
+    b = pd.DataFrame(rows_binary, columns=["conversation_id", "turn_number", "question_id", "target", "wording", "value"])
+    p = pd.DataFrame(rows_pairwise, columns=["conversation_id", "turn_number", "key", "pick"])
+    return {"em_binary": b, "em_pairwise": p}
+
+
+def test_answers_keep_the_preferred_observer_answers_and_clear_picks():
+    t = _em([("c1", 1, "q1", "hp", "observer", "yes"), ("c1", 1, "q2", "om", "observer", "no"),
+             ("c1", 2, "q1", "hp", "self", "no"), ("c1", 2, "q3", "hp", "observer", "maybe")],
+            [("c1", 1, "k", "A"), ("c1", 2, "k", "tie")])
+    assert humans.hp_answers(t) == {("c1", 1, "q1"): "yes"}
+    assert humans.pairwise_picks(t) == {("c1", 1, "k"): "A"}
+
+
+def test_alt_tests_need_two_human_raters():
+    t = _em([("c1", 1, "q1", "hp", "observer", "yes")], [("c1", 1, "k", "A")])
+    assert humans.alt_tests({"h1": t}, {"m": t}, 0.1, 0.05).empty
+
+
+def test_compared_metrics_add_the_claims_metrics_once():
+    claims = [{"test": "humans_vs_models", "params": {"metric": "tracking"}},
+              {"test": "humans_vs_models", "params": {"metric": "composite"}}, {"test": "other", "params": {}}]
+    assert humans.compared_metrics(claims) == sorted(set(humans.HUMAN_METRICS) | {"tracking"})

@@ -63,6 +63,13 @@ def test_manifest_lists_every_file_with_its_sha256_and_job(small_run):
     assert owner["paper/build/paper.pdf"]["rule"] == "paper"
     assert owner["results/scores/leaderboard.csv"]["script"] == "workflow/scripts/aggregate_scores.py"
     assert all(p in job["output"] or any(p.startswith(o + "/") for o in job["output"]) for p, job in owner.items())
+    # Every number names the script its rule ran (the numbers file's rule-to-script map, checked
+    # against what the jobs themselves recorded), and that script exists.
+    ran = {job["rule"]: job["script"] for job in jobs if job.get("script")}
+    numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
+    wrong = {k: (e["rule"], e["script"]) for k, e in numbers.items() if e["rule"] in ran and ran[e["rule"]] != e["script"]}
+    assert not wrong
+    assert all((small_run / e["script"]).is_file() for e in numbers.values())
 
 
 def test_jobs_write_only_their_outputs_and_logs(small_run):

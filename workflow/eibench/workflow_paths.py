@@ -126,3 +126,20 @@ def files_in_the_way(patterns: Iterable[str], base: Path) -> list[str]:
                                     f"folder {'/'.join(parts[:k])}/ (e.g. {pattern}); move or rename it, then rerun")
                 break
     return [problems[f] for f in sorted(problems, key=lambda f: (len(f.parts), str(f)))]
+
+
+
+def rule_scripts(rules: Iterable[Any], repo: Path) -> dict[str, str]:
+    """Rule name -> its script's path relative to ``repo`` (POSIX), for every Snakemake rule of
+    ``rules`` (``workflow.rules``) with a ``script:`` directive; Snakemake resolves that path
+    relative to the rule file's folder (``rule.basedir``), and so does this.
+
+    The one map from which the numbers file names the script behind each rule
+    (eibench.report.numbers.Numbers), so no script path is typed beside a number."""
+    found: dict[str, str] = {}
+    for r in rules:
+        if r.script is None:
+            continue
+        path = (Path(r.basedir.get_path_or_uri(secret_free=True)) / r.script).resolve()
+        found[r.name] = path.relative_to(repo.resolve()).as_posix()
+    return dict(sorted(found.items()))

@@ -26,6 +26,7 @@ from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_
 from eibench.public.fetch import unavailable
 from eibench.release.folders import listing_digest, rule_inputs
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES
+from eibench.workflow_paths import rule_scripts
 from eibench.report.reproducibility import files_digest, git_state, package_versions, rebuild_command
 
 REPO = Path(workflow.basedir)
@@ -215,17 +216,17 @@ LIBRARY_DIGEST = LIBRARY.digest({f for script in (REPO / "workflow/scripts").glo
                                  for f in LIBRARY.files(script)})
 
 
-def rule_script(each):
-    """The script file of a rule; its `script` path is relative to the .smk file of the rule."""
-    return (Path(each.basedir.get_path_or_uri(secret_free=True)) / each.script).resolve()
-
-
 def add_library_params(rules):
-    """Give each scripted rule the param `library`, the digest of the library code it runs."""
+    """Give each scripted rule the param `library`, the digest of the library code it runs, and
+    rule paper_numbers the param `rule_scripts`, every rule's script (the numbers file names the
+    script behind each number from it)."""
+    scripts = rule_scripts(rules, REPO)
     for each in rules:
         if each.script is None:
             continue
         if "library" in each.params.keys():
             raise WorkflowError(f"rule {each.name} declares a param 'library', the name of the digest of the "
                                 f"library code its script imports (common.smk); rename it")
-        each.set_params(library=LIBRARY.script_digest(rule_script(each)))
+        each.set_params(library=LIBRARY.script_digest(REPO / scripts[each.name]))
+        if each.name == "paper_numbers":
+            each.set_params(rule_scripts=scripts)

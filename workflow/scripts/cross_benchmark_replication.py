@@ -1,8 +1,8 @@
 """Rule cross_benchmark_replication: rank agreement between EQ-Bench and EmoBench-M on the model
 families both cover."""
 
-from eibench.public.cross_benchmark import display_table
 from eibench.public.replications import cross_benchmark_replication
+from eibench.report.cross_benchmark_table import display_table
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
 from eibench.tables import json_text, write_csv, write_text

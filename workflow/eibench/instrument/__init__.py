@@ -9,10 +9,12 @@ one for question ids, PANAS words, branches and options instead of repeating the
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import Mapping
 
 FOUR_BRANCHES: tuple[str, ...] = ("perceiving", "facilitating", "understanding", "managing")
 RESPONSE_LABELS: tuple[str, ...] = ("original", "alternate", "human")
@@ -34,8 +36,8 @@ class PanasItem:
 
 
 def _read_csv(name: str) -> list[dict[str, str]]:
-    with resources.files(__name__).joinpath(name).open(encoding="utf-8", newline="") as fh:
-        return list(csv.DictReader(fh))
+    text = resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 @cache
@@ -114,7 +116,7 @@ def rating_items() -> dict[str, RatingItem]:
     return {item.name: item for item in post_chat_ratings()}
 
 
-def panas_totals(items: dict[str, float]) -> dict[str, float]:
+def panas_totals(items: Mapping[str, float]) -> dict[str, float]:
     """PANAS totals of a set of item values: the sums of the positive and the negative items
     given (keys totalPositiveAffect, totalNegativeAffect, as in the release format)."""
     affect = {i.name: i.affect for i in panas_items()}

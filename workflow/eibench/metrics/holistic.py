@@ -36,8 +36,9 @@ from .rules import Rules
 CW_COLUMNS = ("cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1", "conversation_wide")
 
 
-def worst(gold: np.ndarray, lo: float, hi: float) -> np.ndarray:
-    """The prediction farthest from ``gold`` on [lo, hi]: how strict reads a missing one."""
+def worst(gold: np.ndarray, lo: float | np.ndarray, hi: float | np.ndarray) -> np.ndarray:
+    """The prediction farthest from ``gold`` on [lo, hi] (bounds scalar or per column, broadcast):
+    how strict reads a missing one."""
     return np.where(gold - lo >= hi - gold, lo, hi)
 
 
@@ -217,7 +218,7 @@ def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFr
     p_any[p_conv[p_conv >= 0]] = True
     counts["conversation_wide_prediction_missing"] += int((has_gold & ~p_any).sum())
 
-    def ans(which: str, question: str):
+    def ans(which: str, question: str) -> tuple[np.ndarray, np.ndarray]:
         return _answers(gold.survey, g_conv, question) if which == "gold" else _answers(pred, p_conv, question)
 
     q1 = _set_f1(*ans("gold", "q1_lookingFor"), *ans("pred", "q1_lookingFor"), n, rules.raw_survey_lists)

@@ -83,7 +83,7 @@ def conversation_views(tables: dict[str, pd.DataFrame], conversation_ids: list[s
     for r in with_none(tables["pairwise_comparisons"]).itertuples(index=False):
         comps[(r.conversation_id, r.turn_number)].append(r)
     people = {r.participant_id: r for r in with_none(tables["participants"]).itertuples(index=False)}
-    pre_items = defaultdict(dict)
+    pre_items: defaultdict[str, dict[str, float]] = defaultdict(dict)
     for r in with_none(tables["panas_items"]).itertuples(index=False):
         if r.phase == "pre":
             pre_items[r.conversation_id][r.item] = float(r.value)

@@ -601,7 +601,7 @@ def discriminability(
             units.append(("dimension", dim, dim, float(sum(n[c] for c in members)), sub.mean(axis=1), se,
                           LR not in members))
     rows, pair_rows = [], []
-    for lev, unit, dim, nn, v, se, exact in units:
+    for lev, unit, unit_dim, nn, v, se, exact in units:
         vals, ses, names = v.to_numpy(float), se.to_numpy(float), list(v.index)
         i, j = np.triu_indices(len(vals), k=1)
         diff = vals[i] - vals[j]
@@ -613,7 +613,7 @@ def discriminability(
         share_holm = float(np.mean(adjust(pv, "holm") <= alpha)) if (holm and len(pv)) else np.nan
         between = float(np.var(vals, ddof=1)) if len(vals) > 1 else np.nan
         msv = float(np.mean(ses**2)) if len(ses) else np.nan
-        rows.append((lev, unit, dim, nn, len(vals), len(diff), float(np.mean(ses)) if len(ses) else np.nan,
+        rows.append((lev, unit, unit_dim, nn, len(vals), len(diff), float(np.mean(ses)) if len(ses) else np.nan,
                      float(np.mean(sep)) if len(sep) else np.nan, share_holm, between, msv,
                      between / msv if msv and msv > 0 else np.nan, exact))
         for a, b, d, s, zv, p, sp in zip(i, j, diff, sed, zz, pv, sep):

@@ -337,8 +337,8 @@ async def _run(args: argparse.Namespace, config: Mapping[str, Any]) -> dict[str,
                                                      args.max_frames, str(args.items))
                 _write_new(outputs, Path(args.out))
             else:
-                outputs = S.align(items, S.read_predictions(args.predictions), missing="invalid")
-                result, stats = await judge_live([it.id for it in items], [str(it.gold) for it in items], outputs,
+                aligned = S.align(items, S.read_predictions(args.predictions), missing="invalid")
+                result, stats = await judge_live([it.id for it in items], [str(it.gold) for it in items], aligned,
                                                  model, adapter, cache, JudgePrompt.load(args.judge_prompt))
                 _write_new(result, Path(args.out))
     finally:

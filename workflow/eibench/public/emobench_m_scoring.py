@@ -354,9 +354,9 @@ def extract_emotion_intent(output: str | None, emotions: Sequence[str],
         key = keys[part]
         if key is None:
             continue
-        end = len(text)
-        if keys[other] is not None and keys[other].start() > key.end():
-            end = keys[other].start()
+        end, next_key = len(text), keys[other]
+        if next_key is not None and next_key.start() > key.end():
+            end = next_key.start()
         hit = find_label(text[key.end():end], labels)
         found[part] = None if hit is None else (hit[0], key.end() + hit[1], key.end() + hit[2])
     if "emotion" not in found:
@@ -434,11 +434,9 @@ def _bleu(matches: Sequence[int], totals: Sequence[int], hyp_len: int, ref_len: 
     for m, t in zip(matches, totals):
         if t == 0:
             return 0.0
-        if m == 0:
-            if epsilon == 0:
-                return 0.0
-            m = epsilon
-        log_p += math.log(m / t)
+        if m == 0 and epsilon == 0:
+            return 0.0
+        log_p += math.log((m or epsilon) / t)
     bp = 1.0 if hyp_len > ref_len else math.exp(1 - ref_len / hyp_len)
     return bp * math.exp(log_p / len(matches))
 

@@ -14,7 +14,7 @@ from ..metrics.composite import PILLAR_WEIGHTS
 from ..metrics.registry import BY_NAME
 from .numbers import Numbers
 
-RULE, SCRIPT = "paper_numbers", "workflow/scripts/paper_numbers.py"
+RULE, AGG = "paper_numbers", "aggregate_scores"
 
 #: How the paper names each kind of ``models`` entry (eibench.cohorts.MODEL_KINDS): singular, plural.
 KIND_WORDS = {
@@ -57,15 +57,14 @@ def add_cohort(nums: Numbers, about: Mapping[str, str | None], kinds: Mapping[st
     ``board``. ``kinds`` maps each configured model to its kind (eibench.cohorts.model_kinds)."""
     for key in ("name", "source", "citation", "description"):
         if about.get(key):
-            nums.add(f"cohort.{key}", str(about[key]), RULE, SCRIPT)
+            nums.add(f"cohort.{key}", str(about[key]), RULE)
     counts = {k: sum(v == k for v in kinds.values()) for k in KIND_WORDS}
     for kind, n in counts.items():
-        nums.add(f"models.n_{kind}", n, RULE, SCRIPT)
-    nums.add("models.n_total", len(kinds), RULE, SCRIPT)
-    nums.add("models.described", models_described(counts), RULE, SCRIPT)
+        nums.add(f"models.n_{kind}", n, RULE)
+    nums.add("models.n_total", len(kinds), RULE)
+    nums.add("models.described", models_described(counts), RULE)
     pillars = covered_pillars(board)
-    agg = "aggregate_scores", "workflow/scripts/aggregate_scores.py"
-    nums.add("composite.n_pillars", len(pillars), *agg)
-    nums.add("composite.all_pillars", len(pillars) == len(PILLAR_WEIGHTS), *agg)
-    nums.add("composite.pillars", joined([pillar_name(p) for p in pillars]) or "none", *agg,
+    nums.add("composite.n_pillars", len(pillars), AGG)
+    nums.add("composite.all_pillars", len(pillars) == len(PILLAR_WEIGHTS), AGG)
+    nums.add("composite.pillars", joined([pillar_name(p) for p in pillars]) or "none", AGG,
              note="pillars with a value for at least one compared model")

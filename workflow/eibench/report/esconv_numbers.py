@@ -10,7 +10,7 @@ from .. import instrument
 from ..public.esconv import POST_CHAT_RATINGS, PROBLEM_TYPE_CATEGORY, STRATEGY_QUESTION
 from .numbers import Numbers
 
-RULE, SCRIPT = "esconv_cohort", "workflow/scripts/adapt_esconv.py"
+RULE = "esconv_cohort"
 ROMANTIC_PROBLEM = "breakup with partner"
 
 
@@ -20,7 +20,7 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
     c = json.loads(Path(counts_path).read_text())
 
     def add(key: str, value, **kw) -> None:
-        nums.add(f"esconv.{key}", value, RULE, SCRIPT, **kw)
+        nums.add(f"esconv.{key}", value, RULE, **kw)
 
     add("n_conversations", int(c["conversations"]))
     for split, n in sorted(c["conversations_per_split"].items()):

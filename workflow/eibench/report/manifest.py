@@ -66,7 +66,7 @@ def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]])
         full = root / rel
         entries.append({"path": rel, "bytes": full.stat().st_size, "sha256": sha256_of(full),
                         "job": None if k is None else used[k]})
-    listed = [None] * len(used)
+    listed: list[dict[str, Any] | None] = [None] * len(used)
     for k, slot in used.items():
         job = dict(jobs[k])
         job.pop("log", None)  # its log file carries timestamps; the record is what matters

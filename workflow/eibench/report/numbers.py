@@ -2,7 +2,9 @@
 
 Each entry: ``value`` (a number or string), ``display`` (how the paper prints it), ``ci`` and
 ``ci_display`` when the number has an interval, and ``rule`` / ``script`` (what made it), so a
-reviewer can walk from any number in the PDF back to its code.
+reviewer can walk from any number in the PDF back to its code. ``rule`` is the rule whose
+output holds or yields the number; its ``script`` comes from one rule-to-script map
+(eibench.workflow_paths.rule_scripts, read from the rule files), never typed beside the number.
 """
 
 from __future__ import annotations
@@ -22,13 +24,31 @@ def fmt(value: float, digits: int = 2) -> str:
 
 @dataclass
 class Numbers:
+    """The numbers file being built. ``scripts`` maps each rule to its script (repository-relative
+    path); :meth:`add` names an entry's script from it."""
+
+    scripts: dict[str, str] = field(default_factory=dict)
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, key: str, value: Any, rule: str, script: str, digits: int = 2,
+    def script_of(self, rule: str) -> str:
+        """The script of ``rule``; ValueError naming the rule when the map has none."""
+        try:
+            return self.scripts[rule]
+        except KeyError:
+            raise ValueError(f"rule {rule!r} has no script in the rule-to-script map "
+                             f"({len(self.scripts)} rules): name the rule whose output holds the number") from None
+
+    def add(self, key: str, value: Any, rule: str, script: str | None = None, digits: int = 2,
             ci: tuple[float, float] | None = None, note: str = "") -> None:
+        """Add entry ``key``. ``script`` defaults to the rule's script from the map; a script given
+        must agree with the map (a stale path is an error, not a wrong pointer in the PDF)."""
         if key in self.entries:
             raise KeyError(f"number {key!r} is defined twice")
+        mapped = self.script_of(rule)
+        if script is not None and script != mapped:
+            raise ValueError(f"number {key!r}: rule {rule!r} runs {mapped}, not {script}")
+        script = mapped
         if isinstance(value, bool):
             display = "yes" if value else "no"
         elif isinstance(value, int):

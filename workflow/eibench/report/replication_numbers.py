@@ -1,6 +1,6 @@
 """The numbers of the replications on public data (section "Replications on public data"):
 each replication's summary.json (eibench.public.replications) as numbers.json entries
-``<name>.<key>``, with the rule and script that made them."""
+``<name>.<key>``, with the rule that made them (its script from the numbers' rule map)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def add_replication(nums: Numbers, name: str, summary_path: str | Path) -> None:
     """Add every number of one replication's summary; interval bounds become the ``ci`` of
     the number they bound rather than numbers of their own."""
     summary = json.loads(Path(summary_path).read_text(encoding="utf-8"))
-    rule, script = f"{name}_replication", f"workflow/scripts/{name}_replication.py"
+    rule = f"{name}_replication"
     bounds = {b for pair in INTERVALS.values() for b in pair}
     for key, value in sorted(summary.items()):
         if key in bounds:
@@ -34,4 +34,4 @@ def add_replication(nums: Numbers, name: str, summary_path: str | Path) -> None:
             ci = (float(summary[lo]), float(summary[hi]))
         if isinstance(value, float) and DIGITS.get(key) == 0 and value == value:  # NaN stays a float
             value = round(value)
-        nums.add(f"{name}.{key}", value, rule, script, digits=DIGITS.get(key, 2), ci=ci)
+        nums.add(f"{name}.{key}", value, rule, digits=DIGITS.get(key, 2), ci=ci)

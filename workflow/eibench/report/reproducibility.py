@@ -26,6 +26,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from ..checksums import sha256_of
+from .numbers import Numbers
 
 #: The packages whose versions the statement prints (distribution names), in this order.
 KEY_PACKAGES = ("snakemake", "pandas", "numpy", "scipy", "statsmodels", "pingouin", "matplotlib", "seaborn",
@@ -155,7 +156,7 @@ def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest
     configuration digest, the library digest (when given), the package versions, then per input
     set (label -> (number of files, sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
     its digest, labelled with its number of files."""
-    rows = [{"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
+    rows: list[dict[str, Any]] = [{"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
             {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
             {"key": "repro.command", "item": "Command", "value": command},
             {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest}]
@@ -172,3 +173,17 @@ def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest
         item = f"Conversation files ({n})" if label == "cohort" else f"Predictions {label} ({n} files)"
         rows.append({"key": f"repro.input.{label}.sha256", "item": item, "value": digest})
     return rows
+
+
+def add_reproducibility(nums: Numbers, git: Mapping[str, Any], versions: Mapping[str, str], config_digest: str,
+                        command: str, library_digest: str, cohort_files: Iterable[str | Path],
+                        prediction_sets: Mapping[str, Iterable[str | Path]]) -> None:
+    """Add the reproducibility statement (:func:`statement`) to ``nums`` as entries of rule
+    paper_numbers, the digests of the cohort's files and of each prediction set ("<model>/<mode>"
+    -> its EM output files) included, and list its printed rows in ``nums.meta["reproducibility"]``."""
+    inputs = {"cohort": files_digest(cohort_files)}
+    inputs |= {label: files_digest(paths) for label, paths in sorted(prediction_sets.items())}
+    rows = statement(git, versions, config_digest, inputs, command, library_digest)
+    for row in rows:
+        nums.add(row["key"], row["value"], "paper_numbers")
+    nums.meta["reproducibility"] = [{"item": r["item"], "key": r["key"]} for r in rows if r["item"]]

@@ -18,11 +18,9 @@ from ..metrics.registry import BY_NAME
 from ..stats.mixed import is_fit_failure
 from .numbers import Numbers, fmt
 
-RULES = {  # rule -> script
-    name: f"workflow/scripts/{name}.py"
-    for name in ("stats_ranks", "stats_discriminability", "stats_subgroups", "stats_topics", "stats_drift",
-                 "stats_humans", "stats_profiles", "stats_claims", "stats_simulation_summary")
-}
+#: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
+STATS_TABLES = ("claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic",
+                "topics", "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")
 
 
 def _label(metric: str) -> str:
@@ -56,13 +54,11 @@ def _two_sided(p_decreasing: float, p_increasing: float) -> float:
 def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFrame]:
     """Add the statistics' numbers to ``nums``; return the display tables by name.
 
-    ``paths`` maps: claims, rank_summary, rank_pairs, discriminability, comparisons,
-    diagnosis, romantic, topics, page, humans_paired, agreement, alt_test, profiles, null_rates,
-    planted.
+    ``paths`` maps each of :data:`STATS_TABLES` to its file.
     """
 
     def add(key: str, value: Any, rule: str, **kw: Any) -> None:
-        nums.add(key, value, rule, RULES[rule], **kw)
+        nums.add(key, value, rule, **kw)
 
     tables: dict[str, pd.DataFrame] = {}
 

@@ -13,6 +13,7 @@ difference.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,7 +68,7 @@ def discriminability(study: Study, metrics: list[str], models: list[int], weight
         p = []
         for a, b in combinations(range(len(models)), 2) if pairs else ():
             diff = values[a] - values[b]
-            p.append(bootstrap_p(resampled_means(diff[None, :], weights)[:, 0]))
+            p.append(float(bootstrap_p(resampled_means(diff[None, :], weights)[:, 0])))
         tested = int(np.isfinite(p).sum()) if p else 0  # pairs where both models have values
         separated = reject(p, alpha, "holm") if p else np.array([], dtype=bool)
         lo, hi = percentile_interval(snr_b)
@@ -81,7 +82,7 @@ def discriminability(study: Study, metrics: list[str], models: list[int], weight
 
 
 def compare(log_f_boot: dict[str, np.ndarray], metric_a: str, metric_b: str,
-            log_f_point: dict[str, float] | None = None) -> dict[str, float]:
+            log_f_point: dict[str, float] | None = None) -> dict[str, Any]:
     """Discriminability of metric a minus metric b as a log F-ratio difference: estimate (on
     the full sample when ``log_f_point`` is given, else the median of the resamples), 95%
     percentile interval, two-sided bootstrap p-value, and the F ratio exp(estimate)."""

@@ -54,6 +54,8 @@ def _bootstrap_slopes(x: np.ndarray, y: np.ndarray, c: np.ndarray, conv_weights:
 def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.ndarray) -> tuple[pd.DataFrame, dict]:
     """Per-model and pooled slopes, bin means and late - early contrasts, and Page's test."""
     turns = study.turns
+    if turns is None:
+        raise ValueError("turn drift needs the turn-level scores: load the study with its turn_scores")
     names = [study.models[i] for i in models]
     conv_index = {c: i for i, c in enumerate(study.conversations)}
     rows, bin_means = [], []
@@ -74,7 +76,9 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
         llo, lhi = percentile_interval(late_early)
         rows.append((metric, name, float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
                      means[2] - means[0], float(llo), float(lhi), len(y)))
-        pooled_x.append(x), pooled_y.append(y), pooled_c.append(c)
+        pooled_x.append(x)
+        pooled_y.append(y)
+        pooled_c.append(c)
     x, y, c = np.concatenate(pooled_x), np.concatenate(pooled_y), np.concatenate(pooled_c)
     slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
     boot = _bootstrap_slopes(x, y, c, conv_weights)

@@ -17,6 +17,7 @@ test.
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any, Callable, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -36,7 +37,8 @@ def human_vs_models(study: Study, metric: str, humans: list[int], models: list[i
     if humans:
         rated = np.isfinite(values[humans]).any(axis=0)  # conversations at least one human labelled
         human[rated] = np.nanmean(values[humans][:, rated], axis=0)
-    rows, p = [], []
+    rows: list[list[Any]] = []
+    p: list[float] = []
     for m in models:
         diff = human - values[m]  # NaN outside the humans' subset
         boot = resampled_means(diff[None, :], weights)[:, 0]
@@ -44,7 +46,7 @@ def human_vs_models(study: Study, metric: str, humans: list[int], models: list[i
         p.append(float(bootstrap_p(boot)))
         rows.append([metric, study.models[m], float(np.nanmean(diff)), float(lo), float(hi), p[-1],
                      int(np.isfinite(diff).sum())])
-    adjusted = adjust_present(p, "holm") if p else []
+    adjusted = adjust_present(p, "holm") if p else np.array([])
     sign = 1 if BY_NAME[metric].higher_is_better else -1  # a lower error is better
     for row, q in zip(rows, adjusted):
         row.append(float(q))
@@ -81,12 +83,12 @@ def krippendorff_alpha(units: dict[object, list[object]], distance) -> float:
         return float("nan")
     observed = sum(sum(distance(a, b) for a, b in combinations(v, 2)) * 2 / (len(v) - 1) for v in pairable) / n
     values = [x for v in pairable for x in v]
-    distinct = {}
+    distinct: dict[Any, int] = {}
     for x in values:
         distinct[x] = distinct.get(x, 0) + 1
     keys = list(distinct)
     if distance is masi:  # as many distinct tag sets as labelled turns: the pairs are vectorised
-        expected = _masi_expected(keys, np.array([distinct[k] for k in keys], dtype=float)) / (n * (n - 1))
+        expected = _masi_expected(cast(list[frozenset], keys), np.array([distinct[k] for k in keys], dtype=float)) / (n * (n - 1))
     else:
         expected = sum(distinct[a] * distinct[b] * distance(a, b) for a in keys for b in keys) / (n * (n - 1))
     return 1.0 - observed / expected if expected > 0 else float("nan")
@@ -129,18 +131,12 @@ def human_agreement(human_tables: dict[str, dict[str, pd.DataFrame]]) -> pd.Data
     ``human_tables``: rater -> that rater's tidy EM tables (em_binary, em_pairwise,
     em_emotion_tags, em_turns, em_four_branch).
     """
-    kinds: dict[str, tuple[dict, object]] = {"binary_hp": ({}, nominal), "pairwise": ({}, nominal),
+    kinds: dict[str, tuple[dict, Callable[[Any, Any], float]]] = {"binary_hp": ({}, nominal), "pairwise": ({}, nominal),
                                              "emotion_tags": ({}, masi), "four_branch": ({}, interval)}
     for tables in human_tables.values():
-        b = tables["em_binary"]
-        b = b[(b["target"] == "hp") & (b["wording"] == "observer") & b["value"].isin(["yes", "no", "na"])]
-        for unit, value in zip(zip(b["conversation_id"].astype(str), b["turn_number"], b["question_id"].astype(str)),
-                               b["value"].astype(str)):
+        for unit, value in hp_answers(tables).items():
             kinds["binary_hp"][0].setdefault(unit, []).append(value)
-        p = tables["em_pairwise"]
-        p = p[p["pick"].isin(["A", "B"])]
-        for unit, value in zip(zip(p["conversation_id"].astype(str), p["turn_number"], p["key"].astype(str)),
-                               p["pick"].astype(str)):
+        for unit, value in pairwise_picks(tables).items():
             kinds["pairwise"][0].setdefault(unit, []).append(value)
         tags = tables["em_emotion_tags"]
         sets = {k: frozenset(g["emotion"].astype(str)) for k, g in tags.groupby(["conversation_id", "turn_number"],
@@ -149,8 +145,8 @@ def human_agreement(human_tables: dict[str, dict[str, pd.DataFrame]]) -> pd.Data
             kinds["emotion_tags"][0].setdefault((cid, t), []).append(sets.get((cid, t), frozenset()))
         f = tables["em_four_branch"]
         f = f[f["source"] == "post"]
-        for unit, value in zip(zip(f["conversation_id"].astype(str), f["branch"].astype(str)), f["rating"].astype(float)):
-            kinds["four_branch"][0].setdefault(unit, []).append(float(value))
+        for cell, rating in zip(zip(f["conversation_id"].astype(str), f["branch"].astype(str)), f["rating"].astype(float)):
+            kinds["four_branch"][0].setdefault(cell, []).append(float(rating))
     rows = []
     for kind, (units, distance) in kinds.items():
         pairable = sum(1 for v in units.values() if len(v) >= 2)
@@ -159,7 +155,7 @@ def human_agreement(human_tables: dict[str, dict[str, pd.DataFrame]]) -> pd.Data
 
 
 # ----------------------------------------------------------------- alternative-annotator test
-def alt_test(annotations: dict[str, dict[object, object]], model: dict[object, object], epsilon: float,
+def alt_test(annotations: Mapping[str, Mapping[Any, Any]], model: Mapping[Any, Any], epsilon: float,
              similarity=lambda a, b: float(a == b), alpha: float = 0.05) -> dict[str, float]:
     """Leave-one-annotator-out test: can the model replace one of the annotators?
 
@@ -192,7 +188,51 @@ def alt_test(annotations: dict[str, dict[object, object]], model: dict[object, o
             p = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
         pvalues.append(p)
         rho.append(float(np.mean(wins_m)))
-    rejected = reject(pvalues, alpha, "fdr_by") if pvalues else []
+    rejected = reject(pvalues, alpha, "fdr_by") if pvalues else np.array([], dtype=bool)
     omega = float(np.mean(rejected)) if len(names) else float("nan")
     return {"winning_rate": omega, "advantage_probability": float(np.nanmean(rho)) if rho else float("nan"),
             "passes": bool(omega >= 0.5), "n_annotators": len(names), "epsilon": epsilon}
+
+
+#: Metrics on which the human raters are compared with the models (rule stats_humans), besides
+#: those the ``humans_vs_models`` claims name.
+HUMAN_METRICS = ("binary_hp_acc", "pairwise_acc", "emotion_f1", "binary_om_acc", "cw_q1_f1", "conversation_wide",
+                 "composite")
+
+
+def compared_metrics(claims: list[dict]) -> list[str]:
+    """:data:`HUMAN_METRICS` and the metric of every ``humans_vs_models`` claim, sorted, once each."""
+    return sorted(set(HUMAN_METRICS) | {c["params"]["metric"] for c in claims if c["test"] == "humans_vs_models"})
+
+
+def hp_answers(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], str]:
+    """A rater's (or model's) answers to the "what the participant preferred" binary questions in
+    observer wording: (conversation, turn, question) -> yes / no / na; other values left out."""
+    b = tables["em_binary"]
+    b = b[(b["target"] == "hp") & (b["wording"] == "observer") & b["value"].isin(["yes", "no", "na"])]
+    return dict(zip(zip(b["conversation_id"].astype(str), b["turn_number"], b["question_id"].astype(str)),
+                    b["value"].astype(str)))
+
+
+def pairwise_picks(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], str]:
+    """A rater's (or model's) pairwise picks: (conversation, turn, pair key) -> A / B; ties and
+    missing picks left out."""
+    t = tables["em_pairwise"]
+    t = t[t["pick"].isin(["A", "B"])]
+    return dict(zip(zip(t["conversation_id"].astype(str), t["turn_number"], t["key"].astype(str)), t["pick"].astype(str)))
+
+
+def alt_tests(human_tables: dict[str, dict[str, pd.DataFrame]], model_tables: dict[str, dict[str, pd.DataFrame]],
+              epsilon: float, alpha: float) -> pd.DataFrame:
+    """The alternative-annotator test (:func:`alt_test`) of every model against the human raters,
+    on their binary "preferred" answers and on their pairwise picks: one row per (answers, model),
+    models in ``model_tables`` order. Empty with fewer than two human raters (the test leaves one
+    out)."""
+    rows = []
+    if len(human_tables) > 1:
+        for task, extract in (("binary_hp", hp_answers), ("pairwise", pairwise_picks)):
+            annotations = {h: extract(t) for h, t in human_tables.items()}
+            for name, tables in model_tables.items():
+                rows.append({"answers": task, "em_model": name,
+                             **alt_test(annotations, extract(tables), epsilon, alpha=alpha)})
+    return pd.DataFrame(rows)

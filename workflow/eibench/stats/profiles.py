@@ -11,6 +11,7 @@ their two bootstrap p-values, Holm-adjusted over all pairs of models, at most al
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +31,7 @@ def turn_level(study: Study) -> np.ndarray:
 
 
 def profiles(study: Study, models: list[int], weights: np.ndarray,
-             alpha: float = 0.05) -> tuple[pd.DataFrame, dict[str, float]]:
+             alpha: float = 0.05) -> tuple[pd.DataFrame, dict[str, Any]]:
     turn, conv = turn_level(study)[models], study.values["holistic"][models]
     mt, mc = np.nanmean(turn, axis=1), np.nanmean(conv, axis=1)
     tau = float(tau_b_matrix(np.stack([mt, mc], axis=-1))[0, 1])

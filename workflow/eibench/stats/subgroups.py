@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
+from typing import Any, Iterable
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,7 @@ def participant_scores(study: Study, conv: np.ndarray) -> tuple[np.ndarray, np.n
     return np.array(scores), np.array(diag, dtype=bool)
 
 
-def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Generator) -> dict[str, float]:
+def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Generator) -> dict[str, Any]:
     """Difference in means (labelled - others) and its two-sided permutation p-value (share of
     relabellings with |difference| >= |observed|), exact when the number of relabellings is at
     most MAX_EXACT, else from MAX_EXACT random relabellings."""
@@ -52,6 +53,7 @@ def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Gene
         # No test without two groups: no relabelling count either (NaN, not 0).
         return {"difference": float("nan"), "p_value": float("nan"), "n_permutations": float("nan"), "exact": None}
     total = comb(n, k)
+    groups: Iterable[Any]
     if total <= MAX_EXACT:
         groups = combinations(range(n), k)
         exact = True
@@ -60,8 +62,7 @@ def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Gene
         exact = False
     s, count, extreme = scores.sum(), 0, 0
     for g in groups:
-        g = list(g)
-        inside = scores[g].sum()
+        inside = scores[list(g)].sum()
         diff = inside / k - (s - inside) / (n - k)
         extreme += abs(diff) >= abs(observed) - 1e-12
         count += 1

@@ -15,6 +15,8 @@ no conversation with a known participant, or which side of the contrast is empty
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -37,7 +39,7 @@ def _weighted_group_means(conv: np.ndarray, group: np.ndarray, labels: list, wei
 
 
 def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndarray, romantic: str,
-                  higher_is_better: bool = True) -> tuple[pd.DataFrame, dict[str, float]]:
+                  higher_is_better: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Per category: mean, bootstrap interval, P(hardest); mixed-model effects; romantic contrast."""
     conv = conversation_means(study, metric, models)
     categories = sorted({c for c in study.category if isinstance(c, str)})

@@ -10,6 +10,7 @@ Units: PANAS items 1..7, totals 10..70; intensities 1..7; valence/arousal in [0,
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -49,8 +50,8 @@ class CohortTruth:
 
 def topics() -> list[tuple[str, str]]:
     """The (category, subtopic) pairs of the synthetic cohort (topics.csv)."""
-    with resources.files(__package__).joinpath("topics.csv").open(encoding="utf-8", newline="") as fh:
-        return [(r["category"], r["subtopic"]) for r in csv.DictReader(fh)]
+    text = resources.files(__package__).joinpath("topics.csv").read_text(encoding="utf-8")
+    return [(r["category"], r["subtopic"]) for r in csv.DictReader(io.StringIO(text, newline=""))]
 
 
 def largest_remainder(shares: dict[str, float], total: int) -> dict[str, int]:
@@ -183,7 +184,7 @@ def _turn(
         for question in ["general", *selected]:
             pair = [str(x) for x in rng.choice(["original", "alternate", "human"], size=2, replace=False)]
             qa, qb = quality[pair[0]] + noise[pair[0]], quality[pair[1]] + noise[pair[1]]
-            winner = "A" if rng.random() < 1 / (1 + math.exp(-(qa - qb) * pw["preference_slope"])) else "B"
+            winner: str | None = "A" if rng.random() < 1 / (1 + math.exp(-(qa - qb) * pw["preference_slope"])) else "B"
             if rng.random() < pw["p_null_winner"]:
                 winner = None
             keys = ("response_1", "response_2") if legacy else ("responseA", "responseB")
@@ -233,7 +234,8 @@ def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[s
     truth.participants = [asdict(p) | {"traits": [TRAIT_LABELS[p.trait_group]]} for p in people]
 
     qids = instrument.binary_question_ids()
-    base = rng.beta(*params["binary"]["base_rate_beta"], size=len(qids))
+    a, b = params["binary"]["base_rate_beta"]
+    base = rng.beta(a, b, size=len(qids))
     truth.behaviour_base_rates = {q: round(float(p), 6) for q, p in zip(qids, base)}
 
     n = params["n_conversations"]

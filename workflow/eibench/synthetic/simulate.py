@@ -158,11 +158,11 @@ def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any]
     q1 = answers.get("q1_lookingFor", [])
     if rng.random() >= p:
         q1 = list(q1[:-1]) + [str(rng.choice(options["q1_lookingFor"]))]
-    q2 = (answers.get("q2_emotionClarity") or [None])[0]
+    q2 = next(iter(answers.get("q2_emotionClarity") or []), None)
     if q2 is None or rng.random() >= p:
         q2 = str(rng.choice(options["q2_emotionClarity"]))
     fit = list(options["q3_modelFit"])
-    q3 = (answers.get("q3_modelFit") or [None])[0]
+    q3 = next(iter(answers.get("q3_modelFit") or []), None)
     if q3 is None or rng.random() >= p:
         level = fit.index(q3) if q3 in fit else 1
         q3 = fit[int(np.clip(level + rng.choice([-1, 1]), 0, len(fit) - 1))]

@@ -52,8 +52,8 @@ def chance_outputs(views: list[ConversationView], model: str, mode: str, seed: i
             },
         }
         if view.rating_items:  # drawn last, so the draws above do not depend on the cohort
-            items = instrument.rating_items()
-            post["predicted_post_chat_ratings"] = {name: int(rng.integers(items[name].low, items[name].high + 1))
+            scales = instrument.rating_items()
+            post["predicted_post_chat_ratings"] = {name: int(rng.integers(scales[name].low, scales[name].high + 1))
                                                    for name in view.rating_items}
         out[f"{view.conversation_id}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out

@@ -81,7 +81,7 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
     tags = defaultdict(list)
     for r in with_none(tables["mood_tags"]).itertuples(index=False):
         tags[row_of[(r.conversation_id, r.turn_number)]].append((r.emotion, r.intensity))
-    judged = defaultdict(lambda: ([], [], [], []))  # question -> rows, gold_om, rows, gold_hp
+    judged: defaultdict[str, tuple[list, list, list, list]] = defaultdict(lambda: ([], [], [], []))  # question -> rows, gold_om, rows, gold_hp
     for r in with_none(tables["binary_judgements"]).itertuples(index=False):
         row = row_of[(r.conversation_id, r.turn_number)]
         if r.gold_om in ("yes", "no"):
@@ -103,17 +103,17 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
     conv_ids = sorted(set(conv_of_row))
     conv_vec = np.stack([user[conv_of_row == c].mean(axis=0) for c in conv_ids]) if conv_ids else np.zeros((0, 1))
     conv_vec /= np.maximum(np.linalg.norm(conv_vec, axis=1, keepdims=True), 1e-12)
-    post_items = defaultdict(dict)
+    post_items: defaultdict[str, dict[str, float]] = defaultdict(dict)
     for r in with_none(tables["panas_items"]).itertuples(index=False):
         if r.phase == "post":
             post_items[r.conversation_id][r.item] = r.value
-    answers = defaultdict(lambda: defaultdict(list))
+    answers: defaultdict[str, defaultdict[str, list]] = defaultdict(lambda: defaultdict(list))
     for r in with_none(tables["survey_answers"]).itertuples(index=False):
         answers[r.conversation_id][r.question].append(r.answer)
-    four = defaultdict(dict)
+    four: defaultdict[str, dict[str, int]] = defaultdict(dict)
     for r in with_none(tables["four_branch"]).itertuples(index=False):
         four[r.conversation_id][r.branch] = r.rating
-    rated = defaultdict(dict)
+    rated: defaultdict[str, dict[str, float]] = defaultdict(dict)
     for r in with_none(tables["post_chat_ratings"]).itertuples(index=False):
         rated[r.conversation_id][r.item] = r.rating
     scales = instrument.rating_items()
@@ -185,10 +185,11 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
                     "q3_modelFit": most_common("q3_modelFit", options["q3_modelFit"]),
                     "q3_followUp_whatFeltOff": [], "fourBranchScores": fb}}
         if view.rating_items:
-            post["predicted_post_chat_ratings"] = {}
+            ratings: dict[str, Any] = {}
+            post["predicted_post_chat_ratings"] = ratings
             for name in view.rating_items:
                 values = [rated[n][name] for n in near_convs if name in rated[n]]
-                post["predicted_post_chat_ratings"][name] = rounded_rating(float(np.mean(values)) if values else None,
+                ratings[name] = rounded_rating(float(np.mean(values)) if values else None,
                                                                            scales[name])
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, entries, post)
     return out

@@ -407,8 +407,9 @@ def post_panas(messages: list[str | None], pre_items: dict[str, float] | None,
             items[item.name] = plain
             continue
         base = pre_items.get(item.name)
-        if base is None and (pre_totals or {}).get(item.affect) is not None:
-            base = pre_totals[item.affect] / 10
+        total = (pre_totals or {}).get(item.affect)
+        if base is None and total is not None:
+            base = total / 10
         items[item.name] = plain if base is None else round_half_up(base + sign * 6 * trend, 1, 7)
     totals = {
         "totalPositiveAffect": sum(items[i.name] for i in instrument.panas_items() if i.affect == "positive"),

@@ -20,7 +20,7 @@ No draft reply.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from typing import Any
 
 import pandas as pd
@@ -38,8 +38,8 @@ class _LeaveOneOut:
     """Counts over all conversations and per conversation, so any conversation can be left out."""
 
     def __init__(self) -> None:
-        self.total: Counter = Counter()
-        self.by_conv: dict[str, Counter] = defaultdict(Counter)
+        self.total: defaultdict[Any, float] = defaultdict(float)
+        self.by_conv: defaultdict[str, defaultdict[Any, float]] = defaultdict(lambda: defaultdict(float))
 
     def add(self, conversation_id: str, key: Any, amount: float = 1.0) -> None:
         self.total[key] += amount

@@ -1,0 +1,128 @@
+"""The leaderboard, strict-rule, rules-fired and invalid-answer numbers of rule paper_numbers
+(eibench.report.board_numbers), and the rule-to-script map the numbers file names scripts from."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.report import board_numbers as bn
+from eibench.report.numbers import Numbers
+from eibench.workflow_paths import rule_scripts
+
+SCRIPTS = {r: f"workflow/scripts/{r}.py" for r in ("aggregate_scores", "paper_numbers", "score_model")}
+
+
+def _board() -> pd.DataFrame:
+    rows = []
+    for rule_set, order in (("parity", ["a", "b", "c"]), ("strict", ["b", "a", "c"])):
+        for rank, m in enumerate(order, 1):
+            comp = {"a": 60.0, "b": 55.0, "c": 40.0}[m] - (0 if rule_set == "parity" else 1 + 6 * (m == "a"))
+            rows.append({"mode": "m", "rule_set": rule_set, "em_model": m, "role": "human" if m == "c" else "model",
+                         "rank": float(rank) if m != "c" else np.nan, "composite": comp, "composite_lo": comp - 2,
+                         "composite_hi": comp + 2, "emotion_f1": 0.5, "emotion_f1_lo": 0.4, "emotion_f1_hi": 0.6,
+                         "n_conversations": 30 if m == "c" else 200,
+                         **{c: 0.5 for c in bn.TABLE_METRICS if c not in ("composite", "emotion_f1")}})
+    return pd.DataFrame(rows)
+
+
+def test_leaderboard_numbers_take_the_parity_rows_of_the_mode():
+    nums, board = Numbers(scripts=SCRIPTS), _board()
+    main = bn.main_rows(board, "m")
+    models = bn.add_leaderboard(nums, main, ("model",), {"a": "model", "b": "model", "c": "human"})
+    e = nums.entries
+    assert list(models["em_model"]) == ["a", "b"]
+    assert (e["n_models"]["value"], e["n_humans"]["value"], e["n_human_conversations"]["value"]) == (2, 1, 30)
+    assert e["top_model"]["value"] == "a" and e["top_composite"]["ci_display"] == "[58.00, 62.00]"
+    assert e["bottom_model"]["value"] == "b" and e["composite.c"]["display"] == "40.0"
+    assert e["top_model"]["script"] == "workflow/scripts/aggregate_scores.py"
+
+
+def test_no_compared_model_is_an_error_that_names_the_fix():
+    main = bn.main_rows(_board(), "m")
+    with pytest.raises(ValueError, match="baselines_as_models"):
+        bn.add_leaderboard(Numbers(scripts=SCRIPTS), main, ("baseline",), {})
+
+
+def test_strict_comparison_names_the_models_that_move():
+    nums, board = Numbers(scripts=SCRIPTS), _board()
+    models = bn.add_leaderboard(nums, bn.main_rows(board, "m"), ("model",), {"a": "model", "b": "model"})
+    bn.add_strict_comparison(nums, board, models, "m", ("model",))
+    e = nums.entries
+    assert e["strict_moved_models"]["value"] == "a, b" and e["n_strict_moved"]["value"] == 2
+    assert e["strict_rank_tau"]["value"] == pytest.approx(-1.0)
+    assert e["strict_rank_tau"]["rule"] == "paper_numbers"
+
+
+def test_one_model_has_no_rank_correlation():
+    nums, board = Numbers(scripts=SCRIPTS), _board()
+    board = board[board["em_model"] != "b"]
+    models = bn.add_leaderboard(nums, bn.main_rows(board, "m"), ("model",), {"a": "model"})
+    bn.add_strict_comparison(nums, board, models, "m", ("model",))
+    assert math.isnan(nums.entries["strict_rank_tau"]["value"])
+    assert nums.entries["strict_moved_models"]["value"] == "a"  # its strict rank (2) counts b, left out here
+
+
+def test_rules_fired_are_summed_and_absent_kinds_named():
+    rules = pd.DataFrame({
+        "rule_set": ["parity"] * 5 + ["strict"], "mode": ["m"] * 6, "em_model": ["a", "b", "a", "z", "a", "a"],
+        "rule": ["r1", "r1", "panas_prediction_x", "r2", "annotation_absent_from_cohort:pairwise_comparisons", "r3"],
+        "description": ["one", "one", "strategy", "two", "absent", "three"], "count": [2, 3, 9, 5, 1, 4]})
+    nums = Numbers(scripts=SCRIPTS)
+    table = bn.add_rules_fired(nums, rules, pd.DataFrame({"em_model": ["a", "b"]}), "m")
+    assert list(table["Rule"]) == ["r1", "annotation_absent_from_cohort:pairwise_comparisons"]
+    assert list(table["Times (all models)"]) == [5, 1]
+    assert nums.entries["n_absent_kinds"]["value"] == 1 and nums.entries["n_rules_fired"]["value"] == 2
+
+
+def test_invalid_answers_per_model_and_the_worst_rate():
+    invalid = pd.DataFrame({"mode": ["m"] * 4, "em_model": ["a", "a", "b", "b"], "task": ["t1", "t2", "t1", "t2"],
+                            "asked": [10, 10, 20, 0], "invalid": [1, 1, 0, 0]})
+    nums = Numbers(scripts=SCRIPTS)
+    table = bn.add_invalid(nums, invalid, pd.DataFrame({"em_model": ["b", "a"]}), "m")
+    e = nums.entries
+    assert e["n_invalid_answers"]["value"] == 2 and e["n_models_with_invalid"]["value"] == 1
+    assert e["worst_invalid_model"]["value"] == "a" and e["worst_invalid_rate"]["display"] == "10.00"
+    assert list(table["Model"]) == ["b", "a"] and list(table["Rate (%)"]) == ["0.00", "10.00"]
+
+
+def test_no_invalid_answer_names_no_model():
+    invalid = pd.DataFrame({"mode": ["m"], "em_model": ["a"], "task": ["t1"], "asked": [5], "invalid": [0]})
+    nums = Numbers(scripts=SCRIPTS)
+    bn.add_invalid(nums, invalid, pd.DataFrame({"em_model": ["a"]}), "m")
+    assert nums.entries["worst_invalid_model"]["value"] == "none"
+    assert nums.entries["any_invalid_answers"]["value"] is False
+
+
+def test_leaderboard_table_prints_rank_intervals_and_strict_composites():
+    board = _board()
+    iv = pd.DataFrame({"metric": ["composite", "composite"], "em_model": ["a", "b"], "rank_lo": [1.0, 1.0],
+                       "rank_hi": [2.0, np.nan]})
+    table = bn.leaderboard_table(board, bn.main_rows(board, "m"), iv, "m")
+    assert list(table["Rank"]) == ["1", "2", "–"] and list(table["Rank 95%"]) == ["1–2", "–", "–"]
+    assert list(table["Composite (strict)"]) == ["53.0", "54.0", "39.0"]
+
+
+def test_numbers_name_the_script_from_the_rule_map():
+    nums = Numbers(scripts={"r": "workflow/scripts/r.py"})
+    nums.add("x", 1, "r")
+    assert nums.entries["x"]["script"] == "workflow/scripts/r.py"
+    with pytest.raises(ValueError, match="'unknown' has no script"):
+        nums.add("y", 1, "unknown")
+    with pytest.raises(ValueError, match="runs workflow/scripts/r.py, not workflow/scripts/old.py"):
+        nums.add("z", 1, "r", "workflow/scripts/old.py")
+
+
+def _rule(name: str, script: str | None, basedir: Path) -> SimpleNamespace:
+    return SimpleNamespace(name=name, script=script,
+                           basedir=SimpleNamespace(get_path_or_uri=lambda secret_free: str(basedir)))
+
+
+def test_rule_scripts_resolve_relative_to_the_rule_file(tmp_path):
+    rules = [_rule("b", "../scripts/b.py", tmp_path / "workflow/rules"), _rule("all", None, tmp_path),
+             _rule("a", "workflow/scripts/a.py", tmp_path)]
+    assert rule_scripts(rules, tmp_path) == {"a": "workflow/scripts/a.py", "b": "workflow/scripts/b.py"}
