@@ -109,3 +109,18 @@ def test_kendall_p_equals_scipy():
     b[0] = b[0].round(0)  # ties: scipy on the row itself
     expected = [stats.kendalltau(x, y).pvalue for x, y in zip(a, b)]
     np.testing.assert_allclose(sb._kendall_p(a, b), expected, rtol=0, atol=1e-12)
+
+
+def test_a_cohort_without_participants_raters_or_romantic_chats_runs_and_leaves_every_test_out():
+    from eibench.stats.design import cohort_design
+
+    mood_only = sim.Generator(n_conversations=16, n_models=3, n_humans=0, human_conversations=0,
+                              conversation_participant=(-1,) * 16, conversation_category=("Daily life",) * 16,
+                              participant_diagnosed=(), turns_each=tuple(6 + (j % 5) for j in range(16)))
+    design = cohort_design(sim.simulate(mood_only, np.random.default_rng(3))[0])
+    design["metrics_models"] = ["composite", "emotion_f1", "emotion_va", "tracking"]  # mood tags only
+    config = {"diagnosis": {"emotion": -0.5}, "romantic": {"emotion": -0.5}, "turn_drift": {}, "human_shift": {}}
+    g = sim.planted_generator(config, sim.generator_design(design, 0.05))
+    out = sb.simulate_and_test_many(g, [np.random.default_rng(i) for i in range(3)],
+                                    sb.shared_weights(g, 20, np.random.default_rng(0)), 0.05)
+    assert len(out) == 3 and out[list(sim.TESTS.values())].isna().all().all()
