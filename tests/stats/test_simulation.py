@@ -307,3 +307,35 @@ def test_the_full_design_leaves_no_test_out():
 
     design = cohort_design(sim.simulate(sim.Generator(n_models=6), np.random.default_rng(12))[0])
     assert sim.left_out(design, 0.05) == {}
+
+
+def test_coverage_test_is_scipys_exact_binomial_test():
+    row = sim.coverage_test(182, 200)  # 0.91, as the review found for C3
+    test = stats.binomtest(182, 200, 0.95)
+    assert row["coverage_p"] == pytest.approx(test.pvalue)
+    assert row["coverage_p"] < 0.05 and row["coverage_vs_nominal"] == "below nominal"
+    ci = test.proportion_ci(method="exact")
+    assert (row["coverage_lo"], row["coverage_hi"]) == pytest.approx((ci.low, ci.high))
+    assert row["coverage_lo"] < 0.91 < row["coverage_hi"] < 0.95
+    assert sim.coverage_test(190, 200)["coverage_vs_nominal"] == "consistent with nominal"
+    assert sim.coverage_test(200, 200)["coverage_vs_nominal"] == "above nominal"  # p = 0.95^200 x 2
+    assert sim.coverage_test(0, 0)["coverage_vs_nominal"] == "" and np.isnan(sim.coverage_test(0, 0)["coverage_p"])
+
+
+def test_summarise_planted_reports_the_binomial_coverage_test():
+    g = sim.Generator(drift=(("behaviour", -0.1),))
+    n = 100
+    results = pd.DataFrame({f"{p}_{k}": np.full(n, v) for k in ("diagnosis", "romantic")
+                            for p, v in (("est", 0.0), ("lo", -1.0), ("hi", 1.0))})
+    results["est_drift"] = -0.1
+    results["lo_drift"] = np.r_[np.full(85, -0.2), np.full(15, -0.05)]  # 85 of 100 cover -0.1
+    results["hi_drift"] = 0.0
+    for column in ("humans_better_share", "est_human", "sign_human", "cover_human"):
+        results[column] = 0.0
+    table = sim.summarise_planted(results, g).set_index("effect")
+    drift = table.loc["turn drift of binary OM accuracy (slope)"]
+    assert drift["coverage"] == pytest.approx(0.85)
+    assert drift["coverage_p"] == pytest.approx(stats.binomtest(85, 100, 0.95).pvalue)
+    assert drift["coverage_vs_nominal"] == "below nominal"
+    assert list(table.columns[:4]) == ["planted", "mean_estimate", "sign_recovery", "coverage"]
+    assert np.isnan(table.iloc[-1]["coverage_p"])  # the power row has no coverage

@@ -1,12 +1,11 @@
 """Rule stats_simulate: one part of the validation by simulation (null or planted studies)."""
 
 import json
-import warnings
 
-import pandas as pd
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
-from eibench.stats.simulation import generator_design, null_generator, planted_generator, simulate_and_test
+from eibench.stats.simulation import generator_design, null_generator, planted_generator
+from eibench.stats.simulation_batch import shared_weights, simulate_and_test_many
 from eibench.tables import write_parquet
 
 with rule_log(snakemake) as log:  # noqa: F821
@@ -20,11 +19,13 @@ with rule_log(snakemake) as log:  # noqa: F821
              design["n_humans"], sorted(design["skip"]))
     generator = null_generator(design) if p.kind == "null" else planted_generator(sim["planted"], design)
     n = sim["n_null"] if p.kind == "null" else sim["n_planted"]
-    rows = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # convergence chatter of mixed models on small random effects
-        for i in range(p.part, n, sim["jobs"]):
-            rng = rng_for(p.seed, "simulation", p.kind, str(i))
-            rows.append({"simulation": i, **simulate_and_test(generator, sim["n_bootstrap"], rng, p.stats["alpha"])})
-    write_parquet(pd.DataFrame(rows), snakemake.output.results)
-    log.info("%s simulations: %d studies", p.kind, len(rows))
+    # The studies of this part as one array dimension (simulation_batch.py); null and planted
+    # studies share the bootstrap weights, and each study draws from its own generator.
+    index = list(range(p.part, n, sim["jobs"]))
+    rngs = [rng_for(p.seed, "simulation", p.kind, str(i)) for i in index]
+    weights = shared_weights(generator, sim["n_bootstrap"], rng_for(p.seed, "simulation", "resampling"))
+    results = simulate_and_test_many(generator, rngs, weights, p.stats["alpha"],
+                                     design_rng=rng_for(p.seed, "simulation", "design"))
+    results.insert(0, "simulation", index)
+    write_parquet(results, snakemake.output.results)
+    log.info("%s simulations: %d studies", p.kind, len(results))

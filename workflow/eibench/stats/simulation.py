@@ -373,9 +373,31 @@ def summarise_null(results: pd.DataFrame, alpha: float, left: dict[str, str] | N
                                        "left_out"])
 
 
+NOMINAL_COVERAGE = 0.95
+
+
+def coverage_test(covered: int, n: int, nominal: float = NOMINAL_COVERAGE, alpha: float = 0.05) -> dict[str, Any]:
+    """The coverage of ``covered`` of ``n`` intervals against the nominal level: Clopper-Pearson
+    95% interval, two-sided exact binomial p (scipy.stats.binomtest) and a verdict, 'below
+    nominal' / 'above nominal' when p <= alpha, else 'consistent with nominal'; NaNs and ''
+    when n = 0."""
+    if n == 0:
+        return {"coverage_lo": float("nan"), "coverage_hi": float("nan"), "coverage_p": float("nan"),
+                "coverage_vs_nominal": ""}
+    test = stats.binomtest(int(covered), int(n), nominal)
+    ci = test.proportion_ci(confidence_level=0.95, method="exact")
+    rate = covered / n
+    verdict = ("below nominal" if rate < nominal else "above nominal") if test.pvalue <= alpha else "consistent with nominal"
+    return {"coverage_lo": float(ci.low), "coverage_hi": float(ci.high), "coverage_p": float(test.pvalue),
+            "coverage_vs_nominal": verdict}
+
+
 def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] | None = None) -> pd.DataFrame:
     """Per planted effect: its value, the mean estimate, the share of correct signs and the
-    coverage of its intervals; ``left``: the tests left out for this design (column ``left_out``)."""
+    coverage of its intervals, with the coverage's Clopper-Pearson interval and exact binomial
+    test against the nominal 0.95 (``coverage_test``; each study is one Bernoulli trial, so the
+    human row, a share over the models of a study, has none); ``left``: the tests left out for
+    this design (column ``left_out``)."""
     left = left or {}
     source = {"diagnosis": "diagnosis: mixed model (Wald)", "romantic": "romantic contrast: mixed model (Wald)",
               "drift": "turn drift: slope, cluster bootstrap"}
@@ -385,15 +407,17 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
         "romantic effect on the composite (mixed model)": ("romantic", composite_effect(g, "romantic")),
         "turn drift of binary OM accuracy (slope)": ("drift", g.effect("drift", "behaviour")),
     }
-    rows = []
+    rows, binomial = [], []
     for name, (key, truth) in truths.items():
         est, lo, hi = (results[f"{p}_{key}"].to_numpy(float) for p in ("est", "lo", "hi"))
         ok = np.isfinite(est) & np.isfinite(lo) & np.isfinite(hi)
         est, lo, hi = est[ok], lo[ok], hi[ok]
         sign = float(np.mean(np.sign(est) == np.sign(truth))) if truth != 0 and len(est) else float("nan")
+        covered = int(np.sum((lo <= truth) & (truth <= hi)))
         rows.append((name, truth, float(np.mean(est)) if len(est) else float("nan"), sign,
-                     float(np.mean((lo <= truth) & (truth <= hi))) if len(est) else float("nan"), int(ok.sum()),
+                     covered / len(est) if len(est) else float("nan"), int(ok.sum()),
                      left.get(source[key], "")))
+        binomial.append(coverage_test(covered, len(est)))
     shift = float(g.effect("human_shift", "preference"))
     rows.append(("human minus model, binary HP accuracy (paired bootstrap, per model)", shift,
                  float(results["est_human"].mean()), float(results["sign_human"].mean()) if shift != 0 else float("nan"),
@@ -401,5 +425,7 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
     power = float(results["humans_better_share"].mean())
     rows.append(("power: share of models the humans are declared better than (Holm)", float("nan"), power,
                  float("nan"), float("nan"), int(results["humans_better_share"].notna().sum()), left.get(human, "")))
-    return pd.DataFrame(rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage",
-                                       "n_simulations", "left_out"])
+    binomial += [coverage_test(0, 0)] * 2
+    table = pd.DataFrame(rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage",
+                                        "n_simulations", "left_out"])
+    return pd.concat([table.iloc[:, :5], pd.DataFrame(binomial), table.iloc[:, 5:]], axis=1)
