@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -146,7 +148,7 @@ try:
     ingest_em_outputs([bad], NEW_MODEL, MODE, known)
     raise AssertionError("an invalid file passed validation")
 except ReleaseFormatError as error:
-    print(str(error)[:600])
+    print(str(error).replace(str(workdir), "<workdir>")[:600])  # the temporary folder's name varies
 
 # %%
 ingest = ingest_em_outputs([NEW_FILES], NEW_MODEL, MODE, known)
