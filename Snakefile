@@ -31,6 +31,7 @@ include: "workflow/rules/stats.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/paper.smk"
 include: "workflow/rules/audit.smk"
+include: "workflow/rules/notebooks.smk"
 include: "workflow/rules/checks.smk"
 
 
@@ -38,6 +39,7 @@ rule all:
     input:
         "paper/build/paper.pdf",
         "results/manifest.json",
+        expand("results/notebooks/{notebook}.html", notebook=NOTEBOOKS),
     default_target: True
 
 

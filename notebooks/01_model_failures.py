@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -26,7 +28,9 @@ RESULTS = Path("results") if Path("results").exists() else Path("../results")
 MODE, RULE_SET = "default", "parity"
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 board = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
-MODEL = board[board["role"] == "model"].sort_values("rank")["em_model"].iloc[-1]
+# The evaluated models; a cohort compared with baselines only (e.g. ESConv) has none: its baselines.
+candidates = board[board["role"] == "model"] if (board["role"] == "model").any() else board[board["role"] == "baseline"]
+MODEL = candidates.sort_values("rank")["em_model"].iloc[-1]
 print("model:", MODEL)
 board[["rank", "em_model", "role", "composite", "composite_lo", "composite_hi", "tracking", "evaluation", "holistic"]]
 
@@ -58,7 +62,8 @@ pred_tags = pd.read_parquet(RESULTS / "tables" / "predictions" / MODEL / MODE / 
 gold_words = gold_tags[gold_tags["conversation_id"] == worst_id].groupby("turn_number")["emotion"].agg(", ".join)
 pred_words = pred_tags[pred_tags["conversation_id"] == worst_id].groupby("turn_number")["emotion"].agg(
     lambda s: ", ".join(map(str, s)))
-pd.DataFrame({"gold": gold_words, "predicted": pred_words}).fillna("")
+# object dtype: a turn without tags on one side is an empty string, not a new category
+pd.DataFrame({"gold": gold_words.astype(object), "predicted": pred_words.astype(object)}).fillna("")
 
 # %% [markdown]
 # ## Accuracy by relative position in the conversation (all of the model's turns)

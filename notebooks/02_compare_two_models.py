@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -72,7 +74,9 @@ print(f"from {SOURCE}: seed {SEED}, {STATS['n_bootstrap']} resamples of {STATS['
 # %%
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 board = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
-ranked = board[board["role"] == "model"].sort_values("rank")["em_model"].tolist()
+# The evaluated models; a cohort compared with baselines only (e.g. ESConv) has none: its baselines.
+role = "model" if (board["role"] == "model").sum() >= 2 else "baseline"
+ranked = board[board["role"] == role].sort_values("rank")["em_model"].tolist()
 MODEL_A = MODEL_A or ranked[0]
 MODEL_B = MODEL_B or ranked[1]
 print(f"A = {MODEL_A}, B = {MODEL_B}")

@@ -1,10 +1,12 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: ipynb,py:percent
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -61,7 +63,9 @@ BOARD_COLUMNS = ["rank", "em_model", "role", "composite", "composite_lo", "compo
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 shown = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
 assert NEW_MODEL not in set(board["em_model"]), f"{NEW_MODEL!r} is already a model of the run: choose another name"
-SOURCE_MODEL = SOURCE_MODEL or shown[shown["role"] == "model"].sort_values("rank")["em_model"].iloc[0]
+# The best evaluated model; a cohort compared with baselines only (e.g. ESConv) has none: its best baseline.
+source_role = "model" if (shown["role"] == "model").any() else "baseline"
+SOURCE_MODEL = SOURCE_MODEL or shown[shown["role"] == source_role].sort_values("rank")["em_model"].iloc[0]
 shown[BOARD_COLUMNS]
 
 # %% [markdown]
@@ -146,7 +150,7 @@ try:
     ingest_em_outputs([bad], NEW_MODEL, MODE, known)
     raise AssertionError("an invalid file passed validation")
 except ReleaseFormatError as error:
-    print(str(error)[:600])
+    print(str(error).replace(str(workdir), "<workdir>")[:600])  # the temporary folder's name varies
 
 # %%
 ingest = ingest_em_outputs([NEW_FILES], NEW_MODEL, MODE, known)

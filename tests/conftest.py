@@ -70,3 +70,16 @@ def small_run(tmp_path_factory):
                "home": sorted(file_states(home, directories=True)), "tmp": sorted(file_states(tmp, directories=True))}
     (root / "written.json").write_text(json.dumps(written, indent=1))
     return work
+
+
+# pytest-timeout: every test has pyproject's `timeout` (600 s); a workflow test gets this much
+# instead, since the first one to run also builds the shared small run (the whole DAG) and some
+# run the workflow again; a loaded two-core machine needs several minutes for each. A test's own
+# @pytest.mark.timeout wins.
+WORKFLOW_TIMEOUT_S = 3600
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("workflow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(WORKFLOW_TIMEOUT_S))

@@ -112,3 +112,11 @@ def test_results_files_excludes_the_manifest_and_takes_single_files(tmp_path):
     _write(tmp_path / "paper/build/paper.pdf", b"%PDF")
     assert results_files(tmp_path, ["results", "paper/build/paper.pdf"], exclude=["results/manifest.json"]) == [
         "paper/build/paper.pdf", "results/a/b.csv"]
+
+
+def test_results_files_leaves_out_the_excluded_folders(tmp_path):
+    _write(tmp_path / "results/notebooks/01.html", b"<html>")
+    _write(tmp_path / "results/notebooks_list.csv", b"1")  # a sibling whose name starts alike stays
+    _write(tmp_path / "results/a/b.csv", b"1")
+    assert results_files(tmp_path, ["results"], exclude_folders=["results/notebooks"]) == [
+        "results/a/b.csv", "results/notebooks_list.csv"]

@@ -120,3 +120,25 @@ def test_a_model_without_values_of_the_metric_does_not_break_the_table():
     weights = cluster_weights(np.arange(30), 100, np.random.default_rng(8))
     table, _ = disc.discriminability(study, ["draft_judge"], [0, 1, 2], weights)
     assert table["pairs_separated"].iloc[0] == 1  # the one testable pair, far apart
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_reliability_is_pingouins_icc_1k_on_complete_data(seed):
+    """With every model scored on every conversation, the reliability of the model means is the
+    one-way ICC(1,k) with models as targets and conversations as raters (kept vectorised here
+    because it is recomputed in every resample)."""
+    import pandas as pd
+    import pingouin
+
+    rng = np.random.default_rng(seed)
+    n_models, n = 7, 40
+    values = rng.normal(size=(n_models, 1)) * 0.6 + rng.normal(size=(n_models, n))
+    study = make_study({"composite": values})
+    weights = cluster_weights(np.arange(n), 20, np.random.default_rng(seed))
+    table, _ = disc.discriminability(study, ["composite"], list(range(n_models)), weights, pairs=False)
+    long = pd.DataFrame({"model": np.repeat(np.arange(n_models), n), "conversation": np.tile(np.arange(n), n_models),
+                         "v": values.ravel()})
+    icc = pingouin.intraclass_corr(long, targets="model", raters="conversation", ratings="v").set_index("Type")
+    expected = float(icc.loc["ICC(1,k)", "ICC"])
+    assert expected > 0  # the reliability is truncated at 0, the ICC is not
+    assert float(table["reliability"].iloc[0]) == pytest.approx(expected, abs=1e-9)

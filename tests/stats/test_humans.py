@@ -370,3 +370,64 @@ def test_compared_metrics_add_the_claims_metrics_once():
     claims = [{"test": "humans_vs_models", "params": {"metric": "tracking"}},
               {"test": "humans_vs_models", "params": {"metric": "composite"}}, {"test": "other", "params": {}}]
     assert humans.compared_metrics(claims) == sorted(set(humans.HUMAN_METRICS) | {"tracking"})
+
+
+# ----------------------------------------------------------------- ICC of the four-branch ratings
+# Shrout and Fleiss (1979), Table 2: 6 targets rated by 4 judges; their ICC(2,1) is 0.29.
+SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]], float)
+
+
+def _long(wide: np.ndarray) -> pd.DataFrame:
+    n, k = wide.shape
+    return pd.DataFrame({"unit": np.repeat([f"u{i}" for i in range(n)], k), "rater": np.tile([f"r{j}" for j in range(k)], n),
+                         "rating": wide.ravel()})
+
+
+def _icc_a1_textbook(x: np.ndarray) -> float:
+    """McGraw and Wong's ICC(A,1) from the two-way ANOVA mean squares."""
+    n, k = x.shape
+    grand = x.mean()
+    msr = k * np.sum((x.mean(axis=1) - grand) ** 2) / (n - 1)
+    msc = n * np.sum((x.mean(axis=0) - grand) ** 2) / (k - 1)
+    resid = x - x.mean(axis=1, keepdims=True) - x.mean(axis=0, keepdims=True) + grand
+    mse = np.sum(resid**2) / ((n - 1) * (k - 1))
+    return (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+
+
+def test_icc_matches_shrout_and_fleiss():
+    icc, units = humans.icc_absolute_agreement(_long(SHROUT_FLEISS))
+    assert units == 6
+    assert round(icc, 2) == 0.29
+    assert icc == pytest.approx(_icc_a1_textbook(SHROUT_FLEISS), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_icc_uses_the_units_every_rater_rated(seed):
+    rng = np.random.default_rng(seed)
+    wide = rng.integers(0, 11, size=(12, 3)).astype(float)
+    long = _long(wide)
+    dropped = long.drop(index=[1, 5])  # unit u0 loses rater r1, unit u1 rater r2
+    icc, units = humans.icc_absolute_agreement(dropped)
+    assert units == 10
+    assert icc == pytest.approx(_icc_a1_textbook(wide[2:]), abs=1e-12)
+
+
+def test_icc_edge_cases_are_nan():
+    assert np.isnan(humans.icc_absolute_agreement(_long(np.full((5, 3), 4.0)))[0])  # no variance at all
+    icc, units = humans.icc_absolute_agreement(_long(np.array([[1.0, 2.0]])))  # one unit
+    assert np.isnan(icc) and units == 1
+    icc, units = humans.icc_absolute_agreement(_long(np.arange(5.0)[:, None]))  # one rater
+    assert np.isnan(icc) and units == 0
+    perfect, _ = humans.icc_absolute_agreement(_long(np.repeat(np.arange(6.0)[:, None], 3, axis=1)))
+    assert perfect == pytest.approx(1.0)
+
+
+def test_the_agreement_table_gives_the_icc_of_the_four_branch_ratings_only():
+    one = _rater_tables(["yes", "no"], ["A", "B"], [{"joy"}], [1.0, 4.0, 6.0, 3.0])
+    two = _rater_tables(["yes", "no"], ["A", "B"], [{"joy"}], [2.0, 4.0, 6.0, 2.0])
+    table = humans.human_agreement({"r1": one, "r2": two}).set_index("answers")
+    expected = _icc_a1_textbook(np.array([[1.0, 2.0], [4.0, 4.0], [6.0, 6.0], [3.0, 2.0]]))
+    assert table.loc["four_branch", "icc_a1"] == pytest.approx(expected, abs=1e-12)
+    assert table.loc["four_branch", "icc_units"] == 4
+    assert table.drop(index="four_branch")["icc_a1"].isna().all()
+    assert (table.drop(index="four_branch")["icc_units"] == 0).all()

@@ -87,3 +87,14 @@ def test_reject_uses_adjusted_p_at_most_alpha():
     # Holm-adjusted: [0.05, 0.05]; the convention is <=, as in statsmodels.
     np.testing.assert_array_equal(reject([0.025, 0.05], 0.05, "holm"), [True, True])
     np.testing.assert_array_equal(reject([0.025, 0.05], 0.049, "holm"), [False, False])
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("seed,m", [(1, 4), (2, 9), (3, 30), (4, 101)])
+def test_adjust_matches_pingouin(method, seed, m):
+    """Kept in-house for speed (the simulation adjusts thousands of families); pingouin's
+    multicomp gives the same adjusted p-values."""
+    import pingouin
+
+    p = _pvalues(seed, m)
+    np.testing.assert_allclose(adjust(p, method), pingouin.multicomp(p, method=method)[1], rtol=0, atol=1e-9)

@@ -13,7 +13,7 @@ from .conftest import snakemake
 
 pytestmark = pytest.mark.workflow
 
-CATEGORIES = {"Figures", "Tables", "Claims", "Paper", "Audit"}
+CATEGORIES = {"Figures", "Tables", "Claims", "Paper", "Audit", "Notebooks"}
 
 
 class _Links(HTMLParser):
@@ -78,3 +78,19 @@ def test_every_item_is_captioned_with_its_rule(report):
         assert entry["labels"]["rule"] == rule, path
     assert "Forest plot" in report or "forest plot" in report
     assert "A benchmark paper that rebuilds itself" in report
+
+
+def test_the_executed_notebooks_are_in_the_report(report, small_run):
+    """A reviewer sees every notebook's outputs in the report without running anything."""
+    import base64
+
+    results = _script_json(report, "results", "results")
+    pages = sorted(p.relative_to(small_run).as_posix() for p in (small_run / "results" / "notebooks").glob("*.html"))
+    assert len(pages) >= 4 and set(pages) <= results.keys()
+    categories = _script_json(report, "categories", "categories")
+    assert {p for subcats in categories["Notebooks"].values() for p in subcats} == set(pages)
+    for page in pages:
+        entry = results[page]
+        assert page.rsplit("/", 1)[-1].removesuffix(".html") in entry["caption"]
+        embedded = base64.b64decode(entry["data_uri"].split(",", 1)[1]).decode("utf-8")
+        assert embedded == (small_run / page).read_text(encoding="utf-8")

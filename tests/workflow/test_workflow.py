@@ -54,6 +54,11 @@ def test_manifest_lists_every_file_with_its_sha256_and_job(small_run):
     manifest = json.loads((small_run / "results" / "manifest.json").read_text())
     on_disk = digests(small_run, "results", "paper/build")
     del on_disk["results/manifest.json"]
+    # The executed notebooks read the manifest, so they come after it (workflow/rules/notebooks.smk).
+    notebooks = [p for p in on_disk if p.startswith("results/notebooks/")]
+    assert notebooks
+    for p in notebooks:
+        del on_disk[p]
     listed = {e["path"]: e for e in manifest["files"]}
     assert listed.keys() == on_disk.keys()
     assert all(listed[p]["sha256"] == on_disk[p] for p in on_disk)
@@ -82,6 +87,8 @@ def test_jobs_write_only_their_outputs_and_logs(small_run):
     assert not outside, outside
     manifest = json.loads((small_run / "results" / "manifest.json").read_text())
     declared = {e["path"] for e in manifest["files"] if e["job"] is not None} | {"results/manifest.json"}
+    declared |= {f"results/notebooks/{nb.stem}{ext}" for nb in (small_run / "notebooks").glob("[0-9]*.ipynb")
+                 for ext in (".ipynb", ".html")}
     undeclared = [p for p in written["repo"] if p.startswith(("results/", "paper/build/")) and p not in declared]
     assert not undeclared, undeclared
     # logs/: each job's log, and its benchmark file (the `benchmark:` directive, logs/benchmarks/<rule>*.tsv)

@@ -17,6 +17,8 @@ rule manifest:
         ),
     params:
         folders=["results", "paper/build/paper.pdf"],
+        # the executed notebooks read this manifest, so they come after it (notebooks.smk)
+        exclude_folders=["results/notebooks"],
         logs="logs",
     log:
         "logs/audit/manifest.log",

@@ -10,7 +10,7 @@ from eibench.tables import write_text
 with rule_log(snakemake) as log:  # noqa: F821
     p, out = snakemake.params, snakemake.output.manifest
     root = Path(".")
-    paths = results_files(root, p.folders, exclude=[out])
+    paths = results_files(root, p.folders, exclude=[out], exclude_folders=p.exclude_folders)
     # The manifest's own log is being written now; it is not a record of an earlier job.
     logs = [f for f in Path(p.logs).rglob("*.log") if f != Path(snakemake.log[0])]
     manifest = build_manifest(root, paths, read_provenance(logs))

@@ -74,9 +74,12 @@ def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]])
     return {"files": entries, "jobs": listed}
 
 
-def results_files(root: Path, folders: Iterable[str], exclude: Iterable[str] = ()) -> list[str]:
-    """Every file below ``folders`` of ``root`` (relative POSIX paths), minus ``exclude``."""
+def results_files(root: Path, folders: Iterable[str], exclude: Iterable[str] = (),
+                  exclude_folders: Iterable[str] = ()) -> list[str]:
+    """Every file below ``folders`` of ``root`` (relative POSIX paths), minus the files
+    ``exclude`` and whatever lies below ``exclude_folders``."""
     skip = {Path(e).as_posix() for e in exclude}
+    skip_below = tuple(Path(f).as_posix().rstrip("/") + "/" for f in exclude_folders)
     out = []
     for folder in folders:
         base = root / folder
@@ -86,6 +89,6 @@ def results_files(root: Path, folders: Iterable[str], exclude: Iterable[str] = (
         for p in base.rglob("*"):
             if p.is_file():
                 rel = p.relative_to(root).as_posix()
-                if rel not in skip:
+                if rel not in skip and not rel.startswith(skip_below):
                     out.append(rel)
     return sorted(out)

@@ -7,21 +7,23 @@ test.
   cluster-bootstrap interval and p-value; Holm's correction across models.
 - Agreement: Krippendorff's alpha among the human raters, per kind of answer, with a distance
   that fits it: nominal for yes/no answers and pairwise picks, MASI for emotion tag sets,
-  interval for four-branch ratings.
+  interval for four-branch ratings; for the four-branch ratings also the intraclass
+  correlation ICC(A,1) (pingouin).
 - Alternative-annotator test (Calderon, Reichart and Dror 2025): for each human j left out, on
   every item j answered, does the model agree with the other humans at least as well as j
-  does? A one-sided paired t-test of the per-item win indicators with margin epsilon; the
+  does? A one-sided paired t-test (pingouin) of the per-item win indicators with margin epsilon; the
   model passes when it wins for at least half of the humans (winning rate omega >= 0.5).
 """
 
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 from typing import Any, Callable, Mapping, cast
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+import pingouin
 
 from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means
@@ -151,7 +153,39 @@ def human_agreement(human_tables: dict[str, dict[str, pd.DataFrame]]) -> pd.Data
     for kind, (units, distance) in kinds.items():
         pairable = sum(1 for v in units.values() if len(v) >= 2)
         rows.append((kind, krippendorff_alpha(units, distance), pairable, len(human_tables)))
-    return pd.DataFrame(rows, columns=["answers", "krippendorff_alpha", "units", "raters"])
+    table = pd.DataFrame(rows, columns=["answers", "krippendorff_alpha", "units", "raters"])
+    ratings = pd.concat([t["em_four_branch"].loc[t["em_four_branch"]["source"] == "post"]
+                         .assign(rater=rater) for rater, t in human_tables.items()], ignore_index=True)
+    icc, complete = icc_absolute_agreement(pd.DataFrame({
+        "unit": ratings["conversation_id"].astype(str) + "/" + ratings["branch"].astype(str),
+        "rater": ratings["rater"], "rating": ratings["rating"].astype(float)}))
+    # The ICC needs numbers on an interval scale: the four-branch ratings only.
+    table["icc_a1"] = np.where(table["answers"] == "four_branch", icc, np.nan)
+    table["icc_units"] = np.where(table["answers"] == "four_branch", complete, 0)
+    return table
+
+
+def icc_absolute_agreement(ratings: pd.DataFrame) -> tuple[float, int]:
+    """ICC(A,1) of interval ratings (pingouin ``intraclass_corr``): two-way random effects,
+    absolute agreement, one rater (McGraw and Wong 1996; Shrout and Fleiss' ICC(2,1)).
+
+    ``ratings``: columns ``unit``, ``rater``, ``rating``; one rating per unit and rater (a
+    duplicate is averaged). Only the units that every rater rated enter (listwise, as pingouin
+    requires a balanced design). Returns (ICC, number of those units); the ICC is NaN with
+    fewer than two raters or two complete units, or when the complete units have no variance
+    at all (every rating equal). Range (-1, 1]; 1 = the raters agree exactly.
+    """
+    wide = ratings.pivot_table(index="unit", columns="rater", values="rating", aggfunc="mean").dropna(how="any")
+    n, k = wide.shape
+    if n < 2 or k < 2 or np.ptp(wide.to_numpy()) == 0:
+        return float("nan"), int(n) if k >= 2 else 0
+    long = wide.reset_index().melt(id_vars="unit", var_name="rater", value_name="rating")
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        # pingouin 0.7 calls DataFrame.dropna(inplace=True), which pandas 3 deprecates; and exact
+        # agreement (no residual variance) divides by zero in its F tests, which are not used.
+        warnings.filterwarnings("ignore", message="The inplace keyword", category=DeprecationWarning)
+        out = pingouin.intraclass_corr(long, targets="unit", raters="rater", ratings="rating").set_index("Type")
+    return float(out.loc["ICC(A,1)", "ICC"]), int(n)
 
 
 # ----------------------------------------------------------------- alternative-annotator test
@@ -185,7 +219,7 @@ def alt_test(annotations: Mapping[str, Mapping[Any, Any]], model: Mapping[Any, A
         if np.allclose(d, d[0]):
             p = 0.0 if d[0] > 0 else 1.0
         else:
-            p = float(stats.ttest_1samp(d, 0.0, alternative="greater").pvalue)
+            p = float(pingouin.ttest(d, 0.0, alternative="greater")["p_val"].iloc[0])
         pvalues.append(p)
         rho.append(float(np.mean(wins_m)))
     rejected = reject(pvalues, alpha, "fdr_by") if pvalues else np.array([], dtype=bool)
