@@ -43,7 +43,7 @@ def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
     nums = Numbers()
     add_replication(nums, "eqbench", path)
     e = nums.entries
-    assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.70, 0.85]"
+    assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.700, 0.850]"  # precision set by the interval
     assert "eqbench.tau_largest_half_lo" not in e
     assert e["eqbench.items_for_target"]["display"] == "406"
     assert e["eqbench.max_abs_difference"]["display"] == "0.020"
