@@ -357,6 +357,8 @@ rule paper_numbers:
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,
         ranked_roles=ANALYSED_ROLES,
+        # the level of the coverage tests
+        alpha=config["statistics"]["alpha"],
     log:
         "logs/report/paper_numbers.log",
     benchmark:
