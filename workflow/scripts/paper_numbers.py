@@ -5,6 +5,7 @@ import pandas as pd
 from eibench.metrics.availability import BY_NAME as BY_KIND
 from eibench.metrics.availability import KINDS
 from eibench.metrics.registry import BY_NAME
+from eibench.report.claim_units import claim_units
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.coverage import add_coverage
 from eibench.report.esconv_numbers import add_esconv
@@ -141,6 +142,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     stats_tables = add_statistics(nums, {k: snakemake.input[k] for k in (
         "claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic", "topics",
         "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
+    stats_tables["claims"].insert(3, "Units", claim_units(stats_tables["claims"]["ID"], p.claims))
     stats_tables["planted"]["Binomial p (coverage)"] = add_coverage(nums, pd.read_csv(snakemake.input.planted),
                                                                     alpha=p.alpha)
     for name in ("claims", "discriminability", "null_rates", "planted"):
