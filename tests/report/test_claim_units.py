@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
 from eibench.report.claim_units import claim_unit, claim_units
 
 from ..conftest import REPO

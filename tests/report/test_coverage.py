@@ -6,10 +6,9 @@ import math
 
 import pandas as pd
 import pytest
-from scipy.stats import binomtest
-
 from eibench.report.coverage import add_coverage, coverage_p, covered_count
 from eibench.report.numbers import Numbers
+from scipy.stats import binomtest
 
 
 def test_coverage_of_0_91_over_200_studies_is_significantly_below_0_95():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from eibench.report.numbers import Numbers, fmt_interval, interval_digits
 
 
