@@ -21,10 +21,19 @@ from .manuscript import (
 MAIN = REPO / "paper" / "main.typ"
 
 
-def test_no_numeric_literal_in_the_prose_of_the_manuscript():
-    found = numeric_literals(MAIN.read_text(encoding="utf-8"))
-    assert not found, "numbers typed in the prose of paper/main.typ (move them to numbers.json):\n" + "\n".join(
+SECTIONS = sorted((REPO / "paper" / "sections").glob("*.typ"))
+
+
+@pytest.mark.parametrize("path", [MAIN, *SECTIONS], ids=lambda p: p.name)
+def test_no_numeric_literal_in_the_prose_of_the_manuscript(path):
+    """paper/main.typ and every section it includes (paper/sections/*.typ)."""
+    found = numeric_literals(path.read_text(encoding="utf-8"))
+    assert not found, f"numbers typed in the prose of {path.name} (move them to numbers.json):\n" + "\n".join(
         f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found)
+
+
+def test_the_sections_are_linted():
+    assert {"related_work.typ", "discussion.typ"} <= {p.name for p in SECTIONS}
 
 
 def test_the_allow_list_says_why():

@@ -35,15 +35,14 @@ def _flat(text: str) -> str:
 
 
 def _without_running_header(pages: list[str]) -> list[str]:
-    """The pages' text without the running header (the first line, the same on every page but
-    for the page number), so that a sentence split by a page break reads as one."""
-    def first(text: str) -> str:
-        return re.sub(r"\s*\d+\s*$", "", text.split("\n", 1)[0]).strip()
+    """The pages' text without the running header (the first line, which names what the page is
+    about and ends with the page number), so that a sentence split by a page break reads as one."""
+    def has_header(k: int, text: str) -> bool:
+        return "\n" in text and re.search(rf"\S.*\b{k}\s*$", text.split("\n", 1)[0]) is not None
 
-    heads = [first(p) for p in pages]
-    if len(pages) < 2 or not heads[0] or heads.count(heads[0]) < len(pages) // 2:
+    if len(pages) < 2 or not all(has_header(k, p) for k, p in enumerate(pages, start=1)):
         return pages
-    return [p.split("\n", 1)[1] if first(p) == heads[0] and "\n" in p else p for p in pages]
+    return [p.split("\n", 1)[1] for p in pages]
 
 
 class Reader:
@@ -135,7 +134,12 @@ def test_every_section_is_there(reader, source, small_run):
 def check_sections(reader: Reader, source: str, root: Path) -> None:
     sections = placed_headings(root)
     assert "Reproducibility statement" in sections
-    assert set(sections) <= set(headings(source))
+    # The headings of the manuscript and of the sections it includes (paper/sections/*.typ).
+    included = {h for path in sorted((root / "paper" / "sections").glob("*.typ"))
+                for h in headings(path.read_text(encoding="utf-8"))}
+    # and the bibliography's title.
+    included |= set(re.findall(r'#bibliography\([^)]*title:\s*"([^"]+)"', source))
+    assert set(sections) <= set(headings(source)) | included
     missing = [h for h in sections if not reader.shows(h)]
     assert not missing, reader.fail("sections", missing)
 
@@ -203,3 +207,46 @@ def test_the_scaling_record_is_printed_with_its_provenance(reader, small_run):
         assert reader.shows(value), reader.fail("scaling provenance", [value])
     missing = [row[0] for row in table[1:] if not reader.shows(row[0])]
     assert not missing, reader.fail("scaling rows", missing)
+
+
+def _bib_entries(bib: Path) -> dict[str, str]:
+    """The keys of a BibTeX file and each entry's title, without braces."""
+    text = bib.read_text(encoding="utf-8")
+    entries = {}
+    for m in re.finditer(r"@\w+\{([^,\s]+),(.*?)\n\}", text, re.S):
+        title = re.search(r"\btitle\s*=\s*\{(.*)\},?\s*$", m.group(2), re.M)
+        entries[m.group(1)] = title.group(1).replace("{", "").replace("}", "") if title else ""
+    return entries
+
+
+def test_the_references_list_every_cited_work_and_each_is_cited(reader, small_run):
+    """The bibliography (paper/references.bib) is printed as the References section, and every
+    work in it is cited somewhere in the text (an uncited entry supports nothing)."""
+    entries = _bib_entries(small_run / "paper" / "references.bib")
+    assert len(entries) >= 13 and all(entries.values()), entries
+    cited = {c["key"].strip("<>") for c in _query(small_run, "cite")}
+    assert set(entries) <= cited, f"listed but never cited: {sorted(set(entries) - cited)}"
+    assert not cited - set(entries), f"cited but not in references.bib: {sorted(cited - set(entries))}"
+    assert "References" in placed_headings(small_run) and reader.shows("References")
+    missing = [t for t in entries.values() if not reader.shows(" ".join(t.split()[:5]))]
+    assert not missing, reader.fail("reference titles", missing)
+
+
+def test_the_claims_table_has_a_units_column(reader, small_run):
+    with (small_run / "results" / "paper" / "tables" / "claims.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and all(r["Units"] for r in rows)
+    missing = [r["Units"] for r in rows if not reader.shows(r["Units"])]
+    assert reader.shows("Units") and not missing, reader.fail("units", missing)
+
+
+def test_the_engineering_tables_are_in_the_appendix(reader):
+    """Scoring rules, invalid answers, provenance and scaling: after the References, under the
+    Appendix heading, each once."""
+    words = reader.words
+    appendix = words.find("Appendix A. Scoring rules")
+    assert appendix > words.find("References") > 0, "no Appendix after the References"
+    for caption in ("Parity rules that fired", "Invalid answers per model and task",
+                    "Reproducibility statement: source tree", "Scaling study, measured on"):
+        at = [m.start() for m in re.finditer(re.escape(caption), words)]
+        assert len(at) == 1 and at[0] > appendix, (caption, at, appendix)

@@ -9,6 +9,7 @@ import math
 import pandas as pd
 import pytest
 
+from ..paper.test_language import page_texts
 from ..paper.test_reader import check_figures_and_tables, check_numbers, check_sections, render_and_read
 from ..workflow.conftest import copy_repo, snakemake
 from .conftest import SHARED_DATA, mirror
@@ -104,6 +105,11 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     for heading in ("Claims on ESConv", "Rank independence with few models", "What ESConv cannot test"):
         assert reader.shows(heading), heading
     assert not reader.shows("Diagnosis subgroups") and not reader.shows("Simulation study")
+    # Its own framing: real data in every page header, no simulation disclaimer, nothing simulated.
+    heads = [h for h, _ in page_texts(work / "paper/build/paper.pdf")]
+    assert "Real data" in heads[0] and "ESConv" in heads[0]
+    assert not any("not findings" in h or "Simulation study" in h for h in heads)
+    assert not reader.shows("simulated models") and not reader.shows("simulated participants")
     # The cohort named and cited from cohorts.esconv.about, its models counted by kind.
     assert entries["cohort.name"]["value"] == "ESConv" and entries["models.described"]["value"] == "3 offline baselines"
     assert not numbers["meta"]["simulated_cohort"] and numbers["meta"]["simulated_models"] == []

@@ -14,6 +14,7 @@ from eibench.report.numbers import Numbers
 from eibench.report.replication_numbers import add_replication
 from pypdf import PdfReader
 
+from ..paper.test_language import page_texts
 from ..workflow.conftest import copy_repo, snakemake
 from .conftest import SHARED_DATA, mirror
 
@@ -43,7 +44,7 @@ def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
     nums = Numbers(scripts={"eqbench_replication": "workflow/scripts/eqbench_replication.py"})
     add_replication(nums, "eqbench", path)
     e = nums.entries
-    assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.70, 0.85]"
+    assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.700, 0.850]"  # precision set by the interval
     assert "eqbench.tau_largest_half_lo" not in e
     assert e["eqbench.items_for_target"]["display"] == "406"
     assert e["eqbench.max_abs_difference"]["display"] == "0.020"
@@ -117,3 +118,9 @@ def test_the_paper_reports_the_replications_from_the_mirrors(tmp_path):
     assert "section on replications alone analyses public data" in text
     assert "Across the two benchmarks" in text and "Rank agreement between EQ-Bench and EmoBench-M" in text
     assert "not as evidence that the benchmarks agree" in text
+    # The pages that analyse the public data say so in their header; the simulation's pages keep
+    # their disclaimer, and no page of the replications carries it alone.
+    pages = page_texts(work / "paper/build/paper.pdf")
+    public = [h for h, body in pages if "EQ-Bench (Paech" in " ".join(body.split()) or "Across the two benchmarks" in body]
+    assert public and all("Replications · public data about real models" in h for h in public), public
+    assert "not findings about real models" in pages[0][0]

@@ -5,7 +5,8 @@ rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
         main="paper/main.typ",
-        sources=sorted(str(p) for p in Path("paper").rglob("*.typ")),  # main.typ and sections/*.typ
+        sources=sorted(str(p) for p in Path("paper").rglob("*.typ")),
+        bibliography="paper/references.bib",
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",

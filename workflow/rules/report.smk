@@ -357,6 +357,9 @@ rule paper_numbers:
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,
         ranked_roles=ANALYSED_ROLES,
+        # the declared claims (the units of their estimates) and the level of the coverage tests
+        claims=config["statistics"]["claims"],
+        alpha=config["statistics"]["alpha"],
     log:
         "logs/report/paper_numbers.log",
     benchmark:

@@ -10,7 +10,9 @@ from eibench.report.board_numbers import (
     leaderboard_table,
     main_rows,
 )
+from eibench.report.claim_units import claim_units
 from eibench.report.cohort_numbers import add_cohort
+from eibench.report.coverage import add_coverage
 from eibench.report.esconv_numbers import add_esconv
 from eibench.report.numbers import Numbers
 from eibench.report.replication_numbers import add_replication
@@ -38,6 +40,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode), o.leaderboard_table)
     stats_tables = add_statistics(nums, {k: i[k] for k in STATS_TABLES})
+    stats_tables["claims"].insert(3, "Units", claim_units(stats_tables["claims"]["ID"], p.claims))
+    stats_tables["planted"]["Binomial p (coverage)"] = add_coverage(nums, pd.read_csv(i.planted), alpha=p.alpha)
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], o[f"{name}_table"])
     add_reproducibility(nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files,

@@ -22,6 +22,34 @@ def fmt(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def interval_digits(lo: float, hi: float, fallback: int = 2, significant: int = 2) -> int:
+    """Decimals that show the half-width ``(hi - lo) / 2`` of an interval with ``significant``
+    significant digits (two by default): a half-width of 1.9 gives 1 decimal, 0.075 gives 3,
+    19 or more gives 0 (never negative: fixed-point display keeps the integer digits).
+
+    ``fallback`` when the interval says nothing about precision: a bound missing or not finite,
+    or a half-width of zero (a degenerate interval)."""
+    if lo is None or hi is None or not (math.isfinite(lo) and math.isfinite(hi)):
+        return fallback
+    half = abs(hi - lo) / 2
+    if half == 0:
+        return fallback
+    # The half-width rounded to its significant digits can gain a digit (0.0996 -> 0.10):
+    # count the decimals of the rounded value, not of the raw one.
+    exponent = math.floor(math.log10(half))
+    rounded = round(half, significant - 1 - exponent)
+    exponent = math.floor(math.log10(rounded))
+    return max(0, significant - 1 - exponent)
+
+
+def fmt_interval(value: float, lo: float, hi: float, fallback: int = 2) -> tuple[str, str]:
+    """The estimate and its interval as printed, at the precision the interval supports
+    (:func:`interval_digits`): ``("-5.8", "[-7.7, -3.9]")`` for -5.773 in [-7.693, -3.884].
+    A missing bound prints its en dash; without a usable interval, ``fallback`` decimals."""
+    digits = interval_digits(lo, hi, fallback)
+    return fmt(value, digits), f"[{fmt(lo, digits)}, {fmt(hi, digits)}]"
+
+
 @dataclass
 class Numbers:
     """The numbers file being built. ``scripts`` maps each rule to its script (repository-relative
@@ -59,8 +87,12 @@ class Numbers:
             display = str(value)
         entry: dict[str, Any] = {"value": value, "display": display, "rule": rule, "script": script}
         if ci is not None:
+            # The interval sets the precision of the estimate and of its bounds; ``digits`` is
+            # the fallback when it cannot (a missing bound, zero width).
             entry["ci"] = [ci[0], ci[1]]
-            entry["ci_display"] = f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+            shown, entry["ci_display"] = fmt_interval(value, ci[0], ci[1], digits)
+            if isinstance(value, float):
+                entry["display"] = shown
         if note:
             entry["note"] = note
         self.entries[key] = entry

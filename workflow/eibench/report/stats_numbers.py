@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from ..stats.mixed import is_fit_failure
-from .numbers import Numbers, fmt
+from .numbers import Numbers, fmt, fmt_interval
 
 #: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
 STATS_TABLES = ("claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic",
@@ -42,6 +42,15 @@ def _count(x: Any) -> int | float:
 def _num(x: Any) -> float:
     """A number read from a summary JSON file: null (a missing value) is NaN."""
     return float("nan") if x is None else float(x)
+
+
+def _estimate_cell(estimate: float, lo: float, hi: float) -> str:
+    """A claim's estimate as the claims table prints it: with its interval at the precision the
+    interval supports (numbers.fmt_interval), or alone with two decimals when it has none."""
+    if pd.isna(lo) or pd.isna(hi):
+        return fmt(estimate, 2)
+    shown, interval = fmt_interval(float(estimate), float(lo), float(hi))
+    return f"{shown} {interval}"
 
 
 def _two_sided(p_decreasing: float, p_increasing: float) -> float:
@@ -83,9 +92,8 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         "ID": claims["id"],
         "Family": claims["family"],
         "Claim": claims["text"],
-        "Estimate [95% interval]": [
-            fmt(e, 3) + (f" [{fmt(lo, 3)}, {fmt(hi, 3)}]" if pd.notna(lo) else "")
-            for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])],
+        "Estimate [95% interval]": [_estimate_cell(e, lo, hi)
+                                    for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])],
         "p (adjusted)": [_p(q) for q in claims["p_adjusted"]],
         "Verdict": claims["verdict"],
     })
@@ -105,9 +113,9 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     disc = pd.read_csv(paths["discriminability"])
     tables["discriminability"] = pd.DataFrame({
         "Metric": [_label(m) for m in disc["metric"]],
-        "Reliability [95%]": [f"{fmt(r, 3)} [{fmt(lo, 3)}, {fmt(hi, 3)}]"
+        "Reliability [95%]": [" ".join(fmt_interval(r, lo, hi, 3))
                               for r, lo, hi in zip(disc["reliability"], disc["reliability_lo"], disc["reliability_hi"])],
-        "Signal-to-noise [95%]": [f"{fmt(s, 2)} [{fmt(lo, 2)}, {fmt(hi, 2)}]"
+        "Signal-to-noise [95%]": [" ".join(fmt_interval(s, lo, hi, 2))
                                   for s, lo, hi in zip(disc["snr"], disc["snr_lo"], disc["snr_hi"])],
         "Pairs separated (Holm)": [f"{int(k)} of {int(n)}" if n > 0 else "–"
                                    for k, n in zip(disc["pairs_separated"], disc["pairs"])],
@@ -211,7 +219,9 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         "Within joint band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]],
     })
     planted = pd.read_csv(paths["planted"])
-    add("sim.n_planted", int(planted["n_simulations"].iloc[0]), "stats_simulation_summary")
+    # The studies behind the recovery numbers: the most any planted effect ran in (the first row
+    # can be an effect this design leaves out, with none).
+    add("sim.n_planted", int(planted["n_simulations"].max()), "stats_simulation_summary")
     cov = planted["coverage"].dropna()
     add("sim.min_coverage", float(cov.min()) * 100 if len(cov) else float("nan"), "stats_simulation_summary", digits=0)
     add("sim.min_sign_recovery", float(planted["sign_recovery"].min()) * 100, "stats_simulation_summary", digits=0)

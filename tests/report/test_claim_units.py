@@ -1,0 +1,31 @@
+"""The units column of the claims table (eibench.report.claim_units)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from eibench.report.claim_units import claim_unit, claim_units
+
+from ..conftest import REPO
+
+
+def test_every_declared_claim_of_every_config_has_a_unit():
+    for name in ("config.yaml", "esconv.yaml"):
+        claims = yaml.safe_load((REPO / "config" / name).read_text())["statistics"]["claims"]
+        units = claim_units([c["id"] for c in claims], claims)
+        assert len(units) == len(claims) and all(units)
+
+
+def test_the_unit_names_the_metric_and_its_scale():
+    assert claim_unit({"id": "C5", "test": "topic_hardest", "params": {"metric": "composite"}}) == (
+        "Composite (points, 0 to 100): topic minus the other topics")
+    assert "Emotion F1 (proportion, 0 to 1)" in claim_unit({"id": "C3", "test": "diagnosis_effect",
+                                                            "params": {"metric": "emotion_f1"}})
+    assert "tau-b" in claim_unit({"id": "C1", "test": "rank_independence", "params": {}})
+
+
+def test_an_unknown_test_or_an_undeclared_claim_is_an_error():
+    with pytest.raises(ValueError, match="'X1'.*'new_test'"):
+        claim_unit({"id": "X1", "test": "new_test"})
+    with pytest.raises(KeyError, match="C9"):
+        claim_units(["C9"], [])

@@ -1,0 +1,45 @@
+"""Precision set by the interval (eibench.report.numbers): two significant digits of the
+half-width decide the decimals of the estimate and of both bounds."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from eibench.report.numbers import Numbers, fmt_interval, interval_digits
+
+
+@pytest.mark.parametrize("lo, hi, digits", [
+    (-7.693, -3.884, 1),    # half-width 1.9: one decimal
+    (0.70, 0.85, 3),        # 0.075: three
+    (76.57, 78.28, 2),      # 0.855 -> 0.86: two
+    (10.0, 50.0, 0),        # 20: no decimal (never negative)
+    (0.0, 1980.0, 0),
+    (0.0, 0.1992, 2),       # 0.0996 rounds to 0.10: two decimals, not three
+    (0.0, 0.0002, 5),       # 0.0001: five
+])
+def test_two_significant_digits_of_the_half_width(lo, hi, digits):
+    assert interval_digits(lo, hi) == digits
+
+
+@pytest.mark.parametrize("lo, hi", [(float("nan"), 1.0), (0.0, float("inf")), (None, 1.0), (2.0, 2.0)])
+def test_an_interval_without_width_or_bound_uses_the_fallback(lo, hi):
+    assert interval_digits(lo, hi, fallback=3) == 3
+
+
+def test_the_estimate_and_bounds_share_the_interval_precision():
+    assert fmt_interval(-5.773, -7.693, -3.884) == ("-5.8", "[-7.7, -3.9]")
+    assert fmt_interval(0.8, 0.7, 0.85) == ("0.800", "[0.700, 0.850]")
+    assert fmt_interval(float("nan"), float("nan"), float("nan"), 2) == ("–", "[–, –]")
+
+
+def test_numbers_with_an_interval_print_at_its_precision():
+    nums = Numbers()
+    nums.add("a", -5.773, "r", "s.py", digits=3, ci=(-7.693, -3.884))
+    nums.add("b", 0.5, "r", "s.py", digits=3, ci=(math.nan, math.nan))  # no usable interval: digits
+    nums.add("c", 0.123456, "r", "s.py", digits=3)  # no interval: digits
+    e = nums.entries
+    assert (e["a"]["display"], e["a"]["ci_display"]) == ("-5.8", "[-7.7, -3.9]")
+    assert (e["b"]["display"], e["b"]["ci_display"]) == ("0.500", "[–, –]")
+    assert e["c"]["display"] == "0.123" and "ci_display" not in e["c"]
+    assert e["a"]["value"] == -5.773  # the value keeps its full precision
