@@ -37,7 +37,7 @@ def test_leaderboard_numbers_take_the_parity_rows_of_the_mode():
     e = nums.entries
     assert list(models["em_model"]) == ["a", "b"]
     assert (e["n_models"]["value"], e["n_humans"]["value"], e["n_human_conversations"]["value"]) == (2, 1, 30)
-    assert e["top_model"]["value"] == "a" and e["top_composite"]["ci_display"] == "[58.00, 62.00]"
+    assert e["top_model"]["value"] == "a" and e["top_composite"]["ci_display"] == "[58.0, 62.0]"
     assert e["bottom_model"]["value"] == "b" and e["composite.c"]["display"] == "40.0"
     assert e["top_model"]["script"] == "workflow/scripts/aggregate_scores.py"
 

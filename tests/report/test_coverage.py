@@ -29,7 +29,7 @@ def test_add_coverage_names_what_is_below_above_and_untested():
         "coverage": [0.91, 0.95, 0.995, 0.9336363636, float("nan")],
         "n_simulations": [200, 200, 200, 200, 200],
     })
-    nums = Numbers()
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
     printed = add_coverage(nums, planted)
     e = {k: v["value"] for k, v in nums.entries.items()}
     assert printed == ["0.014", "1.000", "< 0.001", "–", "–"]

@@ -34,7 +34,7 @@ def test_the_estimate_and_bounds_share_the_interval_precision():
 
 
 def test_numbers_with_an_interval_print_at_its_precision():
-    nums = Numbers()
+    nums = Numbers(scripts={"r": "s.py"})
     nums.add("a", -5.773, "r", "s.py", digits=3, ci=(-7.693, -3.884))
     nums.add("b", 0.5, "r", "s.py", digits=3, ci=(math.nan, math.nan))  # no usable interval: digits
     nums.add("c", 0.123456, "r", "s.py", digits=3)  # no interval: digits
