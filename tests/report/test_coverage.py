@@ -2,33 +2,28 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
-from eibench.report.coverage import add_coverage, coverage_p, covered_count
+from eibench.report.coverage import add_coverage
 from eibench.report.numbers import Numbers
+from eibench.stats.simulation import coverage_test
 from scipy.stats import binomtest
 
 
 def test_coverage_of_0_91_over_200_studies_is_significantly_below_0_95():
-    p = coverage_p(0.91, 200)
-    assert p == pytest.approx(binomtest(182, 200, 0.95).pvalue) and 0.01 < p < 0.02
-
-
-def test_a_coverage_that_is_not_a_count_has_no_binomial_test():
-    assert covered_count(0.9336363636, 200) is None  # a mean over the models of each study
-    assert math.isnan(coverage_p(0.9336363636, 200))
-    assert covered_count(0.9528795812, 191) == 182
-    assert math.isnan(coverage_p(float("nan"), 200)) and math.isnan(coverage_p(0.9, 0))
+    t = coverage_test(182, 200)
+    assert t["coverage_p"] == pytest.approx(binomtest(182, 200, 0.95).pvalue) and 0.01 < t["coverage_p"] < 0.02
+    assert t["coverage_vs_nominal"] == "below nominal" and t["coverage_lo"] < 0.91 < t["coverage_hi"] < 0.95
 
 
 def test_add_coverage_names_what_is_below_above_and_untested():
     planted = pd.DataFrame({
         "effect": ["diagnosis", "drift", "romantic", "human", "power"],
         "coverage": [0.91, 0.95, 0.995, 0.9336363636, float("nan")],
-        "n_simulations": [200, 200, 200, 200, 200],
     })
+    counts = {"diagnosis": 182, "drift": 190, "romantic": 199}
+    planted["coverage_p"] = [coverage_test(counts[e], 200)["coverage_p"] if e in counts else float("nan")
+                             for e in planted["effect"]]
     nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
     printed = add_coverage(nums, planted)
     e = {k: v["value"] for k, v in nums.entries.items()}

@@ -2,7 +2,8 @@
 coverage the paper prints against the nominal level, and the numbers the paper words it with.
 
 The validation by simulation (rule stats_simulation_summary) reports, per planted effect, the
-share of simulated studies whose 95% interval covers the planted value. With a few hundred
+share of simulated studies whose 95% interval covers the planted value and its exact binomial
+test against the nominal level (eibench.stats.simulation.coverage_test). With a few hundred
 studies, 0.91 is significantly below 0.95 (two-sided binomial p about 0.01): it must be reported
 as under-coverage, not as a pass.
 """
@@ -12,30 +13,10 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from scipy.stats import binomtest
 
 from .numbers import Numbers, fmt
 
 RULE = "stats_simulation_summary"
-
-
-def covered_count(coverage: float, n: int, tol: float = 1e-6) -> int | None:
-    """The number of covering intervals behind a coverage share of ``n`` studies, or None when
-    ``coverage * n`` is not a whole number: the share is then not a count of independent
-    intervals (e.g. a mean over the models of each study) and no binomial test applies. None
-    also for a missing coverage or no study."""
-    if coverage is None or n is None or not n > 0 or not math.isfinite(coverage):
-        return None
-    k = coverage * n
-    return int(round(k)) if abs(k - round(k)) <= tol * max(1.0, n) else None
-
-
-def coverage_p(coverage: float, n: int, level: float = 0.95) -> float:
-    """Two-sided exact binomial p of ``coverage`` over ``n`` independent studies against the
-    nominal ``level`` (scipy.stats.binomtest); NaN when the share is not a binomial count
-    (:func:`covered_count`)."""
-    k = covered_count(coverage, n)
-    return float("nan") if k is None else float(binomtest(k, int(n), level).pvalue)
 
 
 def _p(p: float) -> str:
@@ -45,7 +26,10 @@ def _p(p: float) -> str:
 def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alpha: float = 0.05) -> list[str]:
     """Add the coverage numbers of the planted effects to ``nums``; return the printed binomial
     p of each row of ``planted`` (the table of rule stats_simulation_summary: ``effect``,
-    ``coverage``, ``n_simulations``), in its order, for the planted-effects table.
+    ``coverage``, ``coverage_p``), in its order, for the planted-effects table. ``coverage_p`` is
+    the exact binomial p the simulation summary computed from the count of covering intervals
+    (eibench.stats.simulation.coverage_test); NaN where the coverage is a share over the models
+    of each study, not a count of independent intervals (no test applies).
 
     Entries: ``sim.max_coverage`` (in %), ``sim.n_coverage_tested`` (coverages with a binomial
     test), ``sim.n_coverage_untested`` and ``sim.coverage_untested`` (shares that are not a
@@ -53,8 +37,8 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     each with its coverage and p) and ``sim.n_coverage_above`` / ``sim.coverage_above`` (above
     it: conservative intervals)."""
     rows = planted[planted["coverage"].notna()]
-    ps = [coverage_p(float(c), int(n), level) if pd.notna(c) else float("nan")
-          for c, n in zip(planted["coverage"], planted["n_simulations"])]
+    ps = [float(p) if pd.notna(c) and pd.notna(p) else float("nan")
+          for c, p in zip(planted["coverage"], planted["coverage_p"])]
     tested = [(e, float(c), p) for e, c, p in zip(planted["effect"], planted["coverage"], ps)
               if pd.notna(c) and math.isfinite(p)]
     untested = [e for e, c, p in zip(planted["effect"], planted["coverage"], ps) if pd.notna(c) and not math.isfinite(p)]
