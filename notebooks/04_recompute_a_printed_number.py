@@ -52,15 +52,21 @@ print(f"model {MODEL}, mode {MODE}: the paper prints emotion F1 = {printed['disp
 #
 # The conversation files are the input of the run's ingest job, as its provenance record in
 # `results/manifest.json` names them (a folder of the release format, wherever the cohort
-# came from); the model's EM output files are the ones the run collected, under
-# `results/predictions/<model>/<mode>/`.
+# came from); the model's EM output files are those its scoring job read, as its record names
+# them too.
 
 # %%
 manifest = json.loads((RESULTS / "manifest.json").read_text(encoding="utf-8"))
 ingest = next(job for job in manifest["jobs"] if job["rule"] == "ingest_conversations")
 cohort_folders = [ROOT / p for p in ingest["input"]]
 conversation_files = sorted(f for folder in cohort_folders for f in Path(folder).glob("*.json"))
-output_files = sorted((RESULTS / "predictions" / MODEL / MODE).glob("shard-*/*.json"))
+# The model's EM output files: the folders its scoring job read (results/predictions/... for a
+# model the run collected, the researcher's own folder for a model of kind outputs_dir).
+score = next(job for job in manifest["jobs"]
+             if job["rule"] == "score_model" and job["wildcards"] == {"model": MODEL, "mode": MODE})
+# (shard folders, or an outputs_dir model's files one by one; the gold tables are Parquet)
+output_files = sorted(f for p in score["input"] for f in ((ROOT / p).glob("*.json") if (ROOT / p).is_dir()
+                                                         else [ROOT / p] if p.endswith(".json") else []))
 print(f"{len(conversation_files)} conversation files in {', '.join(map(str, ingest['input']))}; "
       f"{len(output_files)} EM output files of {MODEL}")
 
