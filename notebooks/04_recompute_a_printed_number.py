@@ -64,8 +64,9 @@ conversation_files = sorted(f for folder in cohort_folders for f in Path(folder)
 # model the run collected, the researcher's own folder for a model of kind outputs_dir).
 score = next(job for job in manifest["jobs"]
              if job["rule"] == "score_model" and job["wildcards"] == {"model": MODEL, "mode": MODE})
-output_folders = [ROOT / p for p in score["input"] if (ROOT / p).is_dir()]
-output_files = sorted(f for folder in output_folders for f in folder.glob("*.json"))
+# (shard folders, or an outputs_dir model's files one by one; the gold tables are Parquet)
+output_files = sorted(f for p in score["input"] for f in ((ROOT / p).glob("*.json") if (ROOT / p).is_dir()
+                                                         else [ROOT / p] if p.endswith(".json") else []))
 print(f"{len(conversation_files)} conversation files in {', '.join(map(str, ingest['input']))}; "
       f"{len(output_files)} EM output files of {MODEL}")
 
