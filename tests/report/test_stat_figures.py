@@ -191,6 +191,12 @@ def test_no_tick_labels_overlap(name):
     plt.close(fig)
 
 
+def test_leaderboard_forest_gives_identical_svg_bytes_twice(tmp_path):
+    style.save(sf.forest(leaderboard_table(), "composite", SRC), tmp_path / "a.svg")
+    style.save(sf.forest(leaderboard_table(), "composite", SRC), tmp_path / "b.svg")
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
 def test_leaderboard_forest_best_on_top_coloured_by_role():
     fig = sf.forest(leaderboard_table(), "composite", SRC)
     ax = fig.axes[0]
