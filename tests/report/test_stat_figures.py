@@ -212,7 +212,7 @@ def test_heatmap_has_one_cell_text_per_pair_and_greys_a_missing_tau():
     fig = sf.rank_correlation_heatmap(rank_pairs(), SRC)
     ax = fig.axes[0]
     cells = [t.get_text() for t in ax.texts]
-    assert sorted(cells) == sorted(["0.80\n[0.50, 1.00]\nrelated", "-0.20\n[-0.70, 0.40]\n?", "n/a"])
+    assert sorted(cells) == sorted(["0.80\n[.50, 1.00]\nrelated", "-0.20\n[-.70, .40]\n?", "n/a"])
     assert all(t.get_fontsize() >= style.MIN_PT for t in ax.texts)
     # rows and columns in registry order, with the registry labels (strict lower triangle)
     assert ytick_labels(ax) == ["Emotion VA\nsimilarity", "Binary OM\naccuracy"]
@@ -223,7 +223,8 @@ def test_heatmap_has_one_cell_text_per_pair_and_greys_a_missing_tau():
     assert np.ma.is_masked(image[0, 1]) and np.ma.is_masked(image[1, 1])  # upper triangle; no tau
     grey = ax.collections[0].get_array().reshape(2, 2)
     assert not np.ma.is_masked(grey[1, 1]) and np.ma.is_masked(grey[0, 0])  # the pair without a tau is grey
-    assert len(fig.axes) == 2  # the heatmap and its colour bar
+    assert len(fig.axes) == 1 and len(ax.child_axes) == 1  # the heatmap, its colour bar inset in the empty corner
+    assert sf._short(-0.25) == "-.25" and sf._short(0.0) == ".00" and sf._short(1.0) == "1.00"
 
 
 def test_profiles_one_panel_per_principal_metric_models_ordered_by_composite():

@@ -106,12 +106,17 @@ def _legend(fig: plt.Figure, colours: dict[str, str], present) -> None:
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=k) for k, c in colours.items() if k in set(present)]
     if handles:
         fig.set_layout_engine("constrained")
-        fig.legend(handles=handles, loc="outside lower center", ncol=len(handles))
+        fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) if len(handles) <= 3 else 2)
 
 
 def _layout(fig: plt.Figure, legend: bool = False) -> None:
     """Constrained layout: room for the provenance line on top and the figure legend below."""
     fig.set_layout_engine("constrained", h_pad=0.04, w_pad=0.04)
+
+
+def _short(v: float) -> str:
+    """Two decimals without the leading zero (-0.25 -> -.25), for the heatmap's narrow cells."""
+    return f"{v:.2f}".replace("0.", ".", 1) if abs(v) < 1 else f"{v:.2f}"
 
 
 def _wrap(text: str, width: int = 34) -> str:
@@ -190,22 +195,23 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
         i, j = sorted((pos[str(r["metric_a"])], pos[str(r["metric_b"])]), reverse=True)
         tau[i - 1, j] = r["tau"]
         if np.isfinite(r["tau"]):
-            ci = f"[{r['lo95']:.2f}, {r['hi95']:.2f}]" if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"]) else "[n/a]"
+            ci = f"[{_short(r['lo95'])}, {_short(r['hi95'])}]" if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"]) else "[n/a]"
             text[i - 1, j] = f"{r['tau']:.2f}\n{ci}\n{RANK_VERDICTS.get(str(r.get('verdict', '')), r.get('verdict', ''))}"
         else:
             text[i - 1, j] = "n/a"
     upper = np.triu(np.ones_like(tau, bool), k=1)
-    size = min(0.9 * style.TEXT_WIDTH - 0.8, 0.95 * (k - 1) + 2.0)  # 0.8 in: the colour bar
-    fig, ax = plt.subplots(figsize=(size + 0.8, size))
+    size = min(style.TEXT_WIDTH - 0.2, 0.95 * (k - 1) + 2.0)
+    fig, ax = plt.subplots(figsize=(size, size))
     ax.grid(False)
     grey = np.where(~upper & np.isnan(tau), 0.0, np.nan)  # pairs without a tau: grey cells
-    sns.heatmap(grey, mask=~np.isfinite(grey), cmap=["#DDDDDD"], cbar=False, ax=ax)
+    sns.heatmap(grey, mask=~np.isfinite(grey), cmap=["#DDDDDD"], vmin=0, vmax=1, cbar=False, ax=ax)
     sns.heatmap(tau, mask=upper | np.isnan(tau), cmap=TAU_CMAP, vmin=-1, vmax=1, square=True, ax=ax,
                 linewidths=0.5, linecolor="white", annot=np.where(upper, "", text), fmt="",
                 annot_kws={"fontsize": style.MIN_PT, "linespacing": 1.05},
                 xticklabels=[_wrap(metric_label(m), 12) for m in metrics[:-1]],
                 yticklabels=[_wrap(metric_label(m), 14) for m in metrics[1:]],
-                cbar_kws={"shrink": 0.6, "pad": 0.02, "label": "Kendall tau-b between model rankings"})
+                cbar_ax=ax.inset_axes([0.55, 0.9, 0.42, 0.035]),  # in the empty upper triangle
+                cbar_kws={"orientation": "horizontal", "label": "Kendall tau-b between model rankings"})
     for t in ax.texts:  # the cells without a tau are not annotated by seaborn (masked)
         t.set_color("white" if abs(float(t.get_text().split("\n")[0] or 0)) > 0.6 else "black")
     for (i, j), s in np.ndenumerate(text):
@@ -310,7 +316,9 @@ def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_sour
     an open dot (and named in the legend). A panel without rows says "no data".
     """
     style.apply()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(style.TEXT_WIDTH - 0.8, 3.6), gridspec_kw={"width_ratios": [1, 1.1]})
+    n = max(len(diagnosis) if diagnosis is not None else 0, len(topics) // max(1, topics["metric"].nunique())
+            if _has(topics, "metric") else 0)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(style.TEXT_WIDTH - 0.8, max(3.6, 0.45 * n + 1.5)), gridspec_kw={"width_ratios": [1, 1.1]})
     if _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi"):
         order = metric_order(diagnosis["metric"])
         rows = diagnosis.assign(_o=[order.index(m) for m in diagnosis["metric"]])
@@ -334,7 +342,7 @@ def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_sour
                        zorder=5, label="reference category")
             right.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.1)
         hardest = tp["p_hardest"] if "p_hardest" in tp else [np.nan] * len(tp)
-        _rows(right, [_wrap(c, 22) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) else "")
+        _rows(right, [_wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) else "")
                       for c, q in zip(tp["category"], hardest)])
         right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
     else:
