@@ -231,12 +231,12 @@ def test_profiles_one_panel_per_principal_metric_models_ordered_by_composite():
     fig = sf.capability_profiles(intervals(), SRC)
     axes = visible_axes(fig)
     # principal metrics present: emotion_f1 and binary_om_acc (tracking is not principal)
-    assert [ax.get_title() for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
+    assert [ax.get_title().replace("\n", " ") for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
     assert ytick_labels(axes[0]) == ["chance", "sim-01", "human_1", "sim-02"]  # best at the top
     assert all(n_errorbars(ax) == 4 for ax in axes)
     assert {t.get_text() for t in fig.legends[0].get_texts()} == {"model", "human", "baseline"}
     fig = sf.capability_profiles(intervals(), SRC, metrics=("binary_om_acc",))
-    assert [ax.get_title() for ax in visible_axes(fig)] == ["Binary OM accuracy"]
+    assert [ax.get_title().replace("\n", " ") for ax in visible_axes(fig)] == ["Binary OM accuracy"]
     assert is_no_data(sf.capability_profiles(intervals(), SRC, metrics=("draft_judge",)))
 
 

@@ -265,10 +265,10 @@ def capability_profiles(intervals: pd.DataFrame, caption_source: str,
     rows = intervals[intervals["metric"].isin(metrics)]
     role = rows["role"] if "role" in rows else pd.Series("model", index=rows.index)
     grid = _facet_forest(rows.assign(role=role), metrics, models, "estimate", "lo", "hi",
-                         lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]), direction, 4,
-                         0.21 * len(models) + 1.1, zero=False)
+                         lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]), direction, 5,
+                         0.15 * len(models) + 1.3, zero=False)
     for ax in grid.axes.flat:
-        ax.set_title(_wrap(ax.get_title(), 24))
+        ax.set_title(_wrap(ax.get_title(), 14))
     _legend(grid.figure, style.ROLE_COLOURS, role)
     style.source(grid.figure, caption_source)
     _layout(grid.figure, legend=True)
@@ -365,7 +365,7 @@ def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     models += [POOLED] if POOLED in set(table["em_model"]) else []
     grid = _facet_forest(table, metric_order(table["metric"]), models, "slope", "slope_lo", "slope_hi",
                          lambda r: style.PALETTE[7] if r["em_model"] == POOLED else style.PALETTE[0],
-                         "slope over the conversation", 3, 0.2 * len(models) + 1.0, zero=True)
+                         "slope over the conversation", 4, 0.17 * len(models) + 1.2, zero=True)
     style.source(grid.figure, caption_source)
     _layout(grid.figure)
     return grid.figure
@@ -393,7 +393,7 @@ def humans_vs_models(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     models = sorted(table["em_model"].astype(str).unique(), reverse=True)
     colours = [human_colour(r) for _, r in table.iterrows()]
     grid = _facet_forest(table, metric_order(table["metric"]), models, "human_minus_model", "lo", "hi",
-                         human_colour, "human minus model", 3, 0.2 * len(models) + 1.0, zero=True)
+                         human_colour, "human minus model", 4, 0.17 * len(models) + 1.2, zero=True)
     legend = {f"{k} (Holm p ≤ 0.05)" if k != "no difference" else k: c for k, c in VERDICT_COLOURS.items()}
     legend[UNADJUSTED_ONLY] = UNADJUSTED_COLOUR
     _legend(grid.figure, legend, [k for k, c in legend.items() if c in set(colours)])
