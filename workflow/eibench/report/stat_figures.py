@@ -149,6 +149,8 @@ def _facet_forest(table: pd.DataFrame, metrics: list[str], models: list[str], x:
 
     grid.map_dataframe(draw)
     grid.set_titles("{col_name}")
+    for ax in grid.axes.flat:  # titles wrapped to their column (about 5.5 pt of width per character)
+        ax.set_title(_wrap(ax.get_title(), int(style.TEXT_WIDTH / col_wrap * 72 / 5.5)))
     for ax, metric in zip(grid.axes.flat, metrics):
         _rows(ax, models, zero)
         ax.set_xlabel(xlabel(metric) if callable(xlabel) else xlabel, color=GREY)
@@ -267,8 +269,6 @@ def capability_profiles(intervals: pd.DataFrame, caption_source: str,
     grid = _facet_forest(rows.assign(role=role), metrics, models, "estimate", "lo", "hi",
                          lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]), direction, 5,
                          0.15 * len(models) + 1.3, zero=False)
-    for ax in grid.axes.flat:
-        ax.set_title(_wrap(ax.get_title(), 14))
     _legend(grid.figure, style.ROLE_COLOURS, role)
     style.source(grid.figure, caption_source)
     _layout(grid.figure, legend=True)
