@@ -10,7 +10,13 @@ import pytest
 from eibench.report import stat_figures as sf
 from eibench.report import style
 
-SRC = "rule figure_x · workflow/scripts/figure_x.py"
+SRC = "rule figure_x; data results/stats/x.csv"
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
 
 
 def texts(fig: plt.Figure) -> list[str]:
@@ -164,35 +170,73 @@ def test_names_the_rule_and_says_when_there_is_no_data(name, tmp_path):
     assert (tmp_path / "empty.svg").stat().st_size > 0
 
 
+def leaderboard_table() -> pd.DataFrame:
+    return pd.DataFrame({"em_model": ["sim-01", "sim-02", "human_1", "chance"],
+                         "role": ["model", "model", "human", "baseline"], "composite": [60.0, 80.0, 70.0, 30.0],
+                         "composite_lo": [55.0, 76.0, 60.0, 28.0], "composite_hi": [64.0, 83.0, 79.0, 32.0]})
+
+
+def _overlaps(labels) -> list[tuple[str, str]]:
+    boxes = [(t.get_text(), t.get_window_extent()) for t in labels if t.get_visible() and t.get_text()]
+    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_tick_labels_overlap(name):
+    fig = CASES[name][0]()
+    fig.canvas.draw()
+    for ax in visible_axes(fig):
+        assert _overlaps(ax.get_xticklabels()) == [], (name, ax.get_title())
+        assert _overlaps(ax.get_yticklabels()) == [], (name, ax.get_title())
+    plt.close(fig)
+
+
+def test_leaderboard_forest_gives_identical_svg_bytes_twice(tmp_path):
+    style.save(sf.forest(leaderboard_table(), "composite", SRC), tmp_path / "a.svg")
+    style.save(sf.forest(leaderboard_table(), "composite", SRC), tmp_path / "b.svg")
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
+
+
+def test_leaderboard_forest_best_on_top_coloured_by_role():
+    fig = sf.forest(leaderboard_table(), "composite", SRC)
+    ax = fig.axes[0]
+    assert ytick_labels(ax) == ["chance", "sim-01", "human_1", "sim-02"]
+    assert n_errorbars(ax) == 4
+    assert {t.get_text() for t in ax.get_legend().get_texts()} == {"model", "human", "baseline"}
+    assert SRC in texts(fig)
+
+
 # What each figure draws ----------------------------------------------------------------------------
 
 def test_heatmap_has_one_cell_text_per_pair_and_greys_a_missing_tau():
     fig = sf.rank_correlation_heatmap(rank_pairs(), SRC)
     ax = fig.axes[0]
     cells = [t.get_text() for t in ax.texts]
-    assert len(cells) == 3
-    assert "0.80\n[0.50, 1.00]\nrelated" in cells
-    assert "-0.20\n[-0.70, 0.40]\n?" in cells
-    assert "n/a" in cells
-    # rows and columns in registry order, with the registry labels
+    assert sorted(cells) == sorted(["0.80\n[.50, 1.00]\nrelated", "-0.20\n[-.70, .40]\n?", "n/a"])
+    assert all(t.get_fontsize() >= style.MIN_PT for t in ax.texts)
+    # rows and columns in registry order, with the registry labels (strict lower triangle)
     assert ytick_labels(ax) == ["Emotion VA\nsimilarity", "Binary OM\naccuracy"]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["Emotion F1", "Emotion VA\nsimilarity"]
-    image = ax.collections[0].get_array().reshape(3, 3)
-    assert image[1, 0] == pytest.approx(0.8)  # lower triangle: emotion_va row, emotion_f1 column
-    assert np.ma.is_masked(image[0, 1]) and np.ma.is_masked(image[2, 1])
-    assert len(fig.axes) == 2  # the heatmap and its colour bar
+    image = ax.collections[-1].get_array().reshape(2, 2)
+    assert image[0, 0] == pytest.approx(0.8)  # emotion_va row, emotion_f1 column
+    assert image[1, 0] == pytest.approx(-0.2)
+    assert np.ma.is_masked(image[0, 1]) and np.ma.is_masked(image[1, 1])  # upper triangle; no tau
+    grey = ax.collections[0].get_array().reshape(2, 2)
+    assert not np.ma.is_masked(grey[1, 1]) and np.ma.is_masked(grey[0, 0])  # the pair without a tau is grey
+    assert len(fig.axes) == 1 and len(ax.child_axes) == 1  # the heatmap, its colour bar inset in the empty corner
+    assert sf._short(-0.25) == "-.25" and sf._short(0.0) == ".00" and sf._short(1.0) == "1.00"
 
 
 def test_profiles_one_panel_per_principal_metric_models_ordered_by_composite():
     fig = sf.capability_profiles(intervals(), SRC)
     axes = visible_axes(fig)
     # principal metrics present: emotion_f1 and binary_om_acc (tracking is not principal)
-    assert [ax.get_title() for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
+    assert [ax.get_title().replace("\n", " ") for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
     assert ytick_labels(axes[0]) == ["chance", "sim-01", "human_1", "sim-02"]  # best at the top
     assert all(n_errorbars(ax) == 4 for ax in axes)
     assert {t.get_text() for t in fig.legends[0].get_texts()} == {"model", "human", "baseline"}
     fig = sf.capability_profiles(intervals(), SRC, metrics=("binary_om_acc",))
-    assert [ax.get_title() for ax in visible_axes(fig)] == ["Binary OM accuracy"]
+    assert [ax.get_title().replace("\n", " ") for ax in visible_axes(fig)] == ["Binary OM accuracy"]
     assert is_no_data(sf.capability_profiles(intervals(), SRC, metrics=("draft_judge",)))
 
 
@@ -209,10 +253,14 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC)
     left, right = fig.axes
     assert n_errorbars(left) == 2
-    assert {t.get_text() for t in left.texts} == {"p < 0.001", "p = 0.300"}
-    assert ytick_labels(right) == ["Romantic relationships", "Studies", "Family"]  # hardest at the bottom
+    assert ytick_labels(left) == ["Binary OM accuracy\np = 0.300", "Emotion F1\np < 0.001"]
+    assert ytick_labels(right) == ["Romantic relationships\nP(hardest) 0.98", "Studies\nP(hardest) 0.02",
+                                   "Family\nP(hardest) 0.00"]  # hardest at the bottom
     assert n_errorbars(right) == 3
-    assert "P(hardest) 0.98" in {t.get_text() for t in right.texts}
+    # the reference category (Romantic relationships, row 0) is drawn as an open dot, in the legend
+    open_dots = [ln for ln in right.lines if ln.get_markerfacecolor() == "white"]
+    assert len(open_dots) == 1 and list(open_dots[0].get_ydata()) == [0]
+    assert "reference category" in {t.get_text() for t in right.get_legend().get_texts()}
     # one panel empty, the other drawn
     fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC, topic_metric="holistic")
     assert n_errorbars(fig.axes[0]) == 2
@@ -234,7 +282,25 @@ def test_humans_points_coloured_by_verdict():
     assert all(n_errorbars(ax) == 3 for ax in axes)
     colours = {c.lines[0].get_color() for c in axes[1].containers}
     assert colours == {sf.VERDICT_COLOURS[v] for v in ("humans better", "model better", "no difference")}
-    assert {t.get_text() for t in fig.legends[0].get_texts()} == set(sf.VERDICT_COLOURS)
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {
+        "humans better (Holm p ≤ 0.05)", "model better (Holm p ≤ 0.05)", "no difference"}
+
+
+def test_humans_colour_follows_the_test_an_interval_excluding_zero_is_not_no_difference():
+    """The verdict is Holm-adjusted; the interval drawn is not. A comparison that Holm calls "no
+    difference" but whose drawn interval excludes 0 gets its own colour and legend entry."""
+    table = humans_table()
+    table.loc[4, "verdict"] = "no difference"  # emotion_f1, sim-02: interval [0.05, 0.15] excludes 0
+    fig = sf.humans_vs_models(table, SRC)
+    emotion = visible_axes(fig)[0]
+    by_y = {int(c.lines[0].get_ydata()[i]): c.lines[0].get_color() for c in emotion.containers
+            for i in range(len(c.lines[0].get_ydata()))}
+    assert by_y[1] == sf.UNADJUSTED_COLOUR  # sim-02 (models bottom to top: sim-03, sim-02, sim-01)
+    assert by_y[0] == by_y[2] == sf.VERDICT_COLOURS["no difference"]  # intervals that include 0
+    assert sf.UNADJUSTED_ONLY in {t.get_text() for t in fig.legends[0].get_texts()}
+    for _, r in table.iterrows():  # no grey point whose interval excludes 0
+        if sf.human_colour(r) == sf.VERDICT_COLOURS["no difference"]:
+            assert r["lo"] <= 0 <= r["hi"]
 
 
 def test_simulation_draws_bands_and_skips_rows_without_coverage():

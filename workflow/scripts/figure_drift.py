@@ -5,6 +5,6 @@ from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821
     table = stat_figures.read_table(snakemake.input.drift)
-    fig = stat_figures.drift(table, "rule figure_drift · workflow/scripts/figure_drift.py")
+    fig = stat_figures.drift(table, stat_figures.provenance(snakemake))
     style.save(fig, snakemake.output.figure)
     log.info("drew %d slopes", len(table))

@@ -5,6 +5,6 @@ from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821
     table = stat_figures.read_table(snakemake.input.humans)
-    fig = stat_figures.humans_vs_models(table, "rule figure_humans · workflow/scripts/figure_humans.py")
+    fig = stat_figures.humans_vs_models(table, stat_figures.provenance(snakemake))
     style.save(fig, snakemake.output.figure)
     log.info("drew %d comparisons", len(table))

@@ -5,7 +5,6 @@ from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821
     pairs = stat_figures.read_table(snakemake.input.pairs)
-    fig = stat_figures.rank_correlation_heatmap(
-        pairs, "rule figure_rank_correlations · workflow/scripts/figure_rank_correlations.py")
+    fig = stat_figures.rank_correlation_heatmap(pairs, stat_figures.provenance(snakemake))
     style.save(fig, snakemake.output.figure)
     log.info("drew %d metric pairs", len(pairs))

@@ -1,33 +1,45 @@
-"""The statistical figures of the paper: pure drawing functions that take the statistics
-tables of ``results/stats`` and return a Figure.
+"""The paper's figures: pure drawing functions that take the tables of ``results/`` and return a
+Figure, all under the theme of :mod:`.style` (seaborn draws the faceted forests and the heatmap).
 
 Every function draws a "no data" figure instead of failing when its table is empty (e.g. no
-human raters in a small study) or lacks the rows it needs. ``caption_source`` names the rule and
-script; it is printed in small grey text at the top left, as in :func:`figures.forest`.
+human raters in a small study) or lacks the rows it needs. ``caption_source`` is the short
+provenance line (:func:`provenance`), printed in grey at the top left. Widths are the widths at
+which paper/main.typ places each figure, so the theme's font sizes are the printed sizes.
 """
 
 from __future__ import annotations
 
-import math
 import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import seaborn as sns
 from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.ticker import MaxNLocator
 
 from ..metrics.registry import BY_NAME, PRINCIPAL
 from . import style
 
-GREY = "#555555"
+GREY = style.GREY
 NO_DATA = "no data"
-#: Colours of the verdicts of the human-versus-model comparisons.
+#: Colours of the verdicts of the human-versus-model comparisons (the Holm-adjusted paired
+#: bootstrap decides). An unadjusted interval that excludes zero without a Holm-significant
+#: difference is drawn in its own colour, so no coloured point contradicts the interval shown.
 VERDICT_COLOURS = {"humans better": style.PALETTE[3], "model better": style.PALETTE[0],
                    "no difference": "#888888"}
+UNADJUSTED_ONLY = "interval excludes 0, not after Holm"
+UNADJUSTED_COLOUR = style.PALETTE[1]
 #: Short forms of the rank-independence verdicts printed in the heatmap cells.
 RANK_VERDICTS = {"related": "related", "independent": "indep.", "inconclusive": "?"}
 #: Diverging colour map from the palette: vermillion (-1), white (0), blue (+1).
 TAU_CMAP = LinearSegmentedColormap.from_list("tau", [style.PALETTE[3], "#FFFFFF", style.PALETTE[0]])
+POOLED = "all evaluated models"
+
+
+def provenance(smk) -> str:
+    """The one-line provenance of a rule's figure: "rule R; data a.csv, b.csv"."""
+    return f"rule {smk.rule}; data {', '.join(str(p) for p in smk.input)}"
 
 
 def metric_label(metric: str) -> str:
@@ -47,22 +59,16 @@ def direction(metric: str) -> str:
 def metric_order(metrics) -> list[str]:
     """Metrics in registry order (principal first as the registry lists them), others after by name."""
     present = list(dict.fromkeys(str(m) for m in metrics))
-    registry = [m for m in BY_NAME if m in present]
-    return registry + sorted(m for m in present if m not in BY_NAME)
-
-
-def _source(fig: plt.Figure, caption_source: str) -> None:
-    fig.suptitle(caption_source, fontsize=7, x=0.01, ha="left", color=GREY)
+    return [m for m in BY_NAME if m in present] + sorted(m for m in present if m not in BY_NAME)
 
 
 def no_data_figure(caption_source: str, what: str = "") -> plt.Figure:
     """A small figure that says there is no data (and what is missing)."""
     style.apply()
-    fig, ax = plt.subplots(figsize=(6.0, 1.4))
-    ax.axis("off")
-    ax.text(0.5, 0.5, NO_DATA + (f": {what}" if what else ""), ha="center", va="center",
-            transform=ax.transAxes, fontsize=10, color=GREY)
-    ax.set_title(caption_source, fontsize=7, loc="left", color=GREY)
+    fig, ax = plt.subplots(figsize=(style.TEXT_WIDTH, 0.8))  # the text width: prints at the theme's sizes
+    _no_data_axes(ax, what)
+    sns.despine(ax=ax, left=True, bottom=True)
+    style.source(fig, caption_source)
     return fig
 
 
@@ -70,8 +76,8 @@ def _no_data_axes(ax: plt.Axes, what: str = "") -> None:
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
-    ax.text(0.5, 0.5, NO_DATA + (f": {what}" if what else ""), ha="center", va="center",
-            transform=ax.transAxes, fontsize=9, color=GREY)
+    ax.text(0.5, 0.5, NO_DATA + (f": {what}" if what else ""), ha="center", va="center", transform=ax.transAxes,
+            color=GREY)
 
 
 def _has(df: pd.DataFrame | None, *columns: str) -> bool:
@@ -86,88 +92,142 @@ def _interval(ax: plt.Axes, x, y, lo, hi, colour, **kw) -> None:
                 capsize=kw.pop("capsize", 1.5), lw=kw.pop("lw", 1), **kw)
 
 
-def _grid(n: int, ncols: int, panel_w: float, panel_h: float, sharey: bool = True):
-    ncols = max(1, min(ncols, n))
-    nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_w * ncols, panel_h * nrows + 0.5),
-                             sharey=sharey, squeeze=False)
-    flat = list(axes.ravel())
-    for ax in flat[n:]:
-        ax.set_visible(False)
-    return fig, flat[:n]
+def _rows(ax: plt.Axes, labels, zero: bool = False) -> None:
+    """Categorical rows 0..n-1 (bottom to top) labelled ``labels``; zero dashed when asked."""
+    ax.set_yticks(range(len(labels)), list(labels))
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.grid(axis="y", alpha=0)
+    ax.xaxis.set_major_locator(MaxNLocator(3))  # few x ticks: no overlapping labels in small panels
+    if zero:
+        ax.axvline(0, color=GREY, lw=0.8, ls="--")
+
+
+def _legend(fig: plt.Figure, colours: dict[str, str], present) -> None:
+    handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=k) for k, c in colours.items() if k in set(present)]
+    if handles:
+        fig.set_layout_engine("constrained")
+        fig.legend(handles=handles, loc="outside lower center", ncol=len(handles) if len(handles) <= 3 else 2)
+
+
+def _layout(fig: plt.Figure, legend: bool = False) -> None:
+    """Constrained layout: room for the provenance line on top and the figure legend below."""
+    fig.set_layout_engine("constrained", h_pad=0.04, w_pad=0.04)
+
+
+def _short(v: float) -> str:
+    """Two decimals without the leading zero (-0.25 -> -.25), for the heatmap's narrow cells."""
+    return f"{v:.2f}".replace("0.", ".", 1) if abs(v) < 1 else f"{v:.2f}"
 
 
 def _wrap(text: str, width: int = 34) -> str:
     return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
-# 1. Rank correlations -----------------------------------------------------------------------
-
-def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Figure:
-    """Heatmap of Kendall's tau-b between the models' rankings on each pair of metrics.
-
-    ``pairs`` has one row per pair (metric_a, metric_b, tau, lo95, hi95, verdict). The lower
-    triangle is drawn: each cell's colour is tau (blue positive, vermillion negative, white
-    zero) and its text gives tau, the 95% interval and the verdict (``related``, ``indep.``,
-    ``?`` for inconclusive). A pair without a finite tau is grey and reads n/a.
-    """
-    if not _has(pairs, "metric_a", "metric_b", "tau", "lo95", "hi95"):
-        return no_data_figure(caption_source, "rank correlations")
-    style.apply()
-    metrics = metric_order(list(pairs["metric_a"]) + list(pairs["metric_b"]))
-    k = len(metrics)
-    if k < 2:
-        return no_data_figure(caption_source, "fewer than two metrics")
-    pos = {m: i for i, m in enumerate(metrics)}
-    tau = np.full((k, k), np.nan)
-    cells = {}
-    for _, r in pairs.iterrows():
-        i, j = pos[str(r["metric_a"])], pos[str(r["metric_b"])]
-        i, j = max(i, j), min(i, j)  # lower triangle: row below column
-        tau[i, j] = r["tau"]
-        cells[(i, j)] = r
-    size = max(3.5, 0.72 * (k - 1) + 1.6)
-    fig, ax = plt.subplots(figsize=(size + 0.8, size))
-    masked = np.ma.masked_invalid(tau)
-    edges = np.arange(k + 1) - 0.5
-    image = ax.pcolormesh(edges, edges, masked, cmap=TAU_CMAP, vmin=-1, vmax=1)  # vector cells, no raster
-    ax.set_xlim(-0.5, k - 1.5)  # strict lower triangle: no empty first row or last column
-    ax.set_ylim(k - 0.5, 0.5)  # second metric on the top row
-    ax.set_aspect("equal")
-    for (i, j), r in sorted(cells.items()):
-        if np.isfinite(r["tau"]):
-            lo, hi = r["lo95"], r["hi95"]
-            ci = f"[{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) and np.isfinite(hi) else "[n/a]"
-            verdict = RANK_VERDICTS.get(str(r.get("verdict", "")), str(r.get("verdict", "")))
-            text = f"{r['tau']:.2f}\n{ci}\n{verdict}"
-            colour = "white" if abs(r["tau"]) > 0.6 else "black"
-        else:
-            ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, color="#DDDDDD"))
-            text, colour = "n/a", GREY
-        ax.text(j, i, text, ha="center", va="center", fontsize=5.5, color=colour, linespacing=1.1)
-    labels = [_wrap(metric_label(m), 16) for m in metrics]
-    ax.set_xticks(range(k - 1), labels[:-1], rotation=45, ha="right", fontsize=7)
-    ax.set_yticks(range(1, k), labels[1:], fontsize=7)
-    ax.grid(False)
-    for side in ("left", "bottom"):
-        ax.spines[side].set_visible(False)
-    bar = fig.colorbar(image, ax=ax, shrink=0.6, pad=0.02)
-    bar.solids.set_rasterized(False)  # all-vector SVG
-    bar.solids.set_edgecolor("face")  # no seams between the colour bar's cells
-    bar.set_label("Kendall tau-b between model rankings")
-    ax.set_title(caption_source, fontsize=7, loc="left", color=GREY)
-    return fig
-
-
 def _finite_max(values, default: float) -> float:
-    """The largest finite value, or ``default`` when there is none (np.nanmax would warn
-    "All-NaN slice encountered" on the console and return NaN)."""
+    """The largest finite value, or ``default`` when there is none (np.nanmax would warn)."""
     x = np.asarray(values, dtype=float).ravel()
     x = x[np.isfinite(x)]
     return float(x.max()) if len(x) else default
 
 
-# 2. Capability profiles ------------------------------------------------------------------------
+def _facet_forest(table: pd.DataFrame, metrics: list[str], models: list[str], x: str, lo: str, hi: str,
+                  colour_of, xlabel, col_wrap: int, panel_h: float, zero: bool) -> sns.FacetGrid:
+    """Small multiples with seaborn: one panel per metric (registry label as title), one row per
+    model (``models`` bottom to top), each point coloured by ``colour_of(row)``."""
+    y_of = {m: i for i, m in enumerate(models)}
+    data = table.assign(_panel=table["metric"].map(metric_label), _y=table["em_model"].astype(str).map(y_of),
+                        _colour=[colour_of(r) for _, r in table.iterrows()])
+    col_wrap = max(1, min(col_wrap, len(metrics)))
+    grid = sns.FacetGrid(data, col="_panel", col_order=[metric_label(m) for m in metrics], col_wrap=col_wrap,
+                         sharex=False, sharey=True, height=panel_h, aspect=style.TEXT_WIDTH / col_wrap / panel_h,
+                         despine=True)
+
+    def draw(data, **_):
+        ax = plt.gca()
+        for colour, part in data.groupby("_colour", sort=True):
+            _interval(ax, part[x], part["_y"], part[lo], part[hi], colour)
+
+    grid.map_dataframe(draw)
+    grid.set_titles("{col_name}")
+    for ax in grid.axes.flat:  # titles wrapped to their column (about 5.5 pt of width per character)
+        ax.set_title(_wrap(ax.get_title(), int(style.TEXT_WIDTH / col_wrap * 72 / 5.5)))
+    for ax, metric in zip(grid.axes.flat, metrics):
+        _rows(ax, models, zero)
+        ax.set_xlabel(xlabel(metric) if callable(xlabel) else xlabel, color=GREY)
+    return grid
+
+
+def forest(board: pd.DataFrame, metric: str, caption_source: str) -> plt.Figure:
+    """Forest plot of ``metric`` per model: mean and 95% interval over conversations, best at the
+    top, coloured by role (human raters answer a subset of conversations: wider intervals)."""
+    style.apply()
+    rows = board.sort_values([metric, "em_model"], ascending=[True, False], kind="stable")
+    fig, ax = plt.subplots(figsize=(0.85 * style.TEXT_WIDTH, 0.2 * len(rows) + 1.0))
+    for role, part in rows.assign(_y=np.arange(len(rows))).groupby("role", sort=True):
+        _interval(ax, part[metric], part["_y"], part[f"{metric}_lo"], part[f"{metric}_hi"],
+                  style.ROLE_COLOURS.get(role, style.PALETTE[4]))
+    _rows(ax, rows["em_model"])
+    ax.set_xlabel(f"{metric_label(metric)} (mean over conversations, 95% interval)")
+    ax.legend(handles=[plt.Line2D([], [], marker="o", ls="", color=c, label=r) for r, c in style.ROLE_COLOURS.items()
+                       if r in set(rows["role"])], loc="lower right")
+    style.source(fig, caption_source)
+    return fig
+
+
+def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Figure:
+    """Heatmap (seaborn) of Kendall's tau-b between the models' rankings on each pair of metrics.
+
+    ``pairs`` has one row per pair (metric_a, metric_b, tau, lo95, hi95, verdict); lo95 and hi95
+    are the interval the verdict uses (resampling models and conversations). The strict lower
+    triangle is drawn: each cell's colour is tau (blue positive, vermillion negative, white
+    zero) and its text gives tau, the interval and the verdict (``related``, ``indep.``, ``?``
+    for inconclusive). A pair without a finite tau is grey and reads n/a.
+    """
+    if not _has(pairs, "metric_a", "metric_b", "tau", "lo95", "hi95"):
+        return no_data_figure(caption_source, "rank correlations")
+    metrics = metric_order(list(pairs["metric_a"]) + list(pairs["metric_b"]))
+    k = len(metrics)
+    if k < 2:
+        return no_data_figure(caption_source, "fewer than two metrics")
+    style.apply()
+    pos = {m: i for i, m in enumerate(metrics)}
+    tau = np.full((k - 1, k - 1), np.nan)  # row i: metric i + 1; column j: metric j
+    text = np.full((k - 1, k - 1), "", dtype=object)
+    for _, r in pairs.iterrows():
+        i, j = sorted((pos[str(r["metric_a"])], pos[str(r["metric_b"])]), reverse=True)
+        tau[i - 1, j] = r["tau"]
+        if np.isfinite(r["tau"]):
+            ci = f"[{_short(r['lo95'])}, {_short(r['hi95'])}]" if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"]) else "[n/a]"
+            text[i - 1, j] = f"{r['tau']:.2f}\n{ci}\n{RANK_VERDICTS.get(str(r.get('verdict', '')), r.get('verdict', ''))}"
+        else:
+            text[i - 1, j] = "n/a"
+    upper = np.triu(np.ones_like(tau, bool), k=1)
+    size = min(style.TEXT_WIDTH - 0.2, 0.95 * (k - 1) + 2.0)
+    fig, ax = plt.subplots(figsize=(size, size))
+    ax.grid(False)
+    grey = np.where(~upper & np.isnan(tau), 0.0, np.nan)  # pairs without a tau: grey cells
+    sns.heatmap(grey, mask=~np.isfinite(grey), cmap=["#DDDDDD"], vmin=0, vmax=1, cbar=False, ax=ax)
+    sns.heatmap(tau, mask=upper | np.isnan(tau), cmap=TAU_CMAP, vmin=-1, vmax=1, square=True, ax=ax,
+                linewidths=0.5, linecolor="white", annot=np.where(upper, "", text), fmt="",
+                annot_kws={"fontsize": style.MIN_PT, "linespacing": 1.05},
+                xticklabels=[_wrap(metric_label(m), 12) for m in metrics[:-1]],
+                yticklabels=[_wrap(metric_label(m), 14) for m in metrics[1:]],
+                cbar_ax=ax.inset_axes([0.55, 0.9, 0.42, 0.035]),  # in the empty upper triangle
+                cbar_kws={"orientation": "horizontal", "label": "Kendall tau-b between model rankings"})
+    for t in ax.texts:  # the cells without a tau are not annotated by seaborn (masked)
+        t.set_color("white" if abs(float(t.get_text().split("\n")[0] or 0)) > 0.6 else "black")
+    for (i, j), s in np.ndenumerate(text):
+        if s == "n/a":
+            ax.text(j + 0.5, i + 0.5, s, ha="center", va="center", color=GREY, fontsize=style.MIN_PT)
+    ax.tick_params(axis="x", rotation=45)
+    plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
+    ax.tick_params(axis="y", rotation=0)
+    bar = ax.collections[-1].colorbar
+    bar.solids.set_rasterized(False)  # all-vector SVG
+    bar.solids.set_edgecolor("face")  # no seams between the colour bar's cells
+    style.source(fig, caption_source)
+    return fig
+
 
 def with_roles(table: pd.DataFrame, roles: dict[str, str]) -> pd.DataFrame:
     """``table`` with its ``role`` column set from ``roles`` (em_model -> model, baseline or
@@ -184,12 +244,13 @@ def with_roles(table: pd.DataFrame, roles: dict[str, str]) -> pd.DataFrame:
 
 def capability_profiles(intervals: pd.DataFrame, caption_source: str,
                         metrics: tuple[str, ...] | None = None, order_by: str = "composite") -> plt.Figure:
-    """Small multiples: one panel per principal metric, each model's estimate and 95% interval.
+    """Small multiples (seaborn FacetGrid): one panel per principal metric, each model's
+    estimate and 95% interval over conversations.
 
     ``intervals`` is long (em_model, role, metric, estimate, lo, hi). Models keep one row across
-    panels, ordered by ``order_by`` (best at the top; by name when that metric is absent) and
-    coloured by role. Each panel's axis names the metric and its direction. Metrics default to
-    the registry's principal metrics present in the table.
+    panels, ordered by ``order_by`` (best at the top; models without it at the bottom) and
+    coloured by role. Each panel's axis names the metric's direction. Metrics default to the
+    registry's principal metrics present in the table.
     """
     if not _has(intervals, "em_model", "metric", "estimate", "lo", "hi"):
         return no_data_figure(caption_source, "capability profiles")
@@ -198,38 +259,21 @@ def capability_profiles(intervals: pd.DataFrame, caption_source: str,
     if not metrics:
         return no_data_figure(caption_source, "no principal metric in the table")
     style.apply()
-    roles = intervals.drop_duplicates("em_model").set_index("em_model")["role"] if "role" in intervals else None
     models = sorted(intervals["em_model"].astype(str).unique())
     key = intervals[intervals["metric"] == order_by].set_index("em_model")["estimate"]
     better = BY_NAME[order_by].higher_is_better if order_by in BY_NAME else True
     score = {m: key.get(m, np.nan) * (1 if better else -1) for m in models}
-    # worst at the bottom (y = 0), best at the top; models without the key metric at the bottom
     models = sorted(models, key=lambda m: (np.isfinite(score[m]), np.nan_to_num(score[m], nan=0.0)))
-    y_of = {m: i for i, m in enumerate(models)}
-    fig, axes = _grid(len(metrics), 5, 1.55, 0.16 * len(models) + 0.8)
-    for ax, metric in zip(axes, metrics):
-        rows = intervals[intervals["metric"] == metric]
-        for role, part in rows.groupby(rows["role"] if "role" in rows else "em_model", sort=True):
-            colour = style.ROLE_COLOURS.get(role, style.PALETTE[4])
-            _interval(ax, part["estimate"], [y_of[str(m)] for m in part["em_model"]], part["lo"], part["hi"], colour)
-        ax.set_title(_wrap(metric_label(metric), 22), fontsize=7)
-        ax.set_xlabel(direction(metric), fontsize=6, color=GREY)
-        ax.tick_params(labelsize=6)
-        ax.grid(axis="y", alpha=0)
-    axes[0].set_yticks(range(len(models)), models)
-    for ax in axes:
-        ax.set_ylim(-0.7, len(models) - 0.3)
-    if roles is not None:
-        handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=r) for r, c in style.ROLE_COLOURS.items()
-                   if r in set(roles)]
-        fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False,
-                   bbox_to_anchor=(0.5, -0.02))
-    _source(fig, caption_source)
-    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
-    return fig
+    rows = intervals[intervals["metric"].isin(metrics)]
+    role = rows["role"] if "role" in rows else pd.Series("model", index=rows.index)
+    grid = _facet_forest(rows.assign(role=role), metrics, models, "estimate", "lo", "hi",
+                         lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]), direction, 5,
+                         0.15 * len(models) + 1.3, zero=False)
+    _legend(grid.figure, style.ROLE_COLOURS, role)
+    style.source(grid.figure, caption_source)
+    _layout(grid.figure, legend=True)
+    return grid.figure
 
-
-# 3. Discriminability ---------------------------------------------------------------------------
 
 def discriminability(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     """Three panels per metric: reliability of model means, signal-to-noise ratio (both with
@@ -241,26 +285,21 @@ def discriminability(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     style.apply()
     rows = table.sort_values(["snr", "metric"], ascending=[True, False], kind="stable", na_position="first")
     y = np.arange(len(rows))
-    fig, axes = plt.subplots(1, 3, figsize=(7.2, 0.3 * len(rows) + 1.2), sharey=True)
-    for ax, col, xlabel in ((axes[0], "reliability", "reliability of model means"),
+    fig, axes = plt.subplots(1, 3, figsize=(style.TEXT_WIDTH, 0.25 * len(rows) + 1.2), sharey=True)
+    for ax, col, xlabel in ((axes[0], "reliability", "reliability of\nmodel means"),
                             (axes[1], "snr", "signal-to-noise ratio")):
-        lo = rows[f"{col}_lo"] if f"{col}_lo" in rows else np.full(len(rows), np.nan)
-        hi = rows[f"{col}_hi"] if f"{col}_hi" in rows else np.full(len(rows), np.nan)
-        _interval(ax, rows[col], y, lo, hi, style.PALETTE[0])
+        nan = np.full(len(rows), np.nan)
+        _interval(ax, rows[col], y, rows.get(f"{col}_lo", nan), rows.get(f"{col}_hi", nan), style.PALETTE[0])
         ax.set_xlabel(xlabel)
     axes[2].barh(y, rows["share_pairs_separated"], color=style.PALETTE[2], height=0.6)
     axes[2].set_xlim(0, 1)
-    axes[2].set_xlabel("share of model pairs separated")
-    axes[0].set_yticks(y, [metric_label(m) for m in rows["metric"]])
+    axes[2].set_xlabel("share of model\npairs separated")
     for ax in axes:
-        ax.grid(axis="y", alpha=0)
-        ax.tick_params(labelsize=7)
-    _source(fig, caption_source)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+        _rows(ax, [metric_label(m) for m in rows["metric"]])
+    style.source(fig, caption_source)
+    _layout(fig)
     return fig
 
-
-# 4. Diagnosis subgroups and topics ------------------------------------------------------------
 
 def _p(p) -> str:
     if p is None or not np.isfinite(p):
@@ -273,131 +312,95 @@ def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_sour
     """Two panels. Left: the adjusted effect of a diagnosis (diagnosed minus not) per metric with
     its 95% interval and the permutation p-value. Right: the mean of ``topic_metric`` per topic
     with its 95% interval, hardest at the bottom, annotated with the bootstrap probability of
-    being the hardest topic; the reference category of the contrasts is drawn as an open dot.
-    A panel without rows says "no data".
+    being the hardest topic; the reference category of the mixed model's contrasts is drawn as
+    an open dot (and named in the legend). A panel without rows says "no data".
     """
     style.apply()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7.6, 3.6), gridspec_kw={"width_ratios": [1, 1.15]})
+    n = max(len(diagnosis) if diagnosis is not None else 0, len(topics) // max(1, topics["metric"].nunique())
+            if _has(topics, "metric") else 0)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(style.TEXT_WIDTH - 0.8, max(3.6, 0.45 * n + 1.5)), gridspec_kw={"width_ratios": [1, 1.1]})
     if _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi"):
-        rows = diagnosis.assign(_o=[metric_order(diagnosis["metric"]).index(m) for m in diagnosis["metric"]])
+        order = metric_order(diagnosis["metric"])
+        rows = diagnosis.assign(_o=[order.index(m) for m in diagnosis["metric"]])
         rows = rows.sort_values("_o", ascending=False, kind="stable")
         y = np.arange(len(rows))
         _interval(left, rows["adjusted_effect"], y, rows["adjusted_lo"], rows["adjusted_hi"], style.PALETTE[4])
-        left.axvline(0, color=GREY, lw=0.8, ls="--")
-        left.set_yticks(y, [metric_label(m) for m in rows["metric"]])
-        if "p_permutation" in rows:
-            for yi, p in zip(y, rows["p_permutation"]):
-                left.annotate(_p(p), (1.0, yi), xycoords=("axes fraction", "data"), xytext=(2, 0),
-                              textcoords="offset points", fontsize=6, va="center", color=GREY)
-        left.set_xlabel("adjusted effect of a diagnosis\n(diagnosed minus not, 95% interval)")
-        left.grid(axis="y", alpha=0)
+        p = rows["p_permutation"] if "p_permutation" in rows else [np.nan] * len(rows)
+        _rows(left, [f"{_wrap(metric_label(m), 20)}\n{_p(q)}" for m, q in zip(rows["metric"], p)], zero=True)
+        left.set_xlabel("adjusted effect of a diagnosis\n(diagnosed minus not,\n95% interval)")
     else:
         _no_data_axes(left, "diagnosis subgroups")
     tp = topics[topics["metric"] == topic_metric] if _has(topics, "metric", "category", "mean", "lo", "hi") else None
     if tp is not None and len(tp):
         tp = tp.sort_values(["mean", "category"], kind="stable")
         y = np.arange(len(tp))
-        ref = tp["is_reference"].astype(bool).to_numpy() if "is_reference" in tp else np.zeros(len(tp), bool)
-        _interval(right, tp["mean"], y, tp["lo"], tp["hi"], style.PALETTE[0])
-        if ref.any():
-            right.plot(tp["mean"].to_numpy()[ref], y[ref], "o", mfc="white", mec=style.PALETTE[0], ms=4.5,
-                       label="reference category")
-            right.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=7,
-                         borderaxespad=0.1)
-        right.set_yticks(y, [_wrap(c, 22) for c in tp["category"]])
-        if "p_hardest" in tp:
-            for yi, p in zip(y, tp["p_hardest"]):
-                right.annotate(f"P(hardest) {p:.2f}" if np.isfinite(p) else "", (1.0, yi),
-                               xycoords=("axes fraction", "data"), xytext=(2, 0), textcoords="offset points",
-                               fontsize=6, va="center", color=GREY)
-        right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations, 95% interval)")
-        right.grid(axis="y", alpha=0)
+        ref = tp["is_reference"].astype(str).str.lower().eq("true").to_numpy() if "is_reference" in tp \
+            else np.zeros(len(tp), bool)
+        _interval(right, tp["mean"], y, tp["lo"], tp["hi"], style.PALETTE[0], label="topic mean")
+        if ref.any():  # drawn over the filled dot, larger, so it reads as an open ring
+            right.plot(tp["mean"].to_numpy()[ref], y[ref], "o", mfc="white", mec=style.PALETTE[0], mew=1.2, ms=6,
+                       zorder=5, label="reference category")
+            right.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.1)
+        hardest = tp["p_hardest"] if "p_hardest" in tp else [np.nan] * len(tp)
+        _rows(right, [_wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) else "")
+                      for c, q in zip(tp["category"], hardest)])
+        right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
     else:
         _no_data_axes(right, f"topics ({topic_metric})")
-    for ax in (left, right):
-        ax.tick_params(labelsize=7)
-    _source(fig, caption_source)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    style.source(fig, caption_source)
+    _layout(fig)
     return fig
 
 
-# 5. Turn drift ---------------------------------------------------------------------------------
-
-POOLED = "all evaluated models"
-
-
-def _forest_panels(axes, metrics: list[str], models: list[str], xlabel: str) -> None:
-    """Finish small-multiple forests (one panel per metric, one row per model): zero dashed,
-    the metric as the title, shared model labels on the first panel and the same rows on all."""
-    for ax, metric in zip(axes, metrics):
-        ax.axvline(0, color=GREY, lw=0.8, ls="--")
-        ax.set_title(metric_label(metric), fontsize=8)
-        ax.set_xlabel(xlabel, fontsize=7, color=GREY)
-        ax.tick_params(labelsize=7)
-        ax.grid(axis="y", alpha=0)
-    axes[0].set_yticks(range(len(models)), models)
-    for ax in axes:
-        ax.set_ylim(-0.7, len(models) - 0.3)
-
-
 def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
-    """Small multiples, one panel per metric: the within-conversation slope of each model's
-    score on relative turn position (late minus early scale) with its 95% interval. The pooled
-    slope over all evaluated models is drawn in black at the top; zero is dashed.
+    """Small multiples (seaborn FacetGrid), one panel per metric: the within-conversation slope
+    of each model's score on relative turn position (late minus early scale) with its 95%
+    interval. The pooled slope over all evaluated models is drawn in black at the top; zero is
+    dashed.
     """
     if not _has(table, "metric", "em_model", "slope", "slope_lo", "slope_hi"):
         return no_data_figure(caption_source, "turn drift")
     style.apply()
-    metrics = metric_order(table["metric"])
     models = sorted(set(table["em_model"].astype(str)) - {POOLED}, reverse=True)
-    if POOLED in set(table["em_model"]):
-        models.append(POOLED)
-    y_of = {m: i for i, m in enumerate(models)}
-    fig, axes = _grid(len(metrics), min(3, len(metrics)), 2.5, 0.22 * len(models) + 1.0)
-    for ax, metric in zip(axes, metrics):
-        rows = table[table["metric"] == metric]
-        pooled = rows["em_model"] == POOLED
-        for part, colour in ((rows[~pooled], style.PALETTE[0]), (rows[pooled], style.PALETTE[7])):
-            if len(part):
-                _interval(ax, part["slope"], [y_of[str(m)] for m in part["em_model"]], part["slope_lo"],
-                          part["slope_hi"], colour)
-    _forest_panels(axes, metrics, models, "slope over the conversation")
-    _source(fig, caption_source)
-    fig.tight_layout(rect=(0, 0, 1, 0.96))
-    return fig
+    models += [POOLED] if POOLED in set(table["em_model"]) else []
+    grid = _facet_forest(table, metric_order(table["metric"]), models, "slope", "slope_lo", "slope_hi",
+                         lambda r: style.PALETTE[7] if r["em_model"] == POOLED else style.PALETTE[0],
+                         "slope over the conversation", 4, 0.17 * len(models) + 1.2, zero=True)
+    style.source(grid.figure, caption_source)
+    _layout(grid.figure)
+    return grid.figure
 
 
-# 6. Humans versus models -----------------------------------------------------------------------
+def human_colour(row) -> str:
+    """The colour of one comparison: its verdict (Holm-adjusted paired bootstrap), or
+    ``UNADJUSTED_COLOUR`` for "no difference" whose unadjusted 95% interval excludes zero."""
+    verdict = str(row.get("verdict", ""))
+    if verdict == "no difference" and (row["lo"] > 0 or row["hi"] < 0):
+        return UNADJUSTED_COLOUR
+    return VERDICT_COLOURS.get(verdict, style.PALETTE[4])
+
 
 def humans_vs_models(table: pd.DataFrame, caption_source: str) -> plt.Figure:
-    """Forest of human minus model per metric (one panel each): the paired-bootstrap difference
-    and its 95% interval per evaluated model, coloured by the verdict (humans better, model
-    better, no difference); zero is dashed. An empty table (no human raters) says "no data".
+    """Forest of human minus model per metric (seaborn FacetGrid, one panel each): the paired
+    bootstrap difference and its unadjusted 95% interval per evaluated model, coloured by the
+    verdict of the Holm-adjusted test across models (humans better, model better, no
+    difference); a difference whose interval excludes zero but that Holm does not confirm has
+    its own colour. Zero is dashed. An empty table (no human raters) says "no data".
     """
     if not _has(table, "metric", "em_model", "human_minus_model", "lo", "hi"):
         return no_data_figure(caption_source, "no human raters in this cohort")
     style.apply()
-    metrics = metric_order(table["metric"])
     models = sorted(table["em_model"].astype(str).unique(), reverse=True)
-    y_of = {m: i for i, m in enumerate(models)}
-    verdicts = table["verdict"].astype(str) if "verdict" in table else pd.Series("", index=table.index)
-    fig, axes = _grid(len(metrics), min(3, len(metrics)), 2.5, 0.22 * len(models) + 1.0)
-    for ax, metric in zip(axes, metrics):
-        rows = table[table["metric"] == metric]
-        for verdict, part in rows.groupby(verdicts[rows.index], sort=True):
-            _interval(ax, part["human_minus_model"], [y_of[str(m)] for m in part["em_model"]], part["lo"],
-                      part["hi"], VERDICT_COLOURS.get(verdict, style.PALETTE[4]))
-    _forest_panels(axes, metrics, models, "human minus model")
-    handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in VERDICT_COLOURS.items()
-               if v in set(verdicts)]
-    if handles:
-        fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, bbox_to_anchor=(0.5, -0.02))
-    _source(fig, caption_source)
-    fig.tight_layout(rect=(0, 0.04, 1, 0.96))
-    return fig
+    colours = [human_colour(r) for _, r in table.iterrows()]
+    grid = _facet_forest(table, metric_order(table["metric"]), models, "human_minus_model", "lo", "hi",
+                         human_colour, "human minus model", 4, 0.17 * len(models) + 1.2, zero=True)
+    legend = {f"{k} (Holm p ≤ 0.05)" if k != "no difference" else k: c for k, c in VERDICT_COLOURS.items()}
+    legend[UNADJUSTED_ONLY] = UNADJUSTED_COLOUR
+    _legend(grid.figure, legend, [k for k, c in legend.items() if c in set(colours)])
+    style.source(grid.figure, caption_source)
+    _layout(grid.figure, legend=True)
+    return grid.figure
 
-
-# 7. Simulation ---------------------------------------------------------------------------------
 
 def simulation_calibration(null_rates: pd.DataFrame, planted: pd.DataFrame, caption_source: str,
                            nominal_coverage: float = 0.95, coverage_bar: float = 0.90) -> plt.Figure:
@@ -409,48 +412,40 @@ def simulation_calibration(null_rates: pd.DataFrame, planted: pd.DataFrame, capt
     """
     style.apply()
     n = max(len(null_rates) if null_rates is not None else 0, len(planted) if planted is not None else 0)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(7.8, max(2.5, 0.42 * n + 1.2)))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(style.TEXT_WIDTH - 0.4, max(2.5, 0.42 * n + 1.4)))
     if _has(null_rates, "test", "false_positive_rate", "alpha"):
-        rows = null_rates.iloc[::-1]
-        y = np.arange(len(rows))
+        rows, y = null_rates.iloc[::-1], np.arange(len(null_rates))
         if "band_lo" in rows and "band_hi" in rows:
             left.barh(y, rows["band_hi"] - rows["band_lo"], left=rows["band_lo"], height=0.5, color="#DDDDDD",
                       label="binomial 95% band")
         left.plot(rows["false_positive_rate"], y, "o", color=style.PALETTE[0], ms=4, label="false-positive rate")
         for a in sorted(set(rows["alpha"].dropna())):
             left.axvline(a, color=GREY, lw=0.8, ls="--", label="nominal alpha")
-        left.set_yticks(y, [_wrap(t, 30) for t in rows["test"]])
+        _rows(left, [_wrap(t, 26) for t in rows["test"]])
         left.set_xlim(0, max(0.12, _finite_max(np.r_[rows["false_positive_rate"], rows.get("band_hi", 0)], 0.0) + 0.02))
         left.set_xlabel("false-positive rate under the null")
-        left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False, fontsize=7, ncol=2)
-        left.grid(axis="y", alpha=0)
+        left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     else:
         _no_data_axes(left, "null simulations")
     pl = planted[planted["coverage"].notna()] if _has(planted, "effect", "coverage") else None
     if pl is not None and len(pl):
-        rows = pl.iloc[::-1]
-        y = np.arange(len(rows))
+        rows, y = pl.iloc[::-1], np.arange(len(pl))
         right.plot(rows["coverage"], y, "o", color=style.PALETTE[0], ms=4, label="coverage")
         if "sign_recovery" in rows:
             right.plot(rows["sign_recovery"], y, "x", color=style.PALETTE[1], ms=5, label="sign recovery")
         right.axvline(nominal_coverage, color=GREY, lw=0.8, ls="--", label="nominal coverage")
         right.axvline(coverage_bar, color=style.PALETTE[3], lw=0.8, ls=":", label="acceptance bar")
-        right.set_yticks(y, [_wrap(t, 30) for t in rows["effect"]])
+        _rows(right, [_wrap(t, 26) for t in rows["effect"]])
         lowest = float(np.nanmin(np.r_[rows["coverage"], rows.get("sign_recovery", 1.0), coverage_bar]))
         right.set_xlim(max(0.0, lowest - 0.05), 1.01)
         right.set_xlabel("share of planted-effect studies")
-        right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False, fontsize=7, ncol=2)
-        right.grid(axis="y", alpha=0)
+        right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     else:
         _no_data_axes(right, "planted simulations")
-    for ax in (left, right):
-        ax.tick_params(labelsize=7)
-    _source(fig, caption_source)
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    style.source(fig, caption_source)
+    _layout(fig)
     return fig
 
-
-# 8. Rank intervals -----------------------------------------------------------------------------
 
 def rank_intervals(table: pd.DataFrame, caption_source: str, metric: str = "composite") -> plt.Figure:
     """Critical-difference style ranking diagram for ``metric``: each model's rank (1 = best)
@@ -465,16 +460,15 @@ def rank_intervals(table: pd.DataFrame, caption_source: str, metric: str = "comp
     style.apply()
     rows = rows.sort_values(["rank", "em_model"], ascending=[False, False], kind="stable")
     y = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(6.0, 0.28 * len(rows) + 1.0))
+    fig, ax = plt.subplots(figsize=(0.75 * style.TEXT_WIDTH, 0.22 * len(rows) + 1.0))
     ax.hlines(y, rows["rank_lo"] - 0.15, rows["rank_hi"] + 0.15, color=style.PALETTE[5], lw=5, alpha=0.7)
     ax.plot(rows["rank"], y, "o", color=style.PALETTE[0], ms=4)
+    _rows(ax, rows["em_model"])
     n = int(_finite_max(rows[["rank", "rank_hi"]].to_numpy(float), 1.0))
     ax.set_xlim(n + 0.7, 0.3)  # rank 1 on the right, as in a critical-difference diagram
     ax.set_xticks(range(1, n + 1))
-    ax.set_yticks(y, rows["em_model"])
-    ax.set_xlabel(f"rank on {metric_label(metric)} (1 = best; bar: 95% bootstrap interval)")
-    ax.grid(axis="y", alpha=0)
-    ax.set_title(caption_source, fontsize=7, loc="left", color=GREY)
+    ax.set_xlabel(f"rank on {metric_label(metric)}\n(1 = best; bar: 95% bootstrap interval)")
+    style.source(fig, caption_source)
     return fig
 
 
