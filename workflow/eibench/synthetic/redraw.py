@@ -44,10 +44,14 @@ def redrawn_composites(gold: dict[str, pd.DataFrame], profiles: dict[str, str], 
 
 
 def spread(redrawn: pd.DataFrame, published: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Per model: the published composite, the standard deviation and range of the redrawn
-    composites (points), and the published bootstrap interval's width beside them (``published``:
-    em_model, estimate, width, from the scheme table of one scheme)."""
-    g = redrawn.groupby("em_model")["composite"]
+    """Per model: the published composite, the standard deviation and range of its composites
+    over the published draw and the redraws (points; ``draws`` counts both), and the published
+    bootstrap interval's width beside them (``published``: em_model, estimate, width, from the
+    scheme table of one scheme; its estimate is the published draw's composite)."""
+    first = published[published["em_model"].isin(set(redrawn["em_model"]))]
+    pooled = pd.concat([redrawn[["em_model", "composite"]], first.rename(columns={"estimate": "composite"})[
+        ["em_model", "composite"]]], ignore_index=True)
+    g = pooled.groupby("em_model")["composite"]
     out = pd.DataFrame({"draws": g.size(), "sd": g.std(ddof=1), "min": g.min(), "max": g.max()})
     out = out.join(published.set_index("em_model")[["estimate", "width"]], how="left")
     # A bootstrap interval's width in standard deviations of a normal: 2 x z_{(1+level)/2}.
