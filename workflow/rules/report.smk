@@ -275,6 +275,7 @@ rule paper_numbers:
         turns=GOLD["turns"],
         participants=GOLD["participants"],
         **STATS_FOR_PAPER,
+        **{f"unc_{k}": v for k, v in UNCERTAINTY_STATS.items()},  # uncertainty.smk
         # checksummed for the reproducibility statement: the release-format input files
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
@@ -357,6 +358,8 @@ rule paper_numbers:
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,
         ranked_roles=ANALYSED_ROLES,
+        uncertainty={**config["uncertainty"], "n_bootstrap": config["statistics"]["n_bootstrap"],
+                     "claims_scheme": config["statistics"]["cluster"]},
     log:
         "logs/report/paper_numbers.log",
     benchmark:

@@ -11,6 +11,7 @@ from eibench.report.numbers import Numbers, fmt
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
+from eibench.report.uncertainty_numbers import add_uncertainty
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
 from scipy.stats import kendalltau
@@ -142,6 +143,8 @@ with rule_log(snakemake) as log:  # noqa: F821
         "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
+    add_uncertainty(nums, {k[4:]: v for k, v in snakemake.input.items() if k.startswith("unc_")}, p.uncertainty,
+                    p.uncertainty["n_bootstrap"])
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
     inputs = {"cohort": files_digest(snakemake.input.cohort_files)}
     inputs |= {label: files_digest(paths) for label, paths in sorted(p.prediction_sets.items())}
