@@ -123,8 +123,8 @@ def test_rank_stability_a_dominant_model_is_always_first_and_equal_weights_can_f
                           participant=np.arange(n))
     _, s = rank_stability(dominant, [0, 1], 30, 500, _rng(8))
     assert s["p_leader_first_around"] == 1 and s["p_leader_first_flat"] == 1 and s["n_models_ever_first_flat"] == 1
-    with pytest.raises(ValueError, match="two ranked models"):
-        rank_stability(dominant, [0], 30, 500, _rng(8))
+    alone, s1 = rank_stability(dominant, [0], 30, 500, _rng(8))
+    assert s1["p_leader_first_flat"] == 1 and not s1["leader_changes_under_equal_weights"]
 
 
 def test_rank_stability_is_seeded():

@@ -2,6 +2,8 @@
 adjacent pairs), its sensitivity to the pillar weights, the reliability-versus-conversations
 curve and the per-topic and per-group breakdowns."""
 
+import numpy as np
+import pandas as pd
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
 from eibench.stats.breakdowns import breakdown
@@ -10,9 +12,6 @@ from eibench.stats.ranks import reliability_curve
 from eibench.stats.uncertainty import adjacent_pairs, scheme_table
 from eibench.stats.weights import rank_stability
 from eibench.tables import json_text, write_csv, write_text
-
-import numpy as np
-import pandas as pd
 
 METRIC = "composite"
 

@@ -47,9 +47,7 @@ def rank_stability(study: Study, models: list[int], concentration: float, n_draw
     and the share of weight draws in which it ranks first (ties share the first place
     equally) and its median rank, for the Dirichlet around the published weights and for
     the flat Dirichlet. The summary names the leaders and how often the published leader
-    stays first."""
-    if len(models) < 2:
-        raise ValueError("weight sensitivity needs at least two ranked models")
+    stays first. A single model is first under every weighting (probability 1)."""
     pillars = study_pillars(study, models)
     published = np.array([PILLAR_WEIGHTS[p] for p in PILLARS])
     equal = np.full(len(PILLARS), 1 / len(PILLARS))
