@@ -88,9 +88,19 @@ def render_and_read(paper: Path, pages: Path) -> Reader:
     return Reader(paper, pages)
 
 
+_INCLUDE = re.compile(r'^#include "([^"]+)"[ \t]*$', re.MULTILINE)
+
+
+def with_includes(path: Path) -> str:
+    """The text of a Typst file with each top-level ``#include "file"`` line replaced by that
+    file's text (recursively), as the compiler places it."""
+    text = path.read_text(encoding="utf-8")
+    return _INCLUDE.sub(lambda m: with_includes(path.parent / m.group(1)), text)
+
+
 @pytest.fixture(scope="module")
 def source(small_run) -> str:
-    return (small_run / "paper" / "main.typ").read_text(encoding="utf-8")
+    return with_includes(small_run / "paper" / "main.typ")
 
 
 def _query(small_run: Path, selector: str) -> list:

@@ -160,3 +160,11 @@ def test_the_real_cohort_overlays_list_no_simulated_model(default_config, tmp_pa
     from eibench.cohorts import simulated_on_real
     assert cfg["cohort"] != "synthetic" and simulated_on_real(cfg) is None
     _check(cfg)
+
+
+def test_the_primary_resampling_scheme_must_be_one_of_the_schemes(default_config):
+    cfg = copy.deepcopy(default_config)
+    cfg["uncertainty"]["schemes"] = ["conversation"]
+    assert "'uncertainty.primary': 'two_stage' is not one of 'uncertainty.schemes' (conversation)" in _problem(cfg)
+    cfg["uncertainty"]["schemes"] = ["conversation", "bootstrap"]
+    assert "uncertainty.schemes" in _problem(cfg)

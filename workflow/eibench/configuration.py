@@ -317,6 +317,10 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
                                     f"config key 'statistics.principal_metrics'")
         if claim["test"] == "discriminability_difference" and params.get("better") == params.get("worse"):
             problems.append(f"{where}: params.better and params.worse must differ")
+    u = config.get("uncertainty")
+    if u is not None and u["primary"] not in u["schemes"]:
+        problems.append(f"config key 'uncertainty.primary': {u['primary']!r} is not one of 'uncertainty.schemes' "
+                        f"({', '.join(u['schemes'])}); add it there or pick one of them")
     return problems
 
 

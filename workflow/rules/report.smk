@@ -275,6 +275,7 @@ rule paper_numbers:
         turns=GOLD["turns"],
         participants=GOLD["participants"],
         **STATS_FOR_PAPER,
+        **{f"unc_{k}": v for k, v in UNCERTAINTY_STATS.items()},  # uncertainty.smk
         # checksummed for the reproducibility statement: the release-format input files
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
@@ -360,6 +361,8 @@ rule paper_numbers:
         # the declared claims (the units of their estimates) and the level of the coverage tests
         claims=config["statistics"]["claims"],
         alpha=config["statistics"]["alpha"],
+        uncertainty={**config["uncertainty"], "n_bootstrap": config["statistics"]["n_bootstrap"],
+                     "claims_scheme": config["statistics"]["cluster"]},
     log:
         "logs/report/paper_numbers.log",
     benchmark:

@@ -18,6 +18,7 @@ from eibench.report.numbers import Numbers
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import add_reproducibility
 from eibench.report.stats_numbers import STATS_TABLES, add_statistics
+from eibench.report.uncertainty_numbers import add_uncertainty
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
 
@@ -44,6 +45,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     stats_tables["planted"]["Binomial p (coverage)"] = add_coverage(nums, pd.read_csv(i.planted), alpha=p.alpha)
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], o[f"{name}_table"])
+    add_uncertainty(nums, {k[4:]: v for k, v in i.items() if k.startswith("unc_")}, p.uncertainty,
+                    p.uncertainty["n_bootstrap"])
     add_reproducibility(nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files,
                         p.prediction_sets)
     nums.meta["replications"] = list(p.replications)

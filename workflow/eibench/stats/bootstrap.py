@@ -62,3 +62,35 @@ def ranks_desc(means: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
 
     x = -means if higher_is_better else means
     return rankdata(x, axis=-1, method="average", nan_policy="omit")
+
+
+def two_stage_weights(cluster: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """[n_resamples, n_conversations] counts of a two-stage bootstrap: participants drawn with
+    replacement, then, for each drawn copy of a participant, that participant's conversations
+    drawn with replacement (as many as they have).
+
+    The copies of one participant pool into one multinomial draw of ``copies x n_p`` over its
+    ``n_p`` conversations (the sum of independent multinomials with the same probabilities), so
+    the loop runs over participants, not resamples. A conversation whose code is -1 is a
+    participant of its own (one conversation, so its second stage is trivial). Each resample
+    has as many conversations in expectation as the data, not exactly as many.
+    """
+    cluster = np.asarray(cluster).copy()
+    alone = cluster < 0
+    cluster[alone] = cluster.max(initial=-1) + 1 + np.arange(alone.sum())
+    k = int(cluster.max(initial=-1)) + 1
+    out = np.zeros((n_resamples, len(cluster)))
+    if not k:
+        return out
+    copies = rng.multinomial(k, np.full(k, 1.0 / k), size=n_resamples)  # [B, k]
+    for p in range(k):
+        members = np.flatnonzero(cluster == p)
+        if len(members):
+            out[:, members] = rng.multinomial(copies[:, p] * len(members), np.full(len(members), 1.0 / len(members)))
+    return out
+
+
+#: The resampling schemes: name -> weights function (cluster codes, n_resamples, rng).
+SCHEMES = {"conversation": lambda cluster, n, rng: cluster_weights(np.arange(len(cluster)), n, rng),
+           "participant": cluster_weights,
+           "two_stage": two_stage_weights}

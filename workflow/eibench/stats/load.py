@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..metrics.registry import ANALYSABLE
 from ..seeding import rng_for
-from .bootstrap import cluster_weights
+from .bootstrap import SCHEMES
 from .study import Study
 
 STUDY_METRICS = list(ANALYSABLE)
@@ -26,11 +26,18 @@ def load_study(conversation_scores: str, turn_scores: str, conversations: str, p
                              sorted(set(STUDY_METRICS)), stats["mode"], stats["rule_set"])
 
 
-def resamples(study: Study, stats: dict[str, Any], seed: int, n: int | None = None) -> np.ndarray:
-    """The cluster-bootstrap weights shared by every analysis: [n_bootstrap, n_conversations]."""
-    cluster = study.participant if stats["cluster"] == "participant" else np.arange(study.n_conversations)
-    rng = rng_for(seed, "bootstrap", stats["mode"], stats["rule_set"], stats["cluster"])
-    return cluster_weights(cluster, n or stats["n_bootstrap"], rng)
+def resamples(study: Study, stats: dict[str, Any], seed: int, n: int | None = None,
+              scheme: str | None = None) -> np.ndarray:
+    """The cluster-bootstrap weights shared by every analysis: [n_bootstrap, n_conversations].
+
+    ``scheme`` (default: the config's ``statistics.cluster``) is a name of
+    ``bootstrap.SCHEMES``; each scheme has its own seeded stream, so the config's scheme gives
+    the same resamples whichever rule asks for them."""
+    scheme = scheme or stats["cluster"]
+    if scheme not in SCHEMES:
+        raise ValueError(f"unknown resampling scheme {scheme!r}: use one of {', '.join(SCHEMES)}")
+    rng = rng_for(seed, "bootstrap", stats["mode"], stats["rule_set"], scheme)
+    return SCHEMES[scheme](study.participant, n or stats["n_bootstrap"], rng)
 
 
 def available(study: Study, metrics: list[str], models: list[int]) -> list[str]:

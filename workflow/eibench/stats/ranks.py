@@ -166,3 +166,30 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
         "median_abs_tau": float(pairs["tau"].abs().median()) if len(pairs) else float("nan"),
     }
     return pairs, rel, summary
+
+
+def reliability_curve(study: Study, metric: str, models: list[int], sizes: list[int], n_splits: int,
+                      rng: np.random.Generator) -> pd.DataFrame:
+    """Split-half rank reliability of ``metric``'s model ranking as the conversations are
+    subsampled: for each size n (capped at the cohort's conversations; sizes below 4 are
+    dropped), ``n_splits`` random subsets of n conversations, each split into two random
+    halves; Kendall tau-b between the two halves' model rankings, stepped up to n with
+    Spearman-Brown (2 t / (1 + t)). One row per size: mean and 2.5/97.5 percentiles of the
+    half-sample tau and the stepped-up reliability at the mean tau (in -1..1)."""
+    n_all = study.n_conversations
+    rows = []
+    for n in sorted({min(int(s), n_all) for s in sizes if min(int(s), n_all) >= 4}):
+        keys = rng.random((n_splits, n_all))
+        order = np.argsort(keys, axis=1)  # a random permutation per split
+        w1, w2 = np.zeros((n_splits, n_all)), np.zeros((n_splits, n_all))
+        rows_idx = np.arange(n_splits)[:, None]
+        w1[rows_idx, order[:, : n // 2]] = 1
+        w2[rows_idx, order[:, n // 2: 2 * (n // 2)]] = 1
+        a = oriented_means(study, [metric], models, w1)[..., 0]
+        b = oriented_means(study, [metric], models, w2)[..., 0]
+        taus = tau_b_matrix(np.stack([a, b], axis=-1))[:, 0, 1]
+        t = float(np.nanmean(taus))
+        lo, hi = np.nanquantile(taus, [0.025, 0.975])
+        rows.append((metric, n, n // 2, t, float(lo), float(hi), 2 * t / (1 + t) if t > -1 else float("nan"), n_splits))
+    return pd.DataFrame(rows, columns=["metric", "n_conversations", "half", "tau_half", "tau_half_lo",
+                                       "tau_half_hi", "reliability", "n_splits"])

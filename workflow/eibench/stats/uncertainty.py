@@ -58,3 +58,61 @@ def rank_intervals(study: Study, metrics: list[str], weights: np.ndarray, models
         for j, i in enumerate(models):
             rows.append((study.models[i], metric, float(point[j]), float(lo[j]), float(hi[j])))
     return pd.DataFrame(rows, columns=["em_model", "metric", "rank", "rank_lo", "rank_hi"])
+
+
+def scheme_table(study: Study, metric: str, models: list[int], weights: dict[str, np.ndarray],
+                 level: float = 0.95) -> pd.DataFrame:
+    """One row per resampling scheme and model (or human rater): the mean of ``metric`` over
+    the conversations it answered, its percentile interval and width (metric units), and, for
+    the ranked ``models`` only, the rank (1 = best) with its bootstrap interval. Every row
+    of a scheme uses that scheme's resamples ``weights[scheme]``; a human rater, scored on its
+    own subset of conversations, carries that n and no rank."""
+    higher = BY_NAME[metric].higher_is_better
+    values = study.values[metric]
+    point = np.array([np.nanmean(v) if np.isfinite(v).any() else np.nan for v in values])
+    rows = []
+    for scheme, w in weights.items():
+        boot = resampled_means(values, w)  # [B, all models]
+        lo, hi = percentile_interval(boot, level)
+        ranked = {i: j for j, i in enumerate(models)}
+        r_point = ranks_desc(point[models], higher)
+        r_boot = ranks_desc(boot[:, models], higher)
+        r_lo, r_hi = percentile_interval(r_boot, level)
+        for i, model in enumerate(study.models):
+            j = ranked.get(i)
+            rows.append((scheme, model, study.roles[model], float(point[i]), float(lo[i]), float(hi[i]),
+                         float(hi[i] - lo[i]), float(r_point[j]) if j is not None else np.nan,
+                         float(np.floor(r_lo[j])) if j is not None else np.nan,
+                         float(np.ceil(r_hi[j])) if j is not None else np.nan,
+                         int(np.isfinite(values[i]).sum())))
+    return pd.DataFrame(rows, columns=["scheme", "em_model", "role", "estimate", "lo", "hi", "width", "rank",
+                                       "rank_lo", "rank_hi", "n_conversations"])
+
+
+def adjacent_pairs(study: Study, metric: str, models: list[int], weights: dict[str, np.ndarray],
+                   alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
+    """Each ranked model against the next one down (by the point estimate), paired over the
+    conversations both answered, under every resampling scheme: the difference better - next
+    (metric units, positive when the better-ranked model is ahead), its percentile interval,
+    the two-sided bootstrap p and Holm's adjustment over the adjacent pairs of that scheme.
+    ``separated``: Holm-adjusted p at most ``alpha``."""
+    from .multiplicity import adjust
+
+    higher = BY_NAME[metric].higher_is_better
+    values = study.values[metric]
+    point = np.nanmean(values[models], axis=1)
+    order = [models[j] for j in np.argsort(-point if higher else point, kind="stable")]
+    rows = []
+    for scheme, w in weights.items():
+        block = []
+        for pos, (a, b) in enumerate(zip(order[:-1], order[1:]), start=1):
+            diff = values[a] - values[b] if higher else values[b] - values[a]
+            boot = resampled_means(diff[None, :], w)[:, 0]
+            lo, hi = percentile_interval(boot, level)
+            block.append([scheme, pos, study.models[a], study.models[b], float(np.nanmean(diff)), float(lo), float(hi),
+                          float(bootstrap_p(boot)), int(np.isfinite(diff).sum())])
+        adjusted = adjust([r[7] for r in block], "holm") if block else []
+        for r, q in zip(block, adjusted):
+            rows.append((*r, float(q), bool(q <= alpha)))
+    return pd.DataFrame(rows, columns=["scheme", "rank", "model", "next_model", "difference", "lo", "hi", "p_boot",
+                                       "n_conversations", "p_holm", "separated"])

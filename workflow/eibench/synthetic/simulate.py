@@ -199,11 +199,15 @@ def simulate_outputs(
     seed: int,
     romantic_category: str,
     conversations: list[str] | None = None,
+    redraw: int = 0,
 ) -> dict[str, dict[str, Any]]:
     """EM output files of one simulated model and mode: {file name: JSON-ready dict}.
 
     ``romantic_category`` is the topic category that carries the planted romantic effect;
     ``conversations`` limits the output to a subset (the human raters' subset); None = all.
+    ``redraw`` > 0 draws the answers again from another seeded stream, keeping the model's
+    abilities and the shared difficulties (a rerun of the same model: run-to-run noise);
+    0 is the published draw.
     """
     gold = _Gold(tables)
     ids = sorted(gold.conversations) if conversations is None else sorted(conversations)
@@ -215,7 +219,8 @@ def simulate_outputs(
 
     outputs: dict[str, dict[str, Any]] = {}
     for cid in ids:
-        rng = rng_for(seed, "predict", model.name, mode, cid)
+        rng = rng_for(seed, "predict", model.name, mode, cid) if not redraw else \
+            rng_for(seed, "predict", model.name, mode, cid, "redraw", str(redraw))
         meta = gold.conversations[cid]
         pid = meta.participant_id
         diag = float(gold.diagnosed.get(pid, False))

@@ -1,0 +1,98 @@
+"""The uncertainty section's numbers and display tables, from rule stats_resampling's tables
+computed on a hand-built study."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from eibench.report.numbers import Numbers
+from eibench.report.uncertainty_numbers import add_uncertainty, digits_for, display_tables
+from eibench.stats.bootstrap import SCHEMES
+from eibench.stats.breakdowns import breakdown
+from eibench.stats.ranks import reliability_curve
+from eibench.stats.uncertainty import adjacent_pairs, scheme_table
+from eibench.stats.weights import rank_stability
+
+from ..stats.conftest import make_study
+
+CONFIG = {"schemes": ["conversation", "participant", "two_stage"], "primary": "two_stage",
+          "primary_reason": "participants are the sampled units", "claims_scheme": "conversation",
+          "weights": {"concentration": 30, "n_draws": 500}, "reliability": {"sizes": [10, 40], "n_splits": 50}}
+
+
+@pytest.fixture
+def paths(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 60
+    participant = np.repeat(np.arange(6), 10)
+    skill = np.array([0.8, 0.75, 0.6, 0.5, 0.7])[:, None]
+    pillars = {k: np.clip(skill + rng.normal(0, 0.1, (5, n)) + rng.normal(0, 0.05, 6)[participant], 0, 1)
+               for k in ("tracking", "evaluation", "holistic")}
+    pillars = {k: v for k, v in pillars.items()}
+    composite = 100 * (0.24 * pillars["tracking"] + 0.49 * pillars["evaluation"] + 0.27 * pillars["holistic"])
+    for v in (*pillars.values(), composite):
+        v[4, 20:] = np.nan  # the human rater answers a subset
+    models = ["a", "b", "c", "d", "h"]
+    study = make_study({**pillars, "composite": composite}, participant=participant, models=models,
+                       roles={**{m: "model" for m in models[:4]}, "h": "human"},
+                       category=np.array(["Family", "Work"] * 30, dtype=object), diagnosed=participant % 2 == 0)
+    ranked = [0, 1, 2, 3]
+    weights = {s: SCHEMES[s](participant, 300, np.random.default_rng(1)) for s in CONFIG["schemes"]}
+    out = {k: tmp_path / f"{k}.csv" for k in ("schemes", "adjacent", "weights", "reliability", "breakdowns")}
+    scheme_table(study, "composite", ranked, weights).to_csv(out["schemes"], index=False)
+    adjacent_pairs(study, "composite", ranked, weights).to_csv(out["adjacent"], index=False)
+    table, summary = rank_stability(study, ranked, 30, 500, np.random.default_rng(2))
+    table.to_csv(out["weights"], index=False)
+    out["weights_summary"] = tmp_path / "weights.json"
+    out["weights_summary"].write_text(json.dumps(summary))
+    reliability_curve(study, "composite", ranked, [10, 40], 50, np.random.default_rng(3)).to_csv(out["reliability"], index=False)
+    group = np.array(["diagnosis" if d else "no diagnosis" for d in study.diagnosed], dtype=object)
+    import pandas as pd
+
+    pd.concat([breakdown(study, "composite", [0, 1, 2, 3, 4], study.category, weights["two_stage"], "topic"),
+               breakdown(study, "composite", [0, 1, 2, 3, 4], group, weights["two_stage"], "group")]
+              ).to_csv(out["breakdowns"], index=False)
+    return {k: str(v) for k, v in out.items()}
+
+
+def test_digits_follow_two_significant_digits_of_the_half_width():
+    assert digits_for([0.83, 2.0]) == 2
+    assert digits_for([1.7]) == 1
+    assert digits_for([12.0]) == 0
+    assert digits_for([np.nan]) == 1
+
+
+def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
+    nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
+    add_uncertainty(nums, paths, CONFIG, 300)
+    e = nums.entries
+    assert e["unc.primary"]["value"] == "participants, then conversations"
+    assert e["unc.primary_reason"]["value"] == CONFIG["primary_reason"]
+    assert e["unc.leader"]["value"] == "a" and e["unc.runner_up"]["value"] == "b"
+    assert e["unc.n_models"]["value"] == 4 and e["unc.n_humans"]["value"] == 1
+    assert e["unc.n_human_conversations"]["value"] == 20 and e["unc.n_model_conversations"]["value"] == 60
+    schemes = __import__("pandas").read_csv(paths["schemes"])
+    widths = schemes[schemes["em_model"] == "a"].set_index("scheme")["width"]
+    assert e["unc.two_stage.leader_width"]["value"] == pytest.approx(widths["two_stage"])
+    assert e["unc.two_stage.leader_width_ratio"]["value"] == pytest.approx(widths["two_stage"] / widths["conversation"])
+    assert e["unc.n_adjacent"]["value"] == 3
+    assert e["unc.claims_use_primary"]["value"] is False
+    assert 0 <= e["unc.weights.p_leader_first_flat"]["value"] <= 100
+    assert e["unc.reliability.full_n"]["value"] == 40
+
+
+def test_display_tables_list_humans_after_models_with_their_n(paths):
+    t = display_tables(paths, CONFIG)
+    board = t["uncertainty_leaderboard"]
+    assert list(board["Model"]) == ["a", "b", "c", "d", "h"]
+    assert list(board["n"]) == ["60"] * 4 + ["20"]
+    assert board.set_index("Model").loc["h", "Rank (two-stage)"] == "–"
+    assert {"95% (conversation)", "95% (participant)", "95% (two-stage)"} <= set(board.columns)
+    assert len(t["uncertainty_adjacent"]) == 3 and "Holm p (two-stage)" in t["uncertainty_adjacent"]
+    topic = t["uncertainty_topic"]
+    assert [c for c in topic.columns if c not in ("Model", "Role")] == ["Family (30)", "Work (30)"]
+    assert topic.set_index("Model").loc["h", "Family (30)"].endswith("(10)")
+    assert "(" not in topic.set_index("Model").loc["a", "Family (30)"]
+    assert list(t["uncertainty_group"].columns[2:]) == ["diagnosis (30)", "no diagnosis (30)"]
