@@ -38,6 +38,13 @@ class TableSpec:
         df = pd.DataFrame(list(rows or []), columns=self.column_names)
         return self.coerce(df)
 
+    def frame_columns(self, columns: Mapping[str, Sequence[object]]) -> pd.DataFrame:
+        """Build a DataFrame of this spec from one list of values per column (same result as
+        ``frame`` of the rows, without a tuple per row)."""
+        if not next(iter(columns.values()), []):
+            return self.frame()
+        return self.coerce(pd.DataFrame({name: columns[name] for name in self.column_names}))
+
     def coerce(self, df: pd.DataFrame) -> pd.DataFrame:
         missing = [c for c in self.column_names if c not in df.columns]
         if missing:

@@ -24,10 +24,16 @@ INTENSITY_WORDS = {"mild": 2, "moderate": 4, "intense": 6}
 INVALID_MARKER = "invalid"
 
 
+#: Answers already in canonical spelling, looked up before any normalising (the common case).
+_CANONICAL = {"yes": "yes", "no": "no", "na": "na"}
+
+
 def yes_no_na(value: object) -> str | None:
     """Normalise a yes/no/na answer; None for null or anything unrecognised."""
     if value is None:
         return None
+    if type(value) is str and value in _CANONICAL:
+        return _CANONICAL[value]
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, (int, float)) and not isinstance(value, bool):

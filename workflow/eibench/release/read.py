@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TypeVar
 
+import numpy as np
+import orjson
 from pydantic import BaseModel, ValidationError
 
 from .schema import ConversationFile, EMOutputFile
@@ -166,7 +168,68 @@ def _first_bad_value(raw: Any) -> tuple[str, str] | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+#: An integer of 19 digits or more may exceed 64 bits, which orjson reads as a float (json as an
+#: int): a file with such a run of digits anywhere (even in a string) takes the reference path.
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_OPEN, _CLOSE = np.zeros(256, np.int8), np.zeros(256, np.int8)
+_OPEN[[ord("["), ord("{")]] = 1
+_CLOSE[[ord("]"), ord("}")]] = 1
+_QUOTE = ord('"')
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)
+
+
+def _max_depth(data: bytes) -> int:
+    """Deepest nesting of arrays and objects in ``data``, valid JSON (brackets inside strings
+    do not count). Vectorised over the bytes: an escape pair (``\\"``, ``\\\\``) is blanked first,
+    so every remaining quote opens or closes a string."""
+    if b"\\" in data:
+        data = _ESCAPE.sub(b"__", data)
+    buf = np.frombuffer(data, np.uint8)
+    outside = (np.cumsum(buf == _QUOTE) & 1) == 0  # a closing quote counts as inside: it is no bracket
+    step = (_OPEN[buf] - _CLOSE[buf]) * outside
+    return int(np.cumsum(step, dtype=np.int32).max(initial=0))
+
+
+def _load_fast(data: bytes) -> dict | None:
+    """The JSON object of ``data`` when it reads exactly as the reference path reads it, else
+    None (the caller then takes the reference path, which names the problem).
+
+    orjson refuses everything the reference path refuses at parsing (bytes that are not UTF-8,
+    a BOM, NaN and Infinity, lone surrogate escapes, control characters) and more; what it
+    reads differently is left to the reference path: long digit runs (integers beyond 64 bits)
+    and nesting deeper than MAX_DEPTH (orjson allows 1,024 levels)."""
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(raw, dict) or _LONG_DIGITS.search(data):
+        return None
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _max_depth(data) > MAX_DEPTH:
+        return None
+    return raw
+
+
 def parse_file(path: Path, model: type[M], display: str | None = None) -> tuple[M | None, list[Problem]]:
+    """Parse one JSON file into ``model``; return (object, []) or (None, problems).
+
+    The fast path reads the bytes with orjson and validates the object; a file it cannot take
+    (``_load_fast``) or that fails validation is read again by :func:`parse_file_reference`,
+    so every problem is named exactly as the reference path names it.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return parse_file_reference(path, model, display)
+    raw = _load_fast(data)
+    if raw is not None:
+        try:
+            return model.model_validate(raw), []
+        except ValidationError:
+            pass
+    return parse_file_reference(path, model, display)
+
+
+def parse_file_reference(path: Path, model: type[M], display: str | None = None) -> tuple[M | None, list[Problem]]:
     """Parse one JSON file into ``model``; return (object, []) or (None, problems).
 
     Every way a file can fail to read is a problem of that file, never an exception: bytes that

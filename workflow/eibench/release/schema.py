@@ -31,6 +31,8 @@ from . import normalize
 
 
 def _scalar(value: Any) -> Any:
+    if type(value) is str:  # the common case first: this runs once per answer
+        return value
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{value} is not a valid answer (NaN and Infinity are not JSON numbers)")
     if value is None or isinstance(value, (str, bool, int, float)):
@@ -58,17 +60,30 @@ class _Node(BaseModel):
     def _null_spellings_give_way(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        for info in cls.model_fields.values():
-            alias = info.validation_alias
-            choices = getattr(alias, "choices", None)
-            if not choices:
-                continue
-            present = [c for c in choices if isinstance(c, str) and c in data]
+        for choices in _spellings(cls):
+            present = [c for c in choices if c in data]
             if len(present) > 1 and data[present[0]] is None:
                 non_null = [c for c in present if data[c] is not None]
                 if non_null:
                     data = {k: v for k, v in data.items() if not (k in present and data[k] is None)}
         return data
+
+
+_SPELLINGS: dict[type, tuple[tuple[str, ...], ...]] = {}
+
+
+def _spellings(cls: type[BaseModel]) -> tuple[tuple[str, ...], ...]:
+    """The string spellings of each field of ``cls`` that has several (validation aliases),
+    computed once per class: reading ``model_fields`` for every object costs more than the
+    validation itself."""
+    found = _SPELLINGS.get(cls)
+    if found is None:
+        found = tuple(
+            tuple(c for c in info.validation_alias.choices if isinstance(c, str))
+            for info in cls.model_fields.values()
+            if getattr(info.validation_alias, "choices", None))
+        _SPELLINGS[cls] = found
+    return found
 
 
 def _number(value: Any) -> Any:

@@ -125,12 +125,21 @@ def diagnosis_group(traits: Sequence[str]) -> str:
     return groups[0] if len(groups) == 1 else "multiple"
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
     """Every unknown field under ``obj`` as (source_file, json_path, value as JSON)."""
     rows: list[tuple[str, str, str]] = []
-    for key, value in sorted((obj.model_extra or {}).items()):
-        rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
-    for name in type(obj).model_fields:
+    extra = obj.model_extra
+    if extra:
+        for key, value in sorted(extra.items()):
+            rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
+    cls = type(obj)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)  # the property is slow: read it once per class
+    for name in names:
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
             rows.extend(extra_fields(child, source_file, (*loc, name)))
@@ -253,7 +262,12 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
     return {name: GOLD_TABLES[name].frame(r) for name, r in rows.items()}
 
 
+_OK_ANSWERS = {v: (v, "ok") for v in ("yes", "no", "na")}
+
+
 def _answer_status(raw: object) -> tuple[str | None, str]:
+    if type(raw) is str and raw in _OK_ANSWERS:
+        return _OK_ANSWERS[raw]
     if raw is None:
         return None, "null"
     value = normalize.yes_no_na(raw)
@@ -299,6 +313,10 @@ _BINARY_FIELDS = (
 def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of one or more EM output files."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
+    # The answers and picks (most of the rows) are gathered column by column, not as a tuple per row.
+    binary = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "target", "wording",
+                              "question_id", "value", "status")}
+    picks = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "key", "pick", "status")}
     panas_by_word = instrument.panas_by_word()
     for path, out in parsed:
         key = (out.conversationId, out.em_model, out.mode)
@@ -316,12 +334,24 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
                 word = normalize.emotion_word(tag.emotion)
                 rows["em_emotion_tags"].append((*key, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
             for field, target, wording in _BINARY_FIELDS:
-                for qid, raw in getattr(turn, field).items():
-                    value, status = _answer_status(raw)
-                    rows["em_binary"].append((*key, t, target, wording, qid, value, status))
-            for k, raw in turn.em_pairwise_selections.items():
-                pick, status = _pick_status(raw)
-                rows["em_pairwise"].append((*key, t, k, pick, status))
+                answers = getattr(turn, field)
+                if answers:
+                    _extend_key(binary, key, t, len(answers))
+                    binary["target"] += [target] * len(answers)
+                    binary["wording"] += [wording] * len(answers)
+                    binary["question_id"] += answers.keys()
+                    for raw in answers.values():
+                        value, status = _answer_status(raw)
+                        binary["value"].append(value)
+                        binary["status"].append(status)
+            selections = turn.em_pairwise_selections
+            if selections:
+                _extend_key(picks, key, t, len(selections))
+                picks["key"] += selections.keys()
+                for raw in selections.values():
+                    pick, status = _pick_status(raw)
+                    picks["pick"].append(pick)
+                    picks["status"].append(status)
             for branch, rating in (turn.em_four_branch_scores or {}).items():
                 rows["em_four_branch"].append((*key, "turn", t, branch, rating))
         if post is not None:
@@ -335,4 +365,14 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
                 if post.predicted_post_chat_ratings and item.name in post.predicted_post_chat_ratings:
                     rows["em_post_chat_ratings"].append((*key, item.name, post.predicted_post_chat_ratings[item.name]))
         rows["extra_fields"].extend(extra_fields(out, path.name))
-    return {name: EM_TABLES[name].frame(r) for name, r in rows.items()}
+    tables = {name: EM_TABLES[name].frame(r) for name, r in rows.items()}
+    tables["em_binary"] = EM_TABLES["em_binary"].frame_columns(binary)
+    tables["em_pairwise"] = EM_TABLES["em_pairwise"].frame_columns(picks)
+    return tables
+
+
+def _extend_key(columns: dict[str, list], key: tuple, turn: int, n: int) -> None:
+    """Append ``n`` rows of the file key (conversation, model, mode) and turn number."""
+    for name, value in zip(("conversation_id", "em_model", "mode"), key):
+        columns[name] += [value] * n
+    columns["turn_number"] += [turn] * n
