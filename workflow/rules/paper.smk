@@ -5,7 +5,7 @@ rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
         main="paper/main.typ",
-        sources=sorted(str(p) for p in Path("paper").glob("*.typ")),
+        sources=sorted(str(p) for p in Path("paper").rglob("*.typ")),
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",

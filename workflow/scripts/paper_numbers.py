@@ -5,8 +5,10 @@ import pandas as pd
 from eibench.metrics.availability import BY_NAME as BY_KIND
 from eibench.metrics.availability import KINDS
 from eibench.metrics.registry import BY_NAME
+from eibench.predict.record import read_record
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.esconv_numbers import add_esconv
+from eibench.report.local_model_numbers import add_local_model
 from eibench.report.numbers import Numbers, fmt
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
@@ -100,6 +102,14 @@ with rule_log(snakemake) as log:  # noqa: F821
         add_esconv(nums, snakemake.input.esconv_counts)
 
     # Invalid answers (after the repair attempts), per model.
+    if p.local_model:  # a real model's committed answers: paper/sections/local_model.typ
+        if p.local_model["chance"] is None:
+            raise ValueError("the local-model section tests the model against the chance baseline: add "
+                             "{name: chance, kind: baseline, method: chance} to models")
+        add_local_model(nums, p.local_model["name"], p.local_model["model_id"],
+                        read_record(snakemake.input.local_record), pd.read_parquet(snakemake.input.conversation_scores),
+                        pd.read_csv(snakemake.input.invalid), p.local_model["metric"], p.local_model["chance"],
+                        p.seed, p.mode, n_bootstrap=p.n_bootstrap)
     invalid = pd.read_csv(snakemake.input.invalid)
     invalid = invalid[invalid["mode"] == p.mode]
     per_model = invalid.groupby("em_model", as_index=False)[["asked", "invalid"]].sum()
