@@ -53,6 +53,7 @@ rule esconv_cohort:
         counts="results/cohort/esconv/counts.json",
     params:
         limit=config["cohorts"]["esconv"]["limit"],
+        splits=config["cohorts"]["esconv"].get("splits", ["train", "valid", "test"]),
     log:
         "logs/cohort/esconv_cohort.log",
     benchmark:

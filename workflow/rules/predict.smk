@@ -58,9 +58,11 @@ rule predict_baseline:
 rule collect_live:
     """Ask a live model every question of the protocol for one shard of conversations,
     through the response cache (collection.cache_dir, deliberately not an output: a failed or
-    killed job never deletes it, and a rerun only asks what is missing)."""
+    killed job never deletes it, and a rerun only asks what is missing). A model with a committed
+    response record (its config key record) reads its answers from it first: no server needed."""
     input:
         **GOLD,
+        record=lambda wc: MODELS[wc.model].get("record") or [],
     output:
         predictions=directory("results/predictions/{model}/{mode}/shard-{shard}"),
     wildcard_constraints:

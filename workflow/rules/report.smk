@@ -265,6 +265,14 @@ STATS_FOR_PAPER = {
 }
 
 
+# The paper's section on a real local model (paper/sections/local_model.typ): the first live model
+# whose answers come from a committed response record, compared with the chance baseline.
+LOCAL_MODEL = next(({"name": n, "model_id": m["model_id"], "record": m["record"],
+                     "metric": config["statistics"]["principal_metrics"][0],
+                     "chance": next((b for b in BASELINES if MODELS[b]["method"] == "chance"), None)}
+                    for n, m in MODELS.items() if n in LIVE and m.get("record")), None)
+
+
 rule paper_numbers:
     """Every number the manuscript prints (numbers.json) and its display tables."""
     input:
@@ -283,6 +291,8 @@ rule paper_numbers:
         **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
         # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
         **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
+        **({"local_record": LOCAL_MODEL["record"], "conversation_scores": "results/scores/conversation_scores.parquet"}
+           if LOCAL_MODEL else {}),
     output:
         numbers=report(
             "results/paper/numbers.json",
@@ -363,6 +373,9 @@ rule paper_numbers:
         alpha=config["statistics"]["alpha"],
         uncertainty={**config["uncertainty"], "n_bootstrap": config["statistics"]["n_bootstrap"],
                      "claims_scheme": config["statistics"]["cluster"]},
+        local_model=LOCAL_MODEL,
+        seed=config["seed"],
+        n_bootstrap=config["statistics"]["n_bootstrap"],
     log:
         "logs/report/paper_numbers.log",
     benchmark:

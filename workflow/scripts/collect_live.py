@@ -24,6 +24,6 @@ with rule_log(snakemake) as log:  # noqa: F821
                           snakemake.output.predictions, seed=stable_int(f"{p.seed}/{model.name}/{p.mode}/{p.shard}"),
                           show_progress=p.collection["show_progress"],
                           lock_stale_seconds=settings["lock_stale_seconds"],
-                          lock_wait_seconds=settings["lock_wait_seconds"])
+                          lock_wait_seconds=settings["lock_wait_seconds"], record=p.model.get("record"))
     log.info("model %s, mode %s, shard %d/%d: %d conversations; %s", model.name, p.mode, p.shard, p.n_shards,
              len(ids), json.dumps(stats, sort_keys=True))

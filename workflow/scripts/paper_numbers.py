@@ -10,10 +10,12 @@ from eibench.report.board_numbers import (
     leaderboard_table,
     main_rows,
 )
+from eibench.predict.record import read_record
 from eibench.report.claim_units import claim_units
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.coverage import add_coverage
 from eibench.report.esconv_numbers import add_esconv
+from eibench.report.local_model_numbers import add_local_model
 from eibench.report.numbers import Numbers
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import add_reproducibility
@@ -38,6 +40,13 @@ with rule_log(snakemake) as log:  # noqa: F821
     add_cohort(nums, p.about, p.model_kinds, models)
     if p.cohort == "esconv":
         add_esconv(nums, i.esconv_counts)
+    if p.local_model:  # a real model's committed answers: paper/sections/local_model.typ
+        if p.local_model["chance"] is None:
+            raise ValueError("the local-model section tests the model against the chance baseline: add "
+                             "{name: chance, kind: baseline, method: chance} to models")
+        add_local_model(nums, p.local_model["name"], p.local_model["model_id"], read_record(i.local_record),
+                        pd.read_parquet(i.conversation_scores), pd.read_csv(i.invalid), p.local_model["metric"],
+                        p.local_model["chance"], p.seed, p.mode, n_bootstrap=p.n_bootstrap)
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode), o.leaderboard_table)
     stats_tables = add_statistics(nums, {k: i[k] for k in STATS_TABLES})

@@ -95,6 +95,9 @@ class LiveModel:
     max_media_bytes: int | None = None  # largest image/audio part; None: the provider's limit
     request_deadline_seconds: float = 120.0  # one whole attempt: connect, headers and body (collection.*)
     max_response_bytes: int = 4 * 1024 * 1024  # largest body accepted, decoded (collection.*)
+    # Send each task's answer schema (schemas.answer_schema) as response_format, so the endpoint
+    # constrains decoding to it (llama.cpp server, vLLM); openai_compatible only.
+    structured_output: bool = False
 
     @classmethod
     def from_config(cls, entry: dict[str, Any], bounds: dict[str, Any] | None = None) -> "LiveModel":
@@ -104,14 +107,21 @@ class LiveModel:
         values = {k: v for k, v in entry.items() if k in cls.__dataclass_fields__ and k != "endpoint"}
         if "modalities" in values:
             values["modalities"] = tuple(dict.fromkeys(["text", *values["modalities"]]))
+        if values.get("structured_output") and entry["kind"] != "openai_compatible":
+            raise CollectionError(f"model {entry.get('name')!r}: structured_output is offered for kind "
+                                  f"openai_compatible only, not {entry['kind']!r}; remove the key")
         return cls(endpoint=(entry.get("endpoint") or DEFAULT_ENDPOINTS[entry["kind"]]).rstrip("/"), **values)
 
     def identity(self) -> dict[str, Any]:
         """What makes two answers comparable: part of every cache key (the endpoint is not, so
         moving a model to another server keeps its cache; its id and revision are). Numbers are
-        normalised so that temperature 0 and 0.0 give the same key."""
-        return {"kind": self.kind, "model_id": self.model_id, "revision": self.revision,
-                "temperature": float(self.temperature), "max_tokens": int(self.max_tokens), "params": self.params}
+        normalised so that temperature 0 and 0.0 give the same key. ``structured_output`` enters
+        only when set, so the keys of models without it are those of earlier runs."""
+        identity = {"kind": self.kind, "model_id": self.model_id, "revision": self.revision,
+                    "temperature": float(self.temperature), "max_tokens": int(self.max_tokens), "params": self.params}
+        if self.structured_output:
+            identity["structured_output"] = True
+        return identity
 
     def share(self, jobs: int) -> "LiveModel":
         """This model's limits split evenly over ``jobs`` concurrent jobs (shards x modes), so
@@ -235,16 +245,18 @@ class Adapter:
     def headers(self) -> dict[str, str]:
         raise NotImplementedError
 
-    def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def payload(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> dict[str, Any]:
         raise NotImplementedError
 
     def read(self, body: Any) -> tuple[str, int, int]:
         raise NotImplementedError
 
-    async def complete(self, messages: list[dict[str, Any]], where: str = "the request") -> Completion:
+    async def complete(self, messages: list[dict[str, Any]], where: str = "the request",
+                       schema: dict[str, Any] | None = None) -> Completion:
         """One answer, retried on transient failures; CollectionError when it cannot be had.
         A content may be a list of text and media parts; ``media.ModalityError`` (before any
-        call) when the model does not accept one of them (``where`` names the request in it)."""
+        call) when the model does not accept one of them (``where`` names the request in it).
+        ``schema``: the answer's JSON schema, sent when the model has ``structured_output``."""
         media.check_request(self.model, messages, where)
         url = self.model.endpoint + self.path
         last = ""
@@ -256,7 +268,7 @@ class Adapter:
                     await self._limiter.wait()
                     if self.stopping.is_set():
                         raise Stopped(f"model {self.model.name!r}: stopping, {url} not asked")
-                    return await self._once(url, messages)
+                    return await self._once(url, messages, schema)
             except _Transient as e:
                 last = str(e)
                 if attempt == self.model.max_retries:
@@ -272,11 +284,12 @@ class Adapter:
         while not self.stopping.is_set() and (left := end - time.monotonic()) > 0:
             await asyncio.sleep(min(left, 0.25))
 
-    async def _post(self, url: str, messages: list[dict[str, Any]]) -> tuple[int, httpx.Headers, bytes]:
+    async def _post(self, url: str, messages: list[dict[str, Any]],
+                    schema: dict[str, Any] | None = None) -> tuple[int, httpx.Headers, bytes]:
         """Status, headers and body of one POST, the body read in chunks and refused (_TooLarge)
         as soon as it exceeds ``max_response_bytes`` (a larger Content-Length: before any byte)."""
         cap = self.model.max_response_bytes
-        async with self.client.stream("POST", url, json=self.payload(messages), headers=self.headers(),
+        async with self.client.stream("POST", url, json=self.payload(messages, schema), headers=self.headers(),
                                       timeout=self.model.timeout_seconds) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and (len(declared) > 18 or int(declared) > cap):
@@ -289,13 +302,13 @@ class Adapter:
                 chunks.append(chunk)
             return response.status_code, response.headers, b"".join(chunks)
 
-    async def _once(self, url: str, messages: list[dict[str, Any]]) -> Completion:
+    async def _once(self, url: str, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> Completion:
         start = time.perf_counter()
         self.calls += 1
         deadline = self.model.request_deadline_seconds
         try:
             async with asyncio.timeout(deadline):
-                status, headers, raw = await self._post(url, messages)
+                status, headers, raw = await self._post(url, messages, schema)
         except TimeoutError:
             raise _Transient(f"no whole answer within collection.request_deadline_seconds ({deadline:g} s)") from None
         except httpx.TimeoutException:
@@ -338,10 +351,14 @@ class OpenAICompatible(Adapter):
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._key}"} if self._key else {}
 
-    def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def payload(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> dict[str, Any]:
         messages = [{**m, "content": media.openai_content(m["content"])} for m in messages]
-        return {"model": self.model.model_id, "messages": messages, "temperature": self.model.temperature,
+        body = {"model": self.model.model_id, "messages": messages, "temperature": self.model.temperature,
                 "max_tokens": self.model.max_tokens, **self.model.params}
+        if self.model.structured_output and schema is not None:
+            # llama.cpp's server and vLLM constrain decoding to the schema in this form.
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        return body
 
     def read(self, body: Any) -> tuple[str, int, int]:
         choices = body["choices"]
@@ -365,7 +382,7 @@ class Anthropic(Adapter):
             headers["x-api-key"] = self._key
         return headers
 
-    def payload(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def payload(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> dict[str, Any]:
         system = "\n".join(media.text_of(m["content"]) for m in messages if m["role"] == "system")
         rest = [{**m, "content": media.anthropic_content(m["content"])} for m in messages if m["role"] != "system"]
         return {"model": self.model.model_id, "system": system, "messages": rest,

@@ -225,7 +225,7 @@ class ResponseCache:
     """The journal ``<directory>/<shard>.jsonl`` (this job's, appended) and the model's
     published SQLite files (read-only). ``close`` publishes the journal's snapshot."""
 
-    def __init__(self, directory: str | Path, shard: str):
+    def __init__(self, directory: str | Path, shard: str, record: dict[str, Entry] | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.shard = shard
@@ -253,6 +253,8 @@ class ResponseCache:
                 continue  # an unreadable file only costs cache hits, never correctness
         self.hits = 0
         self.stores = 0
+        self._record = record or {}  # a committed response record (record.py): read-only, looked up last
+        self.record_hits = 0
 
     def _append(self, data: bytes) -> None:
         view = memoryview(data)
@@ -273,6 +275,9 @@ class ResponseCache:
                 if row is not None:
                     entry = Entry(*row)
                     break
+        if entry is None and key in self._record:
+            entry = self._record[key]
+            self.record_hits += count
         if entry is not None:
             self.hits += count
         return entry

@@ -16,7 +16,9 @@ one; timings, calls, cache hits, tokens and cost go to the job's log.
 from __future__ import annotations
 
 import asyncio
+import logging
 import statistics
+import sys
 import threading
 import time
 from collections import Counter
@@ -29,17 +31,22 @@ from tqdm import tqdm
 
 from .. import instrument
 from ..release.write import write_json
+from . import media
 from .adapters import ADAPTERS, Adapter, CollectionError, Completion, LiveModel, RequestRefused, Stopped
 from .answers import REPAIR_MESSAGE, Parsed, parse
 from .cache import Entry, ResponseCache, request_key
 from .conversation import ConversationView
+from .estimate import estimate, format_estimate
 from .lifeline import ParentWatch
 from .outputs import output_file
 from .prompts import OMNISCIENT, PANAS_TASKS, PromptSet, Request
+from .record import read_record
+from .schemas import answer_schema
 from .settings import LOCK_STALE_SECONDS
 from .shardlock import LOCK_SUFFIX, ShardLock
 
 INVALID = "invalid"
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -64,6 +71,9 @@ class Stats:
     output_tokens_spent: int = 0
     cost_usd_spent: float = 0.0
     usage_unknown: int = 0
+    record_hits: int = 0
+    estimate: dict = field(default_factory=dict)  # what the collection expected before it started
+    latency_seconds: float = 0.0  # summed over the answers used (their stored latencies)
 
     def as_dict(self) -> dict[str, Any]:
         return {**{k: v for k, v in self.__dict__.items() if k != "invalid"}, "invalid": dict(self.invalid)}
@@ -84,11 +94,37 @@ class Collector:
         self.progress = progress
         self._in_flight: dict[str, asyncio.Task] = {}
 
-    async def _ask(self, messages: list[dict[str, str]], sample: int) -> Completion:
+    def plan(self, views: list[ConversationView], mode: str, strategy: str) -> dict[str, Any]:
+        """The estimate (``estimate.estimate``) of collecting ``views``: every first request and
+        sample looked up in the cache (nothing is counted as a hit), the stored ones observed."""
+        pending, observed = [], []
+        for view in views:
+            for request in self.prompts.conversation_requests(view, mode, strategy):
+                schema = answer_schema(request.task, request.expect, mode) if self.model.structured_output else None
+                messages = [dict(m) for m in request.messages]
+                for sample in range(self.model.samples):
+                    key = request_key(self._identity(schema), self.prompts.version, messages, sample)
+                    entry = self.cache.get(key, count=False)
+                    if entry is None:
+                        pending.append(sum(len(media.text_of(m["content"])) for m in messages))
+                    else:
+                        observed.append(entry)
+        return estimate(pending, len(observed), self.model, observed)
+
+    def _identity(self, schema: dict[str, Any] | None) -> dict[str, Any]:
+        """The model's identity for one request: with ``structured_output``, the answer schema sent
+        is part of it (so a changed schema is asked afresh)."""
+        identity = self.model.identity()
+        if self.model.structured_output and schema is not None:
+            identity["response_schema"] = schema
+        return identity
+
+    async def _ask(self, messages: list[dict[str, str]], sample: int,
+                   schema: dict[str, Any] | None = None) -> Completion:
         """The answer to one request: from the cache, or from the model (then stored). Identical
         requests in flight share one call; the stored answer is the one used, so every reader
         of a key sees the same text even when two jobs asked at once."""
-        key = request_key(self.model.identity(), self.prompts.version, messages, sample)
+        key = request_key(self._identity(schema), self.prompts.version, messages, sample)
         entry = self.cache.get(key)
         if entry is not None:
             self.stats.cache_hits += 1
@@ -97,18 +133,19 @@ class Collector:
             return await asyncio.shield(self._in_flight[key])
         # A task of its own, shielded: a request once sent is awaited and stored even when the
         # conversation that asked is abandoned (drain), so no paid answer is lost to a stop.
-        call = asyncio.ensure_future(self._call(key, messages, sample))
+        call = asyncio.ensure_future(self._call(key, messages, sample, schema))
         self._in_flight[key] = call
         call.add_done_callback(lambda task, key=key: self._settled(key, task))
         return await asyncio.shield(call)
 
-    async def _call(self, key: str, messages: list[dict[str, str]], sample: int) -> Completion:
-        done = await self.adapter.complete(messages)
+    async def _call(self, key: str, messages: list[dict[str, str]], sample: int,
+                    schema: dict[str, Any] | None = None) -> Completion:
+        done = await self.adapter.complete(messages, schema=schema)
         self.stats.calls += 1
         self.stats.input_tokens_spent += done.input_tokens or 0
         self.stats.output_tokens_spent += done.output_tokens or 0
         self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens) or 0.0
-        self.cache.put(key, {"identity": self.model.identity(), "prompt_version": self.prompts.version,
+        self.cache.put(key, {"identity": self._identity(schema), "prompt_version": self.prompts.version,
                              "messages": messages, "sample": sample},
                        Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
         stored = self.cache.get(key, count=False) or Entry(done.text, done.input_tokens, done.output_tokens,
@@ -126,12 +163,13 @@ class Collector:
         while self._in_flight:
             await asyncio.wait(list(self._in_flight.values()))
 
-    async def _one_sample(self, request: Request, sample: int) -> tuple[Parsed, str, float]:
+    async def _one_sample(self, request: Request, sample: int, mode: str = "default") -> tuple[Parsed, str, float]:
         messages = [dict(m) for m in request.messages]
+        schema = answer_schema(request.task, request.expect, mode) if self.model.structured_output else None
         cost: float | None = 0.0
         for attempt in range(self.model.max_repairs + 1):
             try:
-                done = await self._ask(messages, sample)
+                done = await self._ask(messages, sample, schema)
             except RequestRefused as e:  # refused for good: this answer is invalid, the rest goes on
                 self.stats.refused += 1
                 return Parsed(None, str(e)), f"[refused: {e}]", cost
@@ -140,6 +178,7 @@ class Collector:
                 self.stats.usage_unknown += 1
             self.stats.input_tokens += done.input_tokens or 0
             self.stats.output_tokens += done.output_tokens or 0
+            self.stats.latency_seconds += done.latency_seconds
             parsed = parse(request.task, done.text, request.expect)
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
@@ -148,8 +187,8 @@ class Collector:
                          {"role": "user", "content": REPAIR_MESSAGE.format(problem=parsed.problem)}]
         raise AssertionError("unreachable")
 
-    async def answer(self, request: Request) -> Answer:
-        results = await asyncio.gather(*(self._one_sample(request, s) for s in range(self.model.samples)))
+    async def answer(self, request: Request, mode: str = "default") -> Answer:
+        results = await asyncio.gather(*(self._one_sample(request, s, mode) for s in range(self.model.samples)))
         self.stats.requests += 1
         if self.progress is not None:
             self.progress.update(1)
@@ -167,7 +206,7 @@ class Collector:
 
     async def conversation(self, view: ConversationView, mode: str, strategy: str) -> dict[str, Any]:
         requests = self.prompts.conversation_requests(view, mode, strategy)
-        answers = await asyncio.gather(*(self.answer(r) for r in requests))
+        answers = await asyncio.gather(*(self.answer(r, mode) for r in requests))
         return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers,
                         self.prompts.digest)
 
@@ -292,6 +331,12 @@ async def _run(views: list[ConversationView], model: LiveModel, mode: str, strat
     async with httpx.AsyncClient(limits=limits) as client:
         adapter = ADAPTERS[model.kind](model, client, seed=seed, stopping=stopping)
         total = sum(prompts.count_requests(v) for v in views)
+        collector_for_keys = Collector(model, adapter, cache, prompts)
+        planned = collector_for_keys.plan(views, mode, strategy)
+        line = format_estimate(model.name, mode, planned)
+        log.info("estimate before the first request: %s", line)
+        if show_progress:
+            print(line, file=sys.stderr, flush=True)
         with tqdm(total=total, desc=f"{model.name} ({mode})", unit="req", disable=not show_progress, mininterval=1.0) as bar:
             collector = Collector(model, adapter, cache, prompts, bar)
             window = asyncio.Semaphore(max(4, model.concurrency * 2))  # conversations in flight
@@ -307,14 +352,16 @@ async def _run(views: list[ConversationView], model: LiveModel, mode: str, strat
                 stopping.set()  # nothing more is sent; what was sent is awaited and stored
                 await collector.drain()
                 raise
+        collector.stats.estimate = planned
         collector.stats.retries = adapter.retries
+        collector.stats.record_hits = cache.record_hits
         return collector.stats
 
 
 def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompt_version: str,
                   cache_dir: str | Path, shard: str, outdir: str | Path, seed: int = 0,
                   show_progress: bool = True, lock_stale_seconds: float = LOCK_STALE_SECONDS,
-                  lock_wait_seconds: float = 0.0) -> dict[str, Any]:
+                  lock_wait_seconds: float = 0.0, record: str | Path | None = None) -> dict[str, Any]:
     """Collect every conversation of ``views``; write one EM output file each into ``outdir``.
 
     The shard is owned through ``<cache_dir>/<model>/<shard>.lock`` (``shardlock``): held by a
@@ -323,10 +370,15 @@ def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, st
     parent process dies or the lock is taken over, nothing more is sent, the answers in flight
     are stored, and ``CollectionError`` says so (a rerun asks only what is missing).
 
+    ``record``: a committed response record (``record.py``), verified against the model's
+    identity and the prompt version before anything is asked, whose answers serve as a
+    read-only cache (an answer is served only to the request whose digest it carries).
+
     Returns the collection statistics (requests, cache hits, calls, repairs, invalid answers per
     task, tokens, cost, wall seconds) for the log. Raises ``CollectionError`` when the model
     cannot be queried (missing key, refused request, unreachable endpoint).
     """
+    fixed = read_record(record, model.identity(), prompt_version).entries if record is not None else None
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     directory = Path(cache_dir) / model.name
@@ -336,7 +388,7 @@ def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, st
     with ParentWatch(stopping.set) as parent:
         lock.acquire(cancel=stopping)  # an orphan waiting for its shard gives up
         try:
-            cache = ResponseCache(directory, shard)  # opened only once the shard is this collector's
+            cache = ResponseCache(directory, shard, record=fixed)  # opened only once the shard is this collector's
             try:
                 stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache,
                                          outdir, seed, show_progress, stopping))

@@ -358,24 +358,30 @@ def dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1, allow_nan=False) + "\n"
 
 
-def _iter_conversations(splits: dict[str, list[dict[str, Any]]], limit: int | None) -> Iterator[tuple[str, int, dict]]:
-    for split in SPLITS:
+def _iter_conversations(splits: dict[str, list[dict[str, Any]]], limit: int | None,
+                        keep: tuple[str, ...] = SPLITS) -> Iterator[tuple[str, int, dict]]:
+    for split in (s for s in SPLITS if s in keep):
         for index, dialog in enumerate(splits[split][:limit] if limit is not None else splits[split]):
             yield split, index, dialog
 
 
 def write_cohort(
-    directory_in: str | os.PathLike[str], directory_out: str | os.PathLike[str], limit: int | None = None
+    directory_in: str | os.PathLike[str], directory_out: str | os.PathLike[str], limit: int | None = None,
+    splits: tuple[str, ...] | list[str] | None = None,
 ) -> dict[str, Any]:
     """Convert an ESConv folder into one release-format file per conversation.
 
     Writes ``<directory_out>/esconv_<split>_<nnnn>.json`` (deterministic bytes, atomic rename);
     files named ``esconv_*.json`` left there by an earlier run and not written now are removed,
     so the folder holds exactly this cohort. ``limit`` keeps the first ``limit`` conversations
-    of each split. Returns the counts (also the measured counts of docs/esconv.md).
+    of each split; ``splits`` (default all three) the splits kept, e.g. ``["train"]`` for a sample
+    of training conversations only (a split of another name is a ValueError). Returns the counts (also the measured counts of docs/esconv.md).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
+    keep = tuple(SPLITS if splits is None else splits)
+    if not keep or any(s not in SPLITS for s in keep):
+        raise ValueError(f"splits must be a non-empty list of {', '.join(SPLITS)}, got {list(keep)!r}")
     splits = read_esconv(directory_in)
     out_dir = Path(directory_out)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -391,7 +397,7 @@ def write_cohort(
         "post_chat_ratings": {key: Counter() for key in POST_CHAT_RATINGS},  # item -> {rating: conversations}
     }
     written: set[str] = set()
-    for split, index, dialog in _iter_conversations(splits, limit):
+    for split, index, dialog in _iter_conversations(splits, limit, keep):
         conv = to_release(dialog, index, split)
         name = f"{conv['conversationId']}.json"
         path = out_dir / name

@@ -1,0 +1,77 @@
+"""The local server launcher (eibench.predict.local_server) with a stand-in for llama_cpp.server:
+a tiny loopback HTTP server that answers /v1/models, started through the same command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from eibench.predict import local_server
+from eibench.predict.local_server import LocalServer, ServerError, alive, free_port, revision, stop_pid
+
+STAND_IN = textwrap.dedent('''
+    import sys, time
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    args = sys.argv[1:]
+    assert args[:2] == ["-m", "llama_cpp.server"], args
+    port = int(args[args.index("--port") + 1])
+    if "{mode}" == "crash":
+        sys.exit(3)
+    if "{mode}" == "silent":
+        time.sleep(60)
+    class H(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b'{{"data": []}}'
+            self.send_response(200 if self.path == "/v1/models" else 404)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        def log_message(self, *a):
+            pass
+    HTTPServer(("127.0.0.1", port), H).serve_forever()
+''')
+
+
+def _python(tmp_path: Path, mode: str) -> str:
+    """An executable that runs the stand-in with the launcher's arguments (in place of python)."""
+    script = tmp_path / f"stand_in_{mode}.py"
+    script.write_text(STAND_IN.format(mode=mode))
+    exe = tmp_path / f"python_{mode}"
+    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script} \"$@\"\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def test_starts_waits_records_and_stops_by_pid(tmp_path):
+    pid_file = tmp_path / "server.json"
+    server = LocalServer(tmp_path / "m.gguf", port=free_port(), pid_file=pid_file, python=_python(tmp_path, "ok"))
+    with server:
+        pid = server.process.pid
+        record = json.loads(pid_file.read_text())
+        assert record["pid"] == pid and record["endpoint"] == server.endpoint and alive(pid, record["start"])
+        assert server.command()[-8:] == ["--host", "127.0.0.1", "--port", str(server.port), "--n_ctx", "8192",
+                                         "--n_threads", "2"]
+    assert not alive(pid) and not pid_file.exists()
+
+
+@pytest.mark.parametrize("mode, message", [("crash", "exited with code 3"), ("silent", "did not answer")])
+def test_a_server_that_fails_to_start_is_not_left_running(tmp_path, mode, message):
+    server = LocalServer(tmp_path / "m.gguf", port=free_port(), python=_python(tmp_path, mode), start_timeout=3)
+    with pytest.raises(ServerError, match=message):
+        server.start()
+    assert server.process is None
+
+
+def test_stop_leaves_a_reused_pid_alone_and_the_cli_stops_by_the_pid_file(tmp_path, monkeypatch):
+    assert not stop_pid(1, start="not-the-start-of-init")  # PID 1 runs, but is not the recorded process
+    monkeypatch.chdir(tmp_path)
+    assert local_server.main(["stop", "--pid-file", "none.json"]) == 1
+
+
+def test_the_revision_names_the_file_digest_and_the_server_version():
+    assert revision("ab" * 32, "0.3.36") == f"gguf-sha256:{'ab' * 32} llama-cpp-python:0.3.36"
+    with pytest.raises(ServerError, match="requirements-llm.txt"):
+        local_server.find_gguf("no_such_weights_package")

@@ -1,0 +1,144 @@
+"""Structured output (answer schemas as response_format), the committed response record and the
+estimate printed before a collection, against the loopback fake server."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from eibench.predict.adapters import CollectionError, LiveModel
+from eibench.predict.answers import parse
+from eibench.predict.cache import Entry
+from eibench.predict.collect import collect_shard
+from eibench.predict.estimate import estimate, format_estimate
+from eibench.predict.prompts import PromptSet
+from eibench.predict.record import RecordError, cache_records, read_record, write_record
+from eibench.predict.schemas import answer_schema
+
+from .fake_llm import FakeLLM
+
+
+def _model(llm: FakeLLM | None, **overrides) -> LiveModel:
+    endpoint = llm.base_url + "/v1" if llm else "http://127.0.0.1:9/v1"
+    entry = {"name": "fake-model", "kind": "openai_compatible", "model_id": "fake-1", "endpoint": endpoint,
+             "api_key_env": None, "concurrency": 4, "timeout_seconds": 2.0, "max_retries": 0, **overrides}
+    return LiveModel.from_config(entry)
+
+
+def _collect(views, model, tmp_path, name="out", **kw):
+    stats = collect_shard(views, model, "default", "absolute", "v1", tmp_path / "cache", "default-shard-0",
+                          tmp_path / name, show_progress=False, **kw)
+    return stats, {p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())}
+
+
+def test_every_schema_is_valid_and_its_canonical_answers_parse(small_views):
+    prompts = PromptSet.load("v1")
+    requests = prompts.conversation_requests(small_views[0], "default", "absolute")
+    tasks = {r.task for r in requests}
+    assert {"emotions", "binary_om_observer", "post_panas_absolute", "conversation_wide"} <= tasks
+    for request in requests:
+        schema = answer_schema(request.task, request.expect)
+        if request.task == "draft":
+            assert schema is None
+            continue
+        jsonschema.Draft202012Validator.check_schema(schema)
+        example = _example(schema)
+        jsonschema.validate(example, schema)
+        assert parse(request.task, json.dumps(example), request.expect).ok, request.task
+    with pytest.raises(ValueError, match="unknown task"):
+        answer_schema("nonsense")
+
+
+def test_a_schema_refuses_what_the_task_does_not_allow(small_views):
+    request = next(r for r in PromptSet.load("v1").conversation_requests(small_views[0], "default", "absolute")
+                   if r.task == "binary_om_observer")
+    schema = answer_schema(request.task, request.expect)
+    answer = {k: "yes" for k in request.expect}
+    jsonschema.validate(answer, schema)
+    for bad in ({**answer, request.expect[0]: "maybe"}, {k: "yes" for k in request.expect[1:]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    assert "rationale" in answer_schema(request.task, request.expect, "verbose")["properties"]
+    assert "rationale" not in schema["properties"]
+
+
+def _example(schema):
+    """A schema-valid value built from the schema (first enum value, lowest integer)."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema["type"]
+    if kind == "object":
+        return {k: _example(s) for k, s in schema["properties"].items() if k in schema["required"]}
+    if kind == "array":
+        return [_example(schema["items"])] * schema.get("minItems", 1)
+    if kind == "integer":
+        return schema["minimum"]
+    return "x"
+
+
+def test_structured_output_sends_the_schema_and_keys_the_cache_apart(small_views, tmp_path):
+    views = small_views[:1]
+    with FakeLLM() as llm:
+        plain, plain_out = _collect(views, _model(llm), tmp_path / "a")
+        assert all("response_format" not in r["body"] for r in llm.requests)
+        n = llm.count
+        structured, out = _collect(views, _model(llm, structured_output=True), tmp_path / "a", name="s")
+        sent = llm.requests[n:]
+    assert structured["calls"] == n and structured["cache_hits"] == 0  # a new key for every request
+    formats = [r["body"].get("response_format") for r in sent]
+    drafts = [r for r in sent if "TASK: draft" in json.dumps(r["body"])]
+    assert sum(f is None for f in formats) == len(drafts) > 0
+    assert all(f["type"] == "json_object" and f["schema"]["type"] == "object" for f in formats if f is not None)
+    assert plain_out == out  # the fake's answers do not depend on the schema: same outputs
+    with pytest.raises(CollectionError, match="openai_compatible only"):
+        LiveModel.from_config({"name": "m", "kind": "anthropic", "model_id": "x", "structured_output": True})
+    assert "structured_output" not in _model(None).identity()  # earlier keys unchanged
+
+
+def test_a_record_rebuilds_the_outputs_without_the_server(small_views, tmp_path):
+    views = small_views[:2]
+    with FakeLLM() as llm:
+        model = _model(llm, structured_output=True)
+        stats, first = _collect(views, model, tmp_path / "live")
+    records = cache_records(tmp_path / "live" / "cache" / "fake-model")
+    rec = write_record(records, "fake-model", tmp_path / "record.jsonl")
+    assert len(rec.entries) == stats["calls"] and "response_schema" not in rec.identity
+    text = (tmp_path / "record.jsonl").read_text()
+    assert "TASK:" not in text and views[0].turns[0].user_message not in text  # no request is stored
+    # the server is gone: every answer comes from the record, verified against its key
+    again, second = _collect(views, _model(None, structured_output=True), tmp_path / "offline",
+                             record=tmp_path / "record.jsonl")
+    assert second == first and again["calls"] == 0 and again["record_hits"] == len(rec.entries)
+
+
+def test_a_damaged_or_foreign_record_is_refused(small_views, tmp_path):
+    with FakeLLM() as llm:
+        _collect(small_views[:1], _model(llm), tmp_path / "live")
+    path = tmp_path / "record.jsonl"
+    write_record(cache_records(tmp_path / "live" / "cache" / "fake-model"), "fake-model", path)
+    with pytest.raises(RecordError, match="identity differs .* revision"):
+        _collect(small_views[:1], _model(None, revision="other"), tmp_path / "x", record=path)
+    lines = path.read_text().splitlines()
+    entry = json.loads(lines[1])
+    entry["text"] = entry["text"] + " "
+    path.write_text("\n".join([lines[0], json.dumps(entry), *lines[2:]]) + "\n")
+    with pytest.raises(RecordError, match="sha256/entries"):
+        read_record(path)
+    with pytest.raises(FileNotFoundError, match="record: null"):
+        read_record(tmp_path / "missing.jsonl")
+
+
+def test_the_estimate_counts_what_is_left_to_ask(small_views, tmp_path):
+    model = _model(None, max_tokens=100, price_input_per_million=1.0, price_output_per_million=2.0, concurrency=2)
+    e = estimate([400, 800], 3, model, [Entry("a", 10, 20, 1.5, ""), Entry("b", 10, 40, 0.5, "")])
+    assert e["requests"] == 5 and e["to_ask"] == 2 and e["input_tokens"] == 300
+    assert e["output_tokens"] == 60 and e["output_tokens_max"] == 200
+    assert e["cost_usd"] == pytest.approx((300 + 120) / 1e6) and e["cost_usd_max"] == pytest.approx(700 / 1e6)
+    assert e["seconds"] == pytest.approx(2 * 1.0 / 2)
+    assert "unknown until the first answers" in format_estimate("m", "default", estimate([10], 0, model))
+    with FakeLLM() as llm:
+        stats, _ = _collect(small_views[:1], _model(llm), tmp_path)
+        again, _ = _collect(small_views[:1], _model(llm), tmp_path, name="again")
+    assert stats["estimate"]["to_ask"] == stats["requests"] and stats["estimate"]["cached"] == 0
+    assert again["estimate"]["to_ask"] == 0 and again["estimate"]["cached"] == again["requests"]

