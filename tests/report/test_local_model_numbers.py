@@ -28,7 +28,7 @@ def _inputs(model_scores, chance_scores):
 
 def test_the_numbers_of_the_section():
     scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
-    nums = Numbers()
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1,
                     n_bootstrap=200)
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
@@ -42,7 +42,7 @@ def test_the_numbers_of_the_section():
     lo, hi = nums.entries["local_model.difference"]["ci"]
     assert lo <= 0.3 <= hi
     with pytest.raises(ValueError, match="no conversation"):
-        add_local_model(Numbers(), "other", "x", record, scores, invalid, "binary_om_acc", "chance", seed=1)
+        add_local_model(Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"}), "other", "x", record, scores, invalid, "binary_om_acc", "chance", seed=1)
 
 
 def test_sign_flip_and_bootstrap():
@@ -70,7 +70,7 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path):
     import typst
 
     scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
-    nums = Numbers()
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1,
                     n_bootstrap=200)
     (tmp_path / "results" / "paper").mkdir(parents=True)

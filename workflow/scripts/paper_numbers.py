@@ -1,6 +1,7 @@
 """Rule paper_numbers: the numbers file and the display tables the manuscript reads."""
 
 import pandas as pd
+from eibench.predict.record import read_record
 from eibench.report.board_numbers import (
     add_data_counts,
     add_invalid,
@@ -10,7 +11,6 @@ from eibench.report.board_numbers import (
     leaderboard_table,
     main_rows,
 )
-from eibench.predict.record import read_record
 from eibench.report.claim_units import claim_units
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.coverage import add_coverage
