@@ -5,7 +5,7 @@ rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
         main="paper/main.typ",
-        sources=sorted(str(p) for p in Path("paper").glob("*.typ")),
+        sources=sorted(str(p) for p in Path("paper").rglob("*.typ") if "build" not in p.parts),
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",
@@ -26,6 +26,7 @@ rule paper:
         figure_simulation="results/figures/simulation.svg",
         figure_rank_intervals="results/figures/rank_intervals.svg",
         dictionary="results/scores/data_dictionary.csv",
+        **({"truth_table": "results/paper/tables/truth.csv"} if NULL_COHORT else {}),
         # the cross-benchmark table, when the paper reports it (REPLICATION_ANALYSES)
         **({"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
            if "cross_benchmark" in REPLICATION_ANALYSES else {}),

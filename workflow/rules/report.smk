@@ -282,6 +282,8 @@ rule paper_numbers:
         **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
         # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
         **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
+        # the null cohort's claims, beside the planted cohort's (truth.smk)
+        **TRUTH_FOR_PAPER,
     output:
         numbers=report(
             "results/paper/numbers.json",
@@ -339,6 +341,7 @@ rule paper_numbers:
             subcategory="Scoring",
             labels={"table": "invalid_answers", "rule": "paper_numbers"},
         ),
+        **TRUTH_OUTPUTS,
     params:
         cohort=config["cohort"],
         # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
@@ -357,6 +360,8 @@ rule paper_numbers:
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,
         ranked_roles=ANALYSED_ROLES,
+        claims_declared=config["statistics"]["claims"],
+        **TRUTH_PARAMS,
     log:
         "logs/report/paper_numbers.log",
     benchmark:
