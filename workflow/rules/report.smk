@@ -342,6 +342,7 @@ rule paper_numbers:
             labels={"table": "invalid_answers", "rule": "paper_numbers"},
         ),
         **TRUTH_OUTPUTS,
+        preregistration_table="results/paper/tables/preregistration_history.csv",
     params:
         cohort=config["cohort"],
         # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
@@ -362,6 +363,7 @@ rule paper_numbers:
         ranked_roles=ANALYSED_ROLES,
         claims_declared=config["statistics"]["claims"],
         **TRUTH_PARAMS,
+        preregistration=PREREGISTRATION,
     log:
         "logs/report/paper_numbers.log",
     benchmark:

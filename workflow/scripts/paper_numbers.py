@@ -11,6 +11,7 @@ from eibench.report.numbers import Numbers, fmt
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
+from eibench.report.preregistration import add_preregistration
 from eibench.report.truth_numbers import add_truth
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
@@ -148,6 +149,7 @@ with rule_log(snakemake) as log:  # noqa: F821
                             pd.read_csv(snakemake.input.null_claims, keep_default_na=False, na_values=[""]),
                             p.claims_declared, p.truth_simulation["planted"], p.truth_simulation["null"]),
                   snakemake.output.truth_table)
+    write_csv(add_preregistration(nums, p.preregistration), snakemake.output.preregistration_table)
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
     inputs = {"cohort": files_digest(snakemake.input.cohort_files)}
     inputs |= {label: files_digest(paths) for label, paths in sorted(p.prediction_sets.items())}
