@@ -97,3 +97,17 @@ def test_add_truth_refuses_a_claim_missing_from_a_table(sim, claims):
     null = _table({c["id"]: "inconclusive" for c in claims[1:]})
     with pytest.raises(ValueError, match=r"\['C1'\].*null_stats_claims"):
         add_truth(Numbers(), _table({c["id"]: "supported" for c in claims}), null, claims, sim, null_simulation(sim))
+
+
+def test_add_truth_models_counts_coverage_and_errors():
+    from eibench.report.truth_numbers import add_truth_models
+    expected = pd.DataFrame({"em_model": ["a", "a", "b", "b"], "metric": ["binary_om_acc", "binary_hp_acc"] * 2,
+                             "ability_logit": [0.1, -0.2, 0.3, 0.0], "expected": [0.70, 0.60, 0.75, 0.65],
+                             "estimate": [0.72, 0.50, 0.74, np.nan], "lo": [0.68, 0.45, 0.70, np.nan],
+                             "hi": [0.76, 0.55, 0.78, np.nan], "covered": [True, False, True, False]})
+    nums = Numbers()
+    table = add_truth_models(nums, expected)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["truth.models.n_models"] == 2 and e["truth.models.n_intervals"] == 3 and e["truth.models.n_covered"] == 2
+    assert e["truth.models.max_abs_error"] == pytest.approx(0.10)
+    assert list(table["Covered"]) == ["yes", "no", "yes", "no"] and table.loc[3, "Estimate [95%]"] == "–"

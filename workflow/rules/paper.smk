@@ -26,7 +26,7 @@ rule paper:
         figure_simulation="results/figures/simulation.svg",
         figure_rank_intervals="results/figures/rank_intervals.svg",
         dictionary="results/scores/data_dictionary.csv",
-        **({"truth_table": "results/paper/tables/truth.csv"} if NULL_COHORT else {}),
+        **TRUTH_OUTPUTS,
         preregistration_table="results/paper/tables/preregistration_history.csv",
         # the cross-benchmark table, when the paper reports it (REPLICATION_ANALYSES)
         **({"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}

@@ -21,22 +21,21 @@ NULL_COHORT = config["cohort"] == "synthetic" and bool(SIMULATED)
 NULL = "results/null"
 
 
-def null_or_planted(model, path):
-    """A simulated model's file in the null cohort (``results/x`` -> ``results/null/x``); any
-    other model's in the planted cohort."""
-    return f"{NULL}/{path.removeprefix('results/')}" if model in SIMULATED else path
-
-
-def null_scores_of(part):
-    return [null_or_planted(m, f"results/scores/{m}/{mode}/{part}.parquet") for m in MODELS for mode in MODES]
+# A simulated model's file in the null cohort (results/x -> results/null/x); any other model's
+# in the planted cohort. (Lambdas: the linter wants functions in common.smk.)
+null_or_planted = lambda model, path: f"{NULL}/{path.removeprefix('results/')}" if model in SIMULATED else path
+null_scores_of = lambda part: [null_or_planted(m, f"results/scores/{m}/{mode}/{part}.parquet")
+                               for m in MODELS for mode in MODES]
 
 
 # What rule paper_numbers reads for the truth section (report.smk): the two cohorts' claims and
 # the simulator's settings of each; nothing on another cohort.
-TRUTH_FOR_PAPER = {"null_claims": f"{NULL}/stats/claims.csv"} if NULL_COHORT else {}
+TRUTH_FOR_PAPER = ({"null_claims": f"{NULL}/stats/claims.csv", "truth_models": "results/truth/expected_metrics.csv"}
+                   if NULL_COHORT else {})
 TRUTH_PARAMS = ({"truth_simulation": {"planted": config["simulation"], "null": null_simulation(config["simulation"])}}
                 if NULL_COHORT else {})
-TRUTH_OUTPUTS = {"truth_table": "results/paper/tables/truth.csv"} if NULL_COHORT else {}
+TRUTH_OUTPUTS = ({"truth_table": "results/paper/tables/truth.csv",
+                  "truth_models_table": "results/paper/tables/truth_models.csv"} if NULL_COHORT else {})
 
 NULL_STATS_INPUT = {
     "conversation_scores": f"{NULL}/scores/conversation_scores.parquet",
@@ -47,6 +46,31 @@ NULL_STATS_INPUT = {
 
 
 if NULL_COHORT:
+
+    rule truth_models:
+        """Each simulated model's exact expected binary accuracies from its abilities
+        (eibench.synthetic.expected), beside its estimate and 95% interval."""
+        input:
+            **GOLD,
+            truth=[f"results/truth/models/{m}/{config['statistics']['mode']}.json" for m in SIMULATED],
+            intervals="results/stats/uncertainty/intervals.csv",
+        output:
+            table="results/truth/expected_metrics.csv",
+        params:
+            models=SIMULATED,
+            mode=config["statistics"]["mode"],
+            simulation=config["simulation"],
+            seed=config["seed"],
+            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
+        log:
+            "logs/truth/truth_models.log",
+        benchmark:
+            "logs/benchmarks/truth_models.tsv"
+        threads: 1
+        resources:
+            **measured("truth_models"),
+        script:
+            "../scripts/truth_models.py"
 
     use rule predict_simulated as null_predict_simulated with:
         output:

@@ -12,7 +12,7 @@ from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
 from eibench.report.preregistration import add_preregistration
-from eibench.report.truth_numbers import add_truth
+from eibench.report.truth_numbers import add_truth, add_truth_models
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
 from scipy.stats import kendalltau
@@ -144,11 +144,12 @@ with rule_log(snakemake) as log:  # noqa: F821
         "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
-    if "null_claims" in snakemake.input:  # the truth section: planted and null cohorts' verdicts (truth.smk)
+    if getattr(snakemake.input, "null_claims", None):  # the truth section: planted and null cohorts' verdicts (truth.smk)
         write_csv(add_truth(nums, pd.read_csv(snakemake.input.claims, keep_default_na=False, na_values=[""]),
                             pd.read_csv(snakemake.input.null_claims, keep_default_na=False, na_values=[""]),
                             p.claims_declared, p.truth_simulation["planted"], p.truth_simulation["null"]),
                   snakemake.output.truth_table)
+        write_csv(add_truth_models(nums, pd.read_csv(snakemake.input.truth_models)), snakemake.output.truth_models_table)
     write_csv(add_preregistration(nums, p.preregistration), snakemake.output.preregistration_table)
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
     inputs = {"cohort": files_digest(snakemake.input.cohort_files)}

@@ -137,3 +137,28 @@ def add_truth(nums: Numbers, planted: pd.DataFrame, null: pd.DataFrame, claims: 
     nums.add("truth.n_claims", len(claims), RULE, SCRIPT)
     nums.add("truth.n_null_supported", int((n["verdict"] == "supported").sum()), RULE, SCRIPT)
     return pd.DataFrame(rows)
+
+
+def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> pd.DataFrame:
+    """Add the ``truth.models.*`` numbers and return the display table of each simulated model's
+    exact expected binary accuracies beside its estimate and 95% interval.
+
+    ``expected``: results/truth/expected_metrics.csv (rule truth_models), one row per model and
+    metric with ``expected``, ``estimate``, ``lo``, ``hi`` (proportions in [0, 1]) and ``covered``.
+    """
+    rule, script = "truth_models", "workflow/scripts/truth_models.py"
+    have = expected.dropna(subset=["estimate", "lo", "hi"])
+    covered = have["covered"].astype(str).str.lower() == "true"
+    nums.add("truth.models.n_models", int(expected["em_model"].nunique()), rule, script)
+    nums.add("truth.models.n_intervals", int(len(have)), rule, script)
+    nums.add("truth.models.n_covered", int(covered.sum()), rule, script)
+    nums.add("truth.models.max_abs_error", float((have["estimate"] - have["expected"]).abs().max()) if len(have)
+             else float("nan"), rule, script, digits=3)
+    return pd.DataFrame({
+        "Model": expected["em_model"], "Metric": expected["metric"],
+        "Ability (logits)": [fmt(float(x), 2) for x in expected["ability_logit"]],
+        "Expected (exact)": [fmt(float(x), 3) for x in expected["expected"]],
+        "Estimate [95%]": [f"{fmt(float(r.estimate), 3)} [{fmt(float(r.lo), 3)}, {fmt(float(r.hi), 3)}]"
+                           if pd.notna(r.estimate) else "–" for r in expected.itertuples()],
+        "Covered": ["yes" if str(c).lower() == "true" else "no" for c in expected["covered"]],
+    })
