@@ -8,10 +8,10 @@ from eibench.metrics.registry import BY_NAME
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.esconv_numbers import add_esconv
 from eibench.report.numbers import Numbers, fmt
+from eibench.report.preregistration import add_preregistration
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
-from eibench.report.preregistration import add_preregistration
 from eibench.report.truth_numbers import add_truth, add_truth_models
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
