@@ -32,18 +32,27 @@ def _romantic(difference=-3.0, lo=-5.0, hi=-1.0, p_boot=0.004, hardest=ROMANTIC)
             "p_boot": p_boot, "hardest": hardest, "p_romantic_hardest": 0.8}
 
 
+# A model's paired difference (humans - model) and bootstrap p that give its verdict.
+_HUMAN_ROWS = {"humans better": (0.1, 0.001), "model better": (-0.1, 0.001), "no difference": (0.01, 0.5)}
+
+
 def _humans(verdicts_):
-    return pd.DataFrame({"em_model": [f"m{i}" for i in range(len(verdicts_))], "verdict": verdicts_})
+    return pd.DataFrame({"em_model": [f"m{i}" for i in range(len(verdicts_))], "verdict": verdicts_,
+                         "human_minus_model": [_HUMAN_ROWS[v][0] for v in verdicts_],
+                         "p_boot": [_HUMAN_ROWS[v][1] for v in verdicts_]})
 
 
-def _rank_pairs(intervals, taus=None):
-    """One row per pair of four metrics; ``intervals``: (lo90, hi90, lo95, hi95) per pair."""
+def _rank_pairs(intervals, taus=None, margin=0.3):
+    """One row per pair of four metrics; ``intervals``: (lo90, hi90, lo95, hi95) per pair; the
+    equivalence p at ``margin`` is 0.01 for a 90% interval inside it, else 0.5."""
     metrics = ["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"]
     pairs = [(a, b) for i, a in enumerate(metrics) for b in metrics[i + 1:]]
     taus = taus or [0.01 * (i + 1) for i in range(len(pairs))]
     return pd.DataFrame({"metric_a": [a for a, _ in pairs], "metric_b": [b for _, b in pairs], "tau": taus,
                          "lo90": [i[0] for i in intervals], "hi90": [i[1] for i in intervals],
-                         "lo95": [i[2] for i in intervals], "hi95": [i[3] for i in intervals]})
+                         "lo95": [i[2] for i in intervals], "hi95": [i[3] for i in intervals],
+                         "p_equivalence": [0.01 if -margin < i[0] and i[1] < margin else 0.5 for i in intervals],
+                         "margin": margin})
 
 
 INDEPENDENT = (-0.2, 0.2, -0.25, 0.25)  # inside +-0.3 with 90% confidence
@@ -197,10 +206,40 @@ def test_rank_independence_majority_rule(intervals, expected):
 
 
 def test_rank_independence_uses_the_claims_own_margin():
-    results = _results(rank_pairs=_rank_pairs([(-0.25, 0.25, -0.3, 0.3)] * 6))
     metrics = ["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"]
-    assert _verdict(_claim("rank_independence", metrics=metrics, margin=0.3), results)["verdict"] == "supported"
-    assert _verdict(_claim("rank_independence", metrics=metrics, margin=0.2), results)["verdict"] == "inconclusive"
+    for margin, expected in ((0.3, "supported"), (0.2, "inconclusive")):
+        results = _results(rank_pairs=_rank_pairs([(-0.25, 0.25, -0.3, 0.3)] * 6, margin=margin))
+        assert _verdict(_claim("rank_independence", metrics=metrics, margin=margin), results)["verdict"] == expected
+
+
+def test_rank_independence_refuses_a_margin_other_than_the_equivalence_tests():
+    metrics = ["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"]
+    results = _results(rank_pairs=_rank_pairs([INDEPENDENT] * 6, margin=0.3))
+    with pytest.raises(ValueError, match=r"claim X: its margin 0.2 differs from statistics.independence_margin"):
+        _verdict(_claim("rank_independence", metrics=metrics, margin=0.2), results)
+
+
+def test_partial_conjunction_is_bonferroni_on_the_u_th_smallest():
+    from eibench.stats.claims import partial_conjunction
+    assert partial_conjunction([0.01, 0.2, 0.03, 0.5], 3) == pytest.approx(2 * 0.2)
+    assert partial_conjunction([0.01, 0.02], 1) == pytest.approx(2 * 0.01)  # Bonferroni of the minimum
+    assert partial_conjunction([0.4, 0.6], 2) == pytest.approx(0.6)  # all false: the maximum
+    assert partial_conjunction([0.9, 0.95, 0.99], 2) == 1.0  # capped
+    assert np.isnan(partial_conjunction([0.01, np.nan], 2))  # fewer p-values than u
+
+
+def test_claims_about_most_of_a_set_enter_the_headline_holm_family():
+    """Rank independence and humans-vs-models have a p-value, so Holm covers every headline claim."""
+    claims = [_claim("rank_independence", "headline", "R", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc",
+                                                                    "draft_judge"], margin=0.3),
+              _claim("humans_vs_models", "headline", "H", metric="binary_hp_acc", direction="humans_better"),
+              _claim("diagnosis_effect", "headline", "D", metric="emotion_f1", direction="negative")]
+    table = verdicts(claims, _results(), ALPHA).set_index("id")
+    assert table["p_adjusted"].notna().all()
+    # R: 4 of 6 pairs at p 0.01, u = 4 -> 3 x 0.01; H: 3 of 4 models at 0.001, u = 3 -> 2 x 0.001; D: 0.01
+    np.testing.assert_allclose(table.loc[["R", "H", "D"], "p_value"], [0.03, 0.002, 0.01])
+    np.testing.assert_allclose(table.loc[["R", "H", "D"], "p_adjusted"], [0.03, 0.006, 0.02])
+    assert (table["verdict"] == "supported").all()
 
 
 def test_rank_independence_uses_only_pairs_within_the_claimed_metrics():
@@ -208,8 +247,10 @@ def test_rank_independence_uses_only_pairs_within_the_claimed_metrics():
                         taus=[0.9, 0.05, -0.1, 0.7, 0.8, 0.6])
     claim = _claim("rank_independence", metrics=["emotion_f1", "pairwise_acc", "draft_judge"], margin=0.3)
     out = claim_result(claim, _results(rank_pairs=pairs))
-    # Pairs among these three: (f1, pairwise) independent, (f1, draft) independent, (pairwise, draft) related.
-    assert out["verdict"] == "supported"
+    # Pairs among these three: (f1, pairwise) independent, (f1, draft) independent, (pairwise, draft) related:
+    # 2 of 3 at p 0.01, u = 2 -> partial-conjunction p 2 x 0.01.
+    assert out["p_value"] == pytest.approx(0.02)
+    assert _verdict(claim, _results(rank_pairs=pairs))["verdict"] == "supported"
     assert out["estimate"] == pytest.approx(np.median([0.05, 0.1, 0.6]))
     assert "2 of 3 metric pairs shown independent" in out["detail"]
 
@@ -286,25 +327,26 @@ def _family_results():
 
 def test_holm_within_headline_and_bh_within_exploratory(multipletests):
     table = verdicts(_family_claims(), _family_results(), ALPHA).set_index("id")
-    headline = ["H1", "H2", "H3", "H4"]  # H5 has no p-value
+    headline = ["H1", "H2", "H3", "H4", "H5"]  # H5: the partial conjunction of its one pair (inconclusive: 0.5)
     p = table.loc[headline, "p_value"].to_numpy(float)
-    np.testing.assert_allclose(p, [0.012, 0.02, 0.04, 0.004])
+    np.testing.assert_allclose(p, [0.012, 0.02, 0.04, 0.004, 0.01])
     np.testing.assert_allclose(table.loc[headline, "p_adjusted"], multipletests(p, method="holm")[1])
     exploratory = ["E1", "E2", "E4"]  # E3 (equivalence) has no p-value
     q = table.loc[exploratory, "p_value"].to_numpy(float)
     np.testing.assert_allclose(table.loc[exploratory, "p_adjusted"], multipletests(q, method="fdr_bh")[1])
-    assert np.isnan(table.loc["H5", "p_adjusted"]) and np.isnan(table.loc["E3", "p_adjusted"])
-    # The families are adjusted apart: pooling all seven p-values would give other numbers.
-    pooled = multipletests(np.r_[p, q], method="holm")[1][:4]
+    assert np.isnan(table.loc["E3", "p_adjusted"])
+    # The families are adjusted apart: pooling all eight p-values would give other numbers.
+    pooled = multipletests(np.r_[p, q], method="holm")[1][:5]
     assert not np.allclose(table.loc[headline, "p_adjusted"], pooled)
 
 
 def test_verdicts_use_the_adjusted_p_value():
-    table = verdicts(_family_claims(), _family_results(), ALPHA).set_index("id")
+    claims = [c for c in _family_claims() if c["id"] != "H5"]
+    table = verdicts(claims, _family_results(), ALPHA).set_index("id")
     # Holm over (0.012, 0.02, 0.04, 0.004): 0.036, 0.04, 0.04, 0.016 -> all below 0.05.
     assert list(table.loc[["H1", "H2", "H3", "H4"], "verdict"]) == ["supported"] * 4
     # At alpha 0.039 the adjusted 0.04 values are no longer at or below alpha, though H2's raw 0.02 is.
-    strict = verdicts(_family_claims(), _family_results(), 0.039).set_index("id")
+    strict = verdicts(claims, _family_results(), 0.039).set_index("id")
     assert list(strict.loc[["H1", "H2", "H3", "H4"], "verdict"]) == ["supported", "inconclusive", "inconclusive",
                                                                       "supported"]
     # BH over (0.03, 0.045, 0.012): 0.045, 0.045, 0.036.

@@ -5,7 +5,7 @@ rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
         main="paper/main.typ",
-        sources=sorted(str(p) for p in Path("paper").rglob("*.typ")),
+        sources=sorted(str(p) for p in Path("paper").rglob("*.typ") if "build" not in p.parts),
         bibliography="paper/references.bib",
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
@@ -29,6 +29,8 @@ rule paper:
         figure_weight_sensitivity="results/figures/weight_sensitivity.svg",
         **{f"table_{name}": f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
         dictionary="results/scores/data_dictionary.csv",
+        **TRUTH_OUTPUTS,
+        preregistration_table="results/paper/tables/preregistration_history.csv",
         # the cross-benchmark table, when the paper reports it (REPLICATION_ANALYSES)
         **({"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
            if "cross_benchmark" in REPLICATION_ANALYSES else {}),

@@ -293,6 +293,8 @@ rule paper_numbers:
         **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
         **({"local_record": LOCAL_MODEL["record"], "conversation_scores": "results/scores/conversation_scores.parquet"}
            if LOCAL_MODEL else {}),
+        # the null cohort's claims, beside the planted cohort's (truth.smk)
+        **TRUTH_FOR_PAPER,
     output:
         numbers=report(
             "results/paper/numbers.json",
@@ -350,6 +352,8 @@ rule paper_numbers:
             subcategory="Scoring",
             labels={"table": "invalid_answers", "rule": "paper_numbers"},
         ),
+        **TRUTH_OUTPUTS,
+        preregistration_table="results/paper/tables/preregistration_history.csv",
     params:
         cohort=config["cohort"],
         # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
@@ -376,6 +380,8 @@ rule paper_numbers:
         local_model=LOCAL_MODEL,
         seed=config["seed"],
         n_bootstrap=config["statistics"]["n_bootstrap"],
+        **TRUTH_PARAMS,
+        preregistration=PREREGISTRATION,
     log:
         "logs/report/paper_numbers.log",
     benchmark:

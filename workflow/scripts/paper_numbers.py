@@ -17,9 +17,11 @@ from eibench.report.coverage import add_coverage
 from eibench.report.esconv_numbers import add_esconv
 from eibench.report.local_model_numbers import add_local_model
 from eibench.report.numbers import Numbers
+from eibench.report.preregistration import add_preregistration
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import add_reproducibility
 from eibench.report.stats_numbers import STATS_TABLES, add_statistics
+from eibench.report.truth_numbers import add_truth, add_truth_models
 from eibench.report.uncertainty_numbers import add_uncertainty
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
@@ -56,6 +58,13 @@ with rule_log(snakemake) as log:  # noqa: F821
         write_csv(stats_tables[name], o[f"{name}_table"])
     add_uncertainty(nums, {k[4:]: v for k, v in i.items() if k.startswith("unc_")}, p.uncertainty,
                     p.uncertainty["n_bootstrap"])
+    if getattr(i, "null_claims", None):  # the truth section: planted and null cohorts' verdicts (truth.smk)
+        write_csv(add_truth(nums, pd.read_csv(i.claims, keep_default_na=False, na_values=[""]),
+                            pd.read_csv(i.null_claims, keep_default_na=False, na_values=[""]),
+                            p.claims, p.truth_simulation["planted"], p.truth_simulation["null"]),
+                  o.truth_table)
+        write_csv(add_truth_models(nums, pd.read_csv(i.truth_models)), o.truth_models_table)
+    write_csv(add_preregistration(nums, p.preregistration), o.preregistration_table)
     add_reproducibility(nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files,
                         p.prediction_sets)
     nums.meta["replications"] = list(p.replications)

@@ -6,7 +6,12 @@ p-value and a verdict:
 
 - supported: the test shows the predicted effect (after the family's multiplicity correction
   for tests with a p-value: Holm within the headline family, Benjamini-Hochberg within the
-  exploratory one);
+  exploratory one). Every headline test has a p-value: the two claims about "most" of a set
+  (rank independence: more than half of the metric pairs equivalent within the margin; humans
+  against models: better than more than half of the models) take the partial-conjunction
+  p-value of Benjamini and Heller (2008, Bonferroni combination) of "at least u = floor(n/2) + 1
+  of the n hypotheses are false", (n - u + 1) x the u-th smallest p, from the pairs' equivalence
+  (TOST) p-values or the models' paired bootstrap p-values;
 - not supported: the test shows the opposite, or shows the effect to be absent (an
   equivalence bound);
 - inconclusive: neither (only for a test that ran);
@@ -45,6 +50,21 @@ def _min_or_nan(*values: float) -> float:
     return float("nan") if any(np.isnan(v) for v in values) else float(min(values))
 
 
+def partial_conjunction(pvalues: list[float] | np.ndarray, u: int) -> float:
+    """Benjamini-Heller (2008) partial-conjunction p-value, Bonferroni combination: of "at least
+    ``u`` of the n null hypotheses are false", ``(n - u + 1) * p_(u)`` (the u-th smallest), at
+    most 1. NaN when fewer than ``u`` p-values exist (NaN p-values are dropped first)."""
+    p = np.sort(np.asarray([x for x in pvalues if np.isfinite(x)], dtype=float))
+    if u < 1 or len(p) < u:
+        return float("nan")
+    return float(min(1.0, (len(p) - u + 1) * p[u - 1]))
+
+
+def _majority(n: int) -> int:
+    """More than half of n."""
+    return n // 2 + 1
+
+
 def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[str, Any] | None = None,
                  alpha: float = 0.05) -> dict[str, Any]:
     """The estimate, interval and p-value of one claim's test, from the analyses' results;
@@ -61,15 +81,20 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
         n, margin = len(sel), params["margin"]
         # The claim's own equivalence margin on the 90% interval (two one-sided tests at 5%),
         # resampling models and conversations; 'related' when the 95% interval excludes 0.
+        if n and not np.isclose(float(sel["margin"].iloc[0]), margin):
+            raise ValueError(f"claim {claim['id']}: its margin {margin} differs from statistics.independence_margin "
+                             f"{sel['margin'].iloc[0]}, at which rule stats_ranks computed the pairs' equivalence "
+                             f"p-values; set the two equal in the config")
         independent = (sel["lo90"] > -margin) & (sel["hi90"] < margin)
         related = (sel["lo95"] > 0) | (sel["hi95"] < 0)
-        share_independent = float(independent.mean()) if n else np.nan
         share_related = float(related.mean()) if n else np.nan
-        out.update(estimate=float(sel["tau"].abs().median()) if n else np.nan, lo=np.nan, hi=np.nan, p_value=np.nan,
+        # More than half of the pairs equivalent: the partial conjunction of the pairs' TOST p-values.
+        p = partial_conjunction(sel["p_equivalence"].to_numpy(float), _majority(n)) if n else np.nan
+        out.update(estimate=float(sel["tau"].abs().median()) if n else np.nan, lo=np.nan, hi=np.nan, p_value=p,
+                   predicted_sign=None, refuted=share_related > 0.5,
                    detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
-                          f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related")
-        out["verdict"] = ("supported" if share_independent > 0.5 else
-                          "not supported" if share_related > 0.5 else "inconclusive")
+                          f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related; "
+                          f"partial-conjunction p over the pairs' equivalence tests")
         return out
     if test == "discriminability_difference":
         c = results["discriminability_comparisons"].get((params["better"], params["worse"]))
@@ -130,9 +155,14 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
         if not len(t):
             return _not_tested(out, "not testable: no model was compared with the human raters")
         share, opposite = float((t["verdict"] == want).mean()), float((t["verdict"] == against).mean())
-        out.update(estimate=share, lo=np.nan, hi=np.nan, p_value=np.nan,
-                   detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm)")
-        out["verdict"] = "supported" if share > 0.5 else ("not supported" if opposite >= 0.5 else "inconclusive")
+        # Better than more than half of the models: the partial conjunction of the models' paired
+        # bootstrap p-values, a model whose difference points the other way counting p = 1.
+        sign = (1 if BY_NAME[params["metric"]].higher_is_better else -1) * (1 if want == "humans better" else -1)
+        per_model = np.where(np.sign(t["human_minus_model"].to_numpy(float)) == sign, t["p_boot"].to_numpy(float), 1.0)
+        out.update(estimate=share, lo=np.nan, hi=np.nan, p_value=partial_conjunction(per_model, _majority(len(t))),
+                   predicted_sign=None, refuted=opposite >= 0.5,
+                   detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm); "
+                          f"partial-conjunction p over the models")
         return out
     else:
         raise ValueError(f"claim {claim['id']}: unknown test {test!r}")
@@ -154,7 +184,10 @@ def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float
         if "verdict" in r:
             continue
         q, sign, est = r.get("p_adjusted", np.nan), r["predicted_sign"], r["estimate"]
-        if np.isfinite(q) and q <= alpha and np.sign(est) == sign and r.get("requires_hardest", True):
+        if sign is None:  # a claim about most of a set: its partial-conjunction p decides (claim_result)
+            r["verdict"] = ("supported" if np.isfinite(q) and q <= alpha else
+                            "not supported" if r["refuted"] else "inconclusive")
+        elif np.isfinite(q) and q <= alpha and np.sign(est) == sign and r.get("requires_hardest", True):
             r["verdict"] = "supported"
         elif np.isfinite(q) and q <= alpha and np.sign(est) == -sign:
             r["verdict"] = "not supported"

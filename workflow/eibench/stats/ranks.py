@@ -136,6 +136,12 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
     reliability = split_half_reliability(study, metrics, models, n_splits, rng)
     means = oriented_means(study, metrics, models)
     rows = []
+    # Equivalence (TOST) p of each pair within +-margin, the bootstrap percentile test inverted:
+    # the larger share of resamples at or beyond either bound (NaN where no resample has a value).
+    valid = np.isfinite(joint)
+    n_valid = np.maximum(valid.sum(axis=0), 1)
+    p_equivalence = np.where(valid.any(axis=0), np.maximum((joint >= margin).sum(axis=0) / n_valid,
+                                                            (joint <= -margin).sum(axis=0) / n_valid), np.nan)
     for a, b in combinations(range(len(metrics)), 2):
         p = stats.kendalltau(means[:, a], means[:, b]).pvalue
         ra, rb = reliability[metrics[a]], reliability[metrics[b]]
@@ -148,9 +154,10 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
             verdict = "inconclusive"
         rows.append((metrics[a], metrics[b], float(point[a, b]), float(lo95[a, b]), float(hi95[a, b]),
                      float(jlo95[a, b]), float(jhi95[a, b]), float(jlo90[a, b]), float(jhi90[a, b]), float(p), corrected,
-                     verdict))
+                     verdict, float(p_equivalence[a, b]), margin))
     pairs = pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95_conversations", "hi95_conversations",
-                                        "lo95", "hi95", "lo90", "hi90", "p_exact", "tau_corrected", "verdict"])
+                                        "lo95", "hi95", "lo90", "hi90", "p_exact", "tau_corrected", "verdict",
+                                        "p_equivalence", "margin"])
     rel = pd.DataFrame([(m, reliability[m]) for m in metrics], columns=["metric", "split_half_reliability"])
     n = len(models)
     summary = {

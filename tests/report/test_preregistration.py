@@ -1,0 +1,101 @@
+"""The pre-registration: the frozen file equals the default config's claims, differences are
+named, the git record (and its fallback outside a checkout), and the printed numbers."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import subprocess
+
+import pytest
+import yaml
+from eibench.report.numbers import Numbers
+from eibench.report.preregistration import (
+    FROZEN,
+    add_preregistration,
+    differences,
+    git_record,
+    preregistration_state,
+    read_frozen,
+)
+
+from ..conftest import REPO
+from .rule_map import RULE_SCRIPTS
+
+
+def test_the_frozen_file_equals_the_default_claims(default_config):
+    frozen = read_frozen(REPO / FROZEN)
+    assert differences(frozen, default_config["statistics"]) == []
+
+
+def test_every_test_of_the_default_claims_has_a_frozen_rule(default_config):
+    rules = read_frozen(REPO / FROZEN)["decision_rules"]
+    assert {c["test"] for c in default_config["statistics"]["claims"]} <= set(rules)
+
+
+def test_differences_are_named(default_config):
+    frozen = read_frozen(REPO / FROZEN)
+    used = copy.deepcopy(default_config["statistics"])
+    used["alpha"] = 0.1
+    used["claims"][2]["params"]["direction"] = "positive"
+    used["claims"].pop(0)
+    used["claims"].append({"id": "C9", "family": "exploratory", "text": "t", "test": "magic", "params": {}})
+    assert differences(frozen, used) == ["alpha 0.1 (frozen 0.05)", "C9 added", "C1 removed", "C3 changed",
+                                         "test magic has no frozen decision rule"]
+
+
+def test_a_broken_frozen_file_names_the_file(tmp_path):
+    bad = tmp_path / "prereg.yaml"
+    bad.write_text("alpha: 0.05\n")
+    with pytest.raises(ValueError, match=r"prereg.yaml: the pre-registration lacks claims, decision_rules"):
+        read_frozen(bad)
+
+
+def test_outside_a_checkout_the_date_and_history_are_unknown(tmp_path, default_config):
+    (tmp_path / "config").mkdir()
+    shutil.copy(REPO / FROZEN, tmp_path / FROZEN)
+    state = preregistration_state(tmp_path, default_config["statistics"])
+    assert state["frozen_date"] is None and state["history"] == [] and "not a git checkout" in state["why"]
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table = add_preregistration(nums, state)
+    assert table.empty and list(table.columns) == ["Commit", "Date", "Subject"]
+    assert nums.entries["prereg.dated"]["value"] is False
+    assert "not a git checkout" in nums.entries["prereg.frozen_date"]["value"]
+    assert nums.entries["prereg.matches"]["value"] is True
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2026-01-02T00:00:00Z",
+                        "GIT_COMMITTER_DATE": "2026-01-02T00:00:00Z", "PATH": "/usr/bin:/bin"})
+
+
+def test_the_git_record_dates_the_freezing_commit_and_lists_rule_changes(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_text("seed: 1\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "unrelated config")
+    (tmp_path / "config" / "config.yaml").write_text("seed: 1\nalpha: 0.05\n")
+    _git(tmp_path, "commit", "-qam", "set alpha")
+    (tmp_path / FROZEN).write_text(yaml.safe_dump({"alpha": 0.05}))
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "freeze the rules")
+    record = git_record(tmp_path)
+    assert record["frozen_date"] == "2026-01-02" and record["frozen_dirty"] is False and record["why"] == ""
+    assert [r["subject"] for r in record["history"]] == ["set alpha", "freeze the rules"]  # oldest first
+    (tmp_path / FROZEN).write_text(yaml.safe_dump({"alpha": 0.1}))
+    assert git_record(tmp_path)["frozen_dirty"] is True
+
+
+def test_long_subjects_are_cut():
+    state = {"sha256": "ab", "differences": ["C3 changed"], "frozen_commit": "abc", "frozen_date": "2026-01-02",
+             "frozen_dirty": False, "why": "", "history": [{"commit": "abc", "date": "2026-01-02", "subject": "x" * 200}]}
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table = add_preregistration(nums, state)
+    assert len(table.loc[0, "Subject"]) == 90 and table.loc[0, "Subject"].endswith("…")
+    assert nums.entries["prereg.matches"]["value"] is False
+    assert nums.entries["prereg.differences"]["value"] == "C3 changed"

@@ -1,0 +1,126 @@
+"""The pre-registration: the frozen file of claims and decision rules, its sha256 and freezing
+commit, whether the claims a run tests equal it, and the history of rule changes from git.
+
+``config/preregistration.yaml`` holds the claims (as ``statistics.claims`` declares them), the
+level ``alpha``, the ``independence_margin``, the multiplicity method of each family and the
+decision rule of each test, in words. The workflow reads it at parse time
+(:func:`preregistration_state`, workflow/rules/truth.smk) and the paper prints what
+:func:`add_preregistration` adds. Outside a git checkout (a copy of the sources) the freezing
+date and the history are unknown and the paper says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from .numbers import Numbers
+
+FROZEN = "config/preregistration.yaml"
+# The files whose history is the history of the decision rules: the frozen file and the code
+# that turns test results into verdicts.
+RULE_FILES = (FROZEN, "workflow/eibench/stats/claims.py", "workflow/eibench/stats/multiplicity.py",
+              "workflow/eibench/stats/testability.py")
+# Commits of config/config.yaml that changed a line declaring a claim or a decision setting.
+CONFIG_FILE = "config/config.yaml"
+CONFIG_PATTERN = r"(- id|family|test|margin|alpha|independence_margin|direction|category|better|worse): "
+COMPARED = ("alpha", "independence_margin")
+RULE = "paper_numbers"
+SUBJECT_CHARS = 90
+
+
+def read_frozen(path: Path) -> dict[str, Any]:
+    """The frozen file's content; a clear error naming the file and the missing keys."""
+    try:
+        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the pre-registration ({exc}); restore it from git") from None
+    missing = [k for k in ("claims", "decision_rules", *COMPARED) if not isinstance(doc, dict) or k not in doc]
+    if missing:
+        raise ValueError(f"{path}: the pre-registration lacks {', '.join(missing)}; restore it from git")
+    return doc
+
+
+def differences(frozen: dict[str, Any], statistics: dict[str, Any]) -> list[str]:
+    """How the claims and settings a run tests (config ``statistics``) differ from the frozen
+    ones, one short phrase each, sorted; empty when they are equal."""
+    out = [f"{k} {statistics.get(k)!r} (frozen {frozen[k]!r})" for k in COMPARED if statistics.get(k) != frozen[k]]
+    used = {c["id"]: c for c in statistics.get("claims", [])}
+    kept = {c["id"]: c for c in frozen["claims"]}
+    out += [f"{i} added" for i in sorted(set(used) - set(kept))]
+    out += [f"{i} removed" for i in sorted(set(kept) - set(used))]
+    out += [f"{i} changed" for i in sorted(set(used) & set(kept)) if used[i] != kept[i]]
+    tests = {c["test"] for c in statistics.get("claims", [])}
+    out += [f"test {t} has no frozen decision rule" for t in sorted(tests - set(frozen["decision_rules"]))]
+    return out
+
+
+def _git(repo: Path, *args: str, timeout: float) -> str:
+    return subprocess.run(["git", "--no-optional-locks", "-C", str(repo), *args], capture_output=True, text=True,
+                          check=True, timeout=timeout).stdout
+
+
+def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
+    """The frozen file's last commit (``frozen_commit``, ``frozen_date`` YYYY-MM-DD), whether it has
+    uncommitted changes, and ``history``: every commit that changed a rule file (or a claim line
+    of config.yaml), oldest first, as {commit, date, subject}. ``why`` says why they are unknown
+    (no .git, git unreadable, the file never committed); then the others are None or empty."""
+    empty = {"frozen_commit": None, "frozen_date": None, "frozen_dirty": None, "history": []}
+    if not (Path(repo) / ".git").exists():
+        return {**empty, "why": "not a git checkout: the freezing commit and the history of rule changes are unknown"}
+    fmt = "--format=%h%x09%cs%x09%s"
+    try:
+        last = _git(repo, "log", "-1", fmt, "--", FROZEN, timeout=timeout).strip()
+        dirty = bool(_git(repo, "status", "--porcelain", "--", FROZEN, timeout=timeout).strip())
+        lines = _git(repo, "log", fmt, "--", *RULE_FILES, timeout=timeout).splitlines()
+        lines += _git(repo, "log", fmt, "-G", CONFIG_PATTERN, "--", CONFIG_FILE, timeout=timeout).splitlines()
+        order = _git(repo, "log", "--format=%h", timeout=timeout).split()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return {**empty, "why": f"git could not read the checkout ({type(exc).__name__})"}
+    rank = {h: i for i, h in enumerate(order)}
+    history = {}
+    for line in lines:
+        commit, date, subject = line.split("\t", 2)
+        history[commit] = {"commit": commit, "date": date, "subject": subject}
+    rows = sorted(history.values(), key=lambda r: -rank.get(r["commit"], -1))
+    if not last:
+        return {**empty, "history": rows, "frozen_dirty": dirty,
+                "why": f"{FROZEN} is not committed: it has no freezing commit"}
+    commit, date, _ = last.split("\t", 2)
+    return {"frozen_commit": commit, "frozen_date": date, "frozen_dirty": dirty, "history": rows, "why": ""}
+
+
+def preregistration_state(repo: Path, statistics: dict[str, Any]) -> dict[str, Any]:
+    """Everything the paper prints about the pre-registration, read at parse time: the file's
+    sha256, the git record (:func:`git_record`) and the differences from the claims tested."""
+    path = Path(repo) / FROZEN
+    frozen = read_frozen(path)
+    return {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "differences": differences(frozen, statistics),
+            **git_record(repo)}
+
+
+def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
+    """Add the ``prereg.*`` numbers; return the history table (Commit, Date, Subject; subjects
+    longer than 90 characters cut with an ellipsis)."""
+    nums.add("prereg.file", FROZEN, RULE)
+    nums.add("prereg.sha256", state["sha256"], RULE)
+    known = state["frozen_date"] is not None
+    nums.add("prereg.dated", known, RULE)
+    nums.add("prereg.frozen_date", state["frozen_date"] if known else state["why"], RULE)
+    nums.add("prereg.frozen_commit", state["frozen_commit"] or "none", RULE)
+    nums.add("prereg.frozen_dirty", bool(state["frozen_dirty"]), RULE)
+    nums.add("prereg.matches", not state["differences"], RULE)
+    nums.add("prereg.differences", "; ".join(state["differences"]) or "none", RULE)
+    nums.add("prereg.n_changes", len(state["history"]), RULE)
+    nums.add("prereg.history_why", state["why"] or "none", RULE)
+
+    def cut(s: str) -> str:
+        return s if len(s) <= SUBJECT_CHARS else s[:SUBJECT_CHARS - 1].rstrip() + "…"
+
+    return pd.DataFrame([{"Commit": r["commit"], "Date": r["date"], "Subject": cut(r["subject"])}
+                         for r in state["history"]], columns=["Commit", "Date", "Subject"])
