@@ -5,15 +5,27 @@ small tables and for the figures of the small run."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import pytest
 from eibench.report import stat_figures as sf
 from eibench.report import style
+from eibench.report.weight_figure import weight_sensitivity
 
 from ..report.test_stat_figures import CASES, SRC, leaderboard_table
 from .print_size import font_sizes, placements, print_sizes, text_width_pt, too_small
 
+
+def _weights() -> plt.Figure:
+    table = pd.DataFrame({"em_model": [f"sim-{k:02d}" for k in range(1, 12)], "rank_published": range(1, 12),
+                          "rank_equal_weights": [2, 1, 3, 5, 4, 6, 7, 9, 8, 10, 11],
+                          "p_first_around": [0.83, 0.15, 0.02] + [0.0] * 8,
+                          "p_first_flat": [0.36, 0.3, 0.2, 0.1, 0.04] + [0.0] * 6})
+    return weight_sensitivity(table, 30.0)
+
+
 DRAWN = {**{f"{name}.svg": draw for name, (draw, _) in CASES.items()},
-         "leaderboard.svg": lambda: sf.forest(leaderboard_table(), "composite", SRC)}
+         "leaderboard.svg": lambda: sf.forest(leaderboard_table(), "composite", SRC),
+         "weight_sensitivity.svg": _weights}
 
 
 @pytest.fixture(autouse=True)
@@ -24,7 +36,9 @@ def _close_figures():
 
 @pytest.fixture(scope="module")
 def manuscript(repo) -> str:
-    return (repo / "paper" / "main.typ").read_text(encoding="utf-8")
+    """main.typ and the section files it includes (paper/sections/*.typ): every placement."""
+    files = [repo / "paper" / "main.typ", *sorted((repo / "paper" / "sections").glob("*.typ"))]
+    return "\n".join(f.read_text(encoding="utf-8") for f in files)
 
 
 def test_reads_the_text_width_and_each_figures_narrowest_placement(manuscript):
