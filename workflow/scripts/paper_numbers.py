@@ -8,6 +8,7 @@ from eibench.metrics.registry import BY_NAME
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.esconv_numbers import add_esconv
 from eibench.report.numbers import Numbers, fmt
+from eibench.report.operating_numbers import add_operating
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import files_digest, statement
 from eibench.report.stats_numbers import add_statistics
@@ -16,6 +17,7 @@ from eibench.tables import write_csv, write_text
 from scipy.stats import kendalltau
 
 SCRIPT = "workflow/scripts/paper_numbers.py"
+OPERATING = ("claims", "models", "margins", "participants", "conversations")
 
 with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
@@ -142,6 +144,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")})
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], snakemake.output[f"{name}_table"])
+    write_csv(add_operating(nums, {k: snakemake.input[f"operating_{k}"] for k in OPERATING}), snakemake.output.operating_table)
     # The reproducibility statement: source tree, command, configuration, versions, input checksums.
     inputs = {"cohort": files_digest(snakemake.input.cohort_files)}
     inputs |= {label: files_digest(paths) for label, paths in sorted(p.prediction_sets.items())}
