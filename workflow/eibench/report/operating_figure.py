@@ -23,7 +23,7 @@ def design_curves(models: pd.DataFrame, participants: pd.DataFrame, conversation
     style.apply()
     plt.rcParams.update({"xtick.labelsize": 7.5, "ytick.labelsize": 7.5, "legend.fontsize": 7.5,
                          "axes.labelsize": 8, "axes.titlesize": 8.5})
-    fig, axes = plt.subplots(1, 3, figsize=(WIDTH_IN, 2.5), layout="constrained")
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH_IN, 2.7), layout="constrained")
     for ax, curve, label in ((axes[0], models, "evaluated models"), (axes[1], participants, "participants")):
         claim = str(curve["claim"].iloc[0]) if len(curve) else ""
         x = curve["value"].to_numpy(float)
@@ -43,6 +43,9 @@ def design_curves(models: pd.DataFrame, participants: pd.DataFrame, conversation
         ax.plot(g["n_conversations"], g["reliability"], marker="o", ms=3, color=colour, lw=1, label=metric)
         twin.plot(g["n_conversations"], g["snr"], marker="s", ms=2.5, color=colour, lw=0.8, ls=":")
     ax.set_xscale("log")
+    grid = sorted(conversations["n_conversations"].unique())
+    ax.set_xticks(grid, [str(int(g)) for g in grid])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("number of conversations")
     ax.set_ylabel("reliability (solid)")
@@ -51,5 +54,5 @@ def design_curves(models: pd.DataFrame, participants: pd.DataFrame, conversation
     twin.grid(False)
     twin.spines["right"].set_visible(True)
     ax.set_title("simulated reliability", loc="left")
-    ax.legend(loc="lower right", frameon=False, fontsize=7)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower right", ncols=4, frameon=False, fontsize=7.5)
     return fig
