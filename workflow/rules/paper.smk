@@ -5,7 +5,7 @@ rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
         main="paper/main.typ",
-        sources=sorted(str(p) for p in Path("paper").glob("*.typ")),
+        sources=sorted(str(p) for p in Path("paper").glob("**/*.typ")),
         numbers="results/paper/numbers.json",
         leaderboard_table="results/paper/tables/leaderboard.csv",
         rules_table="results/paper/tables/parity_rules.csv",
@@ -25,6 +25,8 @@ rule paper:
         figure_humans="results/figures/humans.svg",
         figure_simulation="results/figures/simulation.svg",
         figure_rank_intervals="results/figures/rank_intervals.svg",
+        figure_operating="results/figures/operating.svg",
+        operating_table="results/paper/tables/operating.csv",
         dictionary="results/scores/data_dictionary.csv",
         # the cross-benchmark table, when the paper reports it (REPLICATION_ANALYSES)
         **({"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
