@@ -7,10 +7,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
+from eibench.report import operating_figure, style
 from eibench.report import stat_figures as sf
-from eibench.report import style
 from eibench.report.weight_figure import weight_sensitivity
 
+from ..report.test_operating_figure import _curves as operating_curves
 from ..report.test_stat_figures import CASES, SRC, leaderboard_table
 from .print_size import font_sizes, placements, print_sizes, text_width_pt, too_small
 
@@ -25,7 +26,8 @@ def _weights() -> plt.Figure:
 
 DRAWN = {**{f"{name}.svg": draw for name, (draw, _) in CASES.items()},
          "leaderboard.svg": lambda: sf.forest(leaderboard_table(), "composite", SRC),
-         "weight_sensitivity.svg": _weights}
+         "weight_sensitivity.svg": _weights,
+         "operating.svg": lambda: operating_figure.design_curves(*operating_curves())}
 
 
 @pytest.fixture(autouse=True)

@@ -26,6 +26,8 @@ rule paper:
         figure_humans="results/figures/humans.svg",
         figure_simulation="results/figures/simulation.svg",
         figure_rank_intervals="results/figures/rank_intervals.svg",
+        figure_operating="results/figures/operating.svg",
+        operating_table="results/paper/tables/operating.csv",
         figure_weight_sensitivity="results/figures/weight_sensitivity.svg",
         **{f"table_{name}": f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
         dictionary="results/scores/data_dictionary.csv",

@@ -262,6 +262,7 @@ STATS_FOR_PAPER = {
     "null_rates": "results/stats/simulation/null_rates.csv",
     "planted": "results/stats/simulation/planted_recovery.csv",
     "rank_intervals": "results/stats/uncertainty/rank_intervals.csv",
+    **{f"operating_{k}": f"results/stats/operating/{k}.csv" for k in ("claims", "models", "margins", "participants", "conversations")},
 }
 
 
@@ -323,6 +324,13 @@ rule paper_numbers:
             category="Tables",
             subcategory="Validation",
             labels={"table": "simulation_null", "rule": "paper_numbers"},
+        ),
+        operating_table=report(
+            "results/paper/tables/operating.csv",
+            caption="../report/table_operating.rst",
+            category="Tables",
+            subcategory="Validation",
+            labels={"table": "operating", "rule": "paper_numbers"},
         ),
         planted_table=report(
             "results/paper/tables/simulation_planted.csv",

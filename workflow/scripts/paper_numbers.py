@@ -17,6 +17,7 @@ from eibench.report.coverage import add_coverage
 from eibench.report.esconv_numbers import add_esconv
 from eibench.report.local_model_numbers import add_local_model
 from eibench.report.numbers import Numbers
+from eibench.report.operating_numbers import add_operating
 from eibench.report.preregistration import add_preregistration
 from eibench.report.replication_numbers import add_replication
 from eibench.report.reproducibility import add_reproducibility
@@ -25,6 +26,8 @@ from eibench.report.truth_numbers import add_truth, add_truth_models
 from eibench.report.uncertainty_numbers import add_uncertainty
 from eibench.runlog import rule_log
 from eibench.tables import write_csv, write_text
+
+OPERATING = ("claims", "models", "margins", "participants", "conversations")
 
 with rule_log(snakemake) as log:  # noqa: F821
     p, i, o = snakemake.params, snakemake.input, snakemake.output
@@ -65,6 +68,7 @@ with rule_log(snakemake) as log:  # noqa: F821
                   o.truth_table)
         write_csv(add_truth_models(nums, pd.read_csv(i.truth_models)), o.truth_models_table)
     write_csv(add_preregistration(nums, p.preregistration), o.preregistration_table)
+    write_csv(add_operating(nums, {k: i[f"operating_{k}"] for k in OPERATING}), o.operating_table)
     add_reproducibility(nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files,
                         p.prediction_sets)
     nums.meta["replications"] = list(p.replications)

@@ -92,6 +92,9 @@ class Generator:
     participant_diagnosed: tuple[bool, ...] | None = None
     turns_each: tuple[int, ...] | None = None
     skip: frozenset[str] = frozenset()  # tests (TESTS keys) left out for this design
+    # Pearson correlation of every pair of a model's four abilities (0: independent, the default);
+    # drawn by simulation_batch.draw only (operating.py: the independence claim at its margin).
+    ability_correlation: float = 0.0
 
     def effect(self, name: str, capability: str) -> float:
         return dict(getattr(self, name)).get(capability, 0.0)

@@ -121,6 +121,9 @@ def draw(g: Generator, rngs: list[np.random.Generator], design_rng: np.random.Ge
         u = np.vstack([rng.normal(0, g.participant_sd, size=(P, 4)), np.zeros((1, 4))])[prow]  # [n, 4]
         w = rng.normal(0, g.conversation_sd, size=(n, 4))
         ability = rng.normal(0, g.ability_sd, size=(M, 4))
+        if g.ability_correlation:  # one factor shared by the four abilities (no extra draw when 0)
+            r = g.ability_correlation
+            ability = np.sqrt(1 - r) * ability + np.sqrt(r) * rng.normal(0, g.ability_sd, size=(M, 1))
         ability[Mm:] += shift
         human_convs = rng.choice(n, size=min(g.human_conversations, n), replace=False)
         answers = np.ones((M, n), dtype=bool)

@@ -1,0 +1,73 @@
+"""add_operating: the operating characteristics' numbers and display table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from eibench.report.numbers import Numbers
+from eibench.report.operating_numbers import add_operating
+
+from .rule_map import RULE_SCRIPTS
+
+
+def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9)):
+    nan = np.nan
+    claims = pd.DataFrame([
+        {"id": "C1", "family": "headline", "test": "rank_independence", "simulated": True, "n_true": 200,
+         "n_false": 100, "power": 0.0, "power_lo": 0.0, "power_hi": 0.02, "fpr": 0.0, "fpr_lo": 0.0, "fpr_hi": 0.04,
+         "estimand": nan, "coverage": nan, "coverage_lo": nan, "coverage_hi": nan, "coverage_p": nan,
+         "coverage_vs_nominal": nan, "sign_recovery": nan, "note": "metric draft_judge not simulated"},
+        {"id": "C3", "family": "headline", "test": "diagnosis_effect", "simulated": True, "n_true": 100,
+         "n_false": 100, "power": 0.81, "power_lo": 0.72, "power_hi": 0.88, "fpr": 0.02, "fpr_lo": 0.0,
+         "fpr_hi": 0.07, "estimand": -0.08, "coverage": 0.89, "coverage_lo": 0.81, "coverage_hi": 0.94,
+         "coverage_p": 0.0123, "coverage_vs_nominal": "below nominal", "sign_recovery": 1.0, "note": nan},
+        {"id": "C6", "family": "exploratory", "test": "profile_flips", "simulated": False, "note": "not simulated: no profiles"},
+    ])
+    paths = {"claims": tmp_path / "claims.csv"}
+    claims.to_csv(paths["claims"], index=False)
+    curve = lambda claim, values, share: pd.DataFrame(  # noqa: E731
+        {"claim": claim, "value": values, "n_studies": 100, "supported": share, "supported_lo": np.array(share) - 0.05,
+         "supported_hi": np.array(share) + 0.05, "not_supported": share})
+    paths["models"] = tmp_path / "models.csv"
+    curve("C1", [11, 20, 40], list(models_power)).to_csv(paths["models"], index=False)
+    paths["margins"] = tmp_path / "margins.csv"
+    m = curve("C1", [0.3, 0.5, 0.7], [0.0, 0.0, 0.0]).assign(not_supported=list(taus_related))
+    m.insert(1, "margin", 0.3)
+    m.insert(2, "n_models", 11)
+    m.to_csv(paths["margins"], index=False)
+    paths["participants"] = tmp_path / "participants.csv"
+    curve("C3", [8, 11, 14], [0.5, 0.7, 0.75]).to_csv(paths["participants"], index=False)
+    paths["conversations"] = tmp_path / "conversations.csv"
+    pd.DataFrame({"n_conversations": [50, 50, 200, 200], "metric": ["a", "b", "a", "b"], "n_studies": 100,
+                  "reliability": [0.5, 0.3, 0.8, 0.6], "snr": [1, 0.6, 2, 1.2]}).to_csv(paths["conversations"], index=False)
+    return {k: str(v) for k, v in paths.items()}
+
+
+def test_numbers_and_table(tmp_path):
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table = add_operating(nums, _files(tmp_path))
+    e = nums.entries
+    assert e["operating.n_studies"]["value"] == 100
+    assert e["operating.not_simulated"]["value"] == "C6"
+    assert e["operating.coverage_below"]["value"] == "C3" and e["operating.any_coverage_below"]["value"] is True
+    assert e["operating.C3.power"]["ci_display"] == "[0.720, 0.880]"  # two significant digits of the half-width 0.08
+    assert "operating.C1.coverage" not in e and "operating.C6.power" not in e
+    assert e["operating.C6.note"]["value"] == "not simulated: no profiles"
+    assert e["operating.models.reached"]["value"] is True and e["operating.models.needed"]["value"] == 40
+    assert e["operating.margin.smallest_tau"]["value"] == 0.7 and e["operating.margin.power_at_margin"]["value"] == 0.2
+    assert e["operating.participants.reached"]["value"] is False and e["operating.participants.needed"]["value"] == 14
+    assert e["operating.conversations.least_reliable"]["value"] == "b"
+    rows = table.set_index("Claim")
+    assert rows.loc["C3", "Power [95% CI]"] == "0.81 [0.72, 0.88]" and rows.loc["C3", "p vs 0.95"] == "0.012"
+    assert "coverage below nominal" in rows.loc["C3", "Note"]
+    assert rows.loc["C6", "Power [95% CI]"] == "–" and rows.loc["C6", "Note"] == "not simulated: no profiles"
+    assert rows.loc["C1", "Coverage [95% CI]"] == "–"
+
+
+def test_a_curve_that_never_reaches_the_bar_reports_the_largest_tried(tmp_path):
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, _files(tmp_path, models_power=(0.0, 0.1, 0.3), taus_related=(0.1, 0.2, 0.3)))
+    e = nums.entries
+    assert e["operating.models.reached"]["value"] is False and e["operating.models.needed"]["value"] == 40
+    assert e["operating.models.largest_power"]["value"] == 0.3
+    assert e["operating.margin.detected"]["value"] is False

@@ -1,0 +1,133 @@
+"""Operating characteristics of the claims' verdict rules: the claims' own rules on simulated
+studies, determinism, the vectorised drift page against drift.turn_drift, and the table."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from eibench.stats import operating as op
+from eibench.stats import simulation as sim
+from eibench.stats import simulation_batch as sb
+from eibench.stats.bootstrap import cluster_weights
+from eibench.stats.drift import turn_drift
+from scipy import stats
+
+CLAIMS = yaml.safe_load(open("config/config.yaml"))["statistics"]["claims"]
+PLANTED = sim.Generator(n_conversations=60, n_participants=8, n_diagnosed=4, n_models=6, n_humans=2,
+                        human_conversations=20, diagnosis=(("emotion", -0.08), ("behaviour", 0.04)),
+                        romantic=(("emotion", -0.04), ("behaviour", -0.04), ("preference", -0.04), ("holistic", -0.04)),
+                        drift=(("behaviour", -0.1),), human_shift=(("preference", 0.1), ("holistic", -0.1)))
+B = 60
+
+
+def _run(g, seeds, claims):
+    design = sb._design(g, np.random.default_rng(3))
+    weights = cluster_weights(np.arange(g.n_conversations), B, np.random.default_rng(4))
+    return op.simulate_verdicts(g, claims, [np.random.default_rng(s) for s in seeds],
+                                [np.random.default_rng(100 + s) for s in seeds], weights, 0.05, design, chunk=2)
+
+
+def test_claims_the_studies_cannot_apply_are_named_with_their_reason():
+    keep, skipped = op.simulated_claims(CLAIMS)
+    assert set(skipped) == {"C4b", "C6"}
+    assert "binary OM accuracy only" in skipped["C4b"]
+    assert {c["id"] for c in keep} == {"C1", "C2", "C3", "C3b", "C4", "C5", "C7", "C7b"}
+    assert op.dropped_metrics(next(c for c in CLAIMS if c["id"] == "C1")) == ["draft_judge"]
+
+
+def test_same_seed_gives_the_identical_frame_and_another_seed_another():
+    keep, _ = op.simulated_claims(CLAIMS)
+    a, b = _run(PLANTED, range(3), keep), _run(PLANTED, range(3), keep)
+    pd.testing.assert_frame_equal(a, b)
+    assert set(a["id"]) == {c["id"] for c in keep} and len(a) == 3 * len(keep)
+    assert set(a["verdict"]) <= {"supported", "not supported", "inconclusive"}
+    c = _run(PLANTED, range(3, 6), keep)
+    assert not a["estimate"].equals(c["estimate"])
+
+
+def test_a_study_is_judged_by_the_claims_own_rule_and_family():
+    # Chunking does not change a study's verdicts (each study draws from its own generator).
+    keep, _ = op.simulated_claims(CLAIMS)
+    design = sb._design(PLANTED, np.random.default_rng(3))
+    weights = cluster_weights(np.arange(PLANTED.n_conversations), B, np.random.default_rng(4))
+    rngs = lambda: [np.random.default_rng(s) for s in range(4)]  # noqa: E731
+    ranks = lambda: [np.random.default_rng(100 + s) for s in range(4)]  # noqa: E731
+    one = op.simulate_verdicts(PLANTED, keep, rngs(), ranks(), weights, 0.05, design, chunk=1)
+    four = op.simulate_verdicts(PLANTED, keep, rngs(), ranks(), weights, 0.05, design, chunk=4)
+    pd.testing.assert_frame_equal(one, four)
+    # Holm over the headline claims with a p-value: the adjusted p is at least the raw one.
+    assert (one["p_adjusted"].dropna() >= 0).all()
+
+
+def test_vectorised_drift_page_equals_turn_drift():
+    design = sb._design(PLANTED, np.random.default_rng(3))
+    batch = sb.draw(PLANTED, [np.random.default_rng(9)], design=design)
+    weights = cluster_weights(np.arange(PLANTED.n_conversations), B, np.random.default_rng(4))
+    ref = turn_drift(sb.to_study(batch, 0), "binary_om_acc", list(range(PLANTED.n_models)), weights)[1]
+    mine = op._drift_page(batch.om_turns[0], batch.rel, batch.turn_conversation, weights)
+    for key, value in mine.items():
+        assert value == pytest.approx(ref[key], rel=1e-12, abs=1e-12), key
+
+
+def test_estimands_are_the_planted_effects_on_the_claims_scales():
+    keep, _ = op.simulated_claims(CLAIMS)
+    design = sb._design(PLANTED, np.random.default_rng(3))
+    truth = op.estimands(PLANTED, keep, design)
+    assert truth["C3"] == -0.08 and truth["C3b"] == 0.04
+    assert -0.1 < truth["C4"] < 0  # drift x (late - early mean position)
+    assert truth["C5"] < 0 and "C2" not in truth
+    assert op.planted_makes_true(next(c for c in keep if c["id"] == "C7b"), PLANTED, truth) == 1
+    assert op.planted_makes_true(next(c for c in keep if c["id"] == "C2"), PLANTED, truth) == 0
+    assert op.planted_makes_true(next(c for c in keep if c["id"] == "C3"), sim.Generator(), {"C3": 0.0}) == 0
+
+
+def test_margin_correlation_gives_the_kendall_tau_and_the_batch_draws_it():
+    r = op.margin_correlation(0.3)
+    x = np.random.default_rng(0).multivariate_normal([0, 0], [[1, r], [r, 1]], size=20000)
+    assert stats.kendalltau(x[:, 0], x[:, 1]).statistic == pytest.approx(0.3, abs=0.02)
+    g = replace(sim.Generator(n_conversations=30, n_models=300, n_humans=0, noise_sd=0.0, turn_noise_sd=0.0,
+                              participant_sd=0.0, conversation_sd=0.0), ability_correlation=r)
+    batch = sb.draw(g, [np.random.default_rng(1)], np.random.default_rng(2))
+    e, p = batch.values["emotion_f1"][0].mean(axis=1), batch.values["pairwise_acc"][0].mean(axis=1)
+    assert stats.kendalltau(e, p).statistic == pytest.approx(0.3, abs=0.08)
+
+
+def test_table_rates_intervals_and_not_simulated_rows():
+    claims = [c for c in CLAIMS if c["id"] in ("C1", "C3", "C6")]
+    frame = lambda cid, verdicts, est=None: pd.DataFrame(  # noqa: E731
+        {"study": range(len(verdicts)), "id": cid, "verdict": verdicts,
+         "estimate": est if est is not None else np.nan, "lo": -0.1 if est is not None else np.nan,
+         "hi": 0.0 if est is not None else np.nan, "p_adjusted": np.nan})
+    planted = pd.concat([frame("C3", ["supported"] * 8 + ["inconclusive"] * 2, est=[-0.05] * 9 + [0.01]),
+                         frame("C1", ["inconclusive"] * 10)])
+    null = pd.concat([frame("C3", ["supported"] + ["inconclusive"] * 9, est=[0.0] * 10),
+                      frame("C1", ["supported"] * 10)])
+    margin = frame("C1", ["supported"] * 3 + ["inconclusive"] * 7)
+    table = op.operating_table(claims, null, planted, margin, {"C3": -0.2}, {"C3": 1, "C1": 1},
+                               {"C6": "no profiles"}).set_index("id")
+    assert table.loc["C3", "power"] == 0.8 and table.loc["C3", "fpr"] == 0.1
+    assert table.loc["C3", "power_lo"] < 0.8 < table.loc["C3", "power_hi"]
+    assert table.loc["C3", "coverage"] == 0.0 and table.loc["C3", "coverage_vs_nominal"] == "below nominal"
+    assert table.loc["C3", "sign_recovery"] == 0.9
+    assert table.loc["C1", "power"] == 0.5 and table.loc["C1", "fpr"] == 0.3  # true in null and planted
+    assert table.loc["C6", "note"] == "not simulated: no profiles" and pd.isna(table.loc["C6", "power"])
+
+
+def test_curves_and_first_reaching():
+    c1 = [c for c in CLAIMS if c["id"] == "C1"]
+    g = replace(PLANTED, n_models=8)
+    weights = cluster_weights(np.arange(g.n_conversations), B, np.random.default_rng(4))
+    seeds = lambda v: ([np.random.default_rng(s) for s in range(3)], [np.random.default_rng(9 + s) for s in range(3)],  # noqa: E731
+                       np.random.default_rng(1))
+    curve = op.verdict_curve(c1, "C1", [(8, g), (12, replace(g, n_models=12))], seeds, lambda v, gg: weights, 0.05)
+    assert list(curve["value"]) == [8, 12] and (curve["n_studies"] == 3).all()
+    assert op.first_reaching(pd.DataFrame({"value": [1, 2, 3], "x": [0.1, 0.85, 0.9]}), "x") == 2
+    assert op.first_reaching(pd.DataFrame({"value": [1, 2], "x": [0.1, 0.2]}), "x") is None
+    rel = op.reliability_curve(PLANTED, ["emotion_f1"], [20, 80], lambda n: [np.random.default_rng(s) for s in range(3)],
+                               lambda n: np.random.default_rng(n))
+    assert list(rel["n_conversations"]) == [20, 80]
+    assert ((rel["reliability"] >= 0) & (rel["reliability"] <= 1)).all()

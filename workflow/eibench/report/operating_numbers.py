@@ -1,0 +1,122 @@
+"""The numbers and display table of the operating characteristics (rules stats_operating and
+stats_operating_curves) for the manuscript.
+
+``add_operating(nums, paths)`` adds one entry per printed number, each naming its rule and
+script, and returns the display table (strings, as printed): per claim its rule, power and
+false-positive rate with Clopper-Pearson 95% intervals, coverage with its interval and exact
+binomial p against 0.95, and sign recovery. A claim the simulated studies cannot apply is
+'not simulated' with its reason and no number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from .numbers import Numbers, fmt
+from .stats_numbers import _p
+
+RULE = "stats_operating"
+CURVES = "stats_operating_curves"
+
+#: How the table names each verdict rule.
+RULES = {
+    "rank_independence": "majority of pairs |tau| < margin (90%, models and conversations resampled)",
+    "discriminability_difference": "log F difference > 0 (Holm)",
+    "diagnosis_effect": "permutation p (Holm / BH) and sign of the adjusted effect",
+    "turn_drift": "Page's trend p (Holm / BH) and sign of late - early",
+    "turn_flat": "late - early interval inside the margin",
+    "topic_hardest": "bootstrap p (Holm / BH), sign, and hardest by point estimate",
+    "profile_flips": "at least one clear flip",
+    "humans_vs_models": "more than half of the models differ (Holm)",
+}
+
+
+def _interval(row: pd.Series, key: str, lo: str, hi: str) -> str:
+    if pd.isna(row.get(key)):
+        return "–"
+    return f"{fmt(float(row[key]))} [{fmt(float(row[lo]))}, {fmt(float(row[hi]))}]"
+
+
+def _smallest(curve: pd.DataFrame, column: str, level: float) -> tuple[Any, bool]:
+    """The smallest grid value whose ``column`` reaches ``level``, and whether one does."""
+    hit = curve[curve[column] >= level]
+    return (hit["value"].min(), True) if len(hit) else (curve["value"].max(), False)
+
+
+def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) -> pd.DataFrame:
+    """Entries ``operating.*`` from the files ``paths`` (claims, models, margins, participants,
+    conversations: results/stats/operating/*.csv), and the display table."""
+    claims = pd.read_csv(paths["claims"], keep_default_na=True)
+    claims["note"] = claims["note"].fillna("")
+    rows = []
+    sim = claims[claims["simulated"].astype(bool)]
+    n_studies = int(sim["n_false"].max()) if len(sim) else 0
+    nums.add("operating.n_studies", n_studies, RULE, note="simulated studies per cohort")
+    skipped = claims[~claims["simulated"].astype(bool)]
+    nums.add("operating.not_simulated", ", ".join(skipped["id"]) if len(skipped) else "none", RULE)
+    below = sim[sim["coverage_vs_nominal"] == "below nominal"]
+    nums.add("operating.coverage_below", ", ".join(below["id"]) if len(below) else "none", RULE)
+    nums.add("operating.any_coverage_below", bool(len(below)), RULE)
+    for _, r in claims.iterrows():
+        key = f"operating.{r['id']}"
+        nums.add(f"{key}.simulated", bool(r["simulated"]), RULE)
+        if not r["simulated"]:
+            nums.add(f"{key}.note", str(r["note"]), RULE)
+            rows.append({"Claim": r["id"], "Rule": RULES.get(r["test"], r["test"]), "Power [95% CI]": "–",
+                         "FPR [95% CI]": "–", "Coverage [95% CI]": "–", "p vs 0.95": "–", "Sign recovery": "–",
+                         "Note": str(r["note"])})
+            continue
+        for name in ("power", "fpr", "coverage"):
+            if pd.notna(r[name]):
+                nums.add(f"{key}.{name}", float(r[name]), RULE,
+                         ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])))
+        if pd.notna(r["coverage_p"]):
+            nums.add(f"{key}.coverage_p", float(r["coverage_p"]), RULE, digits=3)
+        if pd.notna(r["sign_recovery"]):
+            nums.add(f"{key}.sign_recovery", float(r["sign_recovery"]), RULE)
+        note = str(r["note"])
+        if r["coverage_vs_nominal"] == "below nominal":
+            note = "; ".join(x for x in (note, "coverage below nominal") if x)
+        rows.append({"Claim": r["id"], "Rule": RULES.get(r["test"], r["test"]),
+                     "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
+                     "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
+                     "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
+                     "p vs 0.95": _p(r["coverage_p"]),
+                     "Sign recovery": fmt(float(r["sign_recovery"])) if pd.notna(r["sign_recovery"]) else "–",
+                     "Note": note})
+
+    models = pd.read_csv(paths["models"])
+    value, reached = _smallest(models, "supported", power_bar)
+    nums.add("operating.models.claim", str(models["claim"].iloc[0]), CURVES)
+    nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
+    nums.add("operating.models.reached", reached, CURVES)
+    nums.add("operating.models.needed", int(value), CURVES,
+             note="smallest number of models with simulated power >= the bar, else the largest tried")
+    nums.add("operating.models.largest_power", float(models["supported"].iloc[-1]), CURVES,
+             ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])))
+    nums.add("operating.power_bar", float(power_bar), CURVES, digits=1)
+    margins = pd.read_csv(paths["margins"])
+    tau, detected = _smallest(margins, "not_supported", power_bar)
+    nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
+    nums.add("operating.margin.n_models", int(margins["n_models"].iloc[0]), CURVES)
+    nums.add("operating.margin.detected", detected, CURVES)
+    nums.add("operating.margin.smallest_tau", float(tau), CURVES, digits=2,
+             note="smallest true Kendall tau the rule calls 'not supported' with the power bar, else the largest tried")
+    nums.add("operating.margin.power_at_margin", float(margins["not_supported"].iloc[0]), CURVES)
+    part = pd.read_csv(paths["participants"])
+    value, reached = _smallest(part, "supported", power_bar)
+    nums.add("operating.participants.claim", str(part["claim"].iloc[0]), CURVES)
+    nums.add("operating.participants.grid", ", ".join(str(int(v)) for v in part["value"]), CURVES)
+    nums.add("operating.participants.reached", reached, CURVES)
+    nums.add("operating.participants.needed", int(value), CURVES)
+    conv = pd.read_csv(paths["conversations"])
+    nums.add("operating.conversations.grid", ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique())),
+             CURVES)
+    largest = conv[conv["n_conversations"] == conv["n_conversations"].max()]
+    low = largest.sort_values(["reliability", "metric"]).iloc[0]
+    nums.add("operating.conversations.least_reliable", str(low["metric"]), CURVES)
+    nums.add("operating.conversations.least_reliability", float(low["reliability"]), CURVES)
+    return pd.DataFrame(rows, columns=["Claim", "Rule", "Power [95% CI]", "FPR [95% CI]", "Coverage [95% CI]",
+                                       "p vs 0.95", "Sign recovery", "Note"])

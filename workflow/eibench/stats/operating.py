@@ -1,0 +1,373 @@
+"""Operating characteristics of every claim's verdict rule, over simulated studies of this
+study's design.
+
+simulation.py validates the underlying tests; this module applies each pre-registered claim's
+whole decision rule (claims.verdicts: the test, the family's multiplicity adjustment, the
+equivalence or majority rule) to every simulated study, exactly as the pipeline applies it to
+the real one. Each simulated study is drawn by simulation_batch.draw; its analyses are the
+library's own where they are fast enough (humans.human_vs_models, drift._bin_contrast,
+discriminability.compare, ranks.tau_b_matrix / oriented_means, the batch's REML diagnosis
+models) and are turned into the ``results`` dictionary that claims.verdicts reads.
+
+Per claim (``operating_table``):
+
+- power: the share of simulated studies with verdict 'supported' in the planted cohort, for a
+  claim whose predicted effect the generator plants (C1: the abilities are independent, so its
+  claim is true in the null and planted cohorts);
+- false-positive rate: the share 'supported' when the claim is false: the null cohort (no
+  planted effect), and for the independence claim a cohort whose abilities have Kendall tau
+  equal to its margin (``margin_correlation``);
+- coverage of the estimate's interval of the planted estimand (the claim's estimate computed on
+  the noise-free study, ``estimands``), with its Clopper-Pearson interval and exact binomial p
+  against 0.95 (simulation.coverage_test), and sign recovery (share of estimates with the
+  estimand's sign), for claims with a signed estimate and an interval.
+
+A claim whose test the batch does not run is 'not simulated' with the reason (NOT_SIMULATED)
+and no number; its metric pairs without simulated values (the judged-draft metric) are named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import comb
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import page_trend_test
+
+from .bootstrap import bootstrap_p, percentile_interval
+from .claims import verdicts
+from .discriminability import _reliability_snr, compare
+from .drift import _bin, _bin_contrast, _weighted_slope
+from .humans import human_vs_models
+from .ranks import oriented_means, tau_b_matrix
+from .simulation import METRICS, ROMANTIC, Generator, coverage_test
+from .simulation_batch import _design, _diagnosis, _log_f, draw, to_study
+from .subgroups import MAX_EXACT, conversation_means
+from .topics import _weighted_group_means
+
+#: Tests the batch does not run: the claim is 'not simulated' for this reason.
+NOT_SIMULATED = {
+    "turn_flat": "the simulated studies draw turn-level values of binary OM accuracy only, not of the claim's metric",
+    "profile_flips": "the simulated studies have no per-turn versus whole-conversation profile of each model",
+}
+
+
+def simulated_claims(claims: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The claims whose rule the simulated studies can apply, and the others with their reason
+    (a test the batch does not run, or a metric it does not simulate)."""
+    keep, out = [], {}
+    for c in claims:
+        params = c.get("params", {})
+        metrics = [params[k] for k in ("metric", "better", "worse") if k in params] + list(params.get("metrics", []))
+        missing = [m for m in metrics if m not in METRICS and m != "composite"]
+        if c["test"] in NOT_SIMULATED:
+            out[c["id"]] = NOT_SIMULATED[c["test"]]
+        elif c["test"] == "rank_independence" and len([m for m in metrics if m in METRICS]) < 2:
+            out[c["id"]] = "fewer than two of its metrics are simulated"
+        elif missing and c["test"] != "rank_independence":
+            out[c["id"]] = f"metric {', '.join(missing)} is not simulated"
+        else:
+            keep.append(c)
+    return keep, out
+
+
+def dropped_metrics(claim: dict[str, Any]) -> list[str]:
+    """The metrics of a rank-independence claim the simulated studies do not have."""
+    return [m for m in claim.get("params", {}).get("metrics", []) if m not in METRICS]
+
+
+def margin_correlation(tau: float) -> float:
+    """The Pearson correlation of normal abilities whose Kendall tau is ``tau`` (Greiner's
+    relation tau = 2 / pi x arcsin(r))."""
+    return float(np.sin(np.pi * tau / 2))
+
+
+def _rank_pairs(study, metrics: list[str], models: list[int], weights: np.ndarray, rng: np.random.Generator):
+    """ranks.rank_independence's pair table (tau, joint model-and-conversation 90% and 95%
+    intervals), without its split-half reliabilities and power, which the verdict does not read."""
+    point = tau_b_matrix(oriented_means(study, metrics, models))
+    boot_means = oriented_means(study, metrics, models, weights)
+    picks = rng.integers(0, len(models), size=(len(weights), len(models)))
+    joint = tau_b_matrix(np.take_along_axis(boot_means, picks[:, :, None], axis=1))
+    lo95, hi95 = percentile_interval(joint, 0.95)
+    lo90, hi90 = percentile_interval(joint, 0.90)
+    rows = [(metrics[a], metrics[b], point[a, b], lo95[a, b], hi95[a, b], lo90[a, b], hi90[a, b])
+            for a in range(len(metrics)) for b in range(a + 1, len(metrics))]
+    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90"])
+
+
+def _romantic(study, metric: str, models: list[int], weights: np.ndarray) -> dict[str, Any]:
+    """topics.topic_effects's romantic contrast without its mixed models (the verdict reads the
+    raw contrast, its bootstrap p and the hardest category)."""
+    conv = conversation_means(study, metric, models)
+    categories = sorted({c for c in study.category if isinstance(c, str)})
+    point = _weighted_group_means(conv, study.category, categories, np.ones((1, len(conv))))[0]
+    boot = _weighted_group_means(conv, study.category, categories, weights)
+    worst = np.nanargmin(boot, axis=1)  # the composite: higher is better
+    p_hardest = np.bincount(worst, minlength=len(categories)) / len(worst)
+    is_rom = np.array([c == ROMANTIC for c in study.category])
+    ok = ~np.isnan(conv)
+    both = _weighted_group_means(conv, is_rom, [True, False], weights)
+    diff = both[:, 0] - both[:, 1]
+    lo, hi = percentile_interval(diff)
+    return {"difference": float(conv[ok & is_rom].mean() - conv[ok & ~is_rom].mean()), "lo": float(lo),
+            "hi": float(hi), "p_boot": float(bootstrap_p(diff)), "romantic": ROMANTIC,
+            "hardest": categories[int(np.nanargmin(point))],
+            "p_romantic_hardest": float(p_hardest[categories.index(ROMANTIC)]) if ROMANTIC in categories else np.nan}
+
+
+def _drift_page(y: np.ndarray, rel: np.ndarray, conversation: np.ndarray, weights: np.ndarray) -> dict[str, Any]:
+    """drift.turn_drift's page dictionary (its pooled part and Page's tests) for one study's
+    turn values ``y`` [models, turns] with the turns' relative positions and conversations,
+    vectorised over the models (turn_drift filters a turn table per model, ten times slower)."""
+    b = _bin(rel)
+    counts = np.array([(b == k).sum() for k in range(3)])
+    data = np.stack([y[:, b == k].mean(axis=1) if counts[k] else np.full(len(y), np.nan) for k in range(3)], axis=1)
+    flat_b, flat_c = np.tile(b, len(y)), np.tile(conversation, len(y))
+    late_early = _bin_contrast(y.ravel(), flat_b, flat_c, weights)
+    llo, lhi = percentile_interval(late_early)
+    means = [float(y[:, b == k].mean()) if counts[k] else np.nan for k in range(3)]
+    page = {"p_decreasing": np.nan, "p_increasing": np.nan}
+    ok = ~np.isnan(data).any(axis=1)
+    if ok.sum() >= 2:
+        page = {"p_decreasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1]).pvalue),
+                "p_increasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3]).pvalue)}
+    slope = float(_weighted_slope(np.tile(rel, len(y)), y.ravel(), np.ones((1, y.size)))[0])
+    return {**page, "slope": slope, "late_minus_early": means[2] - means[0], "late_early_lo": float(llo),
+            "late_early_hi": float(lhi)}
+
+
+def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
+    """Per study, subgroups' diagnosis table for ``metrics``: the mixed model's adjusted effect
+    (reml, as the batch fits it), the participant permutation p and the difference of
+    participant means."""
+    models = slice(0, batch.n_models)
+    present = [p for p in range(batch.participants) if (batch.participant == p).any()]
+    labels = np.array([bool(batch.diagnosed[batch.participant == p][0]) for p in present], dtype=bool)
+    n, k = len(present), int(labels.sum())
+    per_metric = {}
+    for metric in metrics:
+        conv = batch.values[metric][:, models].mean(axis=1)
+        fit = _diagnosis(batch, conv, rngs)
+        scores = np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
+        diff = scores[:, labels].mean(axis=1) - scores[:, ~labels].mean(axis=1) if 0 < k < n else np.full(len(conv), np.nan)
+        per_metric[metric] = (fit, diff)
+    S = batch.om_turns.shape[0]
+    return [pd.DataFrame([{"metric": m, "adjusted_effect": f["est_diagnosis"][s], "adjusted_lo": f["lo_diagnosis"][s],
+                           "adjusted_hi": f["hi_diagnosis"][s], "p_permutation": f["p_diagnosis_permutation"][s],
+                           "n_permutations": min(comb(n, k), MAX_EXACT), "difference": d[s]}
+                          for m, (f, d) in per_metric.items()]) for s in range(S)]
+
+
+def study_results(batch, claims: list[dict[str, Any]], weights: np.ndarray, alpha: float, rngs,
+                  rank_rngs) -> list[dict[str, Any]]:
+    """For each study of ``batch``, the ``results`` dictionary claims.verdicts reads, holding
+    the analyses the (simulated) ``claims`` name."""
+    g = batch.g
+    models = list(range(g.n_models))
+    humans = list(range(g.n_models, g.n_models + g.n_humans))
+    diag_metrics = sorted({c["params"]["metric"] for c in claims if c["test"] == "diagnosis_effect"})
+    diagnosis = _diagnosis_table(batch, diag_metrics, rngs) if diag_metrics else None
+    discr = {}
+    for c in claims:
+        if c["test"] == "discriminability_difference":
+            a, b = c["params"]["better"], c["params"]["worse"]
+            va, vb = batch.values[a][:, :g.n_models], batch.values[b][:, :g.n_models]
+            ones = np.ones((1, va.shape[-1]))
+            discr[(a, b)] = (_log_f(va, weights), _log_f(vb, weights), _log_f(va, ones)[:, 0], _log_f(vb, ones)[:, 0])
+    out = []
+    for s in range(batch.om_turns.shape[0]):
+        study = to_study(batch, s)
+        r: dict[str, Any] = {"discriminability_comparisons": {}, "romantic": {}, "drift_pages": {}, "humans": {}}
+        for (a, b), (ba, bb, pa, pb) in discr.items():
+            r["discriminability_comparisons"][(a, b)] = compare({a: ba[s], b: bb[s]}, a, b, {a: pa[s], b: pb[s]})
+        if diagnosis is not None:
+            r["diagnosis"] = diagnosis[s]
+        for c in claims:
+            params = c["params"]
+            if c["test"] == "rank_independence":
+                r["rank_pairs"] = _rank_pairs(study, [m for m in params["metrics"] if m in METRICS], models,
+                                              weights, rank_rngs[s])
+            elif c["test"] == "turn_drift":
+                if params["metric"] != "binary_om_acc":
+                    raise ValueError(f"claim {c['id']}: the simulated studies have turns of binary_om_acc only")
+                r["drift_pages"][params["metric"]] = _drift_page(batch.om_turns[s], batch.rel, batch.turn_conversation,
+                                                                 weights)
+            elif c["test"] == "topic_hardest":
+                r["romantic"][(params["metric"], params["category"])] = _romantic(study, params["metric"], models,
+                                                                                  weights)
+            elif c["test"] == "humans_vs_models" and humans:
+                r["humans"][params["metric"]] = human_vs_models(study, params["metric"], humans, models, weights, alpha)
+        out.append(r)
+    return out
+
+
+def planted_makes_true(claim: dict[str, Any], g: Generator, truth: dict[str, float]) -> int:
+    """1 when generator ``g`` makes the claim's prediction true (its estimand on the predicted
+    side, the humans' planted shift in the claimed direction; independent abilities for a
+    rank-independence claim), else 0 (nothing planted for it, or planted the other way)."""
+    params = claim.get("params", {})
+    if claim["test"] == "rank_independence":
+        return int(g.ability_correlation == 0)
+    if claim["test"] == "humans_vs_models":
+        shift = g.effect("human_shift", METRICS[params["metric"]][0])
+        return int(shift > 0 if params["direction"] == "humans_better" else shift < 0)
+    if claim["id"] not in truth or claim["test"] == "discriminability_difference":
+        return 0
+    predicted = -1 if claim["test"] == "topic_hardest" or params.get("direction") == "negative" else 1
+    return int(np.sign(truth[claim["id"]]) == predicted)
+
+
+def noise_free(g: Generator) -> Generator:
+    """The generator without random parts: its study's statistics are the planted estimands."""
+    return replace(g, ability_sd=0.0, participant_sd=0.0, conversation_sd=0.0, noise_sd=0.0, turn_noise_sd=0.0,
+                   ability_correlation=0.0)
+
+
+def estimands(g: Generator, claims: list[dict[str, Any]], design: tuple) -> dict[str, float]:
+    """Per claim with a signed estimate and an interval, the value its estimate targets under
+    ``g``: the diagnosis effect on the metric's capability (what the adjusted mixed model
+    estimates); the claim's late - early and romantic - rest contrasts computed on the noise-free
+    study of the design. A discriminability difference has none here: its interval resamples
+    the conversations of the study's own models, so its target depends on each study's drawn
+    abilities (the generator gives every capability the same spread, so the claim is false at
+    the level of the design, which its false-positive rate measures)."""
+    quiet = noise_free(g)
+    batch = draw(quiet, [np.random.default_rng(0)], design=design)
+    study = to_study(batch, 0)
+    models = list(range(g.n_models))
+    weights = np.ones((1, len(batch.participant)))
+    out = {}
+    for c in claims:
+        params = c["params"]
+        if c["test"] == "diagnosis_effect":
+            out[c["id"]] = g.effect("diagnosis", METRICS[params["metric"]][0])
+        elif c["test"] == "turn_drift":
+            out[c["id"]] = _drift_page(batch.om_turns[0], batch.rel, batch.turn_conversation, weights)["late_minus_early"]
+        elif c["test"] == "topic_hardest":
+            out[c["id"]] = _romantic(study, params["metric"], models, weights)["difference"]
+    return out
+
+
+def simulate_verdicts(g: Generator, claims: list[dict[str, Any]], rngs, rank_rngs, weights: np.ndarray,
+                      alpha: float, design: tuple | None = None, chunk: int = 25) -> pd.DataFrame:
+    """Every simulated study through every claim's rule: one row per study and claim (study,
+    id, estimate, lo, hi, p_adjusted, verdict), ``chunk`` studies drawn at a time."""
+    design = design if design is not None else _design(g, np.random.default_rng(0))
+    rows = []
+    for start in range(0, len(rngs), chunk):
+        part, rparts = rngs[start:start + chunk], rank_rngs[start:start + chunk]
+        batch = draw(g, part, design=design)
+        for k, results in enumerate(study_results(batch, claims, weights, alpha, part, rparts)):
+            table = verdicts(claims, results, alpha)
+            table.insert(0, "study", start + k)
+            rows.append(table[["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"]])
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
+        columns=["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"])
+
+
+def _rate(hits: int, n: int) -> tuple[float, float, float]:
+    if n == 0:
+        return (np.nan, np.nan, np.nan)
+    ci = coverage_test(hits, n)
+    return (hits / n, ci["coverage_lo"], ci["coverage_hi"])
+
+
+def operating_table(claims: list[dict[str, Any]], null: pd.DataFrame, planted: pd.DataFrame,
+                    margin: pd.DataFrame | None, truth: dict[str, float], planted_sign: dict[str, int],
+                    skipped: dict[str, str]) -> pd.DataFrame:
+    """One row per claim: power, false-positive rate (each with its Clopper-Pearson interval),
+    coverage with its interval and binomial p against 0.95, sign recovery; a claim in
+    ``skipped`` has its reason and no number. ``planted_sign``: per claim, +1 when the planted
+    cohort makes its prediction true, 0 when the generator plants nothing for it."""
+    rows = []
+    for c in claims:
+        cid = c["id"]
+        row: dict[str, Any] = {"id": cid, "family": c["family"], "test": c["test"], "simulated": cid not in skipped,
+                               "note": ("not simulated: " + skipped[cid]) if cid in skipped else ""}
+        if cid in skipped:
+            rows.append(row)
+            continue
+        pl, nu = planted[planted["id"] == cid], null[null["id"] == cid]
+        if c["test"] == "rank_independence":
+            # Independent abilities in both cohorts: the claim is true there; false at its margin.
+            true_rows = pd.concat([nu, pl])
+            false_rows = margin[margin["id"] == cid] if margin is not None else nu.iloc[:0]
+            dropped = dropped_metrics(c)
+            if dropped:
+                row["note"] = f"metric {', '.join(dropped)} not simulated: its pairs are left out"
+        else:
+            true_rows = pl if planted_sign.get(cid, 0) > 0 else pl.iloc[:0]
+            false_rows = nu
+            if planted_sign.get(cid, 0) <= 0:
+                row["note"] = "power not simulated: the generator plants no effect for this claim"
+        row["n_true"], row["n_false"] = len(true_rows), len(false_rows)
+        row["power"], row["power_lo"], row["power_hi"] = _rate(int((true_rows["verdict"] == "supported").sum()),
+                                                               len(true_rows))
+        row["fpr"], row["fpr_lo"], row["fpr_hi"] = _rate(int((false_rows["verdict"] == "supported").sum()),
+                                                         len(false_rows))
+        if cid in truth and len(pl):
+            t = truth[cid]
+            ok = pl["lo"].notna() & pl["hi"].notna()
+            covered = int(((pl["lo"] <= t) & (t <= pl["hi"]))[ok].sum())
+            test = coverage_test(covered, int(ok.sum()))
+            row.update(estimand=t, coverage=covered / ok.sum() if ok.sum() else np.nan, **test)
+            row["sign_recovery"] = float((np.sign(pl["estimate"]) == np.sign(t)).mean()) if t != 0 else np.nan
+        rows.append(row)
+    columns = ["id", "family", "test", "simulated", "n_true", "n_false", "power", "power_lo", "power_hi", "fpr",
+               "fpr_lo", "fpr_hi", "estimand", "coverage", "coverage_lo", "coverage_hi", "coverage_p",
+               "coverage_vs_nominal", "sign_recovery", "note"]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
+def reliability_curve(g: Generator, metrics: list[str], conversations: list[int], rngs_for, design_rng_for) -> pd.DataFrame:
+    """Reliability and signal-to-noise ratio (discriminability._reliability_snr, after Heineman
+    et al. 2025) of the models' mean of each metric, per number of conversations: the median over
+    the simulated studies of a drawn design of that size. ``rngs_for(n)`` gives the studies'
+    generators, ``design_rng_for(n)`` the design's."""
+    rows = []
+    for n in conversations:
+        gn = replace(g, n_conversations=n, conversation_participant=None, conversation_category=None,
+                     participant_diagnosed=None, turns_each=None)
+        batch = draw(gn, rngs_for(n), design_rng=design_rng_for(n))
+        for metric in metrics:
+            v = batch.values[metric][:, :g.n_models]  # [S, models, conversations]
+            means = np.nanmean(v, axis=-1)
+            cnt = np.isfinite(v).sum(axis=-1)
+            se2 = np.nanvar(v, axis=-1, ddof=1) / cnt
+            rel, snr = _reliability_snr(means, se2)
+            rows.append({"n_conversations": n, "metric": metric, "n_studies": len(v),
+                         "reliability": float(np.median(rel)), "snr": float(np.median(snr))})
+    return pd.DataFrame(rows)
+
+
+__all__ = ["NOT_SIMULATED", "simulated_claims", "margin_correlation", "simulate_verdicts", "estimands",
+           "operating_table", "planted_makes_true", "reliability_curve", "verdict_curve", "first_reaching"]
+
+
+def verdict_curve(claims: list[dict[str, Any]], target: str, points: list[tuple[Any, Generator]], rngs_for,
+                  weights_for, alpha: float) -> pd.DataFrame:
+    """The share of simulated studies in which claim ``target``'s rule says 'supported' (with its
+    Clopper-Pearson interval) and 'not supported', per design point: ``points`` are (value,
+    generator) pairs; ``rngs_for(value)`` gives (study generators, model-resampling generators,
+    design generator), ``weights_for(value, generator)`` the shared bootstrap weights. ``claims``
+    are the target and the claims of its multiplicity family with a p-value, so that the
+    family's adjustment is the one the pipeline applies."""
+    rows = []
+    for value, g in points:
+        rngs, rank_rngs, design_rng = rngs_for(value)
+        design = _design(g, design_rng)
+        table = simulate_verdicts(g, claims, rngs, rank_rngs, weights_for(value, g), alpha, design)
+        v = table[table["id"] == target]["verdict"]
+        share, lo, hi = _rate(int((v == "supported").sum()), len(v))
+        rows.append({"value": value, "n_studies": len(v), "supported": share, "supported_lo": lo, "supported_hi": hi,
+                     "not_supported": float((v == "not supported").mean()) if len(v) else np.nan})
+    return pd.DataFrame(rows)
+
+
+def first_reaching(curve: pd.DataFrame, column: str, level: float = 0.8) -> Any:
+    """The smallest ``value`` of the curve whose ``column`` reaches ``level`` (None: none does)."""
+    hit = curve[curve[column] >= level]
+    return None if hit.empty else hit["value"].min()
