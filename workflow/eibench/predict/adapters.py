@@ -248,7 +248,7 @@ class Adapter:
     def payload(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> dict[str, Any]:
         raise NotImplementedError
 
-    def read(self, body: Any) -> tuple[str, int, int]:
+    def read(self, body: Any) -> tuple[str, int | None, int | None]:
         raise NotImplementedError
 
     async def complete(self, messages: list[dict[str, Any]], where: str = "the request",
@@ -360,7 +360,7 @@ class OpenAICompatible(Adapter):
             body["response_format"] = {"type": "json_object", "schema": schema}
         return body
 
-    def read(self, body: Any) -> tuple[str, int, int]:
+    def read(self, body: Any) -> tuple[str, int | None, int | None]:
         choices = body["choices"]
         # No choice, or a null content (a refusal or a content filter), is an empty answer: the
         # parser rejects it and the repair loop takes over, as for any unusable answer.
@@ -388,7 +388,7 @@ class Anthropic(Adapter):
         return {"model": self.model.model_id, "system": system, "messages": rest,
                 "max_tokens": self.model.max_tokens, "temperature": self.model.temperature, **self.model.params}
 
-    def read(self, body: Any) -> tuple[str, int, int]:
+    def read(self, body: Any) -> tuple[str, int | None, int | None]:
         blocks = [b.get("text") or "" for b in body["content"] if isinstance(b, dict) and b.get("type") == "text"]
         usage = body.get("usage")
         usage = usage if isinstance(usage, dict) else {}

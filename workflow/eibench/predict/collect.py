@@ -16,6 +16,7 @@ one; timings, calls, cache hits, tokens and cost go to the job's log.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import statistics
 import sys
@@ -135,7 +136,7 @@ class Collector:
         # conversation that asked is abandoned (drain), so no paid answer is lost to a stop.
         call = asyncio.ensure_future(self._call(key, messages, sample, schema))
         self._in_flight[key] = call
-        call.add_done_callback(lambda task, key=key: self._settled(key, task))
+        call.add_done_callback(functools.partial(self._settled, key))
         return await asyncio.shield(call)
 
     async def _call(self, key: str, messages: list[dict[str, str]], sample: int,
@@ -163,7 +164,7 @@ class Collector:
         while self._in_flight:
             await asyncio.wait(list(self._in_flight.values()))
 
-    async def _one_sample(self, request: Request, sample: int, mode: str = "default") -> tuple[Parsed, str, float]:
+    async def _one_sample(self, request: Request, sample: int, mode: str = "default") -> tuple[Parsed, str, float | None]:
         messages = [dict(m) for m in request.messages]
         schema = answer_schema(request.task, request.expect, mode) if self.model.structured_output else None
         cost: float | None = 0.0

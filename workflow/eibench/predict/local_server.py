@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -138,12 +138,12 @@ class LocalServer:
     def start(self) -> "LocalServer":
         """Start the server and wait until /v1/models answers. ServerError (the server stopped)
         when it exits or does not answer in time; it is never left running then."""
-        log = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
+        log: IO[bytes] | int = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
         try:
             self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL, start_new_session=True)
         finally:
-            if self.log_file:
+            if not isinstance(log, int):
                 log.close()
         if self.pid_file:
             record = {"pid": self.process.pid, "start": _process_start(self.process.pid), "port": self.port,
@@ -158,9 +158,12 @@ class LocalServer:
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.start_timeout
+        process = self.process
+        if process is None:
+            raise ServerError("the server was not started: call start() first")
         while True:
-            if self.process.poll() is not None:
-                raise ServerError(f"the server exited with code {self.process.returncode} before answering "
+            if process.poll() is not None:
+                raise ServerError(f"the server exited with code {process.returncode} before answering "
                                   f"(command: {' '.join(self.command())}; log: {self.log_file or 'not kept'})")
             try:
                 if httpx.get(self.endpoint + "/models", timeout=2.0).status_code == 200:
@@ -239,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{args.pid_file} exists: a server may be running; stop it first", file=sys.stderr)
                 return 1
             server.start()
+            assert server.process is not None  # start() sets it or raises
             print(f"server PID {server.process.pid} at {server.endpoint} (log {args.log_file}); "
                   f"stop it with: python -m eibench.predict.local_server stop")
             server.process = None  # detached: left running, stopped later by the PID file
@@ -247,6 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         if not rest:
             parser.error("run needs a command after --")
         with server:
+            assert server.process is not None  # __enter__ starts it or raises
             print(f"server PID {server.process.pid} at {server.endpoint}", file=sys.stderr, flush=True)
             return subprocess.call(rest)
     except ServerError as e:

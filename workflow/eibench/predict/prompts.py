@@ -117,10 +117,10 @@ class PromptSet:
                 out.append(self._request(view, t, f"binary_{target}_{wording}", mode, asked, transcript=upto, turn=t,
                                          questions=listing, keys=", ".join(asked)))
         if turn.comparisons:
-            wording = {q["question_id"]: q["text"] for q in instrument.pairwise_questions()}
+            question_text = {q["question_id"]: q["text"] for q in instrument.pairwise_questions()}
             block = Template(self.raw["comparison"])
             missing = self.raw["missing_reply"]
-            blocks = [block.substitute(position=c.position, question=wording.get(c.question_id, c.question_id),
+            blocks = [block.substitute(position=c.position, question=question_text.get(c.question_id, c.question_id),
                                        reply_a=c.text_a or missing, reply_b=c.text_b or missing)
                       for c in turn.comparisons]
             keys = tuple(str(c.position) for c in turn.comparisons)

@@ -73,8 +73,8 @@ def answer_schema(task: str, expect: tuple[str, ...] = (), mode: str = "default"
             "fourBranchScores": four,
         }, mode)
     if task == "post_chat_ratings":
-        items = instrument.rating_items()
-        ratings = {"type": "object", "properties": {k: _integer(items[k].low, items[k].high) for k in expect},
+        scales = instrument.rating_items()
+        ratings = {"type": "object", "properties": {k: _integer(scales[k].low, scales[k].high) for k in expect},
                    "required": list(expect), "additionalProperties": False}
         return _object({"ratings": ratings}, mode)
     raise ValueError(f"unknown task {task!r}")

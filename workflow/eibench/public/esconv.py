@@ -382,7 +382,7 @@ def write_cohort(
     keep = tuple(SPLITS if splits is None else splits)
     if not keep or any(s not in SPLITS for s in keep):
         raise ValueError(f"splits must be a non-empty list of {', '.join(SPLITS)}, got {list(keep)!r}")
-    splits = read_esconv(directory_in)
+    dialogs = read_esconv(directory_in)
     out_dir = Path(directory_out)
     out_dir.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {
@@ -397,7 +397,7 @@ def write_cohort(
         "post_chat_ratings": {key: Counter() for key in POST_CHAT_RATINGS},  # item -> {rating: conversations}
     }
     written: set[str] = set()
-    for split, index, dialog in _iter_conversations(splits, limit, keep):
+    for split, index, dialog in _iter_conversations(dialogs, limit, keep):
         conv = to_release(dialog, index, split)
         name = f"{conv['conversationId']}.json"
         path = out_dir / name

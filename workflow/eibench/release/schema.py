@@ -79,9 +79,9 @@ def _spellings(cls: type[BaseModel]) -> tuple[tuple[str, ...], ...]:
     found = _SPELLINGS.get(cls)
     if found is None:
         found = tuple(
-            tuple(c for c in info.validation_alias.choices if isinstance(c, str))
-            for info in cls.model_fields.values()
-            if getattr(info.validation_alias, "choices", None))
+            tuple(c for c in alias.choices if isinstance(c, str))
+            for alias in (info.validation_alias for info in cls.model_fields.values())
+            if isinstance(alias, AliasChoices))
         _SPELLINGS[cls] = found
     return found
 

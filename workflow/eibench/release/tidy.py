@@ -155,7 +155,7 @@ def _panas_rows(cid: str, phase: str, panas: Panas | None) -> tuple[list[tuple],
     by_name = {i.name: i for i in instrument.panas_items()}
     items = (panas.items or {}) if panas is not None else {}
     item_rows = [(cid, phase, name, by_name[name].affect, value) for name, value in sorted(items.items())]
-    totals: list[object] = []
+    totals: list[tuple[float | None, str]] = []
     for affect, given in (
         ("positive", panas.totalPositiveAffect if panas else None),
         ("negative", panas.totalNegativeAffect if panas else None),
@@ -203,7 +203,7 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
             md and md.category, md and md.subtopic, md and md.conversation_visibility, md and md.turnCount, n,
             conv.prePanas is not None, conv.postPanas is not None, conv.conversationWideQuestions is not None,
         ))
-        if pid is not None:
+        if prof is not None and pid is not None:
             entry = participants.setdefault(
                 pid, {"age": prof.age, "traits": list(prof.traits), "goals": list(prof.goals), "n": 0, "consistent": True})
             entry["n"] += 1
@@ -314,9 +314,9 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
     """Tidy tables of one or more EM output files."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
     # The answers and picks (most of the rows) are gathered column by column, not as a tuple per row.
-    binary = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "target", "wording",
+    binary: dict[str, list[Any]] = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "target", "wording",
                               "question_id", "value", "status")}
-    picks = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "key", "pick", "status")}
+    picks: dict[str, list[Any]] = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "key", "pick", "status")}
     panas_by_word = instrument.panas_by_word()
     for path, out in parsed:
         key = (out.conversationId, out.em_model, out.mode)

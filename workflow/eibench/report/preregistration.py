@@ -70,7 +70,7 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     uncommitted changes, and ``history``: every commit that changed a rule file (or a claim line
     of config.yaml), oldest first, as {commit, date, subject}. ``why`` says why they are unknown
     (no .git, git unreadable, the file never committed); then the others are None or empty."""
-    empty = {"frozen_commit": None, "frozen_date": None, "frozen_dirty": None, "history": []}
+    empty: dict[str, Any] = {"frozen_commit": None, "frozen_date": None, "frozen_dirty": None, "history": []}
     if not (Path(repo) / ".git").exists():
         return {**empty, "why": "not a git checkout: the freezing commit and the history of rule changes are unknown"}
     fmt = "--format=%h%x09%cs%x09%s"

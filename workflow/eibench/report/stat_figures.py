@@ -212,7 +212,7 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
                 annot_kws={"fontsize": style.MIN_PT, "linespacing": 1.05},
                 xticklabels=[_wrap(metric_label(m), 12) for m in metrics[:-1]],
                 yticklabels=[_wrap(metric_label(m), 14) for m in metrics[1:]],
-                cbar_ax=ax.inset_axes([0.55, 0.9, 0.42, 0.035]),  # in the empty upper triangle
+                cbar_ax=ax.inset_axes((0.55, 0.9, 0.42, 0.035)),  # in the empty upper triangle
                 cbar_kws={"orientation": "horizontal", "label": "Kendall tau-b between model rankings"})
     for t in ax.texts:  # the cells without a tau are not annotated by seaborn (masked)
         t.set_color("white" if abs(float(t.get_text().split("\n")[0] or 0)) > 0.6 else "black")
@@ -223,8 +223,9 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
     ax.tick_params(axis="y", rotation=0)
     bar = ax.collections[-1].colorbar
-    bar.solids.set_rasterized(False)  # all-vector SVG
-    bar.solids.set_edgecolor("face")  # no seams between the colour bar's cells
+    if bar is not None and bar.solids is not None:
+        bar.solids.set_rasterized(False)  # all-vector SVG
+        bar.solids.set_edgecolor("face")  # no seams between the colour bar's cells
     style.source(fig, caption_source)
     return fig
 
@@ -255,8 +256,8 @@ def capability_profiles(intervals: pd.DataFrame, caption_source: str,
     if not _has(intervals, "em_model", "metric", "estimate", "lo", "hi"):
         return no_data_figure(caption_source, "capability profiles")
     present = set(intervals["metric"].astype(str))
-    metrics = [m for m in (metrics or PRINCIPAL) if m in present]
-    if not metrics:
+    shown = [m for m in (metrics or PRINCIPAL) if m in present]
+    if not shown:
         return no_data_figure(caption_source, "no principal metric in the table")
     style.apply()
     models = sorted(intervals["em_model"].astype(str).unique())
@@ -264,9 +265,9 @@ def capability_profiles(intervals: pd.DataFrame, caption_source: str,
     better = BY_NAME[order_by].higher_is_better if order_by in BY_NAME else True
     score = {m: key.get(m, np.nan) * (1 if better else -1) for m in models}
     models = sorted(models, key=lambda m: (np.isfinite(score[m]), np.nan_to_num(score[m], nan=0.0)))
-    rows = intervals[intervals["metric"].isin(metrics)]
+    rows = intervals[intervals["metric"].isin(shown)]
     role = rows["role"] if "role" in rows else pd.Series("model", index=rows.index)
-    grid = _facet_forest(rows.assign(role=role), metrics, models, "estimate", "lo", "hi",
+    grid = _facet_forest(rows.assign(role=role), shown, models, "estimate", "lo", "hi",
                          lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]), direction, 5,
                          0.15 * len(models) + 1.3, zero=False)
     _legend(grid.figure, style.ROLE_COLOURS, role)

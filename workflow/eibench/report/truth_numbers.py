@@ -114,7 +114,8 @@ def add_truth(nums: Numbers, planted: pd.DataFrame, null: pd.DataFrame, claims: 
     if missing:
         raise ValueError(f"claims {missing} are declared (statistics.claims) but missing from the planted or null "
                          f"claims table; rerun rules stats_claims and null_stats_claims")
-    rows, counts = [], {}
+    rows: list[dict[str, Any]] = []
+    counts: dict[tuple[str, str], int] = {}
     for c in claims:
         cid = c["id"]
         truth = planted_truth(c, sim, null_sim)

@@ -111,7 +111,7 @@ def adjacent_pairs(study: Study, metric: str, models: list[int], weights: dict[s
             lo, hi = percentile_interval(boot, level)
             block.append([scheme, pos, study.models[a], study.models[b], float(np.nanmean(diff)), float(lo), float(hi),
                           float(bootstrap_p(boot)), int(np.isfinite(diff).sum())])
-        adjusted = adjust([r[7] for r in block], "holm") if block else []
+        adjusted = adjust([r[7] for r in block], "holm") if block else np.array([])
         for r, q in zip(block, adjusted):
             rows.append((*r, float(q), bool(q <= alpha)))
     return pd.DataFrame(rows, columns=["scheme", "rank", "model", "next_model", "difference", "lo", "hi", "p_boot",
