@@ -41,7 +41,7 @@ from .claims import verdicts
 from .discriminability import _reliability_snr, compare
 from .drift import _bin, _bin_contrast, _weighted_slope
 from .humans import human_vs_models
-from .ranks import oriented_means, tau_b_matrix
+from .ranks import equivalence_p, oriented_means, tau_b_matrix
 from .simulation import METRICS, ROMANTIC, Generator, coverage_test
 from .simulation_batch import _design, _diagnosis, _log_f, draw, to_study
 from .subgroups import MAX_EXACT, conversation_means
@@ -84,18 +84,22 @@ def margin_correlation(tau: float) -> float:
     return float(np.sin(np.pi * tau / 2))
 
 
-def _rank_pairs(study, metrics: list[str], models: list[int], weights: np.ndarray, rng: np.random.Generator):
+def _rank_pairs(study, metrics: list[str], models: list[int], weights: np.ndarray, rng: np.random.Generator,
+                margin: float):
     """ranks.rank_independence's pair table (tau, joint model-and-conversation 90% and 95%
-    intervals), without its split-half reliabilities and power, which the verdict does not read."""
+    intervals, the equivalence p within +-``margin``), without its split-half reliabilities and
+    power, which the verdict does not read."""
     point = tau_b_matrix(oriented_means(study, metrics, models))
     boot_means = oriented_means(study, metrics, models, weights)
     picks = rng.integers(0, len(models), size=(len(weights), len(models)))
     joint = tau_b_matrix(np.take_along_axis(boot_means, picks[:, :, None], axis=1))
     lo95, hi95 = percentile_interval(joint, 0.95)
     lo90, hi90 = percentile_interval(joint, 0.90)
-    rows = [(metrics[a], metrics[b], point[a, b], lo95[a, b], hi95[a, b], lo90[a, b], hi90[a, b])
+    p_eq = equivalence_p(joint, margin)
+    rows = [(metrics[a], metrics[b], point[a, b], lo95[a, b], hi95[a, b], lo90[a, b], hi90[a, b], p_eq[a, b], margin)
             for a in range(len(metrics)) for b in range(a + 1, len(metrics))]
-    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90"])
+    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90", "p_equivalence",
+                                       "margin"])
 
 
 def _romantic(study, metric: str, models: list[int], weights: np.ndarray) -> dict[str, Any]:
@@ -189,7 +193,7 @@ def study_results(batch, claims: list[dict[str, Any]], weights: np.ndarray, alph
             params = c["params"]
             if c["test"] == "rank_independence":
                 r["rank_pairs"] = _rank_pairs(study, [m for m in params["metrics"] if m in METRICS], models,
-                                              weights, rank_rngs[s])
+                                              weights, rank_rngs[s], params["margin"])
             elif c["test"] == "turn_drift":
                 if params["metric"] != "binary_om_acc":
                     raise ValueError(f"claim {c['id']}: the simulated studies have turns of binary_om_acc only")

@@ -116,6 +116,16 @@ def split_half_reliability(study: Study, metrics: list[str], models: list[int], 
     return out
 
 
+def equivalence_p(joint: np.ndarray, margin: float) -> np.ndarray:
+    """Equivalence (TOST) p of each pair of metrics within +-``margin``, from resampled tau-b
+    matrices ``joint`` [B, m, m]: the bootstrap percentile test inverted, the larger share of
+    resamples at or beyond either bound; NaN where no resample has a value."""
+    valid = np.isfinite(joint)
+    n_valid = np.maximum(valid.sum(axis=0), 1)
+    return np.where(valid.any(axis=0), np.maximum((joint >= margin).sum(axis=0) / n_valid,
+                                                   (joint <= -margin).sum(axis=0) / n_valid), np.nan)
+
+
 def rank_independence(study: Study, metrics: list[str], models: list[int], weights: np.ndarray, margin: float,
                       n_splits: int, rng: np.random.Generator, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Tables of pairwise rank correlations and per-metric reliabilities, and a summary.
@@ -136,12 +146,7 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
     reliability = split_half_reliability(study, metrics, models, n_splits, rng)
     means = oriented_means(study, metrics, models)
     rows = []
-    # Equivalence (TOST) p of each pair within +-margin, the bootstrap percentile test inverted:
-    # the larger share of resamples at or beyond either bound (NaN where no resample has a value).
-    valid = np.isfinite(joint)
-    n_valid = np.maximum(valid.sum(axis=0), 1)
-    p_equivalence = np.where(valid.any(axis=0), np.maximum((joint >= margin).sum(axis=0) / n_valid,
-                                                            (joint <= -margin).sum(axis=0) / n_valid), np.nan)
+    p_equivalence = equivalence_p(joint, margin)
     for a, b in combinations(range(len(metrics)), 2):
         p = stats.kendalltau(means[:, a], means[:, b]).pvalue
         ra, rb = reliability[metrics[a]], reliability[metrics[b]]
