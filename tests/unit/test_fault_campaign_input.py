@@ -313,10 +313,11 @@ DRY_RUN_CASES = {
     "duplicate_key": (DUPLICATE, "key 'cohorts.synthetic.n_conversations' is given twice (lines 4 and 5)"),
     "model_named_leaderboard.csv": (
         "models:\n  - {name: leaderboard.csv, kind: simulated}\n  - {name: chance, kind: baseline, method: chance}\n",
-        "config key 'models[0].name': 'leaderboard.csv' would be the folder results/scores/leaderboard.csv/, but "
-        "the workflow writes results/scores/leaderboard.csv there"),
+        # the first clash found: the null cohort's copy (results/null/scores/, truth.smk) sorts first
+        "config key 'models[0].name': 'leaderboard.csv' would be the folder results/null/scores/leaderboard.csv/, "
+        "but the workflow writes results/null/scores/leaderboard.csv there"),
     "model_named_like_a_log": ("models:\n  - {name: Aggregate_Scores.log, kind: simulated}\n",
-                               "writes logs/score/aggregate_scores.log there"),
+                               "writes logs/null/score/aggregate_scores.log there"),
 }
 
 
