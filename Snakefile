@@ -39,11 +39,11 @@ include: "workflow/rules/checks.smk"
 
 
 rule all:
+    default_target: True
     input:
         "paper/build/paper.pdf",
         "results/manifest.json",
         expand("results/notebooks/{notebook}.html", notebook=NOTEBOOKS),
-    default_target: True
 
 
 # Every rule exists now: give each rule with a script the digest of the library code it runs

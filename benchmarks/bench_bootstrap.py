@@ -33,9 +33,18 @@ def build_study(n_models: int, n_conversations: int, seed: int = 0):
         grid[rng.random(grid.shape) < 0.01] = np.nan  # a few missing values
         values[metric] = grid
     participant = rng.integers(0, 11, size=n_conversations)
-    return Study(models, roles, [f"c{j:04d}" for j in range(n_conversations)], participant,
-                 [f"P{p:02d}" for p in range(11)], participant < 6, np.array(["Family"] * n_conversations, dtype=object),
-                 rng.integers(3, 16, size=n_conversations).astype(float), values, None)
+    return Study(
+        models,
+        roles,
+        [f"c{j:04d}" for j in range(n_conversations)],
+        participant,
+        [f"P{p:02d}" for p in range(11)],
+        participant < 6,
+        np.array(["Family"] * n_conversations, dtype=object),
+        rng.integers(3, 16, size=n_conversations).astype(float),
+        values,
+        None,
+    )
 
 
 def main() -> None:
@@ -60,8 +69,10 @@ def main() -> None:
     t_paired = time.perf_counter()
     ranks = rank_intervals(study, metrics, weights, models)
     end = time.perf_counter()
-    print(f"{args.resamples} resamples x {len(metrics)} metrics x {len(study.models)} rows "
-          f"({args.models} models + 3 humans) x {args.conversations} conversations")
+    print(
+        f"{args.resamples} resamples x {len(metrics)} metrics x {len(study.models)} rows "
+        f"({args.models} models + 3 humans) x {args.conversations} conversations"
+    )
     print(f"  weights          {t_weights - start:7.2f} s")
     print(f"  intervals        {t_intervals - t_weights:7.2f} s  ({len(intervals)} model x metric rows)")
     print(f"  paired diffs     {t_paired - t_intervals:7.2f} s  ({len(paired)} pairs x metric rows)")

@@ -64,8 +64,9 @@ def main() -> None:
     print(f"snapshot at job end   {close / args.shards:9.2f} s per shard")
     print(f"restart (read back)   {reopen:9.2f} s for {args.entries} entries")
     print(f"lookups in snapshots  {args.entries / lookups:9.0f} /s ({found} of {args.entries} found)")
-    print(f"verified merge        {merge:9.2f} s: {report.entries} entries, {report.duplicates} duplicates, "
-          f"{size:.0f} MB")
+    print(
+        f"verified merge        {merge:9.2f} s: {report.entries} entries, {report.duplicates} duplicates, {size:.0f} MB"
+    )
 
 
 if __name__ == "__main__":

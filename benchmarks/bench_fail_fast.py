@@ -28,22 +28,37 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis",
-             "*.egg-info")
+GENERATED = (
+    ".venv*",
+    "cache",
+    "results",
+    ".snakemake",
+    "logs",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "*.egg-info",
+)
 ESCONV_FILES = ("train.json", "valid.json", "test.json", "strategy.json")
-OFFLINE_ESCONV = {"datasets": {"esconv": {"mirror": None, "files": {
-    f: {"url": f"https://127.0.0.1:9/{f}"} for f in ESCONV_FILES}}}}
+OFFLINE_ESCONV = {
+    "datasets": {"esconv": {"mirror": None, "files": {f: {"url": f"https://127.0.0.1:9/{f}"} for f in ESCONV_FILES}}}
+}
 
 
 def release_example_default_models() -> list[str]:
     """The README's release example without its overlay (the default models), on tests/data/release/valid."""
-    (line,) = [x for x in (REPO / "README.md").read_text().splitlines()
-               if x.startswith(".venv/bin/snakemake") and "cohort=attunebench" in x]
+    (line,) = [
+        x
+        for x in (REPO / "README.md").read_text().splitlines()
+        if x.startswith(".venv/bin/snakemake") and "cohort=attunebench" in x
+    ]
     argv = shlex.split(line.split("  #", 1)[0])[1:]
-    argv = [re.sub(r"path: .+\}\}$", "path: tests/data/release/valid}}", a) if a.startswith("cohorts=") else a
-            for a in argv]
+    argv = [
+        re.sub(r"path: .+\}\}$", "path: tests/data/release/valid}}", a) if a.startswith("cohorts=") else a for a in argv
+    ]
     i = argv.index("config/attunebench.yaml")
-    return argv[:i - 1] + argv[i + 1:]
+    return argv[: i - 1] + argv[i + 1 :]
 
 
 def timed(args: list[str], overlay: dict | None, expect: tuple[str, ...] = ()) -> tuple[float, int, bool]:
@@ -71,10 +86,18 @@ def main() -> None:
     args = parser.parse_args()
     cases = [
         ("dry run of the default workflow (reference)", ["-n", "--cores", "1"], None, True),
-        ("replication without its data (eqbench)", ["--cores", "1", "--configfile"],
-         {"replications": {"include": ["eqbench"]}}, False),
-        ("ESConv cohort, no mirror, URL unreachable", ["--cores", "1", "--configfile", "config/esconv.yaml"],
-         OFFLINE_ESCONV, False),
+        (
+            "replication without its data (eqbench)",
+            ["--cores", "1", "--configfile"],
+            {"replications": {"include": ["eqbench"]}},
+            False,
+        ),
+        (
+            "ESConv cohort, no mirror, URL unreachable",
+            ["--cores", "1", "--configfile", "config/esconv.yaml"],
+            OFFLINE_ESCONV,
+            False,
+        ),
         ("same, dry run", ["-n", "--cores", "1", "--configfile", "config/esconv.yaml"], OFFLINE_ESCONV, False),
         ("README release example, default models", release_example_default_models(), None, False),
         ("same, dry run", ["-n", *release_example_default_models()], None, False),
@@ -87,8 +110,10 @@ def main() -> None:
         ok = all((r[1] == 0) == should_succeed for r in runs)
         wrote = any(r[2] for r in runs) and not should_succeed
         bar = "" if should_succeed else f"  bar 5 s: {'met' if seconds < 5 else 'NOT met'}"
-        print(f"{name:48s} {seconds:6.2f} s  {'as expected' if ok else 'UNEXPECTED exit code'}"
-              f"{'  WROTE FILES' if wrote else ''}{bar}")
+        print(
+            f"{name:48s} {seconds:6.2f} s  {'as expected' if ok else 'UNEXPECTED exit code'}"
+            f"{'  WROTE FILES' if wrote else ''}{bar}"
+        )
 
 
 if __name__ == "__main__":

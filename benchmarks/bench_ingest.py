@@ -52,8 +52,9 @@ def model_folders(predictions: Path, mode: str) -> dict[str, list[Path]]:
     return out
 
 
-def score_cohort(conversations: Path, models: dict[str, list[Path]], mode: str,
-                 rule_sets: tuple[str, ...]) -> tuple[float, int]:
+def score_cohort(
+    conversations: Path, models: dict[str, list[Path]], mode: str, rule_sets: tuple[str, ...]
+) -> tuple[float, int]:
     """Read, validate, tidy and score the cohort; (seconds spent reading, EM files read)."""
     start = time.perf_counter()
     gold = gold_tables(read_conversations(list_json_files(conversations)))
@@ -89,8 +90,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--conversations", type=Path, default=REPO / "results/cohort/synthetic/conversations")
     parser.add_argument("--predictions", type=Path, default=REPO / "results/predictions")
-    parser.add_argument("--gold-tables", type=Path, default=REPO / "results/tables/gold",
-                        help="the gold tidy tables of the built run (for the score-job figure)")
+    parser.add_argument(
+        "--gold-tables",
+        type=Path,
+        default=REPO / "results/tables/gold",
+        help="the gold tidy tables of the built run (for the score-job figure)",
+    )
     parser.add_argument("--mode", default="default")
     parser.add_argument("--rule-sets", nargs="+", default=["parity", "strict"])
     parser.add_argument("--job-model", default="sim-01", help="the model of the score-job figure")
@@ -99,8 +104,9 @@ def main() -> None:
     args = parser.parse_args()
     for needed in (args.conversations, args.predictions):
         if not needed.is_dir():
-            sys.exit(f"{needed} does not exist: build the run first "
-                     "(snakemake --cores 2 results/scores/leaderboard.csv)")
+            sys.exit(
+                f"{needed} does not exist: build the run first (snakemake --cores 2 results/scores/leaderboard.csv)"
+            )
     models = model_folders(args.predictions, args.mode)
     rule_sets = tuple(args.rule_sets)
     if args.once:
@@ -123,12 +129,19 @@ def main() -> None:
         read.parse_file = fast_parse
     n_conv = len(list_json_files(args.conversations))
     print(f"imports                    {IMPORTS:6.2f} s   (not in the figures below)")
-    print(f"cohort: read+tidy+score    {statistics.median(totals):6.2f} s   median of {args.runs}; "
-          f"{n_conv} conversations, {len(models)} models, {n_files} EM files, rule sets {'+'.join(rule_sets)} "
-          f"(bar: <= {BAR_COHORT} s)")
-    print(f"  CPU time of it             {statistics.median(cpus):6.2f} s   (this process; less sensitive to a loaded machine)")
-    print(f"  of which read+validate+tidy {statistics.median(reads):4.2f} s   (with the reference reader: "
-          f"{statistics.median(ref_reads):.2f} s, ratio {statistics.median(ref_reads) / statistics.median(reads):.2f})")
+    print(
+        f"cohort: read+tidy+score    {statistics.median(totals):6.2f} s   median of {args.runs}; "
+        f"{n_conv} conversations, {len(models)} models, {n_files} EM files, rule sets {'+'.join(rule_sets)} "
+        f"(bar: <= {BAR_COHORT} s)"
+    )
+    print(
+        f"  CPU time of it             {statistics.median(cpus):6.2f} s   (this process; less sensitive to a loaded "
+        f"machine)"
+    )
+    print(
+        f"  of which read+validate+tidy {statistics.median(reads):4.2f} s   (with the reference reader: "
+        f"{statistics.median(ref_reads):.2f} s, ratio {statistics.median(ref_reads) / statistics.median(reads):.2f})"
+    )
     if args.job_model in models and (args.gold_tables / "conversations.parquet").exists():
         jobs, job_cpus = [], []
         for _ in range(args.runs):
@@ -137,9 +150,11 @@ def main() -> None:
                 score_job(args.gold_tables, models[args.job_model], args.job_model, args.mode, Path(tmp))
                 jobs.append(time.perf_counter() - start)
                 job_cpus.append(time.process_time() - cpu)
-        print(f"one score job ({args.job_model})     {statistics.median(jobs):6.2f} s   median of {args.runs}; "
-              f"read gold tables, ingest, score both rule sets, write (bar: <= {BAR_JOB} s); "
-              f"CPU {statistics.median(job_cpus):.2f} s")
+        print(
+            f"one score job ({args.job_model})     {statistics.median(jobs):6.2f} s   median of {args.runs}; "
+            f"read gold tables, ingest, score both rule sets, write (bar: <= {BAR_JOB} s); "
+            f"CPU {statistics.median(job_cpus):.2f} s"
+        )
     else:
         print(f"one score job: skipped (no model {args.job_model!r} or no gold tables in {args.gold_tables})")
 

@@ -50,7 +50,9 @@ def setup(root: Path, n_conversations: int, n_models: int) -> list[str]:
         write_parquet(df, root / "gold" / f"{name}.parquet", GOLD_TABLES[name])
     models = [f"sim-{i:02d}" for i in range(1, n_models + 1)]
     for model in models:
-        outs = simulate_outputs(gold, draw_ability(model, "model", sim, seed), "default", sim, seed, params["romantic_category"])
+        outs = simulate_outputs(
+            gold, draw_ability(model, "model", sim, seed), "default", sim, seed, params["romantic_category"]
+        )
         (root / "em" / model).mkdir(parents=True)
         for name, obj in outs.items():
             write_json(obj, root / "em" / model / name)
@@ -70,7 +72,10 @@ def fast_child(root: Path, models: list[str]) -> None:
 
     start = time.perf_counter()
     gold = {name: read_parquet(root / "gold" / f"{name}.parquet", GOLD_TABLES[name]) for name in GOLD_TABLES}
-    ems = {m: {name: read_parquet(root / "tables" / m / f"{name}.parquet", EM_TABLES[name]) for name in EM_TABLES} for m in models}
+    ems = {
+        m: {name: read_parquet(root / "tables" / m / f"{name}.parquet", EM_TABLES[name]) for name in EM_TABLES}
+        for m in models
+    }
     loaded = time.perf_counter()
     index = GoldIndex.build(gold)
     for model in models:
@@ -102,7 +107,9 @@ def main() -> None:
         (root / "models.json").write_text(json.dumps(models))
         print(f"setup (cohort, {len(models)} models' outputs, tidy tables): {time.perf_counter() - t0:.1f} s")
 
-        child = subprocess.run([sys.executable, __file__, "--child", str(root)], capture_output=True, text=True, check=True)
+        child = subprocess.run(
+            [sys.executable, __file__, "--child", str(root)], capture_output=True, text=True, check=True
+        )
         fast = json.loads(child.stdout.strip().splitlines()[-1])
 
         gold_files = list_json_files(root / "conversations")
@@ -114,7 +121,9 @@ def main() -> None:
         oracle_s = time.perf_counter() - t0
 
     print(f"cohort: {args.conversations} conversations x {len(models)} models, rule sets {', '.join(RULE_SETS)}")
-    print(f"fast scorer        {fast['score_s']:8.2f} s   (bar: <= 30 s)   + reading tidy tables {fast['read_s']:.2f} s")
+    print(
+        f"fast scorer        {fast['score_s']:8.2f} s   (bar: <= 30 s)   + reading tidy tables {fast['read_s']:.2f} s"
+    )
     print(f"reference scorer   {oracle_s:8.2f} s")
     print(f"ratio              {oracle_s / fast['score_s']:8.1f} x   (bar: >= 20 x)")
     print(f"fast peak memory   {fast['peak_mib']:8.0f} MiB (bar: <= 2048 MiB; whole child process)")

@@ -42,11 +42,20 @@ def write_items(folder: Path, n_items: int, n_frames: int, seed: int = 0) -> Pat
             w.setsampwidth(2)
             w.setframerate(16000)
             w.writeframes(rng.integers(-3000, 3000, 16000 * 5, dtype=np.int16).tobytes())
-        prompt = ("<video>\nThe person in video says: I did not expect that. Determine the emotion. Choose one of "
-                  "the following labels as your final answer: happy, sad, neutral, angry, worried, surprise. "
-                  "Respond in the format: {'emotion': 'label'}.")
-        raw.append({"id": f"v{i}", "video": f"v{i}.mp4", "frames": frames, "audio": f"v{i}.wav",
-                    "conversations": [{"from": "human", "value": prompt}, {"from": "gpt", "value": "happy"}]})
+        prompt = (
+            "<video>\nThe person in video says: I did not expect that. Determine the emotion. Choose one of "
+            "the following labels as your final answer: happy, sad, neutral, angry, worried, surprise. "
+            "Respond in the format: {'emotion': 'label'}."
+        )
+        raw.append(
+            {
+                "id": f"v{i}",
+                "video": f"v{i}.mp4",
+                "frames": frames,
+                "audio": f"v{i}.wav",
+                "conversations": [{"from": "human", "value": prompt}, {"from": "gpt", "value": "happy"}],
+            }
+        )
     path = folder / "items.json"
     path.write_text(json.dumps(raw), encoding="utf-8")
     return path
@@ -69,16 +78,24 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, FakeLLM() as llm:
         tmp = Path(tmp)
         items = S.read_items(write_items(tmp, args.items, args.frames))
-        model = LiveModel(name="omni", kind="openai_compatible", model_id="fake", endpoint=llm.base_url + "/v1",
-                          api_key_env="EIBENCH_BENCH_KEY", modalities=("text", "image", "audio"), concurrency=8)
+        model = LiveModel(
+            name="omni",
+            kind="openai_compatible",
+            model_id="fake",
+            endpoint=llm.base_url + "/v1",
+            api_key_env="EIBENCH_BENCH_KEY",
+            modalities=("text", "image", "audio"),
+            concurrency=8,
+        )
 
         async def run() -> float:
             cache = ResponseCache(tmp / "cache", "emobench_m-predict")
             start = time.perf_counter()
             try:
                 async with httpx.AsyncClient() as client:
-                    await L.predict_items(items, model, ADAPTERS[model.kind](model, client), cache, tmp,
-                                          max_frames=args.frames)
+                    await L.predict_items(
+                        items, model, ADAPTERS[model.kind](model, client), cache, tmp, max_frames=args.frames
+                    )
             finally:
                 cache.close()
             return time.perf_counter() - start
@@ -90,11 +107,15 @@ def main() -> None:
         stored = db.execute("SELECT AVG(LENGTH(request)) FROM responses").fetchone()[0]
         db.close()
         size = sum(p.stat().st_size for p in (tmp / "cache").glob("*.sqlite*"))
-    print(f"{args.items} items x ({args.frames} frames + audio): request body {sent / 1e6:.2f} MB per item, "
-          f"stored request {stored / 1e3:.2f} kB per item ({sent / stored:.0f}x smaller); cache files "
-          f"{size / 1e3:.0f} kB in all")
-    print(f"empty cache {cold:.2f} s, cached rerun {warm:.2f} s ({cold / warm:.1f}x faster; the rerun still reads "
-          "and checks every media file)")
+    print(
+        f"{args.items} items x ({args.frames} frames + audio): request body {sent / 1e6:.2f} MB per item, "
+        f"stored request {stored / 1e3:.2f} kB per item ({sent / stored:.0f}x smaller); cache files "
+        f"{size / 1e3:.0f} kB in all"
+    )
+    print(
+        f"empty cache {cold:.2f} s, cached rerun {warm:.2f} s ({cold / warm:.1f}x faster; the rerun still reads "
+        "and checks every media file)"
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,18 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
+GENERATED = (
+    ".venv*",
+    "cache",
+    "results",
+    ".snakemake",
+    "logs",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "*.egg-info",
+)
 
 
 def run(work: Path, *args: str) -> float:

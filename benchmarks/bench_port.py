@@ -45,8 +45,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--port-cmd", default=None, help="the port harness command (paths are appended)")
     args = parser.parse_args()
-    ours_cmd = [sys.executable, str(REPO / "benchmarks/bench_ingest.py"), "--once", "--rule-sets", "parity",
-                "--conversations", str(args.conversations), "--predictions", str(args.predictions)]
+    ours_cmd = [
+        sys.executable,
+        str(REPO / "benchmarks/bench_ingest.py"),
+        "--once",
+        "--rule-sets",
+        "parity",
+        "--conversations",
+        str(args.conversations),
+        "--predictions",
+        str(args.predictions),
+    ]
     ours = whole_process(ours_cmd, args.runs)
     print(f"ours (whole process)   {ours:6.2f} s   median of {args.runs}: {shlex.join(ours_cmd[1:])}")
     if args.port_cmd is None:

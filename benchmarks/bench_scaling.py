@@ -51,11 +51,31 @@ import yaml
 from eibench.report.scaling import FAMILY, GROWTH, RecordError, exponents, paper_table, read_record
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache",
-             ".hypothesis", "*.egg-info", "build")
+GENERATED = (
+    ".venv*",
+    "cache",
+    "results",
+    ".snakemake",
+    "logs",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "*.egg-info",
+    "build",
+)
 SCORING = ("score_model", "aggregate_scores")
-STATISTICS = ("stats_uncertainty", "stats_ranks", "stats_discriminability", "stats_subgroups", "stats_topics",
-              "stats_drift", "stats_profiles", "stats_humans", "stats_claims")
+STATISTICS = (
+    "stats_uncertainty",
+    "stats_ranks",
+    "stats_discriminability",
+    "stats_subgroups",
+    "stats_topics",
+    "stats_drift",
+    "stats_profiles",
+    "stats_humans",
+    "stats_claims",
+)
 SIMULATION = ("stats_simulate",)
 STAGE_TARGETS = {
     "data": ["results/tables/gold/conversations.parquet"],  # + every model's predictions (measure())
@@ -118,8 +138,13 @@ class Sampler:
                     job.cpu_s = t.user + t.system + t.children_user + t.children_system
                     job.peak_kib = max(job.peak_kib, _vmhwm_kib(proc.pid))
                     job.last = time.time()
-                except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied, FileNotFoundError,
-                        ProcessLookupError):
+                except (
+                    psutil.NoSuchProcess,
+                    psutil.ZombieProcess,
+                    psutil.AccessDenied,
+                    FileNotFoundError,
+                    ProcessLookupError,
+                ):
                     continue
             self._stop.wait(self.interval)
 
@@ -163,8 +188,9 @@ def snakemake(work: Path, args: list[str], sample: bool = False) -> Run:
         thread.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
-        raise Failed(f"snakemake {' '.join(args)} failed in {work} (exit code {proc.returncode}):\n"
-                     f"{(err or out)[-4000:]}")
+        raise Failed(
+            f"snakemake {' '.join(args)} failed in {work} (exit code {proc.returncode}):\n{(err or out)[-4000:]}"
+        )
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return Run(wall, cpu, list(sampler.jobs.values()) if sampler else [])
 
@@ -174,8 +200,13 @@ def stage_figures(run: Run, rules: tuple[str, ...]) -> dict:
     found = {j.rule for j in jobs}
     if not set(rules) <= found:
         raise Failed(f"no job of {sorted(set(rules) - found)} was seen: was the stage already built?")
-    return {"wall_s": run.wall_s, "cpu_s": sum(j.cpu_s for j in jobs), "peak_mib": max(j.peak_kib for j in jobs) / 1024,
-            "jobs": len(jobs), "per_rule": jobs}
+    return {
+        "wall_s": run.wall_s,
+        "cpu_s": sum(j.cpu_s for j in jobs),
+        "peak_mib": max(j.peak_kib for j in jobs) / 1024,
+        "jobs": len(jobs),
+        "per_rule": jobs,
+    }
 
 
 def measure(name: str, cores: str, work: Path) -> tuple[dict, list[dict]]:
@@ -183,8 +214,11 @@ def measure(name: str, cores: str, work: Path) -> tuple[dict, list[dict]]:
     configfile = f"config/scaling/{name}.yaml"
     cfg = yaml.safe_load((REPO / configfile).read_text())
     base = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    n_conv = cfg.get("cohorts", {}).get("synthetic", {}).get("n_conversations",
-                                                             base["cohorts"]["synthetic"]["n_conversations"])
+    n_conv = (
+        cfg.get("cohorts", {})
+        .get("synthetic", {})
+        .get("n_conversations", base["cohorts"]["synthetic"]["n_conversations"])
+    )
     models = cfg.get("models", base["models"])
     n_models = len(models)
     sim = cfg["statistics"]["simulation"]
@@ -202,8 +236,11 @@ def measure(name: str, cores: str, work: Path) -> tuple[dict, list[dict]]:
     for stage in ("scoring", "statistics", "simulation"):
         run = snakemake(work, [*STAGE_TARGETS[stage], *opts], sample=True)
         stages[stage] = stage_figures(run, STAGE_RULES[stage])
-        print(f"[{name}]   {stage}: {run.wall_s:.1f} s wall, {stages[stage]['cpu_s']:.1f} s CPU of its jobs, "
-              f"peak {stages[stage]['peak_mib']:.0f} MiB", flush=True)
+        print(
+            f"[{name}]   {stage}: {run.wall_s:.1f} s wall, {stages[stage]['cpu_s']:.1f} s CPU of its jobs, "
+            f"peak {stages[stage]['peak_mib']:.0f} MiB",
+            flush=True,
+        )
     row = {
         "configuration": name,
         "conversations": n_conv,
@@ -225,25 +262,42 @@ def measure(name: str, cores: str, work: Path) -> tuple[dict, list[dict]]:
         for job in figures["per_rule"]:
             by_rule.setdefault(job.rule, []).append(job)
         for rule, jobs in sorted(by_rule.items()):
-            rules.append({"configuration": name, "stage": stage, "rule": rule, "jobs": len(jobs),
-                          "cpu_s": round(sum(j.cpu_s for j in jobs), 2),
-                          "wall_s": round(sum(j.last - j.start for j in jobs), 2),
-                          "peak_mib": round(max(j.peak_kib for j in jobs) / 1024)})
+            rules.append(
+                {
+                    "configuration": name,
+                    "stage": stage,
+                    "rule": rule,
+                    "jobs": len(jobs),
+                    "cpu_s": round(sum(j.cpu_s for j in jobs), 2),
+                    "wall_s": round(sum(j.last - j.start for j in jobs), 2),
+                    "peak_mib": round(max(j.peak_kib for j in jobs) / 1024),
+                }
+            )
     return row, rules
 
 
 def machine() -> dict:
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True)
     # The record itself does not make the measured sources dirty.
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                            ":(exclude)benchmarks/records"], cwd=REPO, capture_output=True, text=True)
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/records"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     return {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d"),
         "commit": (commit.stdout.strip() or "unknown") + ("+dirty" if dirty.stdout.strip() else ""),
         "machine": f"{os.cpu_count()} cores ({cpu}), {psutil.virtual_memory().total / 2**30:.0f} GiB RAM, "
-                   f"Python {platform.python_version()}",
+        f"Python {platform.python_version()}",
     }
 
 
@@ -271,10 +325,16 @@ def merged(path: Path, new: list[dict]) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cores", default="2")
-    parser.add_argument("--only", nargs="+", choices=FAMILY, default=list(FAMILY),
-                        help="measure these configurations only (their rows of the record are replaced)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "records",
-                        help="folder of scaling.csv and scaling_rules.csv")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=FAMILY,
+        default=list(FAMILY),
+        help="measure these configurations only (their rows of the record are replaced)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=REPO / "benchmarks" / "records", help="folder of scaling.csv and scaling_rules.csv"
+    )
     args = parser.parse_args()
     info = machine()
     load_before = os.getloadavg()[0]
@@ -297,10 +357,15 @@ def main() -> None:
         write_csv(args.out / "scaling_rules.csv", merged(args.out / "scaling_rules.csv", detail))
     tmp.cleanup()
     load_after = os.getloadavg()[0]
-    print(f"\nmachine: {info['machine']}; commit {info['commit']}; {info['date']}; "
-          f"load average {load_before:.1f} before, {load_after:.1f} after")
-    print(f"wrote {args.out / 'scaling.csv'} and {args.out / 'scaling_rules.csv'}"
-          + (f"; FAILED: {', '.join(failed)}" if failed else "") + "\n")
+    print(
+        f"\nmachine: {info['machine']}; commit {info['commit']}; {info['date']}; "
+        f"load average {load_before:.1f} before, {load_after:.1f} after"
+    )
+    print(
+        f"wrote {args.out / 'scaling.csv'} and {args.out / 'scaling_rules.csv'}"
+        + (f"; FAILED: {', '.join(failed)}" if failed else "")
+        + "\n"
+    )
     try:
         full = read_record(args.out / "scaling.csv")
     except RecordError as err:  # a partial family so far: the rows measured now
@@ -310,14 +375,18 @@ def main() -> None:
         print(paper_table(full).to_string(index=False))
     fitted = exponents(full)
     if "50x" in set(full["configuration"]) and "10x" in set(full["configuration"]):
-        verdicts = [f"{GROWTH[col]} {fitted[col]['10x-50x']:.2f} "
-                    f"({'PASS' if fitted[col]['10x-50x'] <= EXPONENT_BAR else 'FAIL'})"
-                    for col in ("scoring_cpu_s", "statistics_cpu_s")]
+        verdicts = [
+            f"{GROWTH[col]} {fitted[col]['10x-50x']:.2f} "
+            f"({'PASS' if fitted[col]['10x-50x'] <= EXPONENT_BAR else 'FAIL'})"
+            for col in ("scoring_cpu_s", "statistics_cpu_s")
+        ]
         print(f"\nbar: CPU-time exponent 10x -> 50x <= {EXPONENT_BAR}: {'; '.join(verdicts)}")
     if "50x" in set(full["configuration"]):
         dry = float(full.set_index("configuration").loc["50x", "dry_run_wall_s"])
-        print(f"bar: snakemake -n at 50x <= {DRY_RUN_BAR_S:.0f} s: {dry:.1f} s "
-              f"({'PASS' if dry <= DRY_RUN_BAR_S else 'FAIL'})")
+        print(
+            f"bar: snakemake -n at 50x <= {DRY_RUN_BAR_S:.0f} s: {dry:.1f} s "
+            f"({'PASS' if dry <= DRY_RUN_BAR_S else 'FAIL'})"
+        )
     if failed:
         sys.exit(f"failed: {', '.join(failed)}")
 

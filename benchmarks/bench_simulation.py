@@ -42,8 +42,13 @@ def main() -> None:
     def vectorised(n: int) -> float:
         start, cpu_start = time.perf_counter(), time.process_time()
         for kind, g in gens.items():
-            sb.simulate_and_test_many(g, [rng_for(1, "simulation", kind, str(i)) for i in range(n)], weights, alpha,
-                                      design_rng=rng_for(1, "simulation", "design"))
+            sb.simulate_and_test_many(
+                g,
+                [rng_for(1, "simulation", kind, str(i)) for i in range(n)],
+                weights,
+                alpha,
+                design_rng=rng_for(1, "simulation", "design"),
+            )
         cpu_used[n] = time.process_time() - cpu_start
         return time.perf_counter() - start
 
@@ -59,8 +64,10 @@ def main() -> None:
     print(f"per-study path      {old:8.3f} s per study ({args.old} studies)")
     for n, t in zip(sizes, times):
         print(f"vectorised {n:4d}+{n:<4d}{t:8.2f} s   ({t / (2 * n) * 1000:.1f} ms per study)")
-    print(f"200 + 200 studies   {times[-1]:8.2f} s wall, {cpu_used[sizes[-1]]:.2f} s CPU (bar: <= 10 s); "
-          f"per-study path would take {400 * old:.0f} s")
+    print(
+        f"200 + 200 studies   {times[-1]:8.2f} s wall, {cpu_used[sizes[-1]]:.2f} s CPU (bar: <= 10 s); "
+        f"per-study path would take {400 * old:.0f} s"
+    )
     print(f"speed-up            {400 * old / times[-1]:8.1f} x")
     print(f"scaling exponent    {slope:8.3f}   (time ~ studies^k; bar: k <= 1.1)")
     # Growth with the size of a study (the configurations of config/scaling/: 1x, 10x, 50x the
@@ -70,14 +77,21 @@ def main() -> None:
         g = sim.planted_generator(planted, {"n_conversations": n})
         w = sb.shared_weights(g, B, rng_for(1, "simulation", "resampling"))
         start = time.process_time()
-        sb.simulate_and_test_many(g, [rng_for(1, "simulation", "planted", str(i)) for i in range(10)], w, alpha,
-                                  design_rng=rng_for(1, "simulation", "design"))
+        sb.simulate_and_test_many(
+            g,
+            [rng_for(1, "simulation", "planted", str(i)) for i in range(10)],
+            w,
+            alpha,
+            design_rng=rng_for(1, "simulation", "design"),
+        )
         cpu.append((time.process_time() - start) / 10)
         print(f"{n:6d} conversations {cpu[-1]:8.3f} CPU s per study")
     if len(cpu) > 1:
         k = float(np.polyfit(np.log(args.conversations), np.log(cpu), 1)[0])
         print(f"growth in conversations {k:6.3f}   (CPU time ~ conversations^k; bar: k <= 1.1)")
-    print(f"peak resident set  {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:8.0f} MiB (bar: 2 GiB per job)")
+    print(
+        f"peak resident set  {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:8.0f} MiB (bar: 2 GiB per job)"
+    )
 
 
 if __name__ == "__main__":

@@ -45,21 +45,38 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         write_json(esconv.to_release(esconv.read_esconv(args.mirror)["train"][0], 0, "train"), tmp / "gold" / "c.json")
-        views = [dataclasses.replace(v, turns=v.turns[:args.turns])
-                 for v in conversation_views(gold_tables(read_conversations(list_json_files(tmp / "gold"))))]
+        views = [
+            dataclasses.replace(v, turns=v.turns[: args.turns])
+            for v in conversation_views(gold_tables(read_conversations(list_json_files(tmp / "gold"))))
+        ]
         results = {}
         with LocalServer(find_gguf(), port=free_port(), log_file=tmp / "server.log") as server:
             for structured in (True, False):
-                model = LiveModel.from_config({**entry, "endpoint": server.endpoint, "structured_output": structured,
-                                               "max_repairs": 0}, {"request_deadline_seconds": 600})
-                stats = collect_shard(views, model, "default", "absolute", "v1", tmp / f"cache-{structured}",
-                                      "default-shard-0", tmp / f"out-{structured}", show_progress=False)
+                model = LiveModel.from_config(
+                    {**entry, "endpoint": server.endpoint, "structured_output": structured, "max_repairs": 0},
+                    {"request_deadline_seconds": 600},
+                )
+                stats = collect_shard(
+                    views,
+                    model,
+                    "default",
+                    "absolute",
+                    "v1",
+                    tmp / f"cache-{structured}",
+                    "default-shard-0",
+                    tmp / f"out-{structured}",
+                    show_progress=False,
+                )
                 structured_asked = stats["requests"] - len(views[0].turns)  # drafts are free text
                 invalid = sum(v for k, v in stats["invalid"].items() if k != "draft")
                 results["with schema" if structured else "without schema"] = {
-                    "structured_requests": structured_asked, "invalid": invalid,
-                    "invalid_rate": invalid / structured_asked, "invalid_by_task": stats["invalid"],
-                    "mean_latency_s": stats["latency_seconds"] / stats["requests"], "calls": stats["calls"]}
+                    "structured_requests": structured_asked,
+                    "invalid": invalid,
+                    "invalid_rate": invalid / structured_asked,
+                    "invalid_by_task": stats["invalid"],
+                    "mean_latency_s": stats["latency_seconds"] / stats["requests"],
+                    "calls": stats["calls"],
+                }
     print(json.dumps(results, indent=1, sort_keys=True))
     return 0
 

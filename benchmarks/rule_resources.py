@@ -31,8 +31,12 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--benchmarks", type=Path, default=Path("logs/benchmarks"),
-                        help="folder of the run's benchmark files (default: logs/benchmarks)")
+    parser.add_argument(
+        "--benchmarks",
+        type=Path,
+        default=Path("logs/benchmarks"),
+        help="folder of the run's benchmark files (default: logs/benchmarks)",
+    )
     parser.add_argument("--out", type=Path, default=HERE, help="folder of the two CSV files (default: benchmarks/)")
     args = parser.parse_args(argv)
     if not args.benchmarks.is_dir():
@@ -47,8 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     table = summarise(record)  # from the record as written, so the two files agree exactly
     table.to_csv(args.out / "rule_resources.csv", index=False)
     print(table.to_string(index=False))
-    print(f"{len(jobs)} jobs of {len(table)} rules; peak RSS {table['max_rss_mb'].max():.0f} MB, "
-          f"longest job {table['max_s'].max():.0f} s")
+    print(
+        f"{len(jobs)} jobs of {len(table)} rules; peak RSS {table['max_rss_mb'].max():.0f} MB, "
+        f"longest job {table['max_s'].max():.0f} s"
+    )
     return 0
 
 

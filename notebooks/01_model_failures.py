@@ -50,7 +50,16 @@ worst[["conversation_id", "composite", "tracking", "evaluation", "holistic", "n_
 turns = pd.read_parquet(RESULTS / "scores" / MODEL / MODE / "turn.parquet")
 turns = turns[turns["rule_set"] == RULE_SET]
 worst_id = worst["conversation_id"].iloc[0]
-cols = ["turn_number", "rel_position", "emotion_f1", "emotion_va", "binary_om_acc", "binary_hp_acc", "pairwise_acc", "kendall_tau"]
+cols = [
+    "turn_number",
+    "rel_position",
+    "emotion_f1",
+    "emotion_va",
+    "binary_om_acc",
+    "binary_hp_acc",
+    "pairwise_acc",
+    "kendall_tau",
+]
 turns[turns["conversation_id"] == worst_id][cols]
 
 # %% [markdown]
@@ -60,8 +69,11 @@ turns[turns["conversation_id"] == worst_id][cols]
 gold_tags = pd.read_parquet(RESULTS / "tables" / "gold" / "mood_tags.parquet")
 pred_tags = pd.read_parquet(RESULTS / "tables" / "predictions" / MODEL / MODE / "em_emotion_tags.parquet")
 gold_words = gold_tags[gold_tags["conversation_id"] == worst_id].groupby("turn_number")["emotion"].agg(", ".join)
-pred_words = pred_tags[pred_tags["conversation_id"] == worst_id].groupby("turn_number")["emotion"].agg(
-    lambda s: ", ".join(map(str, s)))
+pred_words = (
+    pred_tags[pred_tags["conversation_id"] == worst_id]
+    .groupby("turn_number")["emotion"]
+    .agg(lambda s: ", ".join(map(str, s)))
+)
 # object dtype: a turn without tags on one side is an empty string, not a new category
 pd.DataFrame({"gold": gold_words.astype(object), "predicted": pred_words.astype(object)}).fillna("")
 

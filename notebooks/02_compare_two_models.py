@@ -65,8 +65,10 @@ else:
     config = yaml.safe_load((RESULTS.parent / "config" / "config.yaml").read_text(encoding="utf-8"))
     SEED, STATS, SOURCE = config["seed"], config["statistics"], "config/config.yaml"
 MODE, RULE_SET = STATS["mode"], STATS["rule_set"]
-print(f"from {SOURCE}: seed {SEED}, {STATS['n_bootstrap']} resamples of {STATS['cluster']}s, "
-      f"mode {MODE}, rule set {RULE_SET}")
+print(
+    f"from {SOURCE}: seed {SEED}, {STATS['n_bootstrap']} resamples of {STATS['cluster']}s, "
+    f"mode {MODE}, rule set {RULE_SET}"
+)
 
 # %% [markdown]
 # ## The two models on the leaderboard
@@ -81,7 +83,8 @@ MODEL_A = MODEL_A or ranked[0]
 MODEL_B = MODEL_B or ranked[1]
 print(f"A = {MODEL_A}, B = {MODEL_B}")
 board[board["em_model"].isin([MODEL_A, MODEL_B])][
-    ["rank", "em_model", "composite", "composite_lo", "composite_hi", "tracking", "evaluation", "holistic"]]
+    ["rank", "em_model", "composite", "composite_lo", "composite_hi", "tracking", "evaluation", "holistic"]
+]
 
 # %% [markdown]
 # ## Paired differences A - B with the library
@@ -94,17 +97,23 @@ board[board["em_model"].isin([MODEL_A, MODEL_B])][
 
 # %%
 roles = dict(zip(board["em_model"], board["role"]))
-study = load_study(RESULTS / "scores" / "conversation_scores.parquet", RESULTS / "scores" / "turn_scores.parquet",
-                   RESULTS / "tables" / "gold" / "conversations.parquet",
-                   RESULTS / "tables" / "gold" / "participants.parquet", roles, STATS)
+study = load_study(
+    RESULTS / "scores" / "conversation_scores.parquet",
+    RESULTS / "scores" / "turn_scores.parquet",
+    RESULTS / "tables" / "gold" / "conversations.parquet",
+    RESULTS / "tables" / "gold" / "participants.parquet",
+    roles,
+    STATS,
+)
 weights = resamples(study, STATS, SEED)
 a, b = study.models.index(MODEL_A), study.models.index(MODEL_B)
 METRICS = available(study, ["composite", "tracking", "evaluation", "holistic", *STATS["principal_metrics"]], [a, b])
 ours = paired_differences(study, METRICS, weights, [a, b], LEVEL)
 ours.insert(1, "label", [BY_NAME[m].label for m in ours["metric"]])
 up = np.array([BY_NAME[m].higher_is_better for m in ours["metric"]])
-ours["better"] = np.where(ours["lo"] > 0, np.where(up, MODEL_A, MODEL_B),
-                          np.where(ours["hi"] < 0, np.where(up, MODEL_B, MODEL_A), "-"))
+ours["better"] = np.where(
+    ours["lo"] > 0, np.where(up, MODEL_A, MODEL_B), np.where(ours["hi"] < 0, np.where(up, MODEL_B, MODEL_A), "-")
+)
 print(f"{len(study.conversations)} conversations, {len(weights)} resamples")
 display(ours)
 
@@ -129,8 +138,19 @@ flip = pair["model_a"] == MODEL_B
 pair.loc[flip, ["difference", "lo", "hi"]] = -pair.loc[flip, ["difference", "hi", "lo"]].to_numpy()
 pair.loc[flip, ["model_a", "model_b"]] = [MODEL_A, MODEL_B]
 check = ours.merge(pair, on=["metric", "model_a", "model_b"], suffixes=("", "_pipeline"))
-check[["metric", "difference", "difference_pipeline", "lo", "lo_pipeline", "hi", "hi_pipeline", "p_boot",
-       "p_boot_pipeline"]]
+check[
+    [
+        "metric",
+        "difference",
+        "difference_pipeline",
+        "lo",
+        "lo_pipeline",
+        "hi",
+        "hi_pipeline",
+        "p_boot",
+        "p_boot_pipeline",
+    ]
+]
 
 # %%
 # The point estimates do not depend on the resamples; the intervals do, so they are compared
@@ -165,7 +185,7 @@ both = np.isfinite(comp).all(axis=0)
 r = float(np.corrcoef(comp[0, both], comp[1, both])[0, 1])
 se = board.set_index("em_model").loc[[MODEL_A, MODEL_B], "composite_se"].to_numpy()
 row = ours.set_index("metric").loc["composite"]
-naive = 2 * 1.959963984540054 * float(np.sqrt((se ** 2).sum()))
+naive = 2 * 1.959963984540054 * float(np.sqrt((se**2).sum()))
 print(f"correlation of A and B over conversations: {r:.2f}")
 print(f"paired 95% interval width: {row['hi'] - row['lo']:.2f} points; independent (naive) width: {naive:.2f} points")
 

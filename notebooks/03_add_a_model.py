@@ -58,8 +58,18 @@ MODE, RULE_SET = "default", "parity"
 # ## The leaderboard of the run
 
 # %%
-BOARD_COLUMNS = ["rank", "em_model", "role", "composite", "composite_lo", "composite_hi", "tracking", "evaluation",
-                 "holistic", "n_conversations"]
+BOARD_COLUMNS = [
+    "rank",
+    "em_model",
+    "role",
+    "composite",
+    "composite_lo",
+    "composite_hi",
+    "tracking",
+    "evaluation",
+    "holistic",
+    "n_conversations",
+]
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 shown = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
 assert NEW_MODEL not in set(board["em_model"]), f"{NEW_MODEL!r} is already a model of the run: choose another name"
@@ -73,7 +83,8 @@ shown[BOARD_COLUMNS]
 #
 # The scorer compares predictions with the validated gold tables of `results/tables/gold/`.
 # The scoring settings (`va_matching`, how predicted emotion labels are matched to gold ones, and
-# `compat`, which scorer the parity rule set reproduces) are taken from the provenance record of the run's scoring job in `results/manifest.json` (or,
+# `compat`, which scorer the parity rule set reproduces) are taken from the provenance record of the run's scoring
+# job in `results/manifest.json` (or,
 # without one, from `config/config.yaml` next to `results/`).
 
 # %%
@@ -100,8 +111,12 @@ print(f"{len(known)} conversations in the cohort; va_matching = {VA_MATCHING}; c
 
 # %%
 workdir = Path(tempfile.mkdtemp(prefix="eibench-new-model-"))
-BINARY_FIELDS = ("em_binary_om_assessment", "em_binary_human_prediction", "em_binary_om_assessment_hp",
-                 "em_binary_human_prediction_hp")
+BINARY_FIELDS = (
+    "em_binary_om_assessment",
+    "em_binary_human_prediction",
+    "em_binary_om_assessment_hp",
+    "em_binary_human_prediction_hp",
+)
 FLIP = {"yes": "no", "no": "yes", "A": "B", "B": "A"}
 
 
@@ -213,8 +228,9 @@ existing = pd.read_parquet(RESULTS / "scores" / "model_summary.parquet")
 new_board = leaderboard(pd.concat([existing, new_summary], ignore_index=True))
 
 # The existing rows are unchanged but for their rank: the function reproduces the run's file.
-same = new_board[new_board["em_model"] != NEW_MODEL].merge(board, on=["em_model", "mode", "rule_set"],
-                                                            suffixes=("", "_run"))
+same = new_board[new_board["em_model"] != NEW_MODEL].merge(
+    board, on=["em_model", "mode", "rule_set"], suffixes=("", "_run")
+)
 assert len(same) == len(board)
 for column in ("composite", "composite_lo", "composite_hi", "tracking", "evaluation", "holistic"):
     assert np.allclose(same[column], same[f"{column}_run"], rtol=1e-9, atol=1e-12, equal_nan=True), column
@@ -222,8 +238,10 @@ for column in ("composite", "composite_lo", "composite_hi", "tracking", "evaluat
 after = new_board[(new_board["mode"] == MODE) & (new_board["rule_set"] == RULE_SET)]
 after = after.merge(shown[["em_model", "rank"]].rename(columns={"rank": "rank_before"}), on="em_model", how="left")
 after["rank_before"] = after["rank_before"].astype("Int64")
-print(f"{NEW_MODEL}: rank {after.set_index('em_model').loc[NEW_MODEL, 'rank']} of "
-      f"{int(after['rank'].notna().sum())} evaluated models ({MODE}, {RULE_SET})")
+print(
+    f"{NEW_MODEL}: rank {after.set_index('em_model').loc[NEW_MODEL, 'rank']} of "
+    f"{int(after['rank'].notna().sum())} evaluated models ({MODE}, {RULE_SET})"
+)
 after["new"] = np.where(after["em_model"] == NEW_MODEL, "<- new", "")
 display(after[BOARD_COLUMNS + ["rank_before", "new"]])
 

@@ -44,8 +44,7 @@ numbers = json.loads((RESULTS / "paper" / "numbers.json").read_text(encoding="ut
 MODEL = numbers["entries"]["top_model"]["value"]
 MODE = numbers["meta"]["mode"]
 printed = numbers["entries"][f"emotion_f1.{MODEL}"]
-print(f"model {MODEL}, mode {MODE}: the paper prints emotion F1 = {printed['display']} "
-      f"(rule {printed['rule']})")
+print(f"model {MODEL}, mode {MODE}: the paper prints emotion F1 = {printed['display']} (rule {printed['rule']})")
 
 # %% [markdown]
 # ## The raw files
@@ -62,13 +61,21 @@ cohort_folders = [ROOT / p for p in ingest["input"]]
 conversation_files = sorted(f for folder in cohort_folders for f in Path(folder).glob("*.json"))
 # The model's EM output files: the folders its scoring job read (results/predictions/... for a
 # model the run collected, the researcher's own folder for a model of kind outputs_dir).
-score = next(job for job in manifest["jobs"]
-             if job["rule"] == "score_model" and job["wildcards"] == {"model": MODEL, "mode": MODE})
+score = next(
+    job
+    for job in manifest["jobs"]
+    if job["rule"] == "score_model" and job["wildcards"] == {"model": MODEL, "mode": MODE}
+)
 # (shard folders, or an outputs_dir model's files one by one; the gold tables are Parquet)
-output_files = sorted(f for p in score["input"] for f in ((ROOT / p).glob("*.json") if (ROOT / p).is_dir()
-                                                         else [ROOT / p] if p.endswith(".json") else []))
-print(f"{len(conversation_files)} conversation files in {', '.join(map(str, ingest['input']))}; "
-      f"{len(output_files)} EM output files of {MODEL}")
+output_files = sorted(
+    f
+    for p in score["input"]
+    for f in ((ROOT / p).glob("*.json") if (ROOT / p).is_dir() else [ROOT / p] if p.endswith(".json") else [])
+)
+print(
+    f"{len(conversation_files)} conversation files in {', '.join(map(str, ingest['input']))}; "
+    f"{len(output_files)} EM output files of {MODEL}"
+)
 
 
 # %%
@@ -81,25 +88,38 @@ gold_rows = []
 for path in conversation_files:
     conversation = json.loads(path.read_text(encoding="utf-8"))
     for turn in conversation["turns"]:
-        gold_rows.append({"conversation_id": str(conversation["conversationId"]), "turn": int(turn["turnNumber"]),
-                          "gold": words(turn.get("moodShiftTags"))})
+        gold_rows.append(
+            {
+                "conversation_id": str(conversation["conversationId"]),
+                "turn": int(turn["turnNumber"]),
+                "gold": words(turn.get("moodShiftTags")),
+            }
+        )
 # A conversation id may be written as a number in one file and a string in the other.
 predicted_rows = []
 for path in output_files:
     output = json.loads(path.read_text(encoding="utf-8"))
     for turn in output["turns"]:
-        predicted_rows.append({"conversation_id": str(output["conversationId"]), "turn": int(turn["turnNumber"]),
-                               "predicted": words(turn.get("em_emotion_tags"))})
+        predicted_rows.append(
+            {
+                "conversation_id": str(output["conversationId"]),
+                "turn": int(turn["turnNumber"]),
+                "predicted": words(turn.get("em_emotion_tags")),
+            }
+        )
 gold, predicted = pd.DataFrame(gold_rows), pd.DataFrame(predicted_rows)
 # The printed numbers use the parity rule set, under which a gold turn missing from the EM
 # output is skipped (docs/metrics.md, "Rule sets"): an inner join.
 turns = gold.merge(predicted, on=["conversation_id", "turn"], how="inner", validate="one_to_one")
-print(f"{len(gold)} gold turns, {len(predicted)} predicted turns, {len(turns)} scored "
-      f"({len(gold) - len(turns)} gold turns without a prediction skipped)")
+print(
+    f"{len(gold)} gold turns, {len(predicted)} predicted turns, {len(turns)} scored "
+    f"({len(gold) - len(turns)} gold turns without a prediction skipped)"
+)
 turns.head()
 
 # %% [markdown]
 # ## Emotion F1, turn by turn, then per conversation, then per model
+
 
 # %%
 def f1(g: frozenset, p: frozenset) -> float:

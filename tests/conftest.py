@@ -44,8 +44,19 @@ def write_files(files: dict, folder: Path) -> list[Path]:
 
 # Variables that would move a tool's state (matplotlib's, jupyter's, caches, temporary files) out
 # of $HOME and TMPDIR: unset for the small run, which gets a home and a TMPDIR of its own.
-STATE_VARIABLES = ("MPLCONFIGDIR", "EIBENCH_MPLCONFIGDIR_PID", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-                   "XDG_RUNTIME_DIR", "JUPYTER_RUNTIME_DIR", "PYTHONPYCACHEPREFIX", "TMP", "TEMP", "TEMPDIR")
+STATE_VARIABLES = (
+    "MPLCONFIGDIR",
+    "EIBENCH_MPLCONFIGDIR_PID",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "PYTHONPYCACHEPREFIX",
+    "TMP",
+    "TEMP",
+    "TEMPDIR",
+)
 
 
 @pytest.fixture(scope="session")
@@ -66,8 +77,12 @@ def small_run(tmp_path_factory):
     run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml", env=env)
     assert run.returncode == 0, run.stderr[-4000:]
     after = file_states(work)
-    written = {"repo": sorted(p for p in after if before.get(p) != after[p]), "removed": sorted(set(before) - set(after)),
-               "home": sorted(file_states(home, directories=True)), "tmp": sorted(file_states(tmp, directories=True))}
+    written = {
+        "repo": sorted(p for p in after if before.get(p) != after[p]),
+        "removed": sorted(set(before) - set(after)),
+        "home": sorted(file_states(home, directories=True)),
+        "tmp": sorted(file_states(tmp, directories=True)),
+    }
     (root / "written.json").write_text(json.dumps(written, indent=1))
     return work
 

@@ -77,8 +77,9 @@ def perturb_gold(conv: dict[str, Any], rng: random.Random) -> dict[str, Any]:
                     twin[key] = rng.choice(["yes", "no", "na"])
             judgements.append(twin)
         if turn["moodShiftTags"] and rng.random() < 0.06:  # the same word twice, another intensity
-            turn["moodShiftTags"].append({"emotion": turn["moodShiftTags"][0]["emotion"].upper() + " ",
-                                          "intensity": rng.choice([1, 7, None])})
+            turn["moodShiftTags"].append(
+                {"emotion": turn["moodShiftTags"][0]["emotion"].upper() + " ", "intensity": rng.choice([1, 7, None])}
+            )
         alternates = turn["annotations"].get("alternateResponses")
         if alternates and rng.random() < 0.05:  # a winning reply without text
             alternates[rng.choice([k for k in alternates])] = ""
@@ -99,8 +100,12 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     for turn in o["turns"]:
         if rng.random() < 0.07 and len(o["turns"]) > 1:
             continue  # a gold turn missing from the output
-        for field in ("em_binary_om_assessment", "em_binary_human_prediction",
-                      "em_binary_om_assessment_hp", "em_binary_human_prediction_hp"):
+        for field in (
+            "em_binary_om_assessment",
+            "em_binary_human_prediction",
+            "em_binary_om_assessment_hp",
+            "em_binary_human_prediction_hp",
+        ):
             answers = turn[field]
             for qid in list(answers):
                 r = rng.random()
@@ -128,15 +133,20 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.05 and turn["em_emotion_tags"]:
             turn["em_emotion_tags"][0]["intensity"] = rng.choice([None, "intense"])
         if rng.random() < 0.3:
-            turn["judge_scores"] = {"overall_score": rng.randint(1, 7), "helpfulness": rng.choice([None, 5]),
-                                    "tone_match": rng.uniform(1, 7)}
+            turn["judge_scores"] = {
+                "overall_score": rng.randint(1, 7),
+                "helpfulness": rng.choice([None, 5]),
+                "tone_match": rng.uniform(1, 7),
+            }
         r = rng.random()
         if r < 0.1:
             turn["em_drafted_response"] = None
         elif r < 0.15:
             turn["em_drafted_response"] = rng.choice(["", "   ", "σας ευχαριστώ iyi", "ΣΑΣ Ευχαριστώ"])
         elif r < 0.22 and isinstance(turn.get("em_drafted_response"), str):
-            turn["em_drafted_response"] = rng.choice([" ", "\n"]) + turn["em_drafted_response"] + rng.choice([" ", "  "])
+            turn["em_drafted_response"] = (
+                rng.choice([" ", "\n"]) + turn["em_drafted_response"] + rng.choice([" ", "  "])
+            )
         if rng.random() < 0.05:
             turn["em_four_branch_scores"] = {"perceiving": rng.randint(1, 7), "managing": 8}
         kept.append(turn)
@@ -166,5 +176,7 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         cw = o["post_conversation"]["predicted_conversation_wide"]
         cw.pop("fourBranchScores", None)
         cw["q3_modelFit"] = rng.choice([None, "something else"])
-        cw["q3_followUp_whatFeltOff"] = rng.choice([[], ["it assumed how I felt, honestly"], ["the tone felt clinical", "The tone felt clinical"]])
+        cw["q3_followUp_whatFeltOff"] = rng.choice(
+            [[], ["it assumed how I felt, honestly"], ["the tone felt clinical", "The tone felt clinical"]]
+        )
     return o

@@ -23,14 +23,25 @@ def _tables(tmp_path, n_conversations=2):
     (tmp_path / "g").mkdir()
     (tmp_path / "e").mkdir()
     for c in range(1, n_conversations + 1):
-        turns = [{"turnNumber": t, "userMessage": "u", "llmResponse": "r",
-                  "annotations": {"binaryJudgements": JUDGEMENTS}} for t in (1, 2)]
+        turns = [
+            {"turnNumber": t, "userMessage": "u", "llmResponse": "r", "annotations": {"binaryJudgements": JUDGEMENTS}}
+            for t in (1, 2)
+        ]
         write_json({"conversationId": f"c{c}", "turns": turns}, tmp_path / "g" / f"c{c}.json")
         # Answers B1 right and B2 wrong at every turn: OM accuracy 0.5.
-        em = [{"turnNumber": t, "em_emotion_tags": [], "em_binary_om_assessment": {"B1": "yes", "B2": "yes"},
-               "em_binary_human_prediction": {"B1": "yes", "B2": "yes"}, "em_pairwise_selections": {}} for t in (1, 2)]
-        write_json({"conversationId": f"c{c}", "em_model": "m", "mode": "default", "turns": em},
-                   tmp_path / "e" / f"c{c}.json")
+        em = [
+            {
+                "turnNumber": t,
+                "em_emotion_tags": [],
+                "em_binary_om_assessment": {"B1": "yes", "B2": "yes"},
+                "em_binary_human_prediction": {"B1": "yes", "B2": "yes"},
+                "em_pairwise_selections": {},
+            }
+            for t in (1, 2)
+        ]
+        write_json(
+            {"conversationId": f"c{c}", "em_model": "m", "mode": "default", "turns": em}, tmp_path / "e" / f"c{c}.json"
+        )
     gold = gold_tables(read_conversations(list_json_files(tmp_path / "g")))
     em = em_tables(read_em_outputs(list_json_files(tmp_path / "e"), "m", "default"))
     return gold, em
@@ -44,8 +55,16 @@ def test_a_complete_release_lacks_only_the_extension():
 
 def test_absent_kinds_are_named(tmp_path):
     gold, _ = _tables(tmp_path)
-    assert absent_kinds(gold) == ("mood_tags", "preferred_behaviour", "pairwise_comparisons", "panas_totals",
-                                  "panas_items", "survey", "four_branch", "post_chat_ratings")
+    assert absent_kinds(gold) == (
+        "mood_tags",
+        "preferred_behaviour",
+        "pairwise_comparisons",
+        "panas_totals",
+        "panas_items",
+        "survey",
+        "four_branch",
+        "post_chat_ratings",
+    )
 
 
 @pytest.mark.parametrize("rule_set", ["parity", "strict"])
@@ -64,8 +83,10 @@ def test_metrics_of_absent_kinds_are_nan_and_the_composite_renormalises(tmp_path
     assert (c["evaluation"] == 0.5).all() and (c["composite"] == 50.0).all()
     assert (c["composite_parts"] == 1).all()
     rules = dict(zip(s.rule_counts["rule"], s.rule_counts["description"]))
-    assert "annotation_absent_from_cohort:mood_tags" in rules and "moodShiftTags" in rules[
-        "annotation_absent_from_cohort:mood_tags"]
+    assert (
+        "annotation_absent_from_cohort:mood_tags" in rules
+        and "moodShiftTags" in rules["annotation_absent_from_cohort:mood_tags"]
+    )
     # Parity rules of an absent kind would only count its absence at every turn: not reported.
     assert not [r for r in rules if r.startswith(("pairwise_", "kendall_tau_", "four_branch_", "binary_hp_"))]
     assert "binary_om_turn_without_judgements" in rules
@@ -79,8 +100,16 @@ def test_a_kind_present_in_one_conversation_keeps_the_parity_default(tmp_path):
     gold, em = _tables(tmp_path)
     # Give one (unscored) conversation a pairwise comparison: the kind is present in the cohort.
     extra = gold["pairwise_comparisons"].iloc[:0].copy()
-    extra.loc[0] = {"conversation_id": "c9", "turn_number": 1, "position": 0, "question_id": "general",
-                    "response_a": "original", "response_b": "alternate", "winner": "A", "winner_label": "original"}
+    extra.loc[0] = {
+        "conversation_id": "c9",
+        "turn_number": 1,
+        "position": 0,
+        "question_id": "general",
+        "response_a": "original",
+        "response_b": "alternate",
+        "winner": "A",
+        "winner_label": "original",
+    }
     gold["pairwise_comparisons"] = extra.astype(gold["pairwise_comparisons"].dtypes.to_dict())
     assert "pairwise_comparisons" not in absent_kinds(gold)
     s = score_rule_sets(gold, em, ("parity",))["parity"]

@@ -65,7 +65,11 @@ def test_javascript_semantics():
     assert js_round(2.5) == 3.0 and js_round(-2.5) == -2.0 and js_round(0.49999999999999994) == 0.0
     assert round(2.5) == 2  # Python: half to even (D16)
     assert js_trim("\ufeff x \x1c") == "x \x1c" and "\ufeff x \x1c".strip() == "\ufeff x"
-    assert js_tokens("A\u0085b \ufeffC") == ["a\u0085b", "c"] and "A\u0085b \ufeffC".lower().split() == ["a", "b", "\ufeffc"]
+    assert js_tokens("A\u0085b \ufeffC") == ["a\u0085b", "c"] and "A\u0085b \ufeffC".lower().split() == [
+        "a",
+        "b",
+        "\ufeffc",
+    ]
     with pytest.raises(ValueError, match="scoring.compat"):
         rules_for("parity", compat="javascript")
     assert rules_for("strict", compat="port") == rules_for("strict")  # the port setting changes parity only
@@ -80,8 +84,12 @@ def test_duplicate_question_id_and_word(tmp_path):
     # D11: gold upset 2 then 6; EM upset 6. Parity and port keep the last: 1 - 0/6 = 1 -> F1 x 1.
     # Strict the first: 1 - |2 - 6|/6 = 1/3.
     tags = [{"emotion": "Upset", "intensity": 2}, {"emotion": "upset", "intensity": 6}]
-    s = _both(tmp_path, [_turn(tags=tags, judgements=judgements)], [_em(tags=[{"emotion": "upset", "intensity": 6}],
-                                                                      om={"B1": "yes"})], **QUIET)
+    s = _both(
+        tmp_path,
+        [_turn(tags=tags, judgements=judgements)],
+        [_em(tags=[{"emotion": "upset", "intensity": 6}], om={"B1": "yes"})],
+        **QUIET,
+    )
     for name in ("parity", "port"):
         t = s[name].turn.iloc[0]
         assert (t["binary_om_acc"], t["om_fp"], t["om_tp"]) == (0.0, 1, 0), name
@@ -99,12 +107,23 @@ def test_draft_rules(tmp_path):
     # Turn 2: no gold winner. D7a parity: alignment = similarity = J('better', 'better reply') = 1/2.
     # Turn 3: no draft. D6 parity: 0 and 0; strict: null. Turn 4: draft '': parity no draft (0, 0);
     # strict a draft: similarity 0, alignment null (no comparison).
-    t1 = _turn(comparisons=[{"questionId": "general", "responseA": "original", "responseB": "human", "winner": "B"},
-                            {"questionId": "PW1", "responseA": "alternate", "responseB": "original", "winner": "B"}], n=1)
+    t1 = _turn(
+        comparisons=[
+            {"questionId": "general", "responseA": "original", "responseB": "human", "winner": "B"},
+            {"questionId": "PW1", "responseA": "alternate", "responseB": "original", "winner": "B"},
+        ],
+        n=1,
+    )
     t1["annotations"]["alternateResponses"]["humanEdited"] = ""
-    t2 = _turn(comparisons=[{"questionId": "general", "responseA": "original", "responseB": "alternate", "winner": None}], n=2)
-    em = [_em(n=1, em_drafted_response="the reply"), _em(n=2, em_drafted_response="better"), _em(n=3),
-          _em(n=4, em_drafted_response="")]
+    t2 = _turn(
+        comparisons=[{"questionId": "general", "responseA": "original", "responseB": "alternate", "winner": None}], n=2
+    )
+    em = [
+        _em(n=1, em_drafted_response="the reply"),
+        _em(n=2, em_drafted_response="better"),
+        _em(n=3),
+        _em(n=4, em_drafted_response=""),
+    ]
     s = _both(tmp_path, [t1, t2, _turn(n=3), _turn(n=4)], em, **QUIET)
     for name in ("parity", "port"):
         assert list(s[name].turn["response_similarity"]) == [1.0, 0.5, 0.0, 0.0], name
@@ -135,9 +154,12 @@ def test_va_table_rounding_and_javascript_words(tmp_path):
     # the port matches it with the EM's 'afraid' (F1 1, VA 1); parity and strict see an unknown
     # word (F1 0, VA similarity 0 with both predictions).
     tags = [{"emotion": "Upset", "intensity": 3}]
-    s = _both(tmp_path, [_turn(tags=tags), _turn(tags=[{"emotion": "\ufeffAfraid", "intensity": 3}], n=2)],
-              [_em(tags=[{"emotion": "afraid", "intensity": 3}]), _em(tags=[{"emotion": "afraid", "intensity": 3}], n=2)],
-              **QUIET)
+    s = _both(
+        tmp_path,
+        [_turn(tags=tags), _turn(tags=[{"emotion": "\ufeffAfraid", "intensity": 3}], n=2)],
+        [_em(tags=[{"emotion": "afraid", "intensity": 3}]), _em(tags=[{"emotion": "afraid", "intensity": 3}], n=2)],
+        **QUIET,
+    )
     assert s["parity"].turn.iloc[0]["emotion_va"] == 0.8501 and s["port"].turn.iloc[0]["emotion_va"] == 0.8501
     assert s["strict"].turn.iloc[0]["emotion_va"] == pytest.approx(exact, abs=1e-15)
     assert (s["parity"].turn.iloc[1]["emotion_f1"], s["parity"].turn.iloc[1]["emotion_va"]) == (0.0, 0.0)
@@ -159,8 +181,10 @@ def test_composite_half_rounding(tmp_path):
     # survey, no answers: 1). Composite = 100 x (0.24 + 0.49 x 0.75 + 0.27 x 0.8) = 82.35 under
     # both roundings; equal-weight = 100 x mean((1 + 1 + 0.5) / 3, (0.5 + 1 + 1) / 3) = 83.333..
     # -> 83.33 both (D5: rounded).
-    comps = [{"questionId": "general", "responseA": "original", "responseB": "human", "winner": "B"},
-             {"questionId": "PW1", "responseA": "alternate", "responseB": "original", "winner": "A"}]
+    comps = [
+        {"questionId": "general", "responseA": "original", "responseB": "human", "winner": "B"},
+        {"questionId": "PW1", "responseA": "alternate", "responseB": "original", "winner": "A"},
+    ]
     s = _both(tmp_path, [_turn(comparisons=comps)], [_em(picks={"0": "B", "1": "B"})], **QUIET)
     for name in ("parity", "port"):
         c = s[name].conversation.iloc[0]
@@ -181,10 +205,17 @@ def test_panas_rules(tmp_path):
     # D14: NA missing in post and prediction: left out (parity and strict): MAE = |40 - 37| = 3;
     # normalised 1 - 3/60 = 0.95 (the old parity read both as 40 and averaged 0 in: 0.975).
     # Adjusted PA: naive 1 - 10/60, raw 1 - 3/60 -> (7/60) / (10/60) = 0.7; NA undefined.
-    conv = {"prePanas": {"totalPositiveAffect": 30, "items": {"Afraid": 2, "Scared": 3}},
-            "postPanas": {"totalPositiveAffect": 40}}
-    em = {"post_conversation": {"panas_strategy": "absolute", "predicted_post_panas": {"totals": {"PA": 37}},
-                                "predicted_conversation_wide": {}}}
+    conv = {
+        "prePanas": {"totalPositiveAffect": 30, "items": {"Afraid": 2, "Scared": 3}},
+        "postPanas": {"totalPositiveAffect": 40},
+    }
+    em = {
+        "post_conversation": {
+            "panas_strategy": "absolute",
+            "predicted_post_panas": {"totals": {"PA": 37}},
+            "predicted_conversation_wide": {},
+        }
+    }
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     for name in ("parity", "strict", "port"):
         c = s[name].conversation.iloc[0]
@@ -201,10 +232,18 @@ def test_predicted_total_from_items_and_port_reader(tmp_path):
     # Strict: NA prediction missing -> the farthest value 70: MAE (3 + 44) / 2 -> 1 - 23.5/60.
     # Items: post Afraid 2 / Scared 4, predicted 3 / 4: MAE 0.5 -> 1 - 0.5/6 (all settings).
     responses = {"Afraid": 2, "Scared": 4}
-    conv = {"prePanas": {"totalPositiveAffect": 30, "totalNegativeAffect": 20, "responses": {"Afraid": 1, "Scared": 4}},
-            "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 26, "responses": responses}}
+    conv = {
+        "prePanas": {"totalPositiveAffect": 30, "totalNegativeAffect": 20, "responses": {"Afraid": 1, "Scared": 4}},
+        "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 26, "responses": responses},
+    }
     pred = {"totals": {"PA": 37}, "items": {"Afraid": 3, "Scared": 4, "Nervous": 5}}
-    em = {"post_conversation": {"panas_strategy": "absolute", "predicted_post_panas": pred, "predicted_conversation_wide": {}}}
+    em = {
+        "post_conversation": {
+            "panas_strategy": "absolute",
+            "predicted_post_panas": pred,
+            "predicted_conversation_wide": {},
+        }
+    }
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     for name in ("parity", "port"):
         assert s[name].conversation.iloc[0]["panas_normalized"] == pytest.approx(1 - 8.5 / 60, abs=1e-12), name
@@ -223,10 +262,17 @@ def test_predicted_total_from_items_and_port_reader(tmp_path):
 def test_port_reads_predicted_totals_as_given(tmp_path):
     # D22: predicted PA 81.6: parity and strict round and clamp it to 70 (error |40 - 70| = 30);
     # the port uses 81.6 (error 41.6). NA 20 = 20. Parity MAE 15 -> 0.75; port 20.8 -> 1 - 20.8/60.
-    conv = {"prePanas": {"totalPositiveAffect": 30, "totalNegativeAffect": 20},
-            "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 20}}
-    em = {"post_conversation": {"panas_strategy": "absolute", "predicted_conversation_wide": {},
-                                "predicted_post_panas": {"totals": {"PA": 81.6, "NA": 20}}}}
+    conv = {
+        "prePanas": {"totalPositiveAffect": 30, "totalNegativeAffect": 20},
+        "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 20},
+    }
+    em = {
+        "post_conversation": {
+            "panas_strategy": "absolute",
+            "predicted_conversation_wide": {},
+            "predicted_post_panas": {"totals": {"PA": 81.6, "NA": 20}},
+        }
+    }
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     assert s["parity"].conversation.iloc[0]["panas_normalized"] == 0.75
     assert s["port"].conversation.iloc[0]["panas_normalized"] == pytest.approx(1 - 20.8 / 60, abs=1e-12)
@@ -241,13 +287,26 @@ def test_survey_and_four_branch_rules(tmp_path):
     # parity takes every branch as 4 (gold perceiving 6, managing 2: MAE (2 + 2) / 2 = 2 ->
     # 1 - 2/6); strict uses the turn: |6 - 6| = 0 and managing missing -> farthest 7: 5 -> MAE 2.5.
     x = "the tone felt clinical"
-    gold_cw = {"q1_lookingFor": ["Other", ""], "q2_emotionClarity": "Implied or indirect",
-               "q3_modelFit": "Mostly well-matched", "q3_followUp_whatFeltOff": [x, x, "it was slow"],
-               "fourBranchScores": {"perceiving": 6, "managing": 2}}
-    pred_cw = {"q1_lookingFor": ["other"], "q2_emotionClarity": "Implied or indirect", "q3_modelFit": "Mostly well-matched",
-               "q3_followUp_whatFeltOff": [x]}
-    s = _both(tmp_path, [_turn()], [_em(em_four_branch_scores={"perceiving": 6})],
-              conv={"conversationWideQuestions": gold_cw}, em={"post_conversation": {"predicted_conversation_wide": pred_cw}})
+    gold_cw = {
+        "q1_lookingFor": ["Other", ""],
+        "q2_emotionClarity": "Implied or indirect",
+        "q3_modelFit": "Mostly well-matched",
+        "q3_followUp_whatFeltOff": [x, x, "it was slow"],
+        "fourBranchScores": {"perceiving": 6, "managing": 2},
+    }
+    pred_cw = {
+        "q1_lookingFor": ["other"],
+        "q2_emotionClarity": "Implied or indirect",
+        "q3_modelFit": "Mostly well-matched",
+        "q3_followUp_whatFeltOff": [x],
+    }
+    s = _both(
+        tmp_path,
+        [_turn()],
+        [_em(em_four_branch_scores={"perceiving": 6})],
+        conv={"conversationWideQuestions": gold_cw},
+        em={"post_conversation": {"predicted_conversation_wide": pred_cw}},
+    )
     for name in ("parity", "port"):
         c = s[name].conversation.iloc[0]
         assert (c["cw_q1_f1"], c["cw_followup_f1"]) == (pytest.approx(2 / 3), pytest.approx(0.8)), name

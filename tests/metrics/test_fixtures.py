@@ -48,14 +48,28 @@ def _score(tmp_path: Path, turns: list[dict], em_turns: list[dict], rule_set: st
 
 
 def _turn(tags=(), judgements=(), comparisons=(), n=1):
-    return {"turnNumber": n, "userMessage": "u", "llmResponse": "the reply", "moodShiftTags": list(tags),
-            "annotations": {"binaryJudgements": list(judgements), "pairwiseComparisons": list(comparisons),
-                            "alternateResponses": {"llmImproved": "better reply", "humanEdited": "my own reply"}}}
+    return {
+        "turnNumber": n,
+        "userMessage": "u",
+        "llmResponse": "the reply",
+        "moodShiftTags": list(tags),
+        "annotations": {
+            "binaryJudgements": list(judgements),
+            "pairwiseComparisons": list(comparisons),
+            "alternateResponses": {"llmImproved": "better reply", "humanEdited": "my own reply"},
+        },
+    }
 
 
 def _em(tags=(), om=None, hp=None, picks=None, n=1, **more):
-    return {"turnNumber": n, "em_emotion_tags": list(tags), "em_binary_om_assessment": om or {},
-            "em_binary_human_prediction": hp or {}, "em_pairwise_selections": picks or {}, **more}
+    return {
+        "turnNumber": n,
+        "em_emotion_tags": list(tags),
+        "em_binary_om_assessment": om or {},
+        "em_binary_human_prediction": hp or {},
+        "em_pairwise_selections": picks or {},
+        **more,
+    }
 
 
 def _t(score, metric):
@@ -79,11 +93,17 @@ def test_f1_with_duplicates_and_intensity_words(tmp_path):
     # last intensity of a duplicated word (the public scorer's map): 1 - |6-1|/6 = 1/6 -> 0.5/6;
     # strict the first: 1 - |6-6|/6 = 1 -> 0.5.
     gold = [{"emotion": " Upset ", "intensity": 6}, {"emotion": "Distressed", "intensity": 4.6}]
-    pred = [{"emotion": "upset", "intensity": "intense"}, {"emotion": "UPSET", "intensity": 1}, {"emotion": "Afraid", "intensity": 3}]
+    pred = [
+        {"emotion": "upset", "intensity": "intense"},
+        {"emotion": "UPSET", "intensity": 1},
+        {"emotion": "Afraid", "intensity": 3},
+    ]
     s = _score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)])
     assert _t(s, "emotion_f1") == pytest.approx(0.5)
     assert _t(s, "emotion_f1_intensity") == pytest.approx(0.5 / 6)
-    assert _t(_score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)], "strict"), "emotion_f1_intensity") == pytest.approx(0.5)
+    assert _t(
+        _score(tmp_path, [_turn(tags=gold)], [_em(tags=pred)], "strict"), "emotion_f1_intensity"
+    ) == pytest.approx(0.5)
     # VA uses the lists as given: 2 gold x 3 predicted. Best match: upset-upset (1) and
     # distressed with the better of upset (second copy) / afraid.
     best = 1 + max(_sim("distressed", "upset"), _sim("distressed", "afraid"))
@@ -97,7 +117,11 @@ def test_va_is_one_exactly_when_the_label_multisets_match(tmp_path):
 
 
 def test_word_outside_panas_has_no_similarity(tmp_path):
-    s = _score(tmp_path, [_turn(tags=[{"emotion": "Exhausted", "intensity": 4}])], [_em(tags=[{"emotion": "exhausted", "intensity": 4}])])
+    s = _score(
+        tmp_path,
+        [_turn(tags=[{"emotion": "Exhausted", "intensity": 4}])],
+        [_em(tags=[{"emotion": "exhausted", "intensity": 4}])],
+    )
     assert _t(s, "emotion_f1") == 1.0  # the same word still matches in F1
     assert _t(s, "emotion_va") == 0.0  # but has similarity 0 in VA
     assert _t(s, "emotion_va_intensity") == pytest.approx(0.3)  # 0.7 * 0 + 0.3 * 1
@@ -105,15 +129,21 @@ def test_word_outside_panas_has_no_similarity(tmp_path):
 
 def test_intensity_missing_on_a_matched_label(tmp_path):
     # F1 = 1 but no matched label has both intensities -> intensity variant 0.
-    s = _score(tmp_path, [_turn(tags=[{"emotion": "Upset", "intensity": None}])], [_em(tags=[{"emotion": "upset", "intensity": 5}])])
+    s = _score(
+        tmp_path,
+        [_turn(tags=[{"emotion": "Upset", "intensity": None}])],
+        [_em(tags=[{"emotion": "upset", "intensity": 5}])],
+    )
     assert _t(s, "emotion_f1") == 1.0 and _t(s, "emotion_f1_intensity") == 0.0
     assert _t(s, "emotion_va_intensity") == pytest.approx(0.7)
 
 
 # ------------------------------------------------------------------ binary
-J = [{"questionId": "B1", "observedBehavior": "yes", "preferredBehavior": "no"},
-     {"questionId": "B2", "observedBehavior": "no", "preferredBehavior": "no"},
-     {"questionId": "B3", "observedBehavior": "na", "preferredBehavior": "yes"}]
+J = [
+    {"questionId": "B1", "observedBehavior": "yes", "preferredBehavior": "no"},
+    {"questionId": "B2", "observedBehavior": "no", "preferredBehavior": "no"},
+    {"questionId": "B3", "observedBehavior": "na", "preferredBehavior": "yes"},
+]
 
 
 def test_binary_missing_and_na_predictions(tmp_path):
@@ -156,10 +186,17 @@ def test_padded_draft_equals_its_reply(tmp_path):
     # Tokens are Python's split(): leading, trailing and repeated whitespace make no token, so a
     # draft equal to the original reply up to padding has Jaccard 1 with it (not 2/3 or 0.986).
     turns = [_turn(n=1), _turn(n=2), _turn(n=3)]
-    em = [_em(n=1, em_drafted_response="the reply "), _em(n=2, em_drafted_response="  THE\t reply\n"),
-          _em(n=3, em_drafted_response="the  reply  better")]
+    em = [
+        _em(n=1, em_drafted_response="the reply "),
+        _em(n=2, em_drafted_response="  THE\t reply\n"),
+        _em(n=3, em_drafted_response="the  reply  better"),
+    ]
     s = _score(tmp_path, turns, em)
-    assert list(s.turn["response_similarity"]) == [1.0, 1.0, pytest.approx(2 / 3)]  # 3: {the, reply} in {the, reply, better}
+    assert list(s.turn["response_similarity"]) == [
+        1.0,
+        1.0,
+        pytest.approx(2 / 3),
+    ]  # 3: {the, reply} in {the, reply, better}
 
 
 def test_draft_without_words(tmp_path):
@@ -173,8 +210,10 @@ def test_draft_without_words(tmp_path):
 
 
 # ------------------------------------------------------------------ pairwise and Kendall tau
-C = [{"questionId": "general", "responseA": "original", "responseB": "human", "winner": "B"},
-     {"questionId": "PW4", "responseA": "alternate", "responseB": "original", "winner": None}]
+C = [
+    {"questionId": "general", "responseA": "original", "responseB": "human", "winner": "B"},
+    {"questionId": "PW4", "responseA": "alternate", "responseB": "original", "winner": None},
+]
 
 
 def test_pairwise_null_winner_counts_in_the_denominator(tmp_path):
@@ -222,14 +261,27 @@ def test_panas_delta_and_missing_predictions(tmp_path):
 
 
 def test_conversation_wide_and_four_branch(tmp_path):
-    gold_cw = {"q1_lookingFor": ["To just listen or let me vent", "Other"], "q2_emotionClarity": "Implied or indirect",
-               "q3_modelFit": "Mostly well-matched", "q3_followUp_whatFeltOff": ["it repeated the same suggestions"],
-               "fourBranchScores": {"perceiving": 6, "managing": 2}}
-    pred_cw = {"q1_lookingFor": ["to just listen or let me vent"], "q2_emotionClarity": " implied or indirect ",
-               "q3_modelFit": "Mostly off-target or intrusive", "q3_followUp_whatFeltOff": ["it repeated suggestions"],
-               "fourBranchScores": {"perceiving": 5}}
-    s = _score(tmp_path, [_turn()], [_em()], conv={"conversationWideQuestions": gold_cw},
-               em={"post_conversation": {"predicted_conversation_wide": pred_cw}})
+    gold_cw = {
+        "q1_lookingFor": ["To just listen or let me vent", "Other"],
+        "q2_emotionClarity": "Implied or indirect",
+        "q3_modelFit": "Mostly well-matched",
+        "q3_followUp_whatFeltOff": ["it repeated the same suggestions"],
+        "fourBranchScores": {"perceiving": 6, "managing": 2},
+    }
+    pred_cw = {
+        "q1_lookingFor": ["to just listen or let me vent"],
+        "q2_emotionClarity": " implied or indirect ",
+        "q3_modelFit": "Mostly off-target or intrusive",
+        "q3_followUp_whatFeltOff": ["it repeated suggestions"],
+        "fourBranchScores": {"perceiving": 5},
+    }
+    s = _score(
+        tmp_path,
+        [_turn()],
+        [_em()],
+        conv={"conversationWideQuestions": gold_cw},
+        em={"post_conversation": {"predicted_conversation_wide": pred_cw}},
+    )
     c = s.conversation.iloc[0]
     assert c["cw_q1_f1"] == pytest.approx(2 * 1 / 3)  # 2|∩| / (2 + 1)
     assert c["cw_q2_exact"] == 1.0 and c["cw_q3_exact"] == 0.0
@@ -246,12 +298,30 @@ def test_no_gold_survey(tmp_path):
     # no prediction either: q1 both empty 1, q2 and q3 '' = '' 1, distance 0, follow-up 1.
     s = _score(tmp_path, [_turn()], [_em()])
     c = s.conversation.iloc[0]
-    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (1, 1, 1, 0, 1)
+    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (
+        1,
+        1,
+        1,
+        0,
+        1,
+    )
     assert c["conversation_wide"] == 1.0 and c["four_branch"] == 1.0  # parity: no gold rating
-    pred_cw = {"q1_lookingFor": ["Other"], "q2_emotionClarity": "Implied or indirect", "q3_modelFit": "Mostly well-matched"}
-    c = _score(tmp_path, [_turn()], [_em()], em={"post_conversation": {"predicted_conversation_wide": pred_cw}}).conversation.iloc[0]
+    pred_cw = {
+        "q1_lookingFor": ["Other"],
+        "q2_emotionClarity": "Implied or indirect",
+        "q3_modelFit": "Mostly well-matched",
+    }
+    c = _score(
+        tmp_path, [_turn()], [_em()], em={"post_conversation": {"predicted_conversation_wide": pred_cw}}
+    ).conversation.iloc[0]
     # q1 one side empty 0, q2 and q3 '' vs an answer 0, distance 3 (gold unknown), follow-up both empty 1.
-    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (0, 0, 0, 3, 1)
+    assert (c["cw_q1_f1"], c["cw_q2_exact"], c["cw_q3_exact"], c["cw_q3_distance"], c["cw_followup_f1"]) == (
+        0,
+        0,
+        0,
+        3,
+        1,
+    )
     assert c["conversation_wide"] == 0.25
     strict = _score(tmp_path, [_turn()], [_em()], "strict")  # strict: NaN, with its reason
     assert math.isnan(strict.conversation.iloc[0]["conversation_wide"])

@@ -76,12 +76,20 @@ def test_fast_scorer_matches_the_oracle(seed, default_config, tmp_path):
 def _compare_turns(fast: pd.DataFrame, ref: list[dict], where: str) -> None:
     ref_df = pd.DataFrame(ref)
     assert len(fast) == len(ref_df), where
-    merged = fast.merge(ref_df, on=["conversation_id", "turn_number"], suffixes=("", "_ref"), how="outer", indicator=True)
-    assert (merged["_merge"] == "both").all(), (where, merged[merged["_merge"] != "both"][["conversation_id", "turn_number"]])
+    merged = fast.merge(
+        ref_df, on=["conversation_id", "turn_number"], suffixes=("", "_ref"), how="outer", indicator=True
+    )
+    assert (merged["_merge"] == "both").all(), (
+        where,
+        merged[merged["_merge"] != "both"][["conversation_id", "turn_number"]],
+    )
     metrics = [c for c in ref_df.columns if c not in ("conversation_id", "turn_number")]
     for metric in metrics:
-        bad = [(r.conversation_id, r.turn_number, getattr(r, metric), getattr(r, f"{metric}_ref"))
-               for r in merged.itertuples() if not _same(getattr(r, metric), getattr(r, f"{metric}_ref"))]
+        bad = [
+            (r.conversation_id, r.turn_number, getattr(r, metric), getattr(r, f"{metric}_ref"))
+            for r in merged.itertuples()
+            if not _same(getattr(r, metric), getattr(r, f"{metric}_ref"))
+        ]
         assert not bad, (where, metric, bad[:5])
 
 
@@ -90,8 +98,11 @@ def _compare_conversations(fast: pd.DataFrame, ref: list[dict], where: str) -> N
     assert sorted(fast["conversation_id"]) == sorted(ref_df["conversation_id"]), where
     merged = fast.merge(ref_df, on="conversation_id", suffixes=("", "_ref"))
     for metric in [c for c in ref_df.columns if c != "conversation_id"]:
-        bad = [(r.conversation_id, getattr(r, metric), getattr(r, f"{metric}_ref"))
-               for r in merged.itertuples() if not _same(getattr(r, metric), getattr(r, f"{metric}_ref"))]
+        bad = [
+            (r.conversation_id, getattr(r, metric), getattr(r, f"{metric}_ref"))
+            for r in merged.itertuples()
+            if not _same(getattr(r, metric), getattr(r, f"{metric}_ref"))
+        ]
         assert not bad, (where, metric, bad[:5])
 
 

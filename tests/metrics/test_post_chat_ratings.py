@@ -26,14 +26,24 @@ def _cohort(tmp_path, gold_ratings: dict[str, dict | None], predicted: dict[str,
     (tmp_path / "g").mkdir()
     (tmp_path / "e").mkdir()
     for cid, ratings in gold_ratings.items():
-        turns = [{"turnNumber": t, "userMessage": "u", "llmResponse": "r",
-                  "annotations": {"binaryJudgements": JUDGEMENTS}} for t in (1, 2)]
+        turns = [
+            {"turnNumber": t, "userMessage": "u", "llmResponse": "r", "annotations": {"binaryJudgements": JUDGEMENTS}}
+            for t in (1, 2)
+        ]
         conv = {"conversationId": cid, "turns": turns}
         if ratings is not None:
             conv["postChatRatings"] = ratings
         write_json(conv, tmp_path / "g" / f"{cid}.json")
-        em = [{"turnNumber": t, "em_emotion_tags": [], "em_binary_om_assessment": {"B1": "yes", "B2": "yes"},
-               "em_binary_human_prediction": {}, "em_pairwise_selections": {}} for t in (1, 2)]
+        em = [
+            {
+                "turnNumber": t,
+                "em_emotion_tags": [],
+                "em_binary_om_assessment": {"B1": "yes", "B2": "yes"},
+                "em_binary_human_prediction": {},
+                "em_pairwise_selections": {},
+            }
+            for t in (1, 2)
+        ]
         out = {"conversationId": cid, "em_model": "m", "mode": "default", "turns": em}
         if predicted.get(cid) is not None:
             out["post_conversation"] = {"predicted_post_chat_ratings": predicted[cid]}
@@ -51,14 +61,15 @@ def _scores(tmp_path, gold_ratings, predicted, rule_set):
 
 @pytest.mark.parametrize("rule_set", ["parity", "strict"])
 def test_mae_and_normalised_score_by_hand(tmp_path, rule_set):
-    c, _ = _scores(tmp_path, {"c1": {"empathy": 4, "relevance": 2}},
-                   {"c1": {"empathy": 5, "relevance": 2}}, rule_set)
+    c, _ = _scores(tmp_path, {"c1": {"empathy": 4, "relevance": 2}}, {"c1": {"empathy": 5, "relevance": 2}}, rule_set)
     assert c.loc["c1", "post_chat_ratings_mae"] == pytest.approx(0.5)
     assert c.loc["c1", "post_chat_ratings"] == pytest.approx(1 - 0.5 / 4)
 
 
 @pytest.mark.parametrize("rule_set, expected_error", [("parity", abs(1 - 3)), ("strict", abs(1 - 5))])
-def test_a_missing_prediction_is_the_midpoint_under_parity_and_the_worst_under_strict(tmp_path, rule_set, expected_error):
+def test_a_missing_prediction_is_the_midpoint_under_parity_and_the_worst_under_strict(
+    tmp_path, rule_set, expected_error
+):
     c, counts = _scores(tmp_path, {"c1": {"empathy": 1, "relevance": 3}}, {"c1": {"relevance": 3}}, rule_set)
     assert c.loc["c1", "post_chat_ratings_mae"] == pytest.approx(expected_error / 2)
     assert counts["post_chat_ratings_prediction_missing"] == 1
@@ -72,8 +83,9 @@ def test_a_prediction_outside_the_scale_is_clamped(tmp_path):
 @pytest.mark.parametrize("rule_set", ["parity", "strict"])
 def test_a_conversation_without_gold_ratings_is_undefined_under_both_rule_sets(tmp_path, rule_set):
     # Unlike four-branch (parity score 1 without gold): no official scorer defines this case.
-    c, counts = _scores(tmp_path, {"c1": {"empathy": 4}, "c2": None}, {"c1": {"empathy": 4}, "c2": {"empathy": 4}},
-                        rule_set)
+    c, counts = _scores(
+        tmp_path, {"c1": {"empathy": 4}, "c2": None}, {"c1": {"empathy": 4}, "c2": {"empathy": 4}}, rule_set
+    )
     assert c.loc["c1", "post_chat_ratings"] == 1.0 and math.isnan(c.loc["c2", "post_chat_ratings"])
     assert counts["post_chat_ratings_no_gold"] == 1
     # c2 keeps its composite from the evaluation pillar alone.
@@ -81,12 +93,16 @@ def test_a_conversation_without_gold_ratings_is_undefined_under_both_rule_sets(t
 
 
 def test_the_ratings_are_the_holistic_pillar_of_a_cohort_that_has_only_them(tmp_path):
-    c, counts = _scores(tmp_path, {"c1": {"empathy": 4, "relevance": 2}}, {"c1": {"empathy": 3, "relevance": 2}},
-                        "parity")
+    c, counts = _scores(
+        tmp_path, {"c1": {"empathy": 4, "relevance": 2}}, {"c1": {"empathy": 3, "relevance": 2}}, "parity"
+    )
     score = 1 - (1 / 4) / 2
     assert c.loc["c1", "holistic"] == pytest.approx(score)
-    expected = 100 * (PILLAR_WEIGHTS["evaluation"] * 0.5 + PILLAR_WEIGHTS["holistic"] * score) / (
-        PILLAR_WEIGHTS["evaluation"] + PILLAR_WEIGHTS["holistic"])
+    expected = (
+        100
+        * (PILLAR_WEIGHTS["evaluation"] * 0.5 + PILLAR_WEIGHTS["holistic"] * score)
+        / (PILLAR_WEIGHTS["evaluation"] + PILLAR_WEIGHTS["holistic"])
+    )
     assert c.loc["c1", "composite"] == round(expected, 2)
     assert c.loc["c1", "composite_parts"] == 2
     assert "annotation_absent_from_cohort:post_chat_ratings" not in counts
@@ -118,8 +134,9 @@ def test_their_absence_is_not_reported_as_a_missing_kind():
     for scores in s.values():
         assert not [r for r in scores.rule_counts["rule"] if "post_chat_ratings" in r]
         reasons = set(scores.missing.query("metric == 'post_chat_ratings'")["reason"])
-        assert reasons == {"the cohort has no post-chat ratings of the assistant (postChatRatings, an extension) "
-                           "in any conversation"}
+        assert reasons == {
+            "the cohort has no post-chat ratings of the assistant (postChatRatings, an extension) in any conversation"
+        }
 
 
 def test_a_table_written_before_the_extension_reads_the_part_as_missing():
@@ -137,7 +154,13 @@ def test_a_table_written_before_the_extension_reads_the_part_as_missing():
 def test_a_rating_given_twice_is_an_error(tmp_path):
     from eibench.release.read import ReleaseFormatError
 
-    write_json({"conversationId": "c1", "postChatRatings": {"Empathy": 3, "empathy": 5},
-                "turns": [{"turnNumber": 1, "userMessage": "u", "llmResponse": "r"}]}, tmp_path / "c1.json")
+    write_json(
+        {
+            "conversationId": "c1",
+            "postChatRatings": {"Empathy": 3, "empathy": 5},
+            "turns": [{"turnNumber": 1, "userMessage": "u", "llmResponse": "r"}],
+        },
+        tmp_path / "c1.json",
+    )
     with pytest.raises(ReleaseFormatError, match="given twice"):
         read_conversations(list_json_files(tmp_path))

@@ -16,8 +16,13 @@ tags = st.lists(st.tuples(st.sampled_from(WORDS), st.one_of(st.none(), st.intege
 
 
 def _tags(items, vocab):
-    frame = pd.DataFrame({"emotion": pd.array([w for w, _ in items], dtype="string"), "tag_index": range(len(items)),
-                          "intensity": pd.array([i for _, i in items], dtype="Int64")})
+    frame = pd.DataFrame(
+        {
+            "emotion": pd.array([w for w, _ in items], dtype="string"),
+            "tag_index": range(len(items)),
+            "intensity": pd.array([i for _, i in items], dtype="Int64"),
+        }
+    )
     return Tags.from_table(frame, np.zeros(len(items), dtype=np.int64), vocab)
 
 
@@ -72,8 +77,16 @@ parts = st.floats(0, 1, allow_nan=False)
 @settings(max_examples=200, deadline=None)
 @given(st.lists(parts, min_size=8, max_size=8), st.integers(0, 7), st.floats(0, 1))
 def test_composite_is_monotone_in_each_part(values, which, bump):
-    names = ["tracking", "binary_om_acc", "binary_hp_acc", "pairwise_acc", "panas_part", "conversation_wide", "four_branch",
-             "post_chat_ratings"]
+    names = [
+        "tracking",
+        "binary_om_acc",
+        "binary_hp_acc",
+        "pairwise_acc",
+        "panas_part",
+        "conversation_wide",
+        "four_branch",
+        "post_chat_ratings",
+    ]
     base = pd.DataFrame([dict(zip(names, values))])
     higher = base.copy()
     higher[names[which]] = min(1.0, values[which] + bump)

@@ -375,8 +375,10 @@ def read_gold_panas(block, rule_set: str = "strict") -> dict:
     block = as_dict(block)
     items = read_panas_items(block)
     totals = {}
-    for affect_key, field, affect in (("PA", "totalPositiveAffect", "positive"),
-                                      ("NA", "totalNegativeAffect", "negative")):
+    for affect_key, field, affect in (
+        ("PA", "totalPositiveAffect", "positive"),
+        ("NA", "totalNegativeAffect", "negative"),
+    ):
         given = normalise_panas_total(block.get(field))
         if given is not None:
             totals[affect_key] = given
@@ -461,7 +463,9 @@ def read_four_branch(scores) -> dict[str, float]:
 
 def gold_judgement_values(judgement: dict) -> tuple:
     """(gold_om, gold_hp) of one judgement: observed else llmValue; preferred else observed."""
-    observed = normalise_yes_no(first_present(judgement, ["observedBehavior", "did_occur", "humanValue", "actualValue"]))
+    observed = normalise_yes_no(
+        first_present(judgement, ["observedBehavior", "did_occur", "humanValue", "actualValue"])
+    )
     preferred = normalise_yes_no(first_present(judgement, ["preferredBehavior", "should_occur", "humanPreference"]))
     llm_value = normalise_yes_no(judgement.get("llmValue"))
     gold_om = observed if observed is not None else llm_value
@@ -474,11 +478,13 @@ def read_comparisons(annotations: dict) -> list[dict]:
     result = []
     for comparison in as_list(annotations.get("pairwiseComparisons")):
         comparison = as_dict(comparison)
-        result.append({
-            "a": normalise_response_label(first_present(comparison, ["responseA", "response_1"])),
-            "b": normalise_response_label(first_present(comparison, ["responseB", "response_2"])),
-            "winner": normalise_winner(comparison.get("winner")),
-        })
+        result.append(
+            {
+                "a": normalise_response_label(first_present(comparison, ["responseA", "response_1"])),
+                "b": normalise_response_label(first_present(comparison, ["responseB", "response_2"])),
+                "winner": normalise_winner(comparison.get("winner")),
+            }
+        )
     return result
 
 
@@ -781,7 +787,10 @@ def preference_alignment(turn: dict, comparisons: list, em_turn, rule_set: str =
         weight = sum(count / total_wins for count in with_text.values())
         if weight == 0:
             return 0.0
-        return sum((count / total_wins) * token_jaccard(draft, replies[label]) for label, count in with_text.items()) / weight
+        return (
+            sum((count / total_wins) * token_jaccard(draft, replies[label]) for label, count in with_text.items())
+            / weight
+        )
     total = 0.0
     for label, count in wins.items():
         similarity = token_jaccard(draft, replies[label]) if label in replies else 0.0
@@ -872,8 +881,9 @@ def panas_metrics(gold_pre: dict, gold_post: dict, predicted: dict, rule_set: st
         name = entry["name"]
         if name in gold_post["items"] and name in predicted["items"]:
             item_errors.append(abs(gold_post["items"][name] - predicted["items"][name]))
-            item_adjusted.append(adjusted_score(gold_pre["items"].get(name), gold_post["items"][name],
-                                                predicted["items"][name], 6))
+            item_adjusted.append(
+                adjusted_score(gold_pre["items"].get(name), gold_post["items"][name], predicted["items"][name], 6)
+            )
     panas_items_normalized = max(0.0, 1 - (sum(item_errors) / len(item_errors)) / 6) if item_errors else NAN
     return {
         "panas_normalized": panas_normalized,
@@ -963,8 +973,14 @@ def conversation_wide_metrics(gold_block, predicted_block, rule_set: str) -> dic
     gold = read_cw(gold_block)
     predicted = read_cw(predicted_block)
     if rule_set == "strict" and not has_any_answer(predicted):
-        return {"cw_q1_f1": 0.0, "cw_q2_exact": 0.0, "cw_q3_exact": 0.0, "cw_q3_distance": 3.0,
-                "cw_followup_f1": 0.0, "conversation_wide": 0.0}
+        return {
+            "cw_q1_f1": 0.0,
+            "cw_q2_exact": 0.0,
+            "cw_q3_exact": 0.0,
+            "cw_q3_distance": 3.0,
+            "cw_followup_f1": 0.0,
+            "conversation_wide": 0.0,
+        }
     if rule_set == "parity":  # D20: emptiness of the lists as given; '' is a member
         if not gold["q1"] or not predicted["q1"]:
             q1 = 1.0 if not gold["q1"] and not predicted["q1"] else 0.0
@@ -995,11 +1011,21 @@ def predicted_four_branch(post: dict, em_turns: list, rule_set: str = "strict") 
     """Four-branch prediction: predicted_conversation_wide.fourBranchScores if it holds a rating, else (strict only,
     D18) the last EM turn that rates."""
     predicted_cw = as_dict(post.get("predicted_conversation_wide"))
-    scores = read_four_branch(predicted_cw.get("fourBranchScores")) if isinstance(predicted_cw.get("fourBranchScores"), dict) else {}
+    scores = (
+        read_four_branch(predicted_cw.get("fourBranchScores"))
+        if isinstance(predicted_cw.get("fourBranchScores"), dict)
+        else {}
+    )
     if scores or rule_set == "parity":
         return scores
-    rated = [turn for turn in em_turns if isinstance(turn, dict) and turn_number(turn) is not None
-             and isinstance(turn.get("em_four_branch_scores"), dict) and read_four_branch(turn.get("em_four_branch_scores"))]
+    rated = [
+        turn
+        for turn in em_turns
+        if isinstance(turn, dict)
+        and turn_number(turn) is not None
+        and isinstance(turn.get("em_four_branch_scores"), dict)
+        and read_four_branch(turn.get("em_four_branch_scores"))
+    ]
     if not rated:
         return {}
     return read_four_branch(max(rated, key=turn_number).get("em_four_branch_scores"))
@@ -1067,7 +1093,9 @@ def score_conversation(gold_document: dict, em_document: dict, rule_set: str) ->
 
     gold_cw = gold_document.get("conversationWideQuestions")
     row.update(conversation_wide_metrics(gold_cw, post.get("predicted_conversation_wide"), rule_set))
-    row.update(four_branch_metrics(gold_cw, predicted_four_branch(post, as_list(em_document.get("turns")), rule_set), rule_set))
+    row.update(
+        four_branch_metrics(gold_cw, predicted_four_branch(post, as_list(em_document.get("turns")), rule_set), rule_set)
+    )
 
     binary_mean = nan_mean([row["binary_om_acc"], row["binary_hp_acc"]])
     row["evaluation"], _ = weighted_renormalised([(0.5, binary_mean), (0.5, row["pairwise_acc"])])
@@ -1094,7 +1122,9 @@ def score_conversation(gold_document: dict, em_document: dict, rule_set: str) ->
 # ----------------------------------------------------------------------------------------------
 
 
-def reference_scores(conversation_files: list[Path], em_files: list[Path], rule_set: str) -> tuple[list[dict], list[dict]]:
+def reference_scores(
+    conversation_files: list[Path], em_files: list[Path], rule_set: str
+) -> tuple[list[dict], list[dict]]:
     """Score one EM (one model, one mode) whose output files are em_files, against the cohort conversation_files.
     Returns (turn_rows, conversation_rows)."""
     if rule_set not in RULE_SETS:

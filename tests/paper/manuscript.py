@@ -228,9 +228,14 @@ class Allowed:
 
 #: The explicit allow-list: a number inside a match of one of these is fine in prose.
 ALLOWED = (
-    Allowed("citation year", re.compile(r"\bet al\.,?\s+(?:19|20)\d{2}[a-z]?\b|\((?:[A-Z][\w-]+(?: et al\.)?,?\s+)?"
-                                        r"(?:19|20)\d{2}[a-z]?\)"),
-            "the year of a cited work is part of the citation"),
+    Allowed(
+        "citation year",
+        re.compile(
+            r"\bet al\.,?\s+(?:19|20)\d{2}[a-z]?\b|\((?:[A-Z][\w-]+(?: et al\.)?,?\s+)?"
+            r"(?:19|20)\d{2}[a-z]?\)"
+        ),
+        "the year of a cited work is part of the citation",
+    ),
     Allowed("arXiv id", re.compile(r"\barXiv[:\s]+\d{4}\.\d{4,5}(?:v\d+)?\b"), "an identifier, not a quantity"),
     Allowed("section reference", re.compile(r"\b(?:Sections?|§)\s*\d+(?:\.\d+)*"), "a cross-reference"),
     # The level of every interval of the paper is fixed in the code (the ``level=0.95`` default of
@@ -262,6 +267,7 @@ def numeric_literals(src: str, allowed: tuple[Allowed, ...] = ALLOWED) -> list[L
 
 
 # -- structure: headings, figures, tables, numbers -----------------------------------------
+
 
 def headings(src: str) -> list[str]:
     """The text of every heading (``= ...`` lines and ``#heading(...)[...]``), as prose."""
@@ -298,5 +304,4 @@ def unconditional_keys(src: str) -> set[str]:
     build prints (or reads) them, so every numbers.json must have them."""
     scanner = _Scanner(src)
     scanner.markup(0, closing=False)
-    return {m.group(1) for m in KEY_CALL.finditer(src)
-            if not any(lo <= m.start() < hi for lo, hi in scanner.branches)}
+    return {m.group(1) for m in KEY_CALL.finditer(src) if not any(lo <= m.start() < hi for lo, hi in scanner.branches)}

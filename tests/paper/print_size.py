@@ -56,5 +56,8 @@ def print_sizes(svg: str, fraction: float, text_width: float) -> list[tuple[floa
 
 def too_small(svg_path: Path, fraction: float, text_width: float, minimum: float) -> list[str]:
     """The texts of ``svg_path`` printed below ``minimum`` points, each with its size."""
-    return [f"{svg_path.name}: {text!r} at {size:.1f} pt" for size, text in
-            print_sizes(svg_path.read_text(encoding="utf-8"), fraction, text_width) if size < minimum - 1e-6]
+    return [
+        f"{svg_path.name}: {text!r} at {size:.1f} pt"
+        for size, text in print_sizes(svg_path.read_text(encoding="utf-8"), fraction, text_width)
+        if size < minimum - 1e-6
+    ]

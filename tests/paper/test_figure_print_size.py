@@ -17,17 +17,24 @@ from .print_size import font_sizes, placements, print_sizes, text_width_pt, too_
 
 
 def _weights() -> plt.Figure:
-    table = pd.DataFrame({"em_model": [f"sim-{k:02d}" for k in range(1, 12)], "rank_published": range(1, 12),
-                          "rank_equal_weights": [2, 1, 3, 5, 4, 6, 7, 9, 8, 10, 11],
-                          "p_first_around": [0.83, 0.15, 0.02] + [0.0] * 8,
-                          "p_first_flat": [0.36, 0.3, 0.2, 0.1, 0.04] + [0.0] * 6})
+    table = pd.DataFrame(
+        {
+            "em_model": [f"sim-{k:02d}" for k in range(1, 12)],
+            "rank_published": range(1, 12),
+            "rank_equal_weights": [2, 1, 3, 5, 4, 6, 7, 9, 8, 10, 11],
+            "p_first_around": [0.83, 0.15, 0.02] + [0.0] * 8,
+            "p_first_flat": [0.36, 0.3, 0.2, 0.1, 0.04] + [0.0] * 6,
+        }
+    )
     return weight_sensitivity(table, 30.0)
 
 
-DRAWN = {**{f"{name}.svg": draw for name, (draw, _) in CASES.items()},
-         "leaderboard.svg": lambda: sf.forest(leaderboard_table(), "composite", SRC),
-         "weight_sensitivity.svg": _weights,
-         "operating.svg": lambda: operating_figure.design_curves(*operating_curves())}
+DRAWN = {
+    **{f"{name}.svg": draw for name, (draw, _) in CASES.items()},
+    "leaderboard.svg": lambda: sf.forest(leaderboard_table(), "composite", SRC),
+    "weight_sensitivity.svg": _weights,
+    "operating.svg": lambda: operating_figure.design_curves(*operating_curves()),
+}
 
 
 @pytest.fixture(autouse=True)
@@ -48,8 +55,9 @@ def test_reads_the_text_width_and_each_figures_narrowest_placement(manuscript):
     placed = placements(manuscript)
     assert set(placed) == set(DRAWN)  # every figure the manuscript places is drawn by a test case
     assert placed["leaderboard.svg"] == pytest.approx(0.85)
-    assert placements('#image("/results/figures/a.svg", width: 50%) image("/results/figures/a.svg", width: 80%)') == \
-        {"a.svg": 0.5}
+    assert placements('#image("/results/figures/a.svg", width: 50%) image("/results/figures/a.svg", width: 80%)') == {
+        "a.svg": 0.5
+    }
 
 
 def test_measures_the_font_size_of_a_known_text(tmp_path):

@@ -80,11 +80,13 @@ def prose_pdf(small_run, tmp_path_factory) -> Path:
 
 
 def test_the_checker_catches_a_bare_result_sentence():
-    sentences = ["Models track the emotions of participants with a diagnosis worse: the effect is -0.23.",
-                 "The simulated models track them worse: -0.23 [-0.28, -0.18].",
-                 "Figure 3 gives the ranks (Table 2) with 95% intervals [1], [2].",
-                 "The leading model, sim-04, wins on C3b and emotion F1.",
-                 "The effect is -0.23 on the composite."]
+    sentences = [
+        "Models track the emotions of participants with a diagnosis worse: the effect is -0.23.",
+        "The simulated models track them worse: -0.23 [-0.28, -0.18].",
+        "Figure 3 gives the ranks (Table 2) with 95% intervals [1], [2].",
+        "The leading model, sim-04, wins on C3b and emotion F1.",
+        "The effect is -0.23 on the composite.",
+    ]
     assert unmarked(sentences) == [sentences[0], sentences[4]]
 
 

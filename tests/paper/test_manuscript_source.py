@@ -29,7 +29,8 @@ def test_no_numeric_literal_in_the_prose_of_the_manuscript(path):
     """paper/main.typ and every section it includes (paper/sections/*.typ)."""
     found = numeric_literals(path.read_text(encoding="utf-8"))
     assert not found, f"numbers typed in the prose of {path.name} (move them to numbers.json):\n" + "\n".join(
-        f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found)
+        f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found
+    )
 
 
 def test_the_sections_are_linted():
@@ -40,52 +41,62 @@ def test_the_allow_list_says_why():
     assert all(a.why for a in ALLOWED)
 
 
-@pytest.mark.parametrize("snippet, literal", [
-    ("We replay 200 conversations.", "200"),
-    ("The composite is 71.3 (#ci(\"top_composite\")).", "71.3"),
-    ("#if simulated [\n  the leading model, sim-01, wins\n]", "01"),
-    ("#figure(image(\"a.svg\", width: 85%), caption: [Drawn over 12 models.])", "12"),
-    ("#let est(id) = [#n(id) (90% interval)]", "90"),
-    ("Of 5 claims, #n(\"claims.n_headline\") are headline.", "5"),
-    ("A year outside a citation: 2024.", "2024"),
-    ("Section 3 and 4 models.", "4"),
-])
+@pytest.mark.parametrize(
+    "snippet, literal",
+    [
+        ("We replay 200 conversations.", "200"),
+        ('The composite is 71.3 (#ci("top_composite")).', "71.3"),
+        ("#if simulated [\n  the leading model, sim-01, wins\n]", "01"),
+        ('#figure(image("a.svg", width: 85%), caption: [Drawn over 12 models.])', "12"),
+        ("#let est(id) = [#n(id) (90% interval)]", "90"),
+        ('Of 5 claims, #n("claims.n_headline") are headline.', "5"),
+        ("A year outside a citation: 2024.", "2024"),
+        ("Section 3 and 4 models.", "4"),
+    ],
+)
 def test_a_literal_in_prose_is_caught(snippet, literal):
     assert [f.text for f in numeric_literals(snippet)] == [literal]
 
 
-@pytest.mark.parametrize("snippet", [
-    "// a comment with 12 models\nText.",
-    "/* block 3 */ Text.",
-    "#set page(margin: (x: 2.2cm, y: 2.4cm))",
-    "#let board = csv(\"/results/paper/tables/leaderboard.csv\")",
-    "#show figure.caption: set text(size: 9pt)",
-    "#image(\"/results/figures/a.svg\", width: 85%)",
-    "The file `results/stats/2.csv` and ```py x = 3``` and $1..t$ and $tau_b$.",
-    "See @fig-2 and <tab-3>.",
-    "Lubrano et al., arXiv 2605.21739; Smith et al., 2023; (Doe, 2019); Section 4.2.",
-    "Composite per model with 95% intervals; #raw(meta.config_digest.slice(0, 12)).",
-    "Claims C1 and C4b; emotion F1; sha256.",
-    "#if N.at(\"a\").value < 3 [no digits here] else if x == 2 [none] else [nor here]",
-    "1. an enumeration marker\n+ a list",
-    "An escaped \\#hash, \\$ and \\` sign.",
-])
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        "// a comment with 12 models\nText.",
+        "/* block 3 */ Text.",
+        "#set page(margin: (x: 2.2cm, y: 2.4cm))",
+        '#let board = csv("/results/paper/tables/leaderboard.csv")',
+        "#show figure.caption: set text(size: 9pt)",
+        '#image("/results/figures/a.svg", width: 85%)',
+        "The file `results/stats/2.csv` and ```py x = 3``` and $1..t$ and $tau_b$.",
+        "See @fig-2 and <tab-3>.",
+        "Lubrano et al., arXiv 2605.21739; Smith et al., 2023; (Doe, 2019); Section 4.2.",
+        "Composite per model with 95% intervals; #raw(meta.config_digest.slice(0, 12)).",
+        "Claims C1 and C4b; emotion F1; sha256.",
+        '#if N.at("a").value < 3 [no digits here] else if x == 2 [none] else [nor here]',
+        "1. an enumeration marker\n+ a list",
+        "An escaped \\#hash, \\$ and \\` sign.",
+    ],
+)
 def test_code_comments_raw_math_references_and_allowed_numbers_pass(snippet):
     assert numeric_literals(snippet) == []
 
 
 def test_the_prose_of_captions_and_content_blocks_is_scanned():
-    mask = prose_mask("#figure(image(\"x.svg\", width: 50%), caption: [A caption.]) <fig-x>")
+    mask = prose_mask('#figure(image("x.svg", width: 50%), caption: [A caption.]) <fig-x>')
     assert "A caption." in mask and "x.svg" not in mask and "50" not in mask and "fig-x" not in mask
 
 
 def test_the_manuscript_has_sections_figures_and_tables():
     src = MAIN.read_text(encoding="utf-8")
-    assert {"Abstract", "Introduction", "Limitations and intended use", "Reproducibility statement"} <= set(headings(src))
+    assert {"Abstract", "Introduction", "Limitations and intended use", "Reproducibility statement"} <= set(
+        headings(src)
+    )
     assert n_image_figures(src) > 0 and n_table_figures(src) > 0
 
 
 def test_keys_inside_conditional_blocks_are_not_unconditional():
-    src = ('We have #n("a") and #ci("b").\n#if N.at("c").value [#n("d")] else if x [#nraw("e")] else [#n("f")]\n'
-           '#for r in rows [#n("g")]\nEnd #n("h").')
+    src = (
+        'We have #n("a") and #ci("b").\n#if N.at("c").value [#n("d")] else if x [#nraw("e")] else [#n("f")]\n'
+        '#for r in rows [#n("g")]\nEnd #n("h").'
+    )
     assert unconditional_keys(src) == {"a", "b", "c", "h"}

@@ -37,6 +37,7 @@ def _flat(text: str) -> str:
 def _without_running_header(pages: list[str]) -> list[str]:
     """The pages' text without the running header (the first line, which names what the page is
     about and ends with the page number), so that a sentence split by a page break reads as one."""
+
     def has_header(k: int, text: str) -> bool:
         return "\n" in text and re.search(rf"\S.*\b{k}\s*$", text.split("\n", 1)[0]) is not None
 
@@ -145,8 +146,11 @@ def check_sections(reader: Reader, source: str, root: Path) -> None:
     sections = placed_headings(root)
     assert "Reproducibility statement" in sections
     # The headings of the manuscript and of the sections it includes (paper/sections/*.typ).
-    included = {h for path in sorted((root / "paper" / "sections").glob("*.typ"))
-                for h in headings(path.read_text(encoding="utf-8"))}
+    included = {
+        h
+        for path in sorted((root / "paper" / "sections").glob("*.typ"))
+        for h in headings(path.read_text(encoding="utf-8"))
+    }
     # and the bibliography's title.
     included |= set(re.findall(r'#bibliography\([^)]*title:\s*"([^"]+)"', source))
     assert set(sections) <= set(headings(source)) | included
@@ -184,12 +188,20 @@ def check_numbers(reader: Reader, small_run: Path, source: str) -> None:
     numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
     printed = _query(small_run, "<number>")
     keys = {p["value"]["key"] for p in printed}
-    assert {"n_conversations", "top_composite", "repro.git", "repro.command", "repro.version.pandas",
-            "repro.input.cohort.sha256"} <= keys
+    assert {
+        "n_conversations",
+        "top_composite",
+        "repro.git",
+        "repro.command",
+        "repro.version.pandas",
+        "repro.input.cohort.sha256",
+    } <= keys
     for p in printed:  # what the compiler placed is what numbers.json says
         entry = numbers[p["value"]["key"]]
         assert p["value"]["display"] in (entry["display"], entry.get("ci_display", "no interval")), p
-    missing = sorted({(p["value"]["key"], p["value"]["display"]) for p in printed if not reader.shows(p["value"]["display"])})
+    missing = sorted(
+        {(p["value"]["key"], p["value"]["display"]) for p in printed if not reader.shows(p["value"]["display"])}
+    )
     assert not missing, reader.fail("numbers (key, display)", missing)
     # Every key the source names outside a conditional block is in numbers.json.
     unconditional = unconditional_keys(source)
@@ -256,7 +268,11 @@ def test_the_engineering_tables_are_in_the_appendix(reader):
     words = reader.words
     appendix = words.find("Appendix A. Scoring rules")
     assert appendix > words.find("References") > 0, "no Appendix after the References"
-    for caption in ("Parity rules that fired", "Invalid answers per model and task",
-                    "Reproducibility statement: source tree", "Scaling study, measured on"):
+    for caption in (
+        "Parity rules that fired",
+        "Invalid answers per model and task",
+        "Reproducibility statement: source tree",
+        "Scaling study, measured on",
+    ):
         at = [m.start() for m in re.finditer(re.escape(caption), words)]
         assert len(at) == 1 and at[0] > appendix, (caption, at, appendix)

@@ -29,8 +29,12 @@ def test_the_truth_table_is_in_the_pdf_with_both_cohorts_verdicts(reader, small_
         rows = list(csv.DictReader(fh))
     assert rows, "the truth table has no claim"
     assert reader.shows("Truth beside estimate"), reader.fail("the truth section", ["Truth beside estimate"])
-    missing = [(r["Claim"], col) for r in rows for col in ("Planted: verdict", "Null: verdict", "Planted (logits)")
-               if not reader.shows(r[col])]
+    missing = [
+        (r["Claim"], col)
+        for r in rows
+        for col in ("Planted: verdict", "Null: verdict", "Planted (logits)")
+        if not reader.shows(r[col])
+    ]
     assert not missing, reader.fail("cells of the truth table", missing)
     assert reader.shows("simulated null cohort")
 

@@ -23,7 +23,8 @@ def test_there_are_sections():
 def test_no_numeric_literal_in_the_prose_of_a_section(path: Path):
     found = numeric_literals(path.read_text(encoding="utf-8"))
     assert not found, f"numbers typed in the prose of {path.relative_to(REPO)}:\n" + "\n".join(
-        f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found)
+        f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found
+    )
 
 
 @pytest.mark.parametrize("path", SECTIONS, ids=lambda p: p.name)

@@ -15,7 +15,8 @@ SECTIONS = ("truth.typ", "preregistration.typ")
 def test_no_numeric_literal_in_the_prose_of_the_section(name):
     found = numeric_literals((REPO / "paper" / "sections" / name).read_text(encoding="utf-8"))
     assert not found, f"numbers typed in paper/sections/{name}:\n" + "\n".join(
-        f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found)
+        f"  line {f.line}: {f.text!r} in: {f.source_line}" for f in found
+    )
 
 
 @pytest.mark.parametrize("name", SECTIONS)

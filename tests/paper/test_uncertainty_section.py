@@ -13,9 +13,21 @@ from .manuscript import numeric_literals
 
 SECTIONS = sorted((REPO / "paper" / "sections").glob("uncertainty*.typ"))
 #: Numbers of the method (settings, counts of the procedure), not results of the build.
-METHOD_KEYS = {"n_bootstrap", "primary", "primary_reason", "weights.concentration", "weights.sd_min",
-               "weights.sd_max", "weights.n_draws", "reliability.n_splits", "reliability.target", "n_adjacent",
-               "claims_scheme", "noise.draws", "noise.requested_draws"}
+METHOD_KEYS = {
+    "n_bootstrap",
+    "primary",
+    "primary_reason",
+    "weights.concentration",
+    "weights.sd_min",
+    "weights.sd_max",
+    "weights.n_draws",
+    "reliability.n_splits",
+    "reliability.target",
+    "n_adjacent",
+    "claims_scheme",
+    "noise.draws",
+    "noise.requested_draws",
+}
 KEY = re.compile(r'#(?:n|ci)\((?:"unc\.([\w.]+)"|pk\("([\w.]+)"\))\)')
 
 

@@ -86,8 +86,21 @@ TASKS: tuple[str, ...] = (
     "conversation_wide",
     "post_chat_ratings",
 )
-FAULTS: tuple[str, ...] = ("400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty",
-                           "drip", "huge", "bad_usage", "echo_key")
+FAULTS: tuple[str, ...] = (
+    "400",
+    "429",
+    "500",
+    "503",
+    "timeout",
+    "disconnect",
+    "truncated",
+    "malformed",
+    "empty",
+    "drip",
+    "huge",
+    "bad_usage",
+    "echo_key",
+)
 REFUSAL = "I cannot help with that."
 MALFORMED_TEXT = "this is not json {"
 
@@ -368,9 +381,11 @@ def _completion(path: str, body: dict[str, Any], text: str | None, digest: bytes
     n = _prompt_tokens(path, body)
     m = _tokens(text) if text is not None else 0
     if path == OPENAI_PATH:
-        choices = [] if text is None else [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ]
+        choices = (
+            []
+            if text is None
+            else [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]
+        )
         return {
             "id": "chatcmpl-" + digest.hex()[:24],
             "object": "chat.completion",
@@ -710,12 +725,15 @@ class FakeLLM:
 
     def _drip(self, h: _Handler, payload: bytes) -> None:
         """The status line and headers at once, then the body one byte per ``drip_interval``."""
-        h.wfile.write((f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                       f"Content-Length: {len(payload)}\r\n\r\n").encode("latin-1"))
+        h.wfile.write(
+            (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n").encode(
+                "latin-1"
+            )
+        )
         for i in range(len(payload)):
             if self._stop.wait(self.drip_interval):
                 break
-            h.wfile.write(payload[i:i + 1])
+            h.wfile.write(payload[i : i + 1])
 
 
 def _check_fault(fault: str) -> None:

@@ -23,8 +23,11 @@ def _with_ratings(gold: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """The small cohort with gold ratings in all conversations but the last (which has none)."""
     tables = copy.copy(gold)
     ids = sorted(gold["conversations"]["conversation_id"])
-    rows = [(cid, item, float(1 + (k * 2 + j) % 5)) for k, cid in enumerate(ids[:-1])
-            for j, item in enumerate(("empathy", "relevance"))]
+    rows = [
+        (cid, item, float(1 + (k * 2 + j) % 5))
+        for k, cid in enumerate(ids[:-1])
+        for j, item in enumerate(("empathy", "relevance"))
+    ]
     tables["post_chat_ratings"] = GOLD_TABLES["post_chat_ratings"].frame(rows)
     return tables
 
@@ -52,12 +55,16 @@ def test_ratings_only_for_a_cohort_that_has_them(small_gold, name):
         ratings = got["post_conversation"].pop("predicted_post_chat_ratings")
         assert got == out  # nothing else changes, the random draws included
         # Every conversation gets a prediction (the last has no gold: not shown to the model).
-        assert set(ratings) == {"empathy", "relevance"} and all(isinstance(v, int) and 1 <= v <= 5 for v in ratings.values())
+        assert set(ratings) == {"empathy", "relevance"} and all(
+            isinstance(v, int) and 1 <= v <= 5 for v in ratings.values()
+        )
 
 
 def test_outputs_with_ratings_read_into_the_tidy_table(small_gold):
     rated = _run("lexicon", _with_ratings(small_gold))
-    table = em_tables([(Path(name), EMOutputFile.model_validate(out)) for name, out in rated.items()])["em_post_chat_ratings"]
+    table = em_tables([(Path(name), EMOutputFile.model_validate(out)) for name, out in rated.items()])[
+        "em_post_chat_ratings"
+    ]
     assert len(table) == 2 * len(rated) and set(table["item"]) == {"empathy", "relevance"}
 
 
@@ -89,10 +96,12 @@ def test_lexicon_rates_by_the_valence_of_the_closing_messages(small_gold):
     turns = tables["turns"].sort_values(["conversation_id", "turn_index"])
     for cid, group in turns.groupby("conversation_id"):
         messages = list(group["user_message"])
-        closing = mean_valence(messages[-max(1, len(messages) // 3):])
+        closing = mean_valence(messages[-max(1, len(messages) // 3) :])
         expected = min(5, max(1, int(1 + 4 * closing + 0.5)))
         assert out[f"{cid}.json"]["post_conversation"]["predicted_post_chat_ratings"] == {
-            "empathy": expected, "relevance": expected}
+            "empathy": expected,
+            "relevance": expected,
+        }
 
 
 def test_chance_ratings_are_seeded(small_gold):

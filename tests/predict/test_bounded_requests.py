@@ -28,9 +28,18 @@ def api_key(monkeypatch):
 
 def _model(llm: FakeLLM, kind: str = "openai_compatible", **overrides) -> LiveModel:
     endpoint = llm.base_url + ("/v1" if kind == "openai_compatible" else "")
-    entry = {"name": "fake-model", "kind": kind, "model_id": "fake-1", "endpoint": endpoint, "api_key_env": KEY_ENV,
-             "timeout_seconds": 2.0, "max_retries": 0, "price_input_per_million": 1.0,
-             "price_output_per_million": 2.0, **overrides}
+    entry = {
+        "name": "fake-model",
+        "kind": kind,
+        "model_id": "fake-1",
+        "endpoint": endpoint,
+        "api_key_env": KEY_ENV,
+        "timeout_seconds": 2.0,
+        "max_retries": 0,
+        "price_input_per_million": 1.0,
+        "price_output_per_million": 2.0,
+        **overrides,
+    }
     return LiveModel.from_config(entry)
 
 
@@ -40,7 +49,7 @@ async def _complete(model: LiveModel, messages=MESSAGES):
 
 
 def _fragments(key: str, size: int = 4) -> set[str]:
-    return {key[i:i + size] for i in range(len(key) - size + 1)}
+    return {key[i : i + size] for i in range(len(key) - size + 1)}
 
 
 def _leaks(text: str) -> list[str]:
@@ -80,8 +89,9 @@ def test_a_huge_reply_is_refused_while_it_streams(kind):
 
 
 @pytest.mark.parametrize("kind", ["openai_compatible", "anthropic"])
-@pytest.mark.parametrize("raw", ['"lots"', "1e400", "-5", "12345678901234567890", "3.5", "true", "null",
-                                 "[1]", "{}", '"12"', "NaN"])
+@pytest.mark.parametrize(
+    "raw", ['"lots"', "1e400", "-5", "12345678901234567890", "3.5", "true", "null", "[1]", "{}", '"12"', "NaN"]
+)
 def test_an_unusable_usage_count_is_unknown_not_a_crash(kind, raw):
     with FakeLLM(require_key=SECRET) as llm:
         llm.bad_usage = raw
@@ -90,9 +100,24 @@ def test_an_unusable_usage_count_is_unknown_not_a_crash(kind, raw):
     assert done.text and done.input_tokens is None and isinstance(done.output_tokens, int)
 
 
-@pytest.mark.parametrize("value, expected", [(0, 0), (17, 17), (17.0, 17), (10**9, 10**9), (10**9 + 1, None),
-                                             (-1, None), (1.5, None), (float("inf"), None), (float("nan"), None),
-                                             (True, None), ("17", None), (None, None), ([3], None)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (0, 0),
+        (17, 17),
+        (17.0, 17),
+        (10**9, 10**9),
+        (10**9 + 1, None),
+        (-1, None),
+        (1.5, None),
+        (float("inf"), None),
+        (float("nan"), None),
+        (True, None),
+        ("17", None),
+        (None, None),
+        ([3], None),
+    ],
+)
 def test_token_count(value, expected):
     assert token_count(value) == expected
 
@@ -103,10 +128,28 @@ def test_unknown_usage_makes_the_cost_unknown_and_is_cached_and_counted(small_vi
         llm.bad_usage = "1e400"
         llm.always("bad_usage", task="draft")
         model = _model(llm, max_retries=2)
-        stats = collect_shard([view], model, "default", "absolute", "v1", tmp_path / "cache", "shard-0",
-                              tmp_path / "out", show_progress=False)
-        again = collect_shard([view], model, "default", "absolute", "v1", tmp_path / "cache", "shard-0",
-                              tmp_path / "again", show_progress=False)
+        stats = collect_shard(
+            [view],
+            model,
+            "default",
+            "absolute",
+            "v1",
+            tmp_path / "cache",
+            "shard-0",
+            tmp_path / "out",
+            show_progress=False,
+        )
+        again = collect_shard(
+            [view],
+            model,
+            "default",
+            "absolute",
+            "v1",
+            tmp_path / "cache",
+            "shard-0",
+            tmp_path / "again",
+            show_progress=False,
+        )
     drafts = sum(1 for t in view.turns)
     assert stats["usage_unknown"] == drafts and again["usage_unknown"] == drafts and again["calls"] == 0
     output = json.loads((tmp_path / "out" / f"{view.conversation_id}.json").read_text())
@@ -119,8 +162,9 @@ def test_unknown_usage_makes_the_cost_unknown_and_is_cached_and_counted(small_vi
 def test_a_model_priced_at_zero_has_a_known_cost_of_zero_without_usage():
     model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x"})
     assert model.cost(None, None) == 0.0
-    priced = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
-                                    "price_output_per_million": 2.0})
+    priced = LiveModel.from_config(
+        {"name": "m", "kind": "openai_compatible", "model_id": "x", "price_output_per_million": 2.0}
+    )
     assert priced.cost(None, 1000) == 0.002 and priced.cost(5, None) is None
 
 
@@ -147,8 +191,17 @@ def test_an_echoed_key_reaches_no_output_cache_or_log(small_views, tmp_path, cap
     with FakeLLM(require_key=SECRET) as llm:
         llm.echo_at = 290
         llm.always("echo_key", task="draft")
-        stats = collect_shard([view], _model(llm), "default", "absolute", "v1", tmp_path / "cache", "shard-0",
-                              tmp_path / "out", show_progress=False)
+        stats = collect_shard(
+            [view],
+            _model(llm),
+            "default",
+            "absolute",
+            "v1",
+            tmp_path / "cache",
+            "shard-0",
+            tmp_path / "out",
+            show_progress=False,
+        )
     assert stats["refused"] == sum(1 for _ in view.turns)
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert written
@@ -164,8 +217,15 @@ def test_a_key_in_an_answer_even_json_escaped_is_redacted():
         body = '{"choices": [{"message": {"content": "plain %s and escaped %s"}}], "usage": {}}' % (SECRET, escaped)
         return httpx.Response(200, content=body.encode(), headers={"content-type": "application/json"})
 
-    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
-                                   "endpoint": "http://loopback.invalid/v1", "api_key_env": KEY_ENV})
+    model = LiveModel.from_config(
+        {
+            "name": "m",
+            "kind": "openai_compatible",
+            "model_id": "x",
+            "endpoint": "http://loopback.invalid/v1",
+            "api_key_env": KEY_ENV,
+        }
+    )
 
     async def run():
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
@@ -190,8 +250,15 @@ def test_a_body_without_content_length_is_cut_as_it_streams():
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=chunks())
 
-    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
-                                   "endpoint": "http://loopback.invalid/v1", "max_response_bytes": 65536})
+    model = LiveModel.from_config(
+        {
+            "name": "m",
+            "kind": "openai_compatible",
+            "model_id": "x",
+            "endpoint": "http://loopback.invalid/v1",
+            "max_response_bytes": 65536,
+        }
+    )
 
     async def run():
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:

@@ -39,7 +39,10 @@ def test_entries_are_never_overwritten_and_published_snapshots_are_read_immutabl
     b.close()
     a.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "default-shard-0.jsonl", "default-shard-0.snapshot.sqlite", "default-shard-1.jsonl"]
+        "default-shard-0.jsonl",
+        "default-shard-0.snapshot.sqlite",
+        "default-shard-1.jsonl",
+    ]
     c = ResponseCache(tmp_path, "default-shard-1")  # a's published snapshot, read-only
     assert c.get(key).text == "first"
     with pytest.raises(sqlite3.OperationalError):
@@ -96,9 +99,11 @@ def test_a_restart_that_asks_nothing_still_publishes_what_the_killed_run_stored(
 def test_files_of_the_earlier_wal_format_are_read_and_merged(tmp_path):
     legacy = sqlite3.connect(tmp_path / "default-shard-0.sqlite", isolation_level=None)
     legacy.execute("PRAGMA journal_mode=WAL")
-    legacy.execute("CREATE TABLE responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, text TEXT NOT NULL, "
-                   "input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_seconds REAL NOT NULL, "
-                   "created_at TEXT NOT NULL)")
+    legacy.execute(
+        "CREATE TABLE responses (key TEXT PRIMARY KEY, request TEXT NOT NULL, text TEXT NOT NULL, "
+        "input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, latency_seconds REAL NOT NULL, "
+        "created_at TEXT NOT NULL)"
+    )
     legacy.execute("INSERT INTO responses VALUES (?, '{}', 'old answer', 1, 1, 0.1, 't')", (_key("old"),))
     assert (tmp_path / "default-shard-0.sqlite-wal").exists()  # the answer is still in the WAL
     cache = ResponseCache(tmp_path, "default-shard-0")
@@ -130,8 +135,10 @@ def test_concurrent_writers_in_separate_processes_then_merge_lose_and_duplicate_
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(n_jobs)
     dies = {1: 90}  # job 1 is killed mid-way, then restarted
-    jobs = [context.Process(target=_writer, args=(str(tmp_path), s, n_own, n_shared, dies.get(s), barrier))
-            for s in range(n_jobs)]
+    jobs = [
+        context.Process(target=_writer, args=(str(tmp_path), s, n_own, n_shared, dies.get(s), barrier))
+        for s in range(n_jobs)
+    ]
     for job in jobs:
         job.start()
     for job in jobs:

@@ -24,14 +24,34 @@ SECRET = "sk-SECRET-5f3a9c"
 
 def _model(llm: FakeLLM, kind: str = "openai_compatible", **overrides) -> LiveModel:
     endpoint = llm.base_url + ("/v1" if kind == "openai_compatible" else "")
-    entry = {"name": "fake-model", "kind": kind, "model_id": "fake-1", "endpoint": endpoint, "api_key_env": KEY_ENV,
-             "concurrency": 8, "timeout_seconds": 2.0, "max_retries": 6, "max_repairs": 2, **overrides}
+    entry = {
+        "name": "fake-model",
+        "kind": kind,
+        "model_id": "fake-1",
+        "endpoint": endpoint,
+        "api_key_env": KEY_ENV,
+        "concurrency": 8,
+        "timeout_seconds": 2.0,
+        "max_retries": 6,
+        "max_repairs": 2,
+        **overrides,
+    }
     return LiveModel.from_config(entry)
 
 
 def _collect(views, model, tmp_path, name="out", **kw):
-    stats = collect_shard(views, model, "default", "absolute", "v1", tmp_path / "cache", "shard-0", tmp_path / name,
-                          show_progress=False, **kw)
+    stats = collect_shard(
+        views,
+        model,
+        "default",
+        "absolute",
+        "v1",
+        tmp_path / "cache",
+        "shard-0",
+        tmp_path / name,
+        show_progress=False,
+        **kw,
+    )
     return stats, {p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())}
 
 
@@ -79,7 +99,9 @@ def test_post_chat_ratings_are_collected_for_a_cohort_that_has_them(small_views,
         asked = [r for r in llm.requests if "TASK: post_chat_ratings" in json.dumps(r["body"])]
     assert stats["requests"] == sum(PromptSet.count_requests(v) for v in views) and stats["invalid"] == {}
     assert len(asked) == len(views)
-    ratings = em_tables(read_em_outputs(list_json_files(tmp_path / "out"), "fake-model", "default"))["em_post_chat_ratings"]
+    ratings = em_tables(read_em_outputs(list_json_files(tmp_path / "out"), "fake-model", "default"))[
+        "em_post_chat_ratings"
+    ]
     assert len(ratings) == 2 * len(views) and ratings["rating"].between(1, 5).all()
 
 
@@ -203,9 +225,17 @@ def test_a_missing_key_names_the_variable(small_views, tmp_path, monkeypatch):
 
 
 def test_an_unreachable_endpoint_fails_after_the_retries(small_views, tmp_path, fast_backoff):
-    model = LiveModel.from_config({"name": "nowhere", "kind": "openai_compatible", "model_id": "x",
-                                   "endpoint": "http://127.0.0.1:9/v1", "api_key_env": None, "max_retries": 2,
-                                   "timeout_seconds": 1.0})
+    model = LiveModel.from_config(
+        {
+            "name": "nowhere",
+            "kind": "openai_compatible",
+            "model_id": "x",
+            "endpoint": "http://127.0.0.1:9/v1",
+            "api_key_env": None,
+            "max_retries": 2,
+            "timeout_seconds": 1.0,
+        }
+    )
     with pytest.raises(CollectionError, match="failed 3 times"):
         _collect(small_views[:1], model, tmp_path)
 

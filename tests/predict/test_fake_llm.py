@@ -33,11 +33,34 @@ REPO = Path(__file__).resolve().parents[2]
 PROMPTS = REPO / "workflow" / "eibench" / "predict" / "prompts" / "v1.yaml"
 ANTHROPIC_HEADERS = {"x-api-key": "test-key", "anthropic-version": "2023-06-01"}
 
-PANAS = ["Afraid", "Scared", "Nervous", "Jittery", "Distressed", "Upset", "Guilty", "Ashamed", "Hostile", "Irritable",
-         "Interested", "Excited", "Strong", "Enthusiastic", "Proud", "Alert", "Inspired", "Determined", "Attentive",
-         "Active"]
-Q1 = ["To just listen or let me vent", "To help me understand or sort out my feelings",
-      "To help with something urgent, risky, or high-stakes", "Other"]
+PANAS = [
+    "Afraid",
+    "Scared",
+    "Nervous",
+    "Jittery",
+    "Distressed",
+    "Upset",
+    "Guilty",
+    "Ashamed",
+    "Hostile",
+    "Irritable",
+    "Interested",
+    "Excited",
+    "Strong",
+    "Enthusiastic",
+    "Proud",
+    "Alert",
+    "Inspired",
+    "Determined",
+    "Attentive",
+    "Active",
+]
+Q1 = [
+    "To just listen or let me vent",
+    "To help me understand or sort out my feelings",
+    "To help with something urgent, risky, or high-stakes",
+    "Other",
+]
 Q2 = ["Clear and explicitly stated", "Implied or indirect", "Unclear / evolving as I talked"]
 Q3 = ["Very well-matched and adaptive", "Mostly well-matched", "Mixed, some good moments, some misses"]
 KEYS = ["B1", "B13", "B408"]
@@ -47,18 +70,18 @@ COMPARISONS = ["0", "1", "2"]
 SMALL_USER = {
     "draft": "The conversation so far:\n[Turn 1] Person: hi\n\nWrite your reply to the person's last message.",
     "emotions": "At turn 2, did the person's feelings shift? If so, name the feelings with words from\n"
-                "this list (PANAS-SF): " + ", ".join(PANAS[:6]) + ",\n  " + ", ".join(PANAS[6:]) + ", each with an "
-                "intensity from 1 (very mild) to 7 (very\nintense).",
+    "this list (PANAS-SF): " + ", ".join(PANAS[:6]) + ",\n  " + ", ".join(PANAS[6:]) + ", each with an "
+    "intensity from 1 (very mild) to 7 (very\nintense).",
     "binary": "About the reply:\nB1. Did it?\nANSWER KEYS: " + ", ".join(KEYS) + "\nANSWER FORMAT: {...}",
     "pairwise": "Which reply?\nCOMPARISONS: " + ", ".join(COMPARISONS) + "\nANSWER FORMAT: {...}",
     "post_panas": "Predict.\nITEMS: " + ", ".join(PANAS) + "\nANSWER FORMAT: {...}",
     "conversation_wide": "Predict their answers.\n"
-                         "q1_lookingFor (one or more of): " + " | ".join(Q1) + "\n"
-                         "q2_emotionClarity (one of): " + " | ".join(Q2) + "\n"
-                         "q3_modelFit (one of): " + " | ".join(Q3) + "\n"
-                         "q3_followUp_whatFeltOff: a list of short phrases\n",
+    "q1_lookingFor (one or more of): " + " | ".join(Q1) + "\n"
+    "q2_emotionClarity (one of): " + " | ".join(Q2) + "\n"
+    "q3_modelFit (one of): " + " | ".join(Q3) + "\n"
+    "q3_followUp_whatFeltOff: a list of short phrases\n",
     "post_chat_ratings": "Predict their ratings.\nempathy (1..5): How empathetic?\nrelevance (1..5): How relevant?\n"
-                         "ITEMS: empathy, relevance\nANSWER FORMAT: {...}",
+    "ITEMS: empathy, relevance\nANSWER FORMAT: {...}",
 }
 
 
@@ -78,7 +101,11 @@ def openai_body(system: str | None, *users: str, model: str = "gpt-test", extra:
 
 
 def anthropic_body(system: str | None, *users: str, model: str = "claude-test") -> dict:
-    body: dict[str, Any] = {"model": model, "max_tokens": 200, "messages": [{"role": "user", "content": u} for u in users]}
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": 200,
+        "messages": [{"role": "user", "content": u} for u in users],
+    }
     if system is not None:
         body["system"] = system
     return body
@@ -103,8 +130,13 @@ def strip_fences(text: str) -> str:
     return text
 
 
-def check_answer(task: str, text: str, keys: list[str] | None = None, words: list[str] | None = None,
-                 options: dict[str, list[str]] | None = None) -> dict:
+def check_answer(
+    task: str,
+    text: str,
+    keys: list[str] | None = None,
+    words: list[str] | None = None,
+    options: dict[str, list[str]] | None = None,
+) -> dict:
     """Assert that the answer is valid for the task and the machine lines of the request."""
     if task == "draft":
         assert text and not text.lstrip().startswith("{")
@@ -139,8 +171,13 @@ def check_answer(task: str, text: str, keys: list[str] | None = None, words: lis
         assert all(isinstance(v, int) and 1 <= v <= 5 for v in obj["ratings"].values())
     elif task == "conversation_wide":
         opts = options or {"q1_lookingFor": Q1, "q2_emotionClarity": Q2, "q3_modelFit": Q3}
-        assert set(obj) == {"q1_lookingFor", "q2_emotionClarity", "q3_modelFit", "q3_followUp_whatFeltOff",
-                            "fourBranchScores"}
+        assert set(obj) == {
+            "q1_lookingFor",
+            "q2_emotionClarity",
+            "q3_modelFit",
+            "q3_followUp_whatFeltOff",
+            "fourBranchScores",
+        }
         assert 1 <= len(obj["q1_lookingFor"]) <= 2 and set(obj["q1_lookingFor"]) <= set(opts["q1_lookingFor"])
         assert obj["q2_emotionClarity"] in opts["q2_emotionClarity"]
         assert obj["q3_modelFit"] in opts["q3_modelFit"]
@@ -201,18 +238,24 @@ def render(prompts: dict, task: str, mode: str, seed: int) -> tuple[str, str, di
     transcript = Template(prompts["transcript_turn"]).substitute(turn)
     panas = [i.name for i in instrument.panas_items()]
     opts = {k: list(v) for k, v in instrument.survey_options().items()}
-    qids = list(instrument.binary_question_ids())[seed % 5: seed % 5 + 7]
+    qids = list(instrument.binary_question_ids())[seed % 5 : seed % 5 + 7]
     comparisons = [str(i) for i in range(seed % 4 + 1)]
-    words = panas[seed % 3:]
+    words = panas[seed % 3 :]
     values = {
-        "task": task, "mode_instructions": prompts["mode_instructions"][mode], "turn": 2,
-        "user": "Thanks, that helps a bit.", "history": transcript.rstrip(), "transcript": transcript.rstrip(),
+        "task": task,
+        "mode_instructions": prompts["mode_instructions"][mode],
+        "turn": 2,
+        "user": "Thanks, that helps a bit.",
+        "history": transcript.rstrip(),
+        "transcript": transcript.rstrip(),
         "panas_words": ", ".join(words),
         "questions": "\n".join(f"{q}. Question {q}?" for q in qids),
         "keys": ", ".join(qids if task.startswith("binary_") else comparisons if task == "pairwise" else panas),
         "comparisons": "\n".join(f"{c}: reply A vs reply B (general)" for c in comparisons),
-        "items": ", ".join(panas), "pre_items": "\n".join(f"{p}: 3" for p in panas),
-        "q1_options": " | ".join(opts["q1_lookingFor"]), "q2_options": " | ".join(opts["q2_emotionClarity"]),
+        "items": ", ".join(panas),
+        "pre_items": "\n".join(f"{p}: 3" for p in panas),
+        "q1_options": " | ".join(opts["q1_lookingFor"]),
+        "q2_options": " | ".join(opts["q2_emotionClarity"]),
         "q3_options": " | ".join(opts["q3_modelFit"]),
     }
     if task == "post_chat_ratings":
@@ -223,8 +266,15 @@ def render(prompts: dict, task: str, mode: str, seed: int) -> tuple[str, str, di
     system = Template(spec.get("system") or prompts["system"]).substitute(values)
     user = Template(spec["user"]).substitute(values)
     expect = {
-        "keys": (qids if task.startswith("binary_") else comparisons if task == "pairwise"
-                 else [r.name for r in instrument.post_chat_ratings()] if task == "post_chat_ratings" else panas),
+        "keys": (
+            qids
+            if task.startswith("binary_")
+            else comparisons
+            if task == "pairwise"
+            else [r.name for r in instrument.post_chat_ratings()]
+            if task == "post_chat_ratings"
+            else panas
+        ),
         "words": words,
         "options": opts,
     }
@@ -283,7 +333,8 @@ def test_unmatched_requests_get_refusal(llm, client, path):
 
 def test_content_blocks_and_system_blocks(llm, client):
     body = {
-        "model": "claude-test", "max_tokens": 100,
+        "model": "claude-test",
+        "max_tokens": 100,
         "system": [{"type": "text", "text": "TASK: pairwise\nYou are a test."}],
         "messages": [{"role": "user", "content": [{"type": "text", "text": "COMPARISONS: 5, 6"}]}],
     }
@@ -303,7 +354,12 @@ def test_wrap_json(client):
             json.loads(text)
         draft = content_of(OPENAI_PATH, post(client, llm, OPENAI_PATH, openai_body("TASK: draft", "hi")))
         assert "```" not in draft
-        assert text == "```json\n" + answer_text(OPENAI_PATH, openai_body("TASK: pairwise\nx", SMALL_USER["pairwise"])) + "\n```"
+        assert (
+            text
+            == "```json\n"
+            + answer_text(OPENAI_PATH, openai_body("TASK: pairwise\nx", SMALL_USER["pairwise"]))
+            + "\n```"
+        )
 
 
 @pytest.mark.parametrize("path", [OPENAI_PATH, ANTHROPIC_PATH])
@@ -377,8 +433,16 @@ def test_same_bytes_in_another_process(llm, client):
         "    out = [httpx.post(llm.base_url + OPENAI_PATH, json=b).text for b in bodies]\n"
         "print(json.dumps(out))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(bodies), capture_output=True, text=True,
-                          cwd=REPO, timeout=60, env={"PYTHONHASHSEED": "123", "PATH": ""}, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        input=json.dumps(bodies),
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+        check=True,
+    )
     assert json.loads(proc.stdout) == here
 
 
@@ -488,7 +552,12 @@ def test_inject_for_one_task(fresh, client):
     assert post(client, fresh, OPENAI_PATH, pairwise).status_code == 503
     assert post(client, fresh, OPENAI_PATH, pairwise).status_code == 200
     assert [(r["task"], r["fault"]) for r in fresh.requests] == [
-        ("emotions", None), ("pairwise", "500"), ("emotions", None), ("pairwise", "503"), ("pairwise", None)]
+        ("emotions", None),
+        ("pairwise", "500"),
+        ("emotions", None),
+        ("pairwise", "503"),
+        ("pairwise", None),
+    ]
     # Requests without a task only take faults queued for any task.
     fresh.inject("429", task="pairwise")
     assert post(client, fresh, OPENAI_PATH, openai_body(None, "hi")).status_code == 200
@@ -517,8 +586,21 @@ def test_unknown_fault_rejected(fresh):
         fresh.inject("teapot")
     with pytest.raises(ValueError):
         fresh.always("418", task="pairwise")
-    assert set(FAULTS) == {"400", "429", "500", "503", "timeout", "disconnect", "truncated", "malformed", "empty",
-                           "drip", "huge", "bad_usage", "echo_key"}
+    assert set(FAULTS) == {
+        "400",
+        "429",
+        "500",
+        "503",
+        "timeout",
+        "disconnect",
+        "truncated",
+        "malformed",
+        "empty",
+        "drip",
+        "huge",
+        "bad_usage",
+        "echo_key",
+    }
 
 
 def test_reset_clears_queue(fresh, client):
@@ -558,7 +640,9 @@ def test_require_key(client):
         abody = anthropic_body("TASK: pairwise\nx", SMALL_USER["pairwise"])
         bad = post(client, llm, ANTHROPIC_PATH, abody)  # ANTHROPIC_HEADERS carry another key
         assert bad.status_code == 401
-        good = post(client, llm, ANTHROPIC_PATH, abody, headers={"x-api-key": secret, "anthropic-version": "2023-06-01"})
+        good = post(
+            client, llm, ANTHROPIC_PATH, abody, headers={"x-api-key": secret, "anthropic-version": "2023-06-01"}
+        )
         assert good.status_code == 200
         responses += [bad, good]
         for r in responses:

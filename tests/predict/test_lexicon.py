@@ -55,6 +55,7 @@ def test_outputs_validate_and_tidy(gold, mode, tmp_path):
     em = em_tables(read_em_outputs(paths, MODEL, mode, known_conversations=ids))
 
     assert len(em["em_runs"]) == len(ids)
+
     def keys(df: pd.DataFrame) -> list[tuple[str, int]]:
         return sorted((str(c), int(t)) for c, t in zip(df["conversation_id"], df["turn_number"]))
 
@@ -147,12 +148,18 @@ def _perturbed(tables: dict[str, pd.DataFrame], pre_panas: bool) -> dict[str, pd
     t["turns"]["n_mood_tags"] = pd.array([0] * len(t["turns"]), dtype="Int64")
     judgements = t["binary_judgements"]
     for column in ("llm_value", "observed", "preferred", "gold_om", "gold_hp"):
-        judgements[column] = pd.array([_flip(v) for v in judgements[column].astype(object).where(judgements[column].notna(), None)],
-                                      dtype="string")
+        judgements[column] = pd.array(
+            [_flip(v) for v in judgements[column].astype(object).where(judgements[column].notna(), None)],
+            dtype="string",
+        )
     pw = t["pairwise_comparisons"]
-    pw["winner"] = pd.array([{"A": "B", "B": "A"}.get(w, "A") for w in pw["winner"].astype(object).where(pw["winner"].notna(), None)],
-                            dtype="string")
-    pw["winner_label"] = pd.array([r.response_a if r.winner == "A" else r.response_b for r in pw.itertuples()], dtype="string")
+    pw["winner"] = pd.array(
+        [{"A": "B", "B": "A"}.get(w, "A") for w in pw["winner"].astype(object).where(pw["winner"].notna(), None)],
+        dtype="string",
+    )
+    pw["winner_label"] = pd.array(
+        [r.response_a if r.winner == "A" else r.response_b for r in pw.itertuples()], dtype="string"
+    )
     items = t["panas_items"]
     phases = items["phase"].isin(["pre", "post"] if pre_panas else ["post"])
     items.loc[phases, "value"] = 8 - items.loc[phases, "value"]
@@ -206,23 +213,48 @@ def _set_text(tables: dict[str, pd.DataFrame], key: tuple[str, int], **texts: st
 
 def test_question_mark_answers_b13_yes(gold):
     key = _judged_turn(gold, "B13")
-    asks = _turn_outputs(lexicon_outputs(_set_text(gold, key, llm_response="Thanks for sharing. How are you holding up?"), MODEL, "default"))[key]
-    for field in ("em_binary_om_assessment", "em_binary_om_assessment_hp", "em_binary_human_prediction", "em_binary_human_prediction_hp"):
+    asks = _turn_outputs(
+        lexicon_outputs(
+            _set_text(gold, key, llm_response="Thanks for sharing. How are you holding up?"), MODEL, "default"
+        )
+    )[key]
+    for field in (
+        "em_binary_om_assessment",
+        "em_binary_om_assessment_hp",
+        "em_binary_human_prediction",
+        "em_binary_human_prediction_hp",
+    ):
         assert asks[field]["B13"] == "yes"
-    tells = _turn_outputs(lexicon_outputs(_set_text(gold, key, llm_response="Thanks for sharing."), MODEL, "default"))[key]
+    tells = _turn_outputs(lexicon_outputs(_set_text(gold, key, llm_response="Thanks for sharing."), MODEL, "default"))[
+        key
+    ]
     assert tells["em_binary_om_assessment"]["B13"] == "no"
-    judged = set(gold["binary_judgements"].query("conversation_id == @key[0] and turn_number == @key[1]")["question_id"])
+    judged = set(
+        gold["binary_judgements"].query("conversation_id == @key[0] and turn_number == @key[1]")["question_id"]
+    )
     assert set(asks["em_binary_om_assessment"]) == judged
 
 
 def test_binary_cues_and_hp_policy():
     reply = "It sounds like you might be feeling nervous. You could try writing it down. Is that wrong of them?"
     om, hp = binary_answers(reply, ["B7", "B1", "B11", "B313", "B13", "B14", "B19", "B18", "B8", "B999"])
-    assert om == {"B7": "yes", "B1": "yes", "B11": "yes", "B313": "yes", "B13": "yes", "B14": "yes",
-                  "B19": "no", "B18": "no", "B8": "yes", "B999": "no"}
+    assert om == {
+        "B7": "yes",
+        "B1": "yes",
+        "B11": "yes",
+        "B313": "yes",
+        "B13": "yes",
+        "B14": "yes",
+        "B19": "no",
+        "B18": "no",
+        "B8": "yes",
+        "B999": "no",
+    }
     assert hp["B14"] == "no" and hp["B19"] == "yes" and hp["B11"] == "yes" and hp["B999"] == "no"
-    om, _ = binary_answers("If you feel unsafe, call a crisis line. That makes sense because this happens often.",
-                           ["B17", "B18", "B19", "B12"])
+    om, _ = binary_answers(
+        "If you feel unsafe, call a crisis line. That makes sense because this happens often.",
+        ["B17", "B18", "B19", "B12"],
+    )
     assert set(om.values()) == {"yes"}
     assert set(lexicon.BINARY_RULES) == set(instrument.binary_question_ids())
     assert all(c in lexicon.CUES or c == "emotion_words" for rule in lexicon.BINARY_RULES.values() for c in rule.cues)
@@ -235,7 +267,9 @@ def test_scared_message_gives_a_negative_tag(gold):
     assert all(instrument.panas_by_word()[w].affect == "negative" for w in words)
     assert all(1 <= t["intensity"] <= 7 for t in tags) and len(tags) <= 3
     key = (str(gold["turns"]["conversation_id"].iloc[0]), int(gold["turns"]["turn_number"].iloc[0]))
-    out = _turn_outputs(lexicon_outputs(_set_text(gold, key, user_message="I feel so scared and nervous"), MODEL, "default"))[key]
+    out = _turn_outputs(
+        lexicon_outputs(_set_text(gold, key, user_message="I feel so scared and nervous"), MODEL, "default")
+    )[key]
     assert out["em_emotion_tags"] == tags
     assert tags[0]["emotion"] in out["em_drafted_response"]
 
@@ -247,7 +281,10 @@ def test_no_emotion_signal_gives_no_tag():
 
 
 def test_intensity_follows_vader_magnitude():
-    mild, strong = emotion_tags("I guess I'm nervous."), emotion_tags("I'm so terribly nervous and afraid, it is awful!!")
+    mild, strong = (
+        emotion_tags("I guess I'm nervous."),
+        emotion_tags("I'm so terribly nervous and afraid, it is awful!!"),
+    )
     assert mild and strong and mild[0]["intensity"] < strong[0]["intensity"]
 
 
@@ -275,4 +312,6 @@ def test_post_panas_follows_valence_and_trend():
     falling = lexicon.post_panas(list(reversed(up)), pre, {})["items"]
     assert rising["Excited"] > 4 > falling["Excited"] and rising["Afraid"] < 4 < falling["Afraid"]
     assert lexicon.post_panas([], None, None)["totals"] == {"totalPositiveAffect": 40, "totalNegativeAffect": 40}
-    assert lexicon.post_panas(up, {}, {"positive": 30.0})["items"]["Excited"] == lexicon.round_half_up(3 + 6 * lexicon.valence_trend(up), 1, 7)
+    assert lexicon.post_panas(up, {}, {"positive": 30.0})["items"]["Excited"] == lexicon.round_half_up(
+        3 + 6 * lexicon.valence_trend(up), 1, 7
+    )

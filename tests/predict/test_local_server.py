@@ -12,7 +12,7 @@ import pytest
 from eibench.predict import local_server
 from eibench.predict.local_server import LocalServer, ServerError, alive, free_port, revision, stop_pid
 
-STAND_IN = textwrap.dedent('''
+STAND_IN = textwrap.dedent("""
     import sys, time
     from http.server import BaseHTTPRequestHandler, HTTPServer
     args = sys.argv[1:]
@@ -32,7 +32,7 @@ STAND_IN = textwrap.dedent('''
         def log_message(self, *a):
             pass
     HTTPServer(("127.0.0.1", port), H).serve_forever()
-''')
+""")
 
 
 def _python(tmp_path: Path, mode: str) -> str:
@@ -40,7 +40,7 @@ def _python(tmp_path: Path, mode: str) -> str:
     script = tmp_path / f"stand_in_{mode}.py"
     script.write_text(STAND_IN.format(mode=mode))
     exe = tmp_path / f"python_{mode}"
-    exe.write_text(f"#!/bin/sh\nexec {sys.executable} {script} \"$@\"\n")
+    exe.write_text(f'#!/bin/sh\nexec {sys.executable} {script} "$@"\n')
     exe.chmod(0o755)
     return str(exe)
 
@@ -52,8 +52,16 @@ def test_starts_waits_records_and_stops_by_pid(tmp_path):
         pid = server.process.pid
         record = json.loads(pid_file.read_text())
         assert record["pid"] == pid and record["endpoint"] == server.endpoint and alive(pid, record["start"])
-        assert server.command()[-8:] == ["--host", "127.0.0.1", "--port", str(server.port), "--n_ctx", "8192",
-                                         "--n_threads", "2"]
+        assert server.command()[-8:] == [
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(server.port),
+            "--n_ctx",
+            "8192",
+            "--n_threads",
+            "2",
+        ]
     assert not alive(pid) and not pid_file.exists()
 
 

@@ -58,8 +58,16 @@ def files(tmp_path):
 
 def model(llm, kind="openai_compatible", modalities=("text", "image", "audio"), **kw) -> LiveModel:
     endpoint = llm.base_url + "/v1" if kind == "openai_compatible" else llm.base_url
-    return LiveModel(name=f"mm-{kind}", kind=kind, model_id="fake-mm", endpoint=endpoint, api_key_env=KEY_ENV,
-                     modalities=modalities, max_retries=0, **kw)
+    return LiveModel(
+        name=f"mm-{kind}",
+        kind=kind,
+        model_id="fake-mm",
+        endpoint=endpoint,
+        api_key_env=KEY_ENV,
+        modalities=modalities,
+        max_retries=0,
+        **kw,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -81,18 +89,25 @@ def b64(data: bytes) -> str:
 
 def test_openai_payload_shape(files):
     image, audio = media.read_media(files["png"], "image"), media.read_media(files["wav"], "audio")
-    messages = [{"role": "system", "content": "Be brief."},
-                {"role": "user", "content": [image, audio, "What is the emotion?"]}]
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": [image, audio, "What is the emotion?"]},
+    ]
     with FakeLLM() as llm:
         done = ask(model(llm), messages)
         (request,) = llm.requests
     assert request["path"] == OPENAI_PATH and done.text
     assert request["body"]["messages"] == [
         {"role": "system", "content": "Be brief."},
-        {"role": "user", "content": [
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64(files["png"].read_bytes())}},
-            {"type": "input_audio", "input_audio": {"data": b64(files["wav"].read_bytes()), "format": "wav"}},
-            {"type": "text", "text": "What is the emotion?"}]}]
+        {
+            "role": "user",
+            "content": [
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64," + b64(files["png"].read_bytes())}},
+                {"type": "input_audio", "input_audio": {"data": b64(files["wav"].read_bytes()), "format": "wav"}},
+                {"type": "text", "text": "What is the emotion?"},
+            ],
+        },
+    ]
 
 
 def test_anthropic_payload_shape(files):
@@ -103,9 +118,18 @@ def test_anthropic_payload_shape(files):
         (request,) = llm.requests
     assert request["path"] == ANTHROPIC_PATH
     assert request["body"]["system"] == "Be brief."
-    assert request["body"]["messages"] == [{"role": "user", "content": [
-        {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": b64(files["jpg"].read_bytes())}},
-        {"type": "text", "text": "Emotion?"}]}]
+    assert request["body"]["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/jpeg", "data": b64(files["jpg"].read_bytes())},
+                },
+                {"type": "text", "text": "Emotion?"},
+            ],
+        }
+    ]
 
 
 def test_text_only_payload_is_unchanged():
@@ -122,8 +146,11 @@ def test_anthropic_audio_fails_before_any_call_naming_model_request_and_fix(file
     audio = media.read_media(files["wav"], "audio")
     with FakeLLM() as llm:
         with pytest.raises(media.ModalityError) as err:
-            ask(model(llm, "anthropic", ("text", "image")), [{"role": "user", "content": [audio, "Why?"]}],
-                where="item 'c7' of items.json")
+            ask(
+                model(llm, "anthropic", ("text", "image")),
+                [{"role": "user", "content": [audio, "Why?"]}],
+                where="item 'c7' of items.json",
+            )
         assert llm.count == 0
     message = str(err.value)
     assert "'mm-anthropic'" in message and "item 'c7' of items.json" in message
@@ -135,7 +162,10 @@ def test_modality_not_declared_fails_before_any_call(files):
     with FakeLLM() as llm:
         with pytest.raises(media.ModalityError, match=r"does not accept image input.*config key 'modalities'"):
             ask(model(llm, modalities=("text",)), [{"role": "user", "content": [image, "?"]}])
-        with pytest.raises(media.ModalityError, match=r"f1.png has \d+ bytes, more than the 20 allowed for model .mm-openai_compatible."):
+        with pytest.raises(
+            media.ModalityError,
+            match=r"f1.png has \d+ bytes, more than the 20 allowed for model .mm-openai_compatible.",
+        ):
             ask(model(llm, max_media_bytes=20), [{"role": "user", "content": [image, "?"]}])
         assert llm.count == 0
 
@@ -163,9 +193,15 @@ def test_cache_form_holds_digests_not_paths_or_bytes(tmp_path, files):
     moved.parent.mkdir()
     moved.write_bytes(files["png"].read_bytes())
     form = media.cache_form([{"role": "user", "content": [image, "Why?"]}])
-    assert form == [{"role": "user", "content": [
-        {"type": "image", "media_type": "image/png", "sha256": image.sha256, "bytes": len(image.data)},
-        {"type": "text", "text": "Why?"}]}]
+    assert form == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "image", "media_type": "image/png", "sha256": image.sha256, "bytes": len(image.data)},
+                {"type": "text", "text": "Why?"},
+            ],
+        }
+    ]
     identity = {"kind": "openai_compatible", "model_id": "m"}
     same = media.cache_form([{"role": "user", "content": [media.read_media(moved, "image"), "Why?"]}])
     assert request_key(identity, "v", same, 0) == request_key(identity, "v", form, 0)
@@ -190,9 +226,16 @@ def test_select_frames_is_even_and_deterministic():
 def test_config_declares_modalities(default_config):
     schema = load_schema(REPO / "config" / "schema" / "config.schema.yaml")
     config = dict(default_config)
-    config["models"] = [*default_config["models"],
-                        {"name": "vision", "kind": "openai_compatible", "model_id": "m", "modalities": ["image"],
-                         "max_media_bytes": 1000000}]
+    config["models"] = [
+        *default_config["models"],
+        {
+            "name": "vision",
+            "kind": "openai_compatible",
+            "model_id": "m",
+            "modalities": ["image"],
+            "max_media_bytes": 1000000,
+        },
+    ]
     validate_config(config, schema, REPO)
     assert LiveModel.from_config(config["models"][-1]).modalities == ("text", "image")
     config["models"][-1] = {"name": "claude", "kind": "anthropic", "model_id": "m", "modalities": ["text", "audio"]}

@@ -19,10 +19,13 @@ def _plant(view: ConversationView, turn_number: int) -> ConversationView:
     turns = []
     for t in view.turns:
         if t.turn_number == turn_number:
-            comps = tuple(dataclasses.replace(c, text_a=f"{c.text_a} {MARKER}", text_b=f"{c.text_b} {MARKER}")
-                          for c in t.comparisons)
-            t = dataclasses.replace(t, user_message=f"{t.user_message} {MARKER}", om_reply=f"{t.om_reply} {MARKER}",
-                                    comparisons=comps)
+            comps = tuple(
+                dataclasses.replace(c, text_a=f"{c.text_a} {MARKER}", text_b=f"{c.text_b} {MARKER}")
+                for c in t.comparisons
+            )
+            t = dataclasses.replace(
+                t, user_message=f"{t.user_message} {MARKER}", om_reply=f"{t.om_reply} {MARKER}", comparisons=comps
+            )
         turns.append(t)
     return dataclasses.replace(view, turns=turns)
 
@@ -78,16 +81,19 @@ def test_every_request_names_its_task_and_what_it_expects(small_views):
             assert len(request.expect) == 36 and "ANSWER KEYS: B1, B2" in request.messages[1]["content"]
 
 
-@pytest.mark.parametrize("text,ok", [
-    ('{"emotions": [{"emotion": "Upset", "intensity": 5}]}', True),
-    ('Sure!\n```json\n{"emotions": []}\n```', True),
-    ('{"emotions": [{"emotion": "upset", "intensity": "moderate"}]}', True),
-    ('{"emotions": [{"emotion": "upset", "intensity": 12}]}', False),  # out of 1..7: a repair asks again
-    ('{"emotions": [{"emotion": "", "intensity": 3}]}', False),
-    ('{"emotions": "upset"}', False),
-    ("no json here", False),
-    ('{"emotions": [', False),
-])
+@pytest.mark.parametrize(
+    "text,ok",
+    [
+        ('{"emotions": [{"emotion": "Upset", "intensity": 5}]}', True),
+        ('Sure!\n```json\n{"emotions": []}\n```', True),
+        ('{"emotions": [{"emotion": "upset", "intensity": "moderate"}]}', True),
+        ('{"emotions": [{"emotion": "upset", "intensity": 12}]}', False),  # out of 1..7: a repair asks again
+        ('{"emotions": [{"emotion": "", "intensity": 3}]}', False),
+        ('{"emotions": "upset"}', False),
+        ("no json here", False),
+        ('{"emotions": [', False),
+    ],
+)
 def test_parse_emotions(text, ok):
     assert parse("emotions", text).ok is ok
 
@@ -104,12 +110,19 @@ def test_parse_binary_and_pairwise_need_every_key():
 
 def test_parse_panas_and_survey():
     items = ("Afraid", "Active")
-    assert parse("post_panas_absolute", '{"items": {"afraid": 2, "Active": 6}}', items).value == {"Afraid": 2, "Active": 6}
+    assert parse("post_panas_absolute", '{"items": {"afraid": 2, "Active": 6}}', items).value == {
+        "Afraid": 2,
+        "Active": 6,
+    }
     assert not parse("post_panas_absolute", '{"items": {"Afraid": 9, "Active": 6}}', items).ok
     assert parse("post_panas_delta", '{"items": {"Afraid": -3, "Active": 0}}', items).ok
-    good = {"q1_lookingFor": ["to just listen or let me vent"], "q2_emotionClarity": "Mixed or conflicted",
-            "q3_modelFit": "Mostly well-matched", "q3_followUp_whatFeltOff": [],
-            "fourBranchScores": {"perceiving": 5, "facilitating": 4, "understanding": 6, "managing": 5}}
+    good = {
+        "q1_lookingFor": ["to just listen or let me vent"],
+        "q2_emotionClarity": "Mixed or conflicted",
+        "q3_modelFit": "Mostly well-matched",
+        "q3_followUp_whatFeltOff": [],
+        "fourBranchScores": {"perceiving": 5, "facilitating": 4, "understanding": 6, "managing": 5},
+    }
     parsed = parse("conversation_wide", json.dumps(good))
     assert parsed.ok and parsed.value["q1_lookingFor"] == ["To just listen or let me vent"]
     bad = dict(good, q3_modelFit="Great")
@@ -119,8 +132,12 @@ def test_parse_panas_and_survey():
 def test_parse_post_chat_ratings():
     items = ("empathy", "relevance")
     assert parse("post_chat_ratings", '{"ratings": {"Empathy": 4.4, "relevance": 2}}', items).value == {
-        "empathy": 4, "relevance": 2}
-    assert "ratings.relevance" in parse("post_chat_ratings", '{"ratings": {"empathy": 4, "relevance": 6}}', items).problem
+        "empathy": 4,
+        "relevance": 2,
+    }
+    assert (
+        "ratings.relevance" in parse("post_chat_ratings", '{"ratings": {"empathy": 4, "relevance": 6}}', items).problem
+    )
     assert "ratings.relevance" in parse("post_chat_ratings", '{"ratings": {"empathy": 4}}', items).problem
     assert not parse("post_chat_ratings", '{"empathy": 4, "relevance": 2}', items).ok
 
@@ -138,7 +155,9 @@ def test_post_chat_ratings_are_asked_only_of_a_cohort_that_has_them(small_views)
     text = last.messages[1]["content"]
     assert "empathy (1..5)" in text and "relevance (1..5)" in text and "ITEMS: empathy, relevance" in text
     # The other requests are unchanged: their cache keys stay valid.
-    assert [r.messages for r in requests[:-1]] == [r.messages for r in prompts.conversation_requests(view, "default", "absolute")]
+    assert [r.messages for r in requests[:-1]] == [
+        r.messages for r in prompts.conversation_requests(view, "default", "absolute")
+    ]
 
 
 def test_extract_json_takes_the_first_object():
@@ -150,8 +169,14 @@ def test_aggregate_majority_median_and_words():
     assert aggregate("pairwise", [{"0": "A"}, {"0": "B"}]) == {"0": "A"}  # tie: the earliest sample
     assert aggregate("post_panas_absolute", [{"Afraid": 1}, {"Afraid": 4}, {"Afraid": 6}]) == {"Afraid": 4}
     assert aggregate("post_chat_ratings", [{"empathy": 2}, {"empathy": 5}, {"empathy": 4}]) == {"empathy": 4}
-    tags = aggregate("emotions", [[{"emotion": "upset", "intensity": 2}], [{"emotion": "upset", "intensity": 6}],
-                                  [{"emotion": "afraid", "intensity": 3}]])
+    tags = aggregate(
+        "emotions",
+        [
+            [{"emotion": "upset", "intensity": 2}],
+            [{"emotion": "upset", "intensity": 6}],
+            [{"emotion": "afraid", "intensity": 3}],
+        ],
+    )
     assert tags == [{"emotion": "upset", "intensity": 4}]
 
 

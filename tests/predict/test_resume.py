@@ -17,13 +17,22 @@ from eibench.tables import write_parquet
 from .fake_llm import FakeLLM
 
 RUNNER = Path(__file__).with_name("run_collect.py")
-IDENTITY = {"kind": "openai_compatible", "model_id": "fake-1", "revision": "", "temperature": 0.0, "max_tokens": 1024,
-            "params": {}}
+IDENTITY = {
+    "kind": "openai_compatible",
+    "model_id": "fake-1",
+    "revision": "",
+    "temperature": 0.0,
+    "max_tokens": 1024,
+    "params": {},
+}
 
 
 def _run(gold: Path, endpoint: str, cache: Path, out: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(RUNNER), str(gold), endpoint, str(cache), str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, str(RUNNER), str(gold), endpoint, str(cache), str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _stored_keys(cache: Path) -> set[str]:

@@ -29,8 +29,11 @@ RUNNER = Path(__file__).with_name("run_collect.py")
 
 def _write_lock(path: Path, host: str, pid: int, pid_start=None, age: float = 0.0, token: str = "other") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"host": host, "pid": pid, "pid_start": pid_start, "started": "2026-01-01T00:00:00Z",
-                                "token": token}))
+    path.write_text(
+        json.dumps(
+            {"host": host, "pid": pid, "pid_start": pid_start, "started": "2026-01-01T00:00:00Z", "token": token}
+        )
+    )
     then = time.time() - age
     os.utime(path, (then, then))
 
@@ -148,12 +151,22 @@ def _gold(small_gold, tmp_path: Path) -> Path:
 
 def test_collect_shard_refuses_a_shard_a_live_collector_owns_and_writes_nothing(small_views, tmp_path):
     lock_path = tmp_path / "cache" / "fake-model" / "shard-0.lock"
-    model = LiveModel.from_config({"name": "fake-model", "kind": "openai_compatible", "model_id": "fake-1",
-                                   "endpoint": "http://127.0.0.1:9/v1"})
+    model = LiveModel.from_config(
+        {"name": "fake-model", "kind": "openai_compatible", "model_id": "fake-1", "endpoint": "http://127.0.0.1:9/v1"}
+    )
     with ShardLock(lock_path, stale_seconds=60):
         with pytest.raises(ShardLocked, match=f"PID {os.getpid()}"):
-            collect_shard(small_views, model, "default", "absolute", "v1", tmp_path / "cache", "shard-0",
-                          tmp_path / "out", show_progress=False)
+            collect_shard(
+                small_views,
+                model,
+                "default",
+                "absolute",
+                "v1",
+                tmp_path / "cache",
+                "shard-0",
+                tmp_path / "out",
+                show_progress=False,
+            )
     assert sorted(p.name for p in lock_path.parent.iterdir()) == []
     assert not any((tmp_path / "out").glob("*.json"))
 
@@ -163,11 +176,26 @@ def test_an_orphaned_collector_stores_what_it_sent_and_exits_then_a_rerun_repeat
     answers in flight and exits; the rerun then sends every request at most once in all."""
     gold = _gold(small_gold, tmp_path)
     with FakeLLM(latency=0.2) as llm:
-        args = [sys.executable, str(RUNNER), str(gold), llm.base_url + "/v1", str(tmp_path / "cache"),
-                str(tmp_path / "out")]
-        parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
-                                   "child = subprocess.Popen(sys.argv[1:])\nprint(child.pid, flush=True)\n"
-                                   "time.sleep(600)", *args], stdout=subprocess.PIPE, text=True)
+        args = [
+            sys.executable,
+            str(RUNNER),
+            str(gold),
+            llm.base_url + "/v1",
+            str(tmp_path / "cache"),
+            str(tmp_path / "out"),
+        ]
+        parent = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "import subprocess, sys, time\n"
+                "child = subprocess.Popen(sys.argv[1:])\nprint(child.pid, flush=True)\n"
+                "time.sleep(600)",
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         child = int(parent.stdout.readline())
         deadline = time.monotonic() + 120
         while llm.count < 12 and time.monotonic() < deadline:
@@ -185,8 +213,10 @@ def test_an_orphaned_collector_stores_what_it_sent_and_exits_then_a_rerun_repeat
         rerun = subprocess.run(args, capture_output=True, text=True, timeout=300)
         assert rerun.returncode == 0, rerun.stderr[-2000:]
         counts = llm.counts_by_request()
-    print(f"orphan exited {exited_after:.2f} s after its parent's kill, having sent {sent_by_orphan - sent_at_kill} "
-          f"more requests; {llm.count} requests in all, {len(counts)} distinct")
+    print(
+        f"orphan exited {exited_after:.2f} s after its parent's kill, having sent {sent_by_orphan - sent_at_kill} "
+        f"more requests; {llm.count} requests in all, {len(counts)} distinct"
+    )
     assert exited_after < 5, f"the orphan took {exited_after:.1f} s to exit"
     assert sent_by_orphan - sent_at_kill <= 8  # at most the requests in flight (concurrency 4) and their races
     twice = {k: n for k, n in counts.items() if n > 1}
@@ -215,8 +245,15 @@ def test_a_stopping_collector_cuts_its_wait_between_attempts_short():
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(429, headers={"retry-after": "100"})
 
-    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
-                                   "endpoint": "http://loopback.invalid/v1", "max_retries": 3})
+    model = LiveModel.from_config(
+        {
+            "name": "m",
+            "kind": "openai_compatible",
+            "model_id": "x",
+            "endpoint": "http://loopback.invalid/v1",
+            "max_retries": 3,
+        }
+    )
     stopping = threading.Event()
 
     async def run():

@@ -21,14 +21,33 @@ from .fake_llm import FakeLLM
 
 def _model(llm: FakeLLM | None, **overrides) -> LiveModel:
     endpoint = llm.base_url + "/v1" if llm else "http://127.0.0.1:9/v1"
-    entry = {"name": "fake-model", "kind": "openai_compatible", "model_id": "fake-1", "endpoint": endpoint,
-             "api_key_env": None, "concurrency": 4, "timeout_seconds": 2.0, "max_retries": 0, **overrides}
+    entry = {
+        "name": "fake-model",
+        "kind": "openai_compatible",
+        "model_id": "fake-1",
+        "endpoint": endpoint,
+        "api_key_env": None,
+        "concurrency": 4,
+        "timeout_seconds": 2.0,
+        "max_retries": 0,
+        **overrides,
+    }
     return LiveModel.from_config(entry)
 
 
 def _collect(views, model, tmp_path, name="out", **kw):
-    stats = collect_shard(views, model, "default", "absolute", "v1", tmp_path / "cache", "default-shard-0",
-                          tmp_path / name, show_progress=False, **kw)
+    stats = collect_shard(
+        views,
+        model,
+        "default",
+        "absolute",
+        "v1",
+        tmp_path / "cache",
+        "default-shard-0",
+        tmp_path / name,
+        show_progress=False,
+        **kw,
+    )
     return stats, {p.name: p.read_bytes() for p in sorted((tmp_path / name).iterdir())}
 
 
@@ -51,8 +70,11 @@ def test_every_schema_is_valid_and_its_canonical_answers_parse(small_views):
 
 
 def test_a_schema_refuses_what_the_task_does_not_allow(small_views):
-    request = next(r for r in PromptSet.load("v1").conversation_requests(small_views[0], "default", "absolute")
-                   if r.task == "binary_om_observer")
+    request = next(
+        r
+        for r in PromptSet.load("v1").conversation_requests(small_views[0], "default", "absolute")
+        if r.task == "binary_om_observer"
+    )
     schema = answer_schema(request.task, request.expect)
     answer = {k: "yes" for k in request.expect}
     jsonschema.validate(answer, schema)
@@ -107,8 +129,9 @@ def test_a_record_rebuilds_the_outputs_without_the_server(small_views, tmp_path)
     text = (tmp_path / "record.jsonl").read_text()
     assert "TASK:" not in text and views[0].turns[0].user_message not in text  # no request is stored
     # the server is gone: every answer comes from the record, verified against its key
-    again, second = _collect(views, _model(None, structured_output=True), tmp_path / "offline",
-                             record=tmp_path / "record.jsonl")
+    again, second = _collect(
+        views, _model(None, structured_output=True), tmp_path / "offline", record=tmp_path / "record.jsonl"
+    )
     assert second == first and again["calls"] == 0 and again["record_hits"] == len(rec.entries)
 
 

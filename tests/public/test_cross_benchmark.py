@@ -29,8 +29,24 @@ FIXTURE = [
     _row("eqbench", "yi-6b-chat", base="yi-6b", family="yi", developer="01", match="none"),
     _row("eqbench", "tune-of-llama-7b", base="llama-7b", family="llama", developer="meta", tuning="third_party"),
     # EmoBench-M
-    _row("emobench_m", "vl-llama-7b", base="llama-7b", family="llama", developer="meta", tuning="third_party", match="backbone"),
-    _row("emobench_m", "vl-qwen2-7b", base="qwen2-7b", family="qwen2", developer="ali", tuning="third_party", match="developer"),
+    _row(
+        "emobench_m",
+        "vl-llama-7b",
+        base="llama-7b",
+        family="llama",
+        developer="meta",
+        tuning="third_party",
+        match="backbone",
+    ),
+    _row(
+        "emobench_m",
+        "vl-qwen2-7b",
+        base="qwen2-7b",
+        family="qwen2",
+        developer="ali",
+        tuning="third_party",
+        match="developer",
+    ),
     _row("emobench_m", "gpt-y", family="gpt-5", developer="openai", match="developer"),
     _row("emobench_m", "glm", family="glm", developer="zhipu", match="none"),
 ]
@@ -53,20 +69,32 @@ def test_pairs_and_units_follow_the_rules(tmp_path):
     _, table = xb.read_mapping(_write(tmp_path))
     p = xb.pairs(table)
     got = {(a, b): lv for a, b, lv in zip(p["eqbench_model"], p["emobench_m_model"], p["level"])}
-    assert got == {("llama-7b-chat", "vl-llama-7b"): "backbone", ("llama-70b-chat", "vl-llama-7b"): "family",
-                   ("qwen-7b-chat", "vl-qwen2-7b"): "developer", ("gpt-x", "gpt-y"): "developer"}
+    assert got == {
+        ("llama-7b-chat", "vl-llama-7b"): "backbone",
+        ("llama-70b-chat", "vl-llama-7b"): "family",
+        ("qwen-7b-chat", "vl-qwen2-7b"): "developer",
+        ("gpt-x", "gpt-y"): "developer",
+    }
     assert xb.units(table, "exact") == {}
     assert xb.units(table, "backbone") == {"llama-7b": {"eqbench": ["llama-7b-chat"], "emobench_m": ["vl-llama-7b"]}}
-    assert xb.units(table, "family") == {"llama": {"eqbench": ["llama-70b-chat", "llama-7b-chat"], "emobench_m": ["vl-llama-7b"]}}
+    assert xb.units(table, "family") == {
+        "llama": {"eqbench": ["llama-70b-chat", "llama-7b-chat"], "emobench_m": ["vl-llama-7b"]}
+    }
     assert sorted(xb.units(table, "developer")) == ["ali", "meta", "openai"]
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda rows: [rows[0].replace(",backbone,", ",family,"), *rows[1:]], "states 'family' but its keys give 'backbone'"),
-    (lambda rows: [rows[0].replace(",backbone,", ",close,"), *rows[1:]], "column match: 'close' is not one of"),
-    (lambda rows: [*rows, rows[-1]], "is listed twice"),
-    (lambda rows: [rows[0].replace("eqbench", "eq-bench"), *rows[1:]], "column benchmark"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (
+            lambda rows: [rows[0].replace(",backbone,", ",family,"), *rows[1:]],
+            "states 'family' but its keys give 'backbone'",
+        ),
+        (lambda rows: [rows[0].replace(",backbone,", ",close,"), *rows[1:]], "column match: 'close' is not one of"),
+        (lambda rows: [*rows, rows[-1]], "is listed twice"),
+        (lambda rows: [rows[0].replace("eqbench", "eq-bench"), *rows[1:]], "column benchmark"),
+    ],
+)
 def test_a_wrong_mapping_is_refused_naming_line_and_column(tmp_path, edit, message):
     with pytest.raises(xb.MappingError) as err:
         xb.read_mapping(_write(tmp_path, edit(list(FIXTURE))))
@@ -98,10 +126,14 @@ def test_rank_agreement_known_values():
 
 def test_noise_free_redraws_give_a_point_interval_and_noise_widens_it():
     x, y = np.array([1.0, 2, 3, 4, 5, 6]), np.array([2.0, 1, 3, 4, 6, 5])
-    still = xb.rank_agreement(x, y, 100, 1000, np.random.default_rng(1), x_draws=np.tile(x, (50, 1)), y_draws=np.tile(y, (50, 1)))
+    still = xb.rank_agreement(
+        x, y, 100, 1000, np.random.default_rng(1), x_draws=np.tile(x, (50, 1)), y_draws=np.tile(y, (50, 1))
+    )
     assert still["tau_lo_items"] == still["tau_hi_items"] == pytest.approx(still["tau"])
     rng = np.random.default_rng(2)
-    noisy = xb.rank_agreement(x, y, 100, 1000, rng, x_draws=x + rng.normal(0, 2, (400, 6)), y_draws=np.tile(y, (400, 1)))
+    noisy = xb.rank_agreement(
+        x, y, 100, 1000, rng, x_draws=x + rng.normal(0, 2, (400, 6)), y_draws=np.tile(y, (400, 1))
+    )
     assert noisy["tau_lo_items"] < still["tau"] and noisy["tau_hi_items"] - noisy["tau_lo_items"] > 0.3
 
 
@@ -112,7 +144,9 @@ def test_monte_carlo_permutations_above_n_factorial():
 
 
 def test_emobench_m_measures_and_redraws():
-    scores = pd.DataFrame({"a": [50.0, 80.0], "b": [70.0, np.nan], "c": [40.0, 60.0], "LR": [10.0, 10.0]}, index=["m1", "m2"])
+    scores = pd.DataFrame(
+        {"a": [50.0, 80.0], "b": [70.0, np.nan], "c": [40.0, 60.0], "LR": [10.0, 10.0]}, index=["m1", "m2"]
+    )
     dims = {"a": "FER", "b": "FER", "c": "CEU", "LR": "SCEA"}
     # SCEA has no classification scenario here: a dimension without scenarios is NaN
     with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
@@ -120,7 +154,9 @@ def test_emobench_m_measures_and_redraws():
     assert m.loc["m1", "FER"] == 60 and m.loc["m1", "CEU"] == 40 and np.isnan(m.loc["m2", "FER"])
     eq = pd.DataFrame([[8.0, 6.0, np.nan], [5.0, 5.0, 5.0]], index=["e1", "e2"])
     with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
-        eq_d, em_d = xb.measurement_draws(eq, scores, {"a": 100, "b": 100, "c": 50}, dims, 300, np.random.default_rng(4))
+        eq_d, em_d = xb.measurement_draws(
+            eq, scores, {"a": 100, "b": 100, "c": 50}, dims, 300, np.random.default_rng(4)
+        )
     assert eq_d.shape == (300, 2) and em_d.shape == (300, 2, 4)
     assert np.all(eq_d[:, 1] == 50) and 60 <= np.nanmean(eq_d[:, 0]) <= 80
     assert np.isnan(em_d[:, 1, 1]).all() and abs(em_d[:, 0, 2].mean() - 40) < 2

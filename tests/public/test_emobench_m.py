@@ -25,7 +25,20 @@ def data(emobench_m_dir: Path) -> E.EmoBenchM:
 
 def test_load_gives_tidy_tables(data):
     assert list(data.scenarios["scenario"]) == [
-        "SOER", "SPER", "OSA", "EIA", "SEA", "FGDEA", "PEA", "FCDEA", "CEIA", "MPDER", "HU", "SD", "LR"]
+        "SOER",
+        "SPER",
+        "OSA",
+        "EIA",
+        "SEA",
+        "FGDEA",
+        "PEA",
+        "FCDEA",
+        "CEIA",
+        "MPDER",
+        "HU",
+        "SD",
+        "LR",
+    ]
     assert data.n["LR"] == 80 and data.n["SEA"] == 250 and data.n["FCDEA"] == 457
     assert not data.scenarios.set_index("scenario").loc["LR", "binomial_exact"]
     assert set(data.latest_printed["dimension"]) == {"FER", "CEU", "SCEA"}
@@ -42,7 +55,9 @@ def test_every_average_recomputes_but_the_known_print_error(data):
     assert (ok["difference"].abs() <= 0.05 + 1e-9).all()
     flagged = a[a["flagged"]]
     assert set(zip(flagged["table"], flagged["model_id"], flagged["dimension"])) == {
-        ("v2", "Qwen2.5-VL-72B-Instruct", "FER"), ("readme", "Qwen2.5-VL-72B-Instruct", "FER")}
+        ("v2", "Qwen2.5-VL-72B-Instruct", "FER"),
+        ("readme", "Qwen2.5-VL-72B-Instruct", "FER"),
+    }
     assert flagged["known_print_error"].all()
     assert np.allclose(flagged["recomputed"], 54.78, atol=0.01)
     assert np.allclose(flagged["printed"], 53.0)
@@ -175,8 +190,16 @@ def test_binomial_se_and_edges():
 
 
 def test_clear_error_on_a_missing_column(tmp_path):
-    pd.DataFrame({"dimension": ["FER"], "scenario_abbrev": ["SOER"], "scenario": ["Song"], "source_dataset": ["x"],
-                  "task": ["6-CLS"], "labels": ["a|b"]}).to_csv(tmp_path / "scenarios.csv", index=False)
+    pd.DataFrame(
+        {
+            "dimension": ["FER"],
+            "scenario_abbrev": ["SOER"],
+            "scenario": ["Song"],
+            "source_dataset": ["x"],
+            "task": ["6-CLS"],
+            "labels": ["a|b"],
+        }
+    ).to_csv(tmp_path / "scenarios.csv", index=False)
     with pytest.raises(E.EmoBenchMFormatError, match=r"scenarios\.csv: missing column\(s\) n_test.*fix"):
         E.load(tmp_path)
 

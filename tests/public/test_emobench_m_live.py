@@ -24,9 +24,11 @@ from ..predict.test_multimodal import png_bytes, wav_bytes
 
 DATA = REPO / "tests" / "data" / "emobench_m"
 KEY_ENV = "EIBENCH_TEST_LIVE_KEY"
-PROMPT = ("<video>\nThe person in video says: I did not expect that. Determine the emotion. Choose one of the "
-          "following labels as your final answer: happy, sad, neutral, angry, worried, surprise. Respond in the "
-          "format: {'emotion': 'label'}.")
+PROMPT = (
+    "<video>\nThe person in video says: I did not expect that. Determine the emotion. Choose one of the "
+    "following labels as your final answer: happy, sad, neutral, angry, worried, surprise. Respond in the "
+    "format: {'emotion': 'label'}."
+)
 GOLDS = ["surprise", "worried", "happy", "sad"]
 
 
@@ -48,8 +50,15 @@ def items_file(tmp_path):
             (root / name).write_bytes(png_bytes(colour=(40 * i, 50 * k, 7)))
             frames.append(name)
         (root / f"v{i}.wav").write_bytes(wav_bytes(400 + i))
-        raw.append({"id": f"v{i}", "video": f"v{i}.mp4", "frames": frames, "audio": f"v{i}.wav",
-                    "conversations": [{"from": "human", "value": PROMPT}, {"from": "gpt", "value": gold}]})
+        raw.append(
+            {
+                "id": f"v{i}",
+                "video": f"v{i}.mp4",
+                "frames": frames,
+                "audio": f"v{i}.wav",
+                "conversations": [{"from": "human", "value": PROMPT}, {"from": "gpt", "value": gold}],
+            }
+        )
     path = tmp_path / "items.json"
     path.write_text(json.dumps(raw), encoding="utf-8")
     return path
@@ -57,8 +66,16 @@ def items_file(tmp_path):
 
 def live(llm, kind="openai_compatible", modalities=("text", "image", "audio"), name="omni", **kw) -> LiveModel:
     endpoint = llm.base_url + "/v1" if kind == "openai_compatible" else llm.base_url
-    return LiveModel(name=name, kind=kind, model_id="fake", endpoint=endpoint, api_key_env=KEY_ENV,
-                     modalities=modalities, max_retries=0, **kw)
+    return LiveModel(
+        name=name,
+        kind=kind,
+        model_id="fake",
+        endpoint=endpoint,
+        api_key_env=KEY_ENV,
+        modalities=modalities,
+        max_retries=0,
+        **kw,
+    )
 
 
 def predict(model, items, cache_dir, root, **kw):
@@ -145,10 +162,19 @@ def test_every_item_is_checked_before_the_first_call(items_file, tmp_path):
     items = S.read_items(items_file)
     root = items_file.parent / "media"
     with FakeLLM() as llm:
-        with pytest.raises(media.ModalityError, match=r"'claude' \(anthropic, fake\) does not accept audio input, "
-                                                      r"which item 'v0' of items.json holds; the Anthropic"):
-            predict(live(llm, "anthropic", ("text", "image"), name="claude"), items, tmp_path / "c", root,
-                    modalities=("text", "image", "audio"), source="items.json")
+        with pytest.raises(
+            media.ModalityError,
+            match=r"'claude' \(anthropic, fake\) does not accept audio input, "
+            r"which item 'v0' of items.json holds; the Anthropic",
+        ):
+            predict(
+                live(llm, "anthropic", ("text", "image"), name="claude"),
+                items,
+                tmp_path / "c",
+                root,
+                modalities=("text", "image", "audio"),
+                source="items.json",
+            )
         with pytest.raises(media.ModalityError, match="does not accept image input"):
             predict(live(llm, modalities=("text",)), items, tmp_path / "c", root, modalities=("text", "image"))
         (root / "v3.wav").unlink()  # the last item's audio is missing
@@ -159,8 +185,9 @@ def test_every_item_is_checked_before_the_first_call(items_file, tmp_path):
             predict(live(llm), bare, tmp_path / "c", root, modalities=("text", "image"))
         assert llm.count == 0
         # the Anthropic model takes the frames when the run leaves the audio out
-        outputs, stats = predict(live(llm, "anthropic", ("text", "image"), name="claude"), items[:3],
-                                 tmp_path / "c", root)
+        outputs, stats = predict(
+            live(llm, "anthropic", ("text", "image"), name="claude"), items[:3], tmp_path / "c", root
+        )
         assert stats.calls == 3 and all(outputs.values())
         assert [b["type"] for b in llm.requests[0]["body"]["messages"][0]["content"]] == ["image"] * 5 + ["text"]
 
@@ -175,8 +202,10 @@ def test_text_only_run_and_reruns_are_identical(items_file, tmp_path):
 
 
 def test_live_model_comes_from_the_registry(default_config):
-    config = {**default_config, "models": [*default_config["models"],
-                                           {"name": "judge", "kind": "openai_compatible", "model_id": "m"}]}
+    config = {
+        **default_config,
+        "models": [*default_config["models"], {"name": "judge", "kind": "openai_compatible", "model_id": "m"}],
+    }
     assert L.live_model(config, "judge").model_id == "m"
     with pytest.raises(ValueError, match="has no model 'nope'"):
         L.live_model(config, "nope")
@@ -187,15 +216,18 @@ def test_live_model_comes_from_the_registry(default_config):
 # ------------------------------------------------------------------------------ the judge
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("Logical Judgment Dimension: 4", 4.0),
-    ("**Logical Judgment Dimension:** 5", 5.0),
-    ("logical judgment dimension : 3.5\nbecause...", 3.5),
-    ("Logical Judgment Dimension: 7", None),      # outside the scale
-    ("Logical Judgment Dimension: 0", None),
-    ("I would say four.", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("Logical Judgment Dimension: 4", 4.0),
+        ("**Logical Judgment Dimension:** 5", 5.0),
+        ("logical judgment dimension : 3.5\nbecause...", 3.5),
+        ("Logical Judgment Dimension: 7", None),  # outside the scale
+        ("Logical Judgment Dimension: 0", None),
+        ("I would say four.", None),
+        ("", None),
+    ],
+)
 def test_parse_judge_score(reply, expected):
     assert L.parse_judge_score(reply, "Logical Judgment Dimension", (1, 5)) == expected
 
@@ -269,16 +301,39 @@ def test_summarise_judge_by_hand():
 def test_command_line_predict_and_judge(items_file, tmp_path, default_config, monkeypatch):
     monkeypatch.chdir(REPO)
     with FakeLLM() as llm:
-        config = {**default_config,
-                  "models": [*default_config["models"],
-                             {"name": "omni", "kind": "openai_compatible", "model_id": "fake", "api_key_env": KEY_ENV,
-                              "endpoint": llm.base_url + "/v1", "modalities": ["image", "audio"]}],
-                  "collection": {**default_config["collection"], "cache_dir": str(tmp_path / "cache")}}
+        config = {
+            **default_config,
+            "models": [
+                *default_config["models"],
+                {
+                    "name": "omni",
+                    "kind": "openai_compatible",
+                    "model_id": "fake",
+                    "api_key_env": KEY_ENV,
+                    "endpoint": llm.base_url + "/v1",
+                    "modalities": ["image", "audio"],
+                },
+            ],
+            "collection": {**default_config["collection"], "cache_dir": str(tmp_path / "cache")},
+        }
         cfg = tmp_path / "config.yaml"
         cfg.write_text(yaml.safe_dump(config), encoding="utf-8")
         out = tmp_path / "predictions.json"
-        args = ["--configfile", str(cfg), "predict", "--model", "omni", "--items", str(items_file), "--out", str(out),
-                "--media-root", str(items_file.parent / "media"), "--max-frames", "2"]
+        args = [
+            "--configfile",
+            str(cfg),
+            "predict",
+            "--model",
+            "omni",
+            "--items",
+            str(items_file),
+            "--out",
+            str(out),
+            "--media-root",
+            str(items_file.parent / "media"),
+            "--max-frames",
+            "2",
+        ]
         assert L.main(args) == 0 and llm.count == 4
         written = out.read_bytes()
         assert set(S.read_predictions(out)) == {"v0", "v1", "v2", "v3"}
@@ -288,8 +343,24 @@ def test_command_line_predict_and_judge(items_file, tmp_path, default_config, mo
             L.main(args)
         assert out.read_text(encoding="utf-8") == "{}"
         smile_out = tmp_path / "judge.json"
-        assert L.main(["--configfile", str(cfg), "judge", "--judge", "omni", "--items", str(DATA / "smile_items.json"),
-                       "--predictions", str(DATA / "smile_predictions.json"), "--out", str(smile_out)]) == 0
+        assert (
+            L.main(
+                [
+                    "--configfile",
+                    str(cfg),
+                    "judge",
+                    "--judge",
+                    "omni",
+                    "--items",
+                    str(DATA / "smile_items.json"),
+                    "--predictions",
+                    str(DATA / "smile_predictions.json"),
+                    "--out",
+                    str(smile_out),
+                ]
+            )
+            == 0
+        )
         assert json.loads(smile_out.read_text())["n_valid"] == 2
 
 
@@ -303,18 +374,32 @@ def test_unknown_token_usage_is_counted_not_a_crash():
     from eibench.public.emobench_m_live import RunStats, cached_complete
 
     def handler(request: httpx.Request) -> httpx.Response:
-        body = (b'{"choices": [{"message": {"content": "joy"}}], '
-                b'"usage": {"prompt_tokens": 1e400, "completion_tokens": 2}}')
+        body = (
+            b'{"choices": [{"message": {"content": "joy"}}], "usage": {"prompt_tokens": 1e400, "completion_tokens": 2}}'
+        )
         return httpx.Response(200, content=body)
 
-    model = LiveModel.from_config({"name": "m", "kind": "openai_compatible", "model_id": "x",
-                                   "endpoint": "http://loopback.invalid/v1", "price_input_per_million": 1.0})
+    model = LiveModel.from_config(
+        {
+            "name": "m",
+            "kind": "openai_compatible",
+            "model_id": "x",
+            "endpoint": "http://loopback.invalid/v1",
+            "price_input_per_million": 1.0,
+        }
+    )
     stats = RunStats()
 
     async def run(cache):
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            return await cached_complete(ADAPTERS["openai_compatible"](model, client), cache, "v1",
-                                         [{"role": "user", "content": "hi"}], stats, "item 1")
+            return await cached_complete(
+                ADAPTERS["openai_compatible"](model, client),
+                cache,
+                "v1",
+                [{"role": "user", "content": "hi"}],
+                stats,
+                "item 1",
+            )
 
     import tempfile
 

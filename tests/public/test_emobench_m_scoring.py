@@ -31,29 +31,35 @@ def load(name: str):
 # ------------------------------------------------------------------------------ extraction
 
 
-@pytest.mark.parametrize("output, expected", [
-    ("joy", "joy"),                                                   # exact label
-    ("I think the speaker feels anger here.", "anger"),               # inside a sentence
-    ("sadness, or maybe anger", "sadness"),                           # two labels: the first wins
-    ("anger, or maybe sadness", "anger"),                             # ... in order of appearance, not of the set
-    ("I cannot tell from the video.", None),                          # no label: invalid
-    ("{'emotion': 'SURPRISE'}", "surprise"),                          # upper case
-    ("  Joy  ", "joy"),                                               # stripped
-    ("The speaker seems fearless; the emotion is joy.", "joy"),       # substring trap: no fear in fearless
-    ("joyful", None),                                                 # substring trap: whole words only
-    ("what a killjoy", None),                                         # ... at the start of the label too
-    ("", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "output, expected",
+    [
+        ("joy", "joy"),  # exact label
+        ("I think the speaker feels anger here.", "anger"),  # inside a sentence
+        ("sadness, or maybe anger", "sadness"),  # two labels: the first wins
+        ("anger, or maybe sadness", "anger"),  # ... in order of appearance, not of the set
+        ("I cannot tell from the video.", None),  # no label: invalid
+        ("{'emotion': 'SURPRISE'}", "surprise"),  # upper case
+        ("  Joy  ", "joy"),  # stripped
+        ("The speaker seems fearless; the emotion is joy.", "joy"),  # substring trap: no fear in fearless
+        ("joyful", None),  # substring trap: whole words only
+        ("what a killjoy", None),  # ... at the start of the label too
+        ("", None),
+        (None, None),
+    ],
+)
 def test_extract_label_cases(output, expected):
     assert S.extract_label(output, MELD) == expected
 
 
-@pytest.mark.parametrize("output, expected", [
-    ("Weak   Negative", "weak negative"),                                        # multi-word, any whitespace
-    ("The sentiment is strong positive, not weak positive.", "strong positive"),  # first multi-word label
-    ("{'emotion': 'positive'}", None),                                           # a part of a label is no label
-])
+@pytest.mark.parametrize(
+    "output, expected",
+    [
+        ("Weak   Negative", "weak negative"),  # multi-word, any whitespace
+        ("The sentiment is strong positive, not weak positive.", "strong positive"),  # first multi-word label
+        ("{'emotion': 'positive'}", None),  # a part of a label is no label
+    ],
+)
 def test_extract_multi_word_labels(output, expected):
     assert S.extract_label(output, SEA) == expected
 
@@ -102,8 +108,16 @@ def test_classification_fixture_against_hand_computation():
     # strict: the invalid c4 (gold neutral) counts as wrong, over all 7
     assert score.accuracy_strict == pytest.approx(4 / 7)
     assert score.weighted_f1_strict == pytest.approx((2 / 3 + 3) / 7)
-    assert set(score.as_dict()) == {"n", "n_valid", "n_invalid", "invalid_rate", "accuracy", "weighted_f1",
-                                    "accuracy_strict", "weighted_f1_strict"}
+    assert set(score.as_dict()) == {
+        "n",
+        "n_valid",
+        "n_invalid",
+        "invalid_rate",
+        "accuracy",
+        "weighted_f1",
+        "accuracy_strict",
+        "weighted_f1_strict",
+    }
 
 
 def test_predictions_in_item_shape_and_multi_word_labels():
@@ -151,8 +165,13 @@ def test_emotion_intent_joint_scoring():
     assert S.parse_emotion_intent_gold(items[0].gold) == ("happy", "encouraging")
     score = S.score_emotion_intent([it.gold for it in items], outputs, EMOTIONS, INTENTS)
     # e1 both right; e2 intent wrong; e3 both right (keys without quotes); e4 "angry": invalid; e5 free text
-    assert score.joint.predictions == ["happy_encouraging", "sad_neutral", "neutral_neutral", None,
-                                       "surprise_questioning"]
+    assert score.joint.predictions == [
+        "happy_encouraging",
+        "sad_neutral",
+        "neutral_neutral",
+        None,
+        "surprise_questioning",
+    ]
     assert (score.joint.n, score.joint.n_valid, score.joint.n_invalid) == (5, 4, 1)
     assert score.joint.accuracy == pytest.approx(3 / 4)
     assert score.joint.weighted_f1 == pytest.approx(3 / 4)
@@ -168,7 +187,11 @@ def test_emotion_intent_extraction_rules():
     assert S.extract_emotion_intent("neutral, wishing", EMOTIONS, INTENTS) == ("neutral", "wishing")
     # keys in the other order
     assert S.extract_emotion_intent("intent: agreeing; emotion: sad", EMOTIONS, INTENTS) == ("sad", "agreeing")
-    for gold in ({"emotion": "Sad", "intent": "consoling"}, ["sad", "consoling"], '{"emotion": "sad", "intent": "consoling"}'):
+    for gold in (
+        {"emotion": "Sad", "intent": "consoling"},
+        ["sad", "consoling"],
+        '{"emotion": "sad", "intent": "consoling"}',
+    ):
         assert S.parse_emotion_intent_gold(gold) == ("sad", "consoling")
     # one part missing makes the joint answer invalid, while the other part is still scored
     one = S.score_emotion_intent([("neutral", "neutral")], ["neutral"], EMOTIONS, INTENTS)
@@ -183,8 +206,18 @@ def test_emotion_intent_extraction_rules():
 
 
 def test_tokenize():
-    assert S.tokenize("Raj's iPod, \"slightly used\"!") == ["raj", "'", "s", "ipod", ",", '"', "slightly", "used",
-                                                          '"', "!"]
+    assert S.tokenize('Raj\'s iPod, "slightly used"!') == [
+        "raj",
+        "'",
+        "s",
+        "ipod",
+        ",",
+        '"',
+        "slightly",
+        "used",
+        '"',
+        "!",
+    ]
 
 
 def test_bleu_hand_computed():
@@ -220,7 +253,7 @@ def test_generation_fixture_identical_and_disjoint():
     assert scores["bleu4_sentence_mean"] == pytest.approx(0.5)
     # corpus: 15 + 8 hypothesis tokens, 15 + 10 reference tokens; only item 1 matches
     p = (15 / 23) * (14 / 21) * (13 / 19) * (12 / 17)
-    assert scores["bleu4"] == pytest.approx(math.exp(1 - 25 / 23) * p ** 0.25)
+    assert scores["bleu4"] == pytest.approx(math.exp(1 - 25 / 23) * p**0.25)
 
 
 # ------------------------------------------------------------------------------ judge hook
@@ -252,8 +285,10 @@ def test_judge_scores_are_checked():
         S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 11, "multimodal": 1})
     with pytest.raises(ValueError, match="'multimodal' = None"):
         S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 1})
-    assert S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 5, "multimodal": 1},
-                              scale=(1, 5))["total"] == 6.0
+    assert (
+        S.judge_generation(["p"], ["r"], ["o"], lambda p, r, o: {"logic": 5, "multimodal": 1}, scale=(1, 5))["total"]
+        == 6.0
+    )
 
 
 # ------------------------------------------------------------------------------ reading and errors
@@ -266,22 +301,30 @@ def _write(tmp_path: Path, data) -> Path:
 
 
 def _ok(i):
-    return {"id": i, "video": "v.mp4", "conversations": [{"from": "human", "value": "<video>\nq"},
-                                                          {"from": "gpt", "value": "joy"}]}
+    return {
+        "id": i,
+        "video": "v.mp4",
+        "conversations": [{"from": "human", "value": "<video>\nq"}, {"from": "gpt", "value": "joy"}],
+    }
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"id": 1}, "expected a JSON list"),
-    ([_ok(1), {"id": 2}], r"bad_items.json: item 1: field 'conversations': missing"),
-    ([_ok(1), {"conversations": []}], r"item 1: field 'id'"),
-    ([_ok(1), {"id": 2, "conversations": [{"from": "human", "value": "q"}]}],
-     r"item 1: field 'conversations': no turn with from='gpt'"),
-    ([_ok(1), _ok(1)], r"item 1: field 'id': duplicate id '1' \(first at item 0\)"),
-    ([_ok(1), {"id": 2, "conversations": [{"from": "human"}]}], r"item 1: field 'conversations\[0\]'"),
-    ([_ok(1), {**_ok(2), "frames": "f.jpg"}], r"item 1: field 'frames': not a list of file paths"),
-    ([_ok(1), {**_ok(2), "frames": ["a.jpg", 3]}], r"item 1: field 'frames'"),
-    ([{**_ok(1), "audio": ""}], r"item 0: field 'audio': not a file path"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"id": 1}, "expected a JSON list"),
+        ([_ok(1), {"id": 2}], r"bad_items.json: item 1: field 'conversations': missing"),
+        ([_ok(1), {"conversations": []}], r"item 1: field 'id'"),
+        (
+            [_ok(1), {"id": 2, "conversations": [{"from": "human", "value": "q"}]}],
+            r"item 1: field 'conversations': no turn with from='gpt'",
+        ),
+        ([_ok(1), _ok(1)], r"item 1: field 'id': duplicate id '1' \(first at item 0\)"),
+        ([_ok(1), {"id": 2, "conversations": [{"from": "human"}]}], r"item 1: field 'conversations\[0\]'"),
+        ([_ok(1), {**_ok(2), "frames": "f.jpg"}], r"item 1: field 'frames': not a list of file paths"),
+        ([_ok(1), {**_ok(2), "frames": ["a.jpg", 3]}], r"item 1: field 'frames'"),
+        ([{**_ok(1), "audio": ""}], r"item 0: field 'audio': not a file path"),
+    ],
+)
 def test_read_items_errors_name_file_item_and_field(tmp_path, data, message):
     with pytest.raises(S.ItemFormatError, match=message):
         S.read_items(_write(tmp_path, data))
@@ -323,8 +366,12 @@ def test_format_examples_from_the_mirror_parse_and_score(emobench_m_dir: Path):
     ei = S.read_format_example(folder / "emotion_intent.json")
     assert ei.task == "emotion_intent" and ei.golds == [("happy", "encouraging"), ("sad", "questioning")]
     outputs = ["{'emotion label': '%s', 'intent label': '%s'}" % p for p in ei.predictions]
-    ei_score = S.score_emotion_intent(ei.golds, outputs, S.labels_from_prompt(ei.instruction, "emotion"),
-                                      S.labels_from_prompt(ei.instruction, "intent"))
+    ei_score = S.score_emotion_intent(
+        ei.golds,
+        outputs,
+        S.labels_from_prompt(ei.instruction, "emotion"),
+        S.labels_from_prompt(ei.instruction, "intent"),
+    )
     assert ei_score.joint.accuracy == 0.5 and ei_score.emotion.accuracy == 1.0 and ei_score.intent.accuracy == 0.5
 
     gen = S.read_format_example(folder / "smile_reason.json")
@@ -346,8 +393,21 @@ def test_format_example_with_unknown_shape_is_refused(tmp_path):
 
 def test_every_scenario_has_its_label_set_and_source():
     specs = S.scenario_specs()
-    assert {s.scenario for s in specs.values()} == {"SOER", "SPER", "OSA", "EIA", "SEA", "FGDEA", "PEA", "FCDEA",
-                                                    "CEIA", "MPDER", "HU", "SD", "LR"}
+    assert {s.scenario for s in specs.values()} == {
+        "SOER",
+        "SPER",
+        "OSA",
+        "EIA",
+        "SEA",
+        "FGDEA",
+        "PEA",
+        "FCDEA",
+        "CEIA",
+        "MPDER",
+        "HU",
+        "SD",
+        "LR",
+    }
     assert S.scenario_spec("scea") is S.scenario_spec("SEA")  # the stock scenario's other name
     assert S.scenario_spec("MPDER").labels == tuple(MELD)
     assert S.scenario_spec("SEA").labels == tuple(SEA)
@@ -371,8 +431,10 @@ def _item(i, prompt, gold):
     return S.Item(str(i), f"{i}.mp4", prompt, gold)
 
 
-FGDEA_PROMPT = ("Determine the emotion. Choose one of the following labels as your final answer: happy, sad, neutral, "
-                "angry, worried, surprise. Respond in the format: {'emotion': 'label'}.")
+FGDEA_PROMPT = (
+    "Determine the emotion. Choose one of the following labels as your final answer: happy, sad, neutral, "
+    "angry, worried, surprise. Respond in the format: {'emotion': 'label'}."
+)
 
 
 def test_score_scenario_uses_the_label_file():
@@ -392,12 +454,14 @@ def test_score_scenario_uses_the_label_file():
     smile = S.read_items(DATA / "smile_items.json")
     smile_outputs = S.align(smile, S.read_predictions(DATA / "smile_predictions.json"))
     assert S.score_scenario("LR", smile, smile_outputs)["rouge_l"] == pytest.approx(
-        S.score_generation([it.gold for it in smile], smile_outputs)["rouge_l"])
+        S.score_generation([it.gold for it in smile], smile_outputs)["rouge_l"]
+    )
 
 
 def test_a_prompt_offering_another_label_set_is_refused():
-    paper_table = FGDEA_PROMPT.replace("happy, sad, neutral, angry, worried, surprise",
-                                       "happiness, sadness, anger, surprise, neutral, calm")
+    paper_table = FGDEA_PROMPT.replace(
+        "happy, sad, neutral, angry, worried, surprise", "happiness, sadness, anger, surprise, neutral, calm"
+    )
     with pytest.raises(ValueError, match=r"item '1': its prompt offers the labels .*'calm'.* scenario FGDEA"):
         S.score_scenario("FGDEA", [_item(1, paper_table, "happy")], ["happy"])
     items = S.read_items(DATA / "classification_items.json")  # MELD prompts

@@ -32,7 +32,12 @@ def tiny_dialog(**overrides) -> dict:
         "problem_type": "breakup with partner",
         "situation": "My partner left me last week.",
         "survey_score": {
-            "seeker": {"initial_emotion_intensity": "4", "final_emotion_intensity": "2", "empathy": "5", "relevance": "4"},
+            "seeker": {
+                "initial_emotion_intensity": "4",
+                "final_emotion_intensity": "2",
+                "empathy": "5",
+                "relevance": "4",
+            },
             "supporter": {"relevance": "5"},
         },
         "dialog": [
@@ -46,7 +51,10 @@ def tiny_dialog(**overrides) -> dict:
             _msg("usr", "Thanks, bye."),
             _msg("usr", "Really, bye."),
         ],
-        "seeker_question1": "", "seeker_question2": "", "supporter_question1": "", "supporter_question2": "",
+        "seeker_question1": "",
+        "seeker_question2": "",
+        "supporter_question1": "",
+        "supporter_question2": "",
     }
     dialog.update(overrides)
     return dialog
@@ -129,13 +137,25 @@ def test_tiny_dialog_panas_and_nothing_invented():
         assert set(turn["annotations"]) == {"binaryJudgements"}
     assert "conversationWideQuestions" not in conv
     assert conv["esconv"]["seeker_ratings"] == {
-        "initial_emotion_intensity": 4, "final_emotion_intensity": 2, "empathy": 5, "relevance": 4}
+        "initial_emotion_intensity": 4,
+        "final_emotion_intensity": 2,
+        "empathy": 5,
+        "relevance": 4,
+    }
     assert conv["postChatRatings"] == {"empathy": 5, "relevance": 4}  # the holistic targets
     ConversationFile.model_validate(conv)
 
 
-@pytest.mark.parametrize(("emotion", "word"), [("depression", "Upset"), ("sadness", "Distressed"),
-                                               ("fear", "Afraid"), ("anger", "Irritable"), ("shame", "Ashamed")])
+@pytest.mark.parametrize(
+    ("emotion", "word"),
+    [
+        ("depression", "Upset"),
+        ("sadness", "Distressed"),
+        ("fear", "Afraid"),
+        ("anger", "Irritable"),
+        ("shame", "Ashamed"),
+    ],
+)
 def test_emotion_type_maps_to_panas_word(emotion, word):
     conv = esconv.to_release(tiny_dialog(emotion_type=emotion), 0, "train")
     assert conv["prePanas"]["items"] == {word: 5.5}
@@ -160,8 +180,10 @@ def test_unknown_problem_type_is_refused():
 
 
 def test_tiny_cohort_passes_the_reader(tmp_path):
-    source = write_splits(tmp_path / "in", {"train": [tiny_dialog(), tiny_dialog(emotion_type="jealousy")],
-                                            "valid": [tiny_dialog()], "test": []})
+    source = write_splits(
+        tmp_path / "in",
+        {"train": [tiny_dialog(), tiny_dialog(emotion_type="jealousy")], "valid": [tiny_dialog()], "test": []},
+    )
     counts = esconv.write_cohort(source, tmp_path / "out")
     assert counts["conversations_per_split"] == {"train": 2, "valid": 1, "test": 0}
     assert counts["turns"] == 6
@@ -193,13 +215,19 @@ def test_malformed_line_names_file_line_field_and_fix(tmp_path):
     assert (err.value.line, err.value.field) == (2, "$")
 
 
-@pytest.mark.parametrize(("dialog", "field"), [
-    ({k: v for k, v in tiny_dialog().items() if k != "dialog"}, "dialog"),
-    (tiny_dialog(emotion_type="boredom"), "emotion_type"),
-    (tiny_dialog(dialog=[_msg("usr", "hi"), _msg("sys", "hello", "Small talk")]), "dialog[1].strategy"),
-    (tiny_dialog(dialog=[_msg("usr", "hi"), _msg("bot", "hello", "Question")]), "dialog[1].speaker"),
-    (tiny_dialog(survey_score={"seeker": {"initial_emotion_intensity": "9"}}), "survey_score.seeker.initial_emotion_intensity"),
-])
+@pytest.mark.parametrize(
+    ("dialog", "field"),
+    [
+        ({k: v for k, v in tiny_dialog().items() if k != "dialog"}, "dialog"),
+        (tiny_dialog(emotion_type="boredom"), "emotion_type"),
+        (tiny_dialog(dialog=[_msg("usr", "hi"), _msg("sys", "hello", "Small talk")]), "dialog[1].strategy"),
+        (tiny_dialog(dialog=[_msg("usr", "hi"), _msg("bot", "hello", "Question")]), "dialog[1].speaker"),
+        (
+            tiny_dialog(survey_score={"seeker": {"initial_emotion_intensity": "9"}}),
+            "survey_score.seeker.initial_emotion_intensity",
+        ),
+    ],
+)
 def test_bad_field_is_named(tmp_path, dialog, field):
     source = write_splits(tmp_path, {"train": [], "valid": [tiny_dialog(), tiny_dialog(), dialog], "test": []})
     with pytest.raises(esconv.EsconvFormatError) as err:

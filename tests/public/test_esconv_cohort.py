@@ -31,8 +31,21 @@ def test_selecting_esconv_without_its_data_fails_at_once(tmp_path):
     work = copy_repo(tmp_path / "repo")
     # No mirror, and download URLs that cannot be reached (a closed port on the loopback
     # interface, so the test does not depend on the network of the machine it runs on).
-    spec = json.loads(json.dumps({"datasets": {"esconv": {"mirror": None, "files": {
-        f: {"url": f"https://127.0.0.1:9/{f}"} for f in ("train.json", "valid.json", "test.json", "strategy.json")}}}}))
+    spec = json.loads(
+        json.dumps(
+            {
+                "datasets": {
+                    "esconv": {
+                        "mirror": None,
+                        "files": {
+                            f: {"url": f"https://127.0.0.1:9/{f}"}
+                            for f in ("train.json", "valid.json", "test.json", "strategy.json")
+                        },
+                    }
+                }
+            }
+        )
+    )
     (work / "config" / "offline.yaml").write_text(json.dumps(spec))
     run = snakemake(work, "--cores", "1", "--configfile", "config/esconv.yaml", "config/offline.yaml")
     assert run.returncode != 0
@@ -45,7 +58,9 @@ def test_selecting_esconv_without_its_data_fails_at_once(tmp_path):
 def test_simulated_models_are_refused_on_esconv(tmp_path):
     mirror("esconv")
     work = copy_repo(tmp_path / "repo")
-    (work / "config" / "here.yaml").write_text(f"cohort: esconv\ndatasets:\n  esconv: {{mirror: {SHARED_DATA / 'esconv'}}}\n")
+    (work / "config" / "here.yaml").write_text(
+        f"cohort: esconv\ndatasets:\n  esconv: {{mirror: {SHARED_DATA / 'esconv'}}}\n"
+    )
     run = snakemake(work, "-n", "--cores", "1", "--configfile", "config/small.yaml", "config/here.yaml")
     assert run.returncode != 0
     out = run.stdout + run.stderr
@@ -75,7 +90,8 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     assert (conv.loc[rated, "holistic"] - conv.loc[rated, "post_chat_ratings"]).abs().max() < 1e-12
     assert conv.loc[~rated, "holistic"].isna().all()
     expected = (100 * (0.49 * conv["binary_om_acc"] + 0.27 * conv["post_chat_ratings"]) / 0.76).where(
-        rated, 100 * conv["binary_om_acc"])
+        rated, 100 * conv["binary_om_acc"]
+    )
     assert (conv["composite"] - expected.round(2)).abs().max() < 1e-9
     preds = pd.read_parquet(work / "results/tables/predictions/prior/default/em_post_chat_ratings.parquet")
     assert len(preds) == 2 * 36  # every conversation is asked: whether one person rated is not shown
@@ -113,6 +129,10 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     # The cohort named and cited from cohorts.esconv.about, its models counted by kind.
     assert entries["cohort.name"]["value"] == "ESConv" and entries["models.described"]["value"] == "3 offline baselines"
     assert not numbers["meta"]["simulated_cohort"] and numbers["meta"]["simulated_models"] == []
-    for printed in ("The AttuneBench method on ESConv", entries["cohort.citation"]["display"],
-                    "The predictions come from 3 offline baselines only", "On this cohort the composite covers"):
+    for printed in (
+        "The AttuneBench method on ESConv",
+        entries["cohort.citation"]["display"],
+        "The predictions come from 3 offline baselines only",
+        "On this cohort the composite covers",
+    ):
         assert reader.shows(printed), printed

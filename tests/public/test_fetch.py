@@ -22,8 +22,13 @@ def _sha(data: bytes) -> str:
 
 
 def _spec(files: dict[str, tuple[str | None, bytes]], mirror_dir: str | None = None) -> dict:
-    return {"licence": "MIT", "citation": "x", "source": "test", "mirror": mirror_dir,
-            "files": {name: {"url": url, "sha256": _sha(data)} for name, (url, data) in files.items()}}
+    return {
+        "licence": "MIT",
+        "citation": "x",
+        "source": "test",
+        "mirror": mirror_dir,
+        "files": {name: {"url": url, "sha256": _sha(data)} for name, (url, data) in files.items()},
+    }
 
 
 @pytest.fixture

@@ -39,8 +39,18 @@ def test_emobench_m_summary(emobench_m_dir):
 
 def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
     path = tmp_path / "summary.json"
-    path.write_text(json.dumps({"tau_largest_half": 0.8, "tau_largest_half_lo": 0.7, "tau_largest_half_hi": 0.85,
-                                "items_for_target": 406.4, "n_models": 86, "max_abs_difference": 0.0199}))
+    path.write_text(
+        json.dumps(
+            {
+                "tau_largest_half": 0.8,
+                "tau_largest_half_lo": 0.7,
+                "tau_largest_half_hi": 0.85,
+                "items_for_target": 406.4,
+                "n_models": 86,
+                "max_abs_difference": 0.0199,
+            }
+        )
+    )
     nums = Numbers(scripts={"eqbench_replication": "workflow/scripts/eqbench_replication.py"})
     add_replication(nums, "eqbench", path)
     e = nums.entries
@@ -62,7 +72,11 @@ def test_unavailable_says_how_to_provide_the_data(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "a.csv").write_text("x")
     assert unavailable("demo", spec, tmp_path / "data") is None
-    url_spec = {"source": "s", "mirror": None, "files": {"b.json": {"url": "https://example.org/b.json", "sha256": "0" * 64}}}
+    url_spec = {
+        "source": "s",
+        "mirror": None,
+        "files": {"b.json": {"url": "https://example.org/b.json", "sha256": "0" * 64}},
+    }
     assert unavailable("demo", url_spec, tmp_path / "none", probe=None) is None
     asked = []
     assert unavailable("demo", url_spec, tmp_path / "none", probe=lambda url: asked.append(url)) is None
@@ -99,7 +113,8 @@ def test_the_paper_reports_the_replications_from_the_mirrors(tmp_path):
         "replications:\n  include: [eqbench, emobench_m]\n  eqbench: {draws: 40}\n  emobench_m: {n_bootstrap: 40}\n"
         "  cross_benchmark: {n_bootstrap: 40, n_permutations: 1000}\n"
         f"datasets:\n  eqbench: {{mirror: {SHARED_DATA / 'eqbench'}}}\n"
-        f"  emobench_m: {{mirror: {SHARED_DATA / 'emobench_m'}}}\n")
+        f"  emobench_m: {{mirror: {SHARED_DATA / 'emobench_m'}}}\n"
+    )
     run = snakemake(work, "--cores", "2", "--configfile", "config/small.yaml", "config/here.yaml")
     assert run.returncode == 0, run.stderr[-4000:]
     numbers = json.loads((work / "results/paper/numbers.json").read_text())
@@ -121,6 +136,8 @@ def test_the_paper_reports_the_replications_from_the_mirrors(tmp_path):
     # The pages that analyse the public data say so in their header; the simulation's pages keep
     # their disclaimer, and no page of the replications carries it alone.
     pages = page_texts(work / "paper/build/paper.pdf")
-    public = [h for h, body in pages if "EQ-Bench (Paech" in " ".join(body.split()) or "Across the two benchmarks" in body]
+    public = [
+        h for h, body in pages if "EQ-Bench (Paech" in " ".join(body.split()) or "Across the two benchmarks" in body
+    ]
     assert public and all("Replications · public data about real models" in h for h in public), public
     assert "not findings about real models" in pages[0][0]

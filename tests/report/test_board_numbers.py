@@ -22,11 +22,23 @@ def _board() -> pd.DataFrame:
     for rule_set, order in (("parity", ["a", "b", "c"]), ("strict", ["b", "a", "c"])):
         for rank, m in enumerate(order, 1):
             comp = {"a": 60.0, "b": 55.0, "c": 40.0}[m] - (0 if rule_set == "parity" else 1 + 6 * (m == "a"))
-            rows.append({"mode": "m", "rule_set": rule_set, "em_model": m, "role": "human" if m == "c" else "model",
-                         "rank": float(rank) if m != "c" else np.nan, "composite": comp, "composite_lo": comp - 2,
-                         "composite_hi": comp + 2, "emotion_f1": 0.5, "emotion_f1_lo": 0.4, "emotion_f1_hi": 0.6,
-                         "n_conversations": 30 if m == "c" else 200,
-                         **{c: 0.5 for c in bn.TABLE_METRICS if c not in ("composite", "emotion_f1")}})
+            rows.append(
+                {
+                    "mode": "m",
+                    "rule_set": rule_set,
+                    "em_model": m,
+                    "role": "human" if m == "c" else "model",
+                    "rank": float(rank) if m != "c" else np.nan,
+                    "composite": comp,
+                    "composite_lo": comp - 2,
+                    "composite_hi": comp + 2,
+                    "emotion_f1": 0.5,
+                    "emotion_f1_lo": 0.4,
+                    "emotion_f1_hi": 0.6,
+                    "n_conversations": 30 if m == "c" else 200,
+                    **{c: 0.5 for c in bn.TABLE_METRICS if c not in ("composite", "emotion_f1")},
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -68,10 +80,23 @@ def test_one_model_has_no_rank_correlation():
 
 
 def test_rules_fired_are_summed_and_absent_kinds_named():
-    rules = pd.DataFrame({
-        "rule_set": ["parity"] * 5 + ["strict"], "mode": ["m"] * 6, "em_model": ["a", "b", "a", "z", "a", "a"],
-        "rule": ["r1", "r1", "panas_prediction_x", "r2", "annotation_absent_from_cohort:pairwise_comparisons", "r3"],
-        "description": ["one", "one", "strategy", "two", "absent", "three"], "count": [2, 3, 9, 5, 1, 4]})
+    rules = pd.DataFrame(
+        {
+            "rule_set": ["parity"] * 5 + ["strict"],
+            "mode": ["m"] * 6,
+            "em_model": ["a", "b", "a", "z", "a", "a"],
+            "rule": [
+                "r1",
+                "r1",
+                "panas_prediction_x",
+                "r2",
+                "annotation_absent_from_cohort:pairwise_comparisons",
+                "r3",
+            ],
+            "description": ["one", "one", "strategy", "two", "absent", "three"],
+            "count": [2, 3, 9, 5, 1, 4],
+        }
+    )
     nums = Numbers(scripts=SCRIPTS)
     table = bn.add_rules_fired(nums, rules, pd.DataFrame({"em_model": ["a", "b"]}), "m")
     assert list(table["Rule"]) == ["r1", "annotation_absent_from_cohort:pairwise_comparisons"]
@@ -80,8 +105,15 @@ def test_rules_fired_are_summed_and_absent_kinds_named():
 
 
 def test_invalid_answers_per_model_and_the_worst_rate():
-    invalid = pd.DataFrame({"mode": ["m"] * 4, "em_model": ["a", "a", "b", "b"], "task": ["t1", "t2", "t1", "t2"],
-                            "asked": [10, 10, 20, 0], "invalid": [1, 1, 0, 0]})
+    invalid = pd.DataFrame(
+        {
+            "mode": ["m"] * 4,
+            "em_model": ["a", "a", "b", "b"],
+            "task": ["t1", "t2", "t1", "t2"],
+            "asked": [10, 10, 20, 0],
+            "invalid": [1, 1, 0, 0],
+        }
+    )
     nums = Numbers(scripts=SCRIPTS)
     table = bn.add_invalid(nums, invalid, pd.DataFrame({"em_model": ["b", "a"]}), "m")
     e = nums.entries
@@ -100,8 +132,9 @@ def test_no_invalid_answer_names_no_model():
 
 def test_leaderboard_table_prints_rank_intervals_and_strict_composites():
     board = _board()
-    iv = pd.DataFrame({"metric": ["composite", "composite"], "em_model": ["a", "b"], "rank_lo": [1.0, 1.0],
-                       "rank_hi": [2.0, np.nan]})
+    iv = pd.DataFrame(
+        {"metric": ["composite", "composite"], "em_model": ["a", "b"], "rank_lo": [1.0, 1.0], "rank_hi": [2.0, np.nan]}
+    )
     table = bn.leaderboard_table(board, bn.main_rows(board, "m"), iv, "m")
     assert list(table["Rank"]) == ["1", "2", "–"] and list(table["Rank 95%"]) == ["1–2", "–", "–"]
     assert list(table["Composite (strict)"]) == ["53.0", "54.0", "39.0"]
@@ -118,11 +151,15 @@ def test_numbers_name_the_script_from_the_rule_map():
 
 
 def _rule(name: str, script: str | None, basedir: Path) -> SimpleNamespace:
-    return SimpleNamespace(name=name, script=script,
-                           basedir=SimpleNamespace(get_path_or_uri=lambda secret_free: str(basedir)))
+    return SimpleNamespace(
+        name=name, script=script, basedir=SimpleNamespace(get_path_or_uri=lambda secret_free: str(basedir))
+    )
 
 
 def test_rule_scripts_resolve_relative_to_the_rule_file(tmp_path):
-    rules = [_rule("b", "../scripts/b.py", tmp_path / "workflow/rules"), _rule("all", None, tmp_path),
-             _rule("a", "workflow/scripts/a.py", tmp_path)]
+    rules = [
+        _rule("b", "../scripts/b.py", tmp_path / "workflow/rules"),
+        _rule("all", None, tmp_path),
+        _rule("a", "workflow/scripts/a.py", tmp_path),
+    ]
     assert rule_scripts(rules, tmp_path) == {"a": "workflow/scripts/a.py", "b": "workflow/scripts/b.py"}

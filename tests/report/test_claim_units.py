@@ -18,9 +18,11 @@ def test_every_declared_claim_of_every_config_has_a_unit():
 
 def test_the_unit_names_the_metric_and_its_scale():
     assert claim_unit({"id": "C5", "test": "topic_hardest", "params": {"metric": "composite"}}) == (
-        "Composite (points, 0 to 100): topic minus the other topics")
-    assert "Emotion F1 (proportion, 0 to 1)" in claim_unit({"id": "C3", "test": "diagnosis_effect",
-                                                            "params": {"metric": "emotion_f1"}})
+        "Composite (points, 0 to 100): topic minus the other topics"
+    )
+    assert "Emotion F1 (proportion, 0 to 1)" in claim_unit(
+        {"id": "C3", "test": "diagnosis_effect", "params": {"metric": "emotion_f1"}}
+    )
     assert "tau-b" in claim_unit({"id": "C1", "test": "rank_independence", "params": {}})
 
 

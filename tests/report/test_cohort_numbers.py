@@ -10,9 +10,11 @@ from eibench.report.numbers import Numbers
 
 def test_models_are_described_by_kind_in_words():
     assert models_described({"simulated": 11, "human": 3, "baseline": 3}) == (
-        "11 simulated models, 3 offline baselines and 3 simulated human raters")
+        "11 simulated models, 3 offline baselines and 3 simulated human raters"
+    )
     assert models_described({"baseline": 1, "outputs_dir": 1}) == (
-        "1 model read from its existing outputs and 1 offline baseline")
+        "1 model read from its existing outputs and 1 offline baseline"
+    )
     assert models_described({"live": 2}) == "2 live models (API)"
     assert models_described({}) == "no model"
     assert joined(["a", "b", "c"]) == "a, b and c" and joined(["a"]) == "a" and joined([]) == ""
@@ -29,11 +31,19 @@ def test_the_pillars_covered_are_those_with_a_value():
 
 
 def test_add_cohort_writes_only_the_description_it_has():
-    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py",
-                            "aggregate_scores": "workflow/scripts/aggregate_scores.py"})
+    nums = Numbers(
+        scripts={
+            "paper_numbers": "workflow/scripts/paper_numbers.py",
+            "aggregate_scores": "workflow/scripts/aggregate_scores.py",
+        }
+    )
     kinds = {"chance": "baseline", "prior": "baseline", "mine": "outputs_dir"}
-    add_cohort(nums, {"name": "Sample200", "source": None, "citation": None, "description": None}, kinds,
-               _board([0.5, 0.4], [np.nan] * 2, [np.nan] * 2))
+    add_cohort(
+        nums,
+        {"name": "Sample200", "source": None, "citation": None, "description": None},
+        kinds,
+        _board([0.5, 0.4], [np.nan] * 2, [np.nan] * 2),
+    )
     e = nums.entries
     assert e["cohort.name"]["display"] == "Sample200"
     assert not {"cohort.source", "cohort.citation", "cohort.description"} & e.keys()

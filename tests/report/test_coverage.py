@@ -17,13 +17,16 @@ def test_coverage_of_0_91_over_200_studies_is_significantly_below_0_95():
 
 
 def test_add_coverage_names_what_is_below_above_and_untested():
-    planted = pd.DataFrame({
-        "effect": ["diagnosis", "drift", "romantic", "human", "power"],
-        "coverage": [0.91, 0.95, 0.995, 0.9336363636, float("nan")],
-    })
+    planted = pd.DataFrame(
+        {
+            "effect": ["diagnosis", "drift", "romantic", "human", "power"],
+            "coverage": [0.91, 0.95, 0.995, 0.9336363636, float("nan")],
+        }
+    )
     counts = {"diagnosis": 182, "drift": 190, "romantic": 199}
-    planted["coverage_p"] = [coverage_test(counts[e], 200)["coverage_p"] if e in counts else float("nan")
-                             for e in planted["effect"]]
+    planted["coverage_p"] = [
+        coverage_test(counts[e], 200)["coverage_p"] if e in counts else float("nan") for e in planted["effect"]
+    ]
     nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
     printed = add_coverage(nums, planted)
     e = {k: v["value"] for k, v in nums.entries.items()}

@@ -10,17 +10,22 @@ from eibench.report.invalid import invalid_answers
 
 def _outputs(tmp_path, posts: dict[str, dict]):
     for cid, post in posts.items():
-        write_json({"conversationId": cid, "em_model": "m", "mode": "default", "turns": [], "post_conversation": post},
-                   tmp_path / f"{cid}.json")
+        write_json(
+            {"conversationId": cid, "em_model": "m", "mode": "default", "turns": [], "post_conversation": post},
+            tmp_path / f"{cid}.json",
+        )
     return em_tables(read_em_outputs(list_json_files(tmp_path), "m", "default"))
 
 
 def test_ratings_answered_and_invalid_are_counted(tmp_path):
-    em = _outputs(tmp_path, {
-        "c1": {"predicted_post_chat_ratings": {"empathy": 4, "relevance": 5}},
-        "c2": {"predicted_post_chat_ratings": None, "em_invalid_answers": {"post_chat_ratings": "five?"}},
-        "c3": {"predicted_post_chat_ratings": {"empathy": 2, "relevance": 3}},
-    })
+    em = _outputs(
+        tmp_path,
+        {
+            "c1": {"predicted_post_chat_ratings": {"empathy": 4, "relevance": 5}},
+            "c2": {"predicted_post_chat_ratings": None, "em_invalid_answers": {"post_chat_ratings": "five?"}},
+            "c3": {"predicted_post_chat_ratings": {"empathy": 2, "relevance": 3}},
+        },
+    )
     table = invalid_answers(em).set_index("task")
     assert table.loc["post_chat_ratings", "asked"] == 3 and table.loc["post_chat_ratings", "invalid"] == 1
 

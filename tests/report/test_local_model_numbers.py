@@ -16,21 +16,34 @@ from ..paper.manuscript import numeric_literals
 
 
 def _inputs(model_scores, chance_scores):
-    rows = [{"em_model": m, "mode": "default", "rule_set": "parity", "conversation_id": f"c{i}", "binary_om_acc": v}
-            for m, scores in (("small", model_scores), ("chance", chance_scores)) for i, v in enumerate(scores)]
-    invalid = pd.DataFrame([{"em_model": "small", "mode": "default", "task": "emotions", "asked": 10, "invalid": 1},
-                            {"em_model": "small", "mode": "default", "task": "draft", "asked": 10, "invalid": 0},
-                            {"em_model": "chance", "mode": "default", "task": "emotions", "asked": 10, "invalid": 9}])
-    record = ResponseRecord(REPO, "small", {"revision": "gguf-sha256:ab", "structured_output": True}, "v1",
-                            {"k1": Entry("a", 100, 10, 2.0, ""), "k2": Entry("b", 300, None, 4.0, "")})
+    rows = [
+        {"em_model": m, "mode": "default", "rule_set": "parity", "conversation_id": f"c{i}", "binary_om_acc": v}
+        for m, scores in (("small", model_scores), ("chance", chance_scores))
+        for i, v in enumerate(scores)
+    ]
+    invalid = pd.DataFrame(
+        [
+            {"em_model": "small", "mode": "default", "task": "emotions", "asked": 10, "invalid": 1},
+            {"em_model": "small", "mode": "default", "task": "draft", "asked": 10, "invalid": 0},
+            {"em_model": "chance", "mode": "default", "task": "emotions", "asked": 10, "invalid": 9},
+        ]
+    )
+    record = ResponseRecord(
+        REPO,
+        "small",
+        {"revision": "gguf-sha256:ab", "structured_output": True},
+        "v1",
+        {"k1": Entry("a", 100, 10, 2.0, ""), "k2": Entry("b", 300, None, 4.0, "")},
+    )
     return pd.DataFrame(rows), invalid, record
 
 
 def test_the_numbers_of_the_section():
     scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1,
-                    n_bootstrap=200)
+    add_local_model(
+        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+    )
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
     assert e["score"] == pytest.approx(0.6) and e["chance_score"] == pytest.approx(0.3)
     assert e["difference"] == pytest.approx(0.3) and e["n_better_than_chance"] == 3
@@ -42,7 +55,17 @@ def test_the_numbers_of_the_section():
     lo, hi = nums.entries["local_model.difference"]["ci"]
     assert lo <= 0.3 <= hi
     with pytest.raises(ValueError, match="no conversation"):
-        add_local_model(Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"}), "other", "x", record, scores, invalid, "binary_om_acc", "chance", seed=1)
+        add_local_model(
+            Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"}),
+            "other",
+            "x",
+            record,
+            scores,
+            invalid,
+            "binary_om_acc",
+            "chance",
+            seed=1,
+        )
 
 
 def test_sign_flip_and_bootstrap():
@@ -71,15 +94,22 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path):
 
     scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1,
-                    n_bootstrap=200)
+    add_local_model(
+        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+    )
     (tmp_path / "results" / "paper").mkdir(parents=True)
     (tmp_path / "results" / "paper" / "numbers.json").write_text(nums.to_json())
     (tmp_path / "paper" / "sections").mkdir(parents=True)
     shutil.copy(REPO / "paper" / "sections" / "local_model.typ", tmp_path / "paper" / "sections")
     source = tmp_path / "paper" / "sections" / "local_model.typ"
     assert typst.compile(str(source), root=str(tmp_path))[:4] == b"%PDF"
-    shown = {r["value"]["key"] for r in __import__("json").loads(
-        typst.query(str(source), "<number>", root=str(tmp_path)))}
-    assert {"local_model.score", "local_model.p_vs_chance", "local_model.pct_invalid",
-            "local_model.latency_mean_s", "local_model.output_tokens"} <= shown
+    shown = {
+        r["value"]["key"] for r in __import__("json").loads(typst.query(str(source), "<number>", root=str(tmp_path)))
+    }
+    assert {
+        "local_model.score",
+        "local_model.p_vs_chance",
+        "local_model.pct_invalid",
+        "local_model.latency_mean_s",
+        "local_model.output_tokens",
+    } <= shown

@@ -22,10 +22,14 @@ class _Named(dict):
 
 
 def _smk(tmp_path, rule="score_model", **params):
-    return SimpleNamespace(rule=rule, log=[str(tmp_path / "logs" / f"{rule}.log")],
-                           input=_Named(gold="results/tables/gold/turns.parquet"),
-                           output=_Named(table="results/scores/m/default/turn.parquet"),
-                           wildcards=_Named(model="m", mode="default"), params=_Named(params))
+    return SimpleNamespace(
+        rule=rule,
+        log=[str(tmp_path / "logs" / f"{rule}.log")],
+        input=_Named(gold="results/tables/gold/turns.parquet"),
+        output=_Named(table="results/scores/m/default/turn.parquet"),
+        wildcards=_Named(model="m", mode="default"),
+        params=_Named(params),
+    )
 
 
 def _write(path, text: bytes):
@@ -64,8 +68,14 @@ def test_params_that_json_cannot_hold_are_kept_as_text(tmp_path):
 
 
 def _record(rule, outputs, inputs=()):
-    return {"rule": rule, "script": f"workflow/scripts/{rule}.py", "wildcards": {}, "input": list(inputs),
-            "output": list(outputs), "params": {}}
+    return {
+        "rule": rule,
+        "script": f"workflow/scripts/{rule}.py",
+        "wildcards": {},
+        "input": list(inputs),
+        "output": list(outputs),
+        "params": {},
+    }
 
 
 def _log(path, record, mtime_ns):
@@ -79,8 +89,10 @@ def test_files_map_to_their_job_including_files_inside_directory_outputs(tmp_pat
     _write(tmp_path / "results/predictions/m/default/shard-0/c1.json", b"{}")
     _write(tmp_path / "results/predictions/m/default/shard-0/c2.json", b"[]")
     _write(tmp_path / "results/stray.txt", b"by hand")
-    jobs = [_record("predict", ["results/predictions/m/default/shard-0"]),
-            _record("aggregate", ["results/scores/a.csv"], ["results/predictions/m/default/shard-0"])]
+    jobs = [
+        _record("predict", ["results/predictions/m/default/shard-0"]),
+        _record("aggregate", ["results/scores/a.csv"], ["results/predictions/m/default/shard-0"]),
+    ]
     paths = results_files(tmp_path, ["results"])
     m = build_manifest(tmp_path, paths, jobs)
     by_path = {e["path"]: e for e in m["files"]}
@@ -88,9 +100,12 @@ def test_files_map_to_their_job_including_files_inside_directory_outputs(tmp_pat
     assert by_path["results/scores/a.csv"]["sha256"] == hashlib.sha256(b"a,b\n1,2\n").hexdigest()
     assert by_path["results/scores/a.csv"]["bytes"] == 8
     rules = {p: (None if e["job"] is None else m["jobs"][e["job"]]["rule"]) for p, e in by_path.items()}
-    assert rules == {"results/predictions/m/default/shard-0/c1.json": "predict",
-                     "results/predictions/m/default/shard-0/c2.json": "predict",
-                     "results/scores/a.csv": "aggregate", "results/stray.txt": None}
+    assert rules == {
+        "results/predictions/m/default/shard-0/c1.json": "predict",
+        "results/predictions/m/default/shard-0/c2.json": "predict",
+        "results/scores/a.csv": "aggregate",
+        "results/stray.txt": None,
+    }
     assert len(m["jobs"]) == 2  # each job listed once, only the jobs that own a listed file
 
 
@@ -98,7 +113,7 @@ def test_the_newest_log_wins_when_a_stale_one_claims_the_same_output(tmp_path):
     _write(tmp_path / "results/x.csv", b"1\n")
     _log(tmp_path / "logs/new.log", _record("new_rule", ["results/x.csv"]), 2_000_000_000_000_000_000)
     _log(tmp_path / "logs/old.log", _record("old_rule", ["results/x.csv"]), 1_000_000_000_000_000_000)
-    (tmp_path / "logs/cut.log").write_text(f"INFO {PROVENANCE_TAG}{{\"rule\": \"cut\n")
+    (tmp_path / "logs/cut.log").write_text(f'INFO {PROVENANCE_TAG}{{"rule": "cut\n')
     records = read_provenance(sorted((tmp_path / "logs").glob("*.log")))
     assert [r["rule"] for r in records] == ["old_rule", "new_rule"]
     m = build_manifest(tmp_path, ["results/x.csv"], records)
@@ -111,7 +126,9 @@ def test_results_files_excludes_the_manifest_and_takes_single_files(tmp_path):
     _write(tmp_path / "results/a/b.csv", b"1")
     _write(tmp_path / "paper/build/paper.pdf", b"%PDF")
     assert results_files(tmp_path, ["results", "paper/build/paper.pdf"], exclude=["results/manifest.json"]) == [
-        "paper/build/paper.pdf", "results/a/b.csv"]
+        "paper/build/paper.pdf",
+        "results/a/b.csv",
+    ]
 
 
 def test_results_files_leaves_out_the_excluded_folders(tmp_path):
@@ -119,4 +136,6 @@ def test_results_files_leaves_out_the_excluded_folders(tmp_path):
     _write(tmp_path / "results/notebooks_list.csv", b"1")  # a sibling whose name starts alike stays
     _write(tmp_path / "results/a/b.csv", b"1")
     assert results_files(tmp_path, ["results"], exclude_folders=["results/notebooks"]) == [
-        "results/a/b.csv", "results/notebooks_list.csv"]
+        "results/a/b.csv",
+        "results/notebooks_list.csv",
+    ]

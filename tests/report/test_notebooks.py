@@ -23,8 +23,12 @@ def _notebook(path, *sources: str):
 
 
 def test_execution_is_seeded_and_gives_the_same_bytes_twice(tmp_path):
-    source = _notebook(tmp_path / "a.ipynb", "import os\nprint(os.environ['PYTHONHASHSEED'], os.getcwd())",
-                       "print(sorted({'b', 'a'}), list({'x', 'y', 'z'}))", "1 + 1")
+    source = _notebook(
+        tmp_path / "a.ipynb",
+        "import os\nprint(os.environ['PYTHONHASHSEED'], os.getcwd())",
+        "print(sorted({'b', 'a'}), list({'x', 'y', 'z'}))",
+        "1 + 1",
+    )
     outputs = []
     with notebooks.kernel_environment(tmp_path / "state", 2**32 + 7):
         for _ in range(2):

@@ -12,22 +12,74 @@ from .rule_map import RULE_SCRIPTS
 
 def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9)):
     nan = np.nan
-    claims = pd.DataFrame([
-        {"id": "C1", "family": "headline", "test": "rank_independence", "simulated": True, "n_true": 200,
-         "n_false": 100, "power": 0.0, "power_lo": 0.0, "power_hi": 0.02, "fpr": 0.0, "fpr_lo": 0.0, "fpr_hi": 0.04,
-         "estimand": nan, "coverage": nan, "coverage_lo": nan, "coverage_hi": nan, "coverage_p": nan,
-         "coverage_vs_nominal": nan, "sign_recovery": nan, "note": "metric draft_judge not simulated"},
-        {"id": "C3", "family": "headline", "test": "diagnosis_effect", "simulated": True, "n_true": 100,
-         "n_false": 100, "power": 0.81, "power_lo": 0.72, "power_hi": 0.88, "fpr": 0.02, "fpr_lo": 0.0,
-         "fpr_hi": 0.07, "estimand": -0.08, "coverage": 0.89, "coverage_lo": 0.81, "coverage_hi": 0.94,
-         "coverage_p": 0.0123, "coverage_vs_nominal": "below nominal", "sign_recovery": 1.0, "note": nan},
-        {"id": "C6", "family": "exploratory", "test": "profile_flips", "simulated": False, "note": "not simulated: no profiles"},
-    ])
+    claims = pd.DataFrame(
+        [
+            {
+                "id": "C1",
+                "family": "headline",
+                "test": "rank_independence",
+                "simulated": True,
+                "n_true": 200,
+                "n_false": 100,
+                "power": 0.0,
+                "power_lo": 0.0,
+                "power_hi": 0.02,
+                "fpr": 0.0,
+                "fpr_lo": 0.0,
+                "fpr_hi": 0.04,
+                "estimand": nan,
+                "coverage": nan,
+                "coverage_lo": nan,
+                "coverage_hi": nan,
+                "coverage_p": nan,
+                "coverage_vs_nominal": nan,
+                "sign_recovery": nan,
+                "note": "metric draft_judge not simulated",
+            },
+            {
+                "id": "C3",
+                "family": "headline",
+                "test": "diagnosis_effect",
+                "simulated": True,
+                "n_true": 100,
+                "n_false": 100,
+                "power": 0.81,
+                "power_lo": 0.72,
+                "power_hi": 0.88,
+                "fpr": 0.02,
+                "fpr_lo": 0.0,
+                "fpr_hi": 0.07,
+                "estimand": -0.08,
+                "coverage": 0.89,
+                "coverage_lo": 0.81,
+                "coverage_hi": 0.94,
+                "coverage_p": 0.0123,
+                "coverage_vs_nominal": "below nominal",
+                "sign_recovery": 1.0,
+                "note": nan,
+            },
+            {
+                "id": "C6",
+                "family": "exploratory",
+                "test": "profile_flips",
+                "simulated": False,
+                "note": "not simulated: no profiles",
+            },
+        ]
+    )
     paths = {"claims": tmp_path / "claims.csv"}
     claims.to_csv(paths["claims"], index=False)
     curve = lambda claim, values, share: pd.DataFrame(  # noqa: E731
-        {"claim": claim, "value": values, "n_studies": 100, "supported": share, "supported_lo": np.array(share) - 0.05,
-         "supported_hi": np.array(share) + 0.05, "not_supported": share})
+        {
+            "claim": claim,
+            "value": values,
+            "n_studies": 100,
+            "supported": share,
+            "supported_lo": np.array(share) - 0.05,
+            "supported_hi": np.array(share) + 0.05,
+            "not_supported": share,
+        }
+    )
     paths["models"] = tmp_path / "models.csv"
     curve("C1", [11, 20, 40], list(models_power)).to_csv(paths["models"], index=False)
     paths["margins"] = tmp_path / "margins.csv"
@@ -38,8 +90,15 @@ def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9))
     paths["participants"] = tmp_path / "participants.csv"
     curve("C3", [8, 11, 14], [0.5, 0.7, 0.75]).to_csv(paths["participants"], index=False)
     paths["conversations"] = tmp_path / "conversations.csv"
-    pd.DataFrame({"n_conversations": [50, 50, 200, 200], "metric": ["a", "b", "a", "b"], "n_studies": 100,
-                  "reliability": [0.5, 0.3, 0.8, 0.6], "snr": [1, 0.6, 2, 1.2]}).to_csv(paths["conversations"], index=False)
+    pd.DataFrame(
+        {
+            "n_conversations": [50, 50, 200, 200],
+            "metric": ["a", "b", "a", "b"],
+            "n_studies": 100,
+            "reliability": [0.5, 0.3, 0.8, 0.6],
+            "snr": [1, 0.6, 2, 1.2],
+        }
+    ).to_csv(paths["conversations"], index=False)
     return {k: str(v) for k, v in paths.items()}
 
 

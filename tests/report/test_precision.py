@@ -9,15 +9,18 @@ import pytest
 from eibench.report.numbers import Numbers, fmt_interval, interval_digits
 
 
-@pytest.mark.parametrize("lo, hi, digits", [
-    (-7.693, -3.884, 1),    # half-width 1.9: one decimal
-    (0.70, 0.85, 3),        # 0.075: three
-    (76.57, 78.28, 2),      # 0.855 -> 0.86: two
-    (10.0, 50.0, 0),        # 20: no decimal (never negative)
-    (0.0, 1980.0, 0),
-    (0.0, 0.1992, 2),       # 0.0996 rounds to 0.10: two decimals, not three
-    (0.0, 0.0002, 5),       # 0.0001: five
-])
+@pytest.mark.parametrize(
+    "lo, hi, digits",
+    [
+        (-7.693, -3.884, 1),  # half-width 1.9: one decimal
+        (0.70, 0.85, 3),  # 0.075: three
+        (76.57, 78.28, 2),  # 0.855 -> 0.86: two
+        (10.0, 50.0, 0),  # 20: no decimal (never negative)
+        (0.0, 1980.0, 0),
+        (0.0, 0.1992, 2),  # 0.0996 rounds to 0.10: two decimals, not three
+        (0.0, 0.0002, 5),  # 0.0001: five
+    ],
+)
 def test_two_significant_digits_of_the_half_width(lo, hi, digits):
     assert interval_digits(lo, hi) == digits
 

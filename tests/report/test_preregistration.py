@@ -40,8 +40,13 @@ def test_differences_are_named(default_config):
     used["claims"][2]["params"]["direction"] = "positive"
     used["claims"].pop(0)
     used["claims"].append({"id": "C9", "family": "exploratory", "text": "t", "test": "magic", "params": {}})
-    assert differences(frozen, used) == ["alpha 0.1 (frozen 0.05)", "C9 added", "C1 removed", "C3 changed",
-                                         "test magic has no frozen decision rule"]
+    assert differences(frozen, used) == [
+        "alpha 0.1 (frozen 0.05)",
+        "C9 added",
+        "C1 removed",
+        "C3 changed",
+        "test magic has no frozen decision rule",
+    ]
 
 
 def test_a_broken_frozen_file_names_the_file(tmp_path):
@@ -65,10 +70,20 @@ def test_outside_a_checkout_the_date_and_history_are_unknown(tmp_path, default_c
 
 
 def _git(repo, *args):
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t", "GIT_AUTHOR_DATE": "2026-01-02T00:00:00Z",
-                        "GIT_COMMITTER_DATE": "2026-01-02T00:00:00Z", "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "GIT_AUTHOR_DATE": "2026-01-02T00:00:00Z",
+            "GIT_COMMITTER_DATE": "2026-01-02T00:00:00Z",
+            "PATH": "/usr/bin:/bin",
+        },
+    )
 
 
 def test_the_git_record_dates_the_freezing_commit_and_lists_rule_changes(tmp_path):
@@ -92,8 +107,15 @@ def test_the_git_record_dates_the_freezing_commit_and_lists_rule_changes(tmp_pat
 
 
 def test_long_subjects_are_cut():
-    state = {"sha256": "ab", "differences": ["C3 changed"], "frozen_commit": "abc", "frozen_date": "2026-01-02",
-             "frozen_dirty": False, "why": "", "history": [{"commit": "abc", "date": "2026-01-02", "subject": "x" * 200}]}
+    state = {
+        "sha256": "ab",
+        "differences": ["C3 changed"],
+        "frozen_commit": "abc",
+        "frozen_date": "2026-01-02",
+        "frozen_dirty": False,
+        "why": "",
+        "history": [{"commit": "abc", "date": "2026-01-02", "subject": "x" * 200}],
+    }
     nums = Numbers(scripts=RULE_SCRIPTS)
     table = add_preregistration(nums, state)
     assert len(table.loc[0, "Subject"]) == 90 and table.loc[0, "Subject"].endswith("…")

@@ -58,8 +58,9 @@ def test_files_digest_is_the_sha256_of_the_sorted_sha256sum_listing(tmp_path):
     (folder / "b.json").write_bytes(b"{}")
     (folder / "a.json").write_bytes(b"[]")
     (folder / ".snakemake_timestamp").write_bytes(b"")  # hidden: left out
-    listing = "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in (("a.json", b"[]"),
-                                                                                       ("b.json", b"{}")))
+    listing = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in (("a.json", b"[]"), ("b.json", b"{}"))
+    )
     assert files_digest([folder]) == (2, hashlib.sha256(listing.encode()).hexdigest())
     # The same files listed one by one (a release on disk) give the same digest; order does not matter.
     assert files_digest([folder / "b.json", folder / "a.json"]) == files_digest([folder])
@@ -83,15 +84,22 @@ def test_files_digest_of_nothing():
 
 def test_rebuild_command(tmp_path):
     assert rebuild_command() == "snakemake --cores 8"
-    assert rebuild_command([tmp_path / "config" / "small.yaml"], {}, tmp_path) == \
-        "snakemake --cores 8 --configfile config/small.yaml"
+    assert (
+        rebuild_command([tmp_path / "config" / "small.yaml"], {}, tmp_path)
+        == "snakemake --cores 8 --configfile config/small.yaml"
+    )
     cmd = rebuild_command([], {"seed": 7, "statistics": {"simulation": {"n_null": 40}}, "cohort": "synthetic"})
     assert cmd == "snakemake --cores 8 --config cohort=synthetic seed=7 'statistics={simulation: {n_null: 40}}'"
 
 
 def test_statement_entries_and_labels():
-    rows = statement({"commit": None, "dirty": None, "why": NOT_A_CHECKOUT}, {"python": "3.11.7", "pandas": "3.1.1"},
-                     "d" * 64, {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)}, "snakemake --cores 8")
+    rows = statement(
+        {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT},
+        {"python": "3.11.7", "pandas": "3.1.1"},
+        "d" * 64,
+        {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)},
+        "snakemake --cores 8",
+    )
     by_key = {r["key"]: r for r in rows}
     assert by_key["repro.git"]["value"] == NOT_A_CHECKOUT
     assert by_key["repro.git_dirty"]["value"] is False
@@ -101,9 +109,13 @@ def test_statement_entries_and_labels():
     assert by_key["repro.input.sim-01/default.n_files"]["value"] == 20
     assert len(by_key) == len(rows)
     # The same arguments give the same entries (nothing read from the clock or the machine).
-    assert rows == statement({"commit": None, "dirty": None, "why": NOT_A_CHECKOUT},
-                             {"python": "3.11.7", "pandas": "3.1.1"}, "d" * 64,
-                             {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)}, "snakemake --cores 8")
+    assert rows == statement(
+        {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT},
+        {"python": "3.11.7", "pandas": "3.1.1"},
+        "d" * 64,
+        {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)},
+        "snakemake --cores 8",
+    )
 
 
 def test_frozen_requirements_are_the_lines_of_pip_freeze():
@@ -112,8 +124,12 @@ def test_frozen_requirements_are_the_lines_of_pip_freeze():
 
     from eibench.report.reproducibility import freeze_digest, frozen_requirements
 
-    out = subprocess.run([sys.executable, "-m", "pip", "freeze", "--exclude-editable", "--disable-pip-version-check"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "freeze", "--exclude-editable", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert frozen_requirements() == out.splitlines()
     assert freeze_digest(frozen_requirements()) == hashlib.sha256(out.encode()).hexdigest()
     versions = package_versions(freeze=True)

@@ -29,11 +29,26 @@ def _rows(power: float = 1.0) -> list[dict]:
     for name in FAMILY:
         conv, models = SIZES[name]
         t = 2.0 * (conv / 200) ** power * models / 17
-        rows.append({"configuration": name, "conversations": conv, "models": models, "dry_run_wall_s": 5.0,
-                     "data_wall_s": 3 * t, "scoring_wall_s": 1.5 * t, "scoring_cpu_s": t, "scoring_peak_mib": 100 * t,
-                     "statistics_wall_s": 2.5 * t, "statistics_cpu_s": 2 * t, "statistics_peak_mib": 50 * t,
-                     "simulation_cpu_s_per_study": t / 4, "simulation_peak_mib": 10 * t, "date": "2026-11-29",
-                     "commit": "0123456789ab", "machine": "2 cores, 24 GiB RAM"})
+        rows.append(
+            {
+                "configuration": name,
+                "conversations": conv,
+                "models": models,
+                "dry_run_wall_s": 5.0,
+                "data_wall_s": 3 * t,
+                "scoring_wall_s": 1.5 * t,
+                "scoring_cpu_s": t,
+                "scoring_peak_mib": 100 * t,
+                "statistics_wall_s": 2.5 * t,
+                "statistics_cpu_s": 2 * t,
+                "statistics_peak_mib": 50 * t,
+                "simulation_cpu_s_per_study": t / 4,
+                "simulation_peak_mib": 10 * t,
+                "date": "2026-11-29",
+                "commit": "0123456789ab",
+                "machine": "2 cores, 24 GiB RAM",
+            }
+        )
     return rows
 
 
@@ -67,10 +82,13 @@ def test_the_paper_table_has_a_row_per_configuration_and_the_exponents(tmp_path)
     assert list(table["Configuration"][: len(FAMILY)]) == list(FAMILY)
     assert len(table) == len(FAMILY) + 3
     assert table.iloc[2]["Conversations"] == "10,000"
-    assert list(table["Configuration"][len(FAMILY):]) == ["Exponent, 1x to 10x", "Exponent, 10x to 50x",
-                                                          "Exponent, fit 1x to 50x"]
+    assert list(table["Configuration"][len(FAMILY) :]) == [
+        "Exponent, 1x to 10x",
+        "Exponent, 10x to 50x",
+        "Exponent, fit 1x to 50x",
+    ]
     for k in range(1, 4):
-        assert list(table.iloc[-k][-len(GROWTH):]) == ["1.20"] * len(GROWTH)
+        assert list(table.iloc[-k][-len(GROWTH) :]) == ["1.20"] * len(GROWTH)
     assert table.map(lambda c: isinstance(c, str)).all().all()
 
 
@@ -100,9 +118,9 @@ def test_a_partial_record_prints_what_was_measured(tmp_path):
     assert list(record["configuration"]) == ["1x", "10x", "100models"]
     table = paper_table(record)
     assert len(table) == 3 + 3
-    assert list(table.iloc[-3][-len(GROWTH):]) == ["1.00"] * len(GROWTH)  # 1x to 10x
+    assert list(table.iloc[-3][-len(GROWTH) :]) == ["1.00"] * len(GROWTH)  # 1x to 10x
     for k in (1, 2):
-        assert list(table.iloc[-k][-len(GROWTH):]) == ["not measured"] * len(GROWTH)
+        assert list(table.iloc[-k][-len(GROWTH) :]) == ["not measured"] * len(GROWTH)
 
 
 def test_a_missing_column_or_file_is_an_error(tmp_path):

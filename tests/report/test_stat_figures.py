@@ -46,105 +46,188 @@ def n_errorbars(ax: plt.Axes) -> int:
 
 # Small tables ---------------------------------------------------------------------------------
 
+
 def rank_pairs() -> pd.DataFrame:
-    return pd.DataFrame({
-        "metric_a": ["emotion_f1", "emotion_f1", "emotion_va"],
-        "metric_b": ["emotion_va", "binary_om_acc", "binary_om_acc"],
-        "tau": [0.8, -0.2, np.nan],
-        "lo95": [0.5, -0.7, np.nan],
-        "hi95": [1.0, 0.4, np.nan],
-        "verdict": ["related", "inconclusive", "inconclusive"],
-    })
+    return pd.DataFrame(
+        {
+            "metric_a": ["emotion_f1", "emotion_f1", "emotion_va"],
+            "metric_b": ["emotion_va", "binary_om_acc", "binary_om_acc"],
+            "tau": [0.8, -0.2, np.nan],
+            "lo95": [0.5, -0.7, np.nan],
+            "hi95": [1.0, 0.4, np.nan],
+            "verdict": ["related", "inconclusive", "inconclusive"],
+        }
+    )
 
 
 def intervals() -> pd.DataFrame:
     rows = []
-    for model, role, base in (("sim-01", "model", 0.6), ("sim-02", "model", 0.8), ("human_1", "human", 0.7),
-                              ("chance", "baseline", 0.3)):
+    for model, role, base in (
+        ("sim-01", "model", 0.6),
+        ("sim-02", "model", 0.8),
+        ("human_1", "human", 0.7),
+        ("chance", "baseline", 0.3),
+    ):
         for metric in ("composite", "emotion_f1", "binary_om_acc", "tracking"):
-            rows.append({"em_model": model, "role": role, "metric": metric, "estimate": base,
-                         "lo": base - 0.05, "hi": base + 0.05})
+            rows.append(
+                {
+                    "em_model": model,
+                    "role": role,
+                    "metric": metric,
+                    "estimate": base,
+                    "lo": base - 0.05,
+                    "hi": base + 0.05,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def discriminability_table() -> pd.DataFrame:
-    return pd.DataFrame({
-        "metric": ["emotion_f1", "pairwise_acc"],
-        "reliability": [0.9, 0.97], "reliability_lo": [0.85, 0.95], "reliability_hi": [0.93, 0.98],
-        "snr": [3.0, 9.0], "snr_lo": [2.5, 8.0], "snr_hi": [3.5, 10.0],
-        "share_pairs_separated": [0.4, 0.9],
-    })
+    return pd.DataFrame(
+        {
+            "metric": ["emotion_f1", "pairwise_acc"],
+            "reliability": [0.9, 0.97],
+            "reliability_lo": [0.85, 0.95],
+            "reliability_hi": [0.93, 0.98],
+            "snr": [3.0, 9.0],
+            "snr_lo": [2.5, 8.0],
+            "snr_hi": [3.5, 10.0],
+            "share_pairs_separated": [0.4, 0.9],
+        }
+    )
 
 
 def diagnosis_table() -> pd.DataFrame:
-    return pd.DataFrame({"metric": ["emotion_f1", "binary_om_acc"], "adjusted_effect": [-0.2, 0.05],
-                         "adjusted_lo": [-0.3, -0.01], "adjusted_hi": [-0.1, 0.11], "p_permutation": [0.0004, 0.3]})
+    return pd.DataFrame(
+        {
+            "metric": ["emotion_f1", "binary_om_acc"],
+            "adjusted_effect": [-0.2, 0.05],
+            "adjusted_lo": [-0.3, -0.01],
+            "adjusted_hi": [-0.1, 0.11],
+            "p_permutation": [0.0004, 0.3],
+        }
+    )
 
 
 def topics_table() -> pd.DataFrame:
-    return pd.DataFrame({"metric": ["composite"] * 3 + ["tracking"],
-                         "category": ["Family", "Romantic relationships", "Studies", "Family"],
-                         "mean": [70.0, 63.0, 69.0, 0.6], "lo": [68.0, 61.0, 67.0, 0.5], "hi": [72.0, 65.0, 71.0, 0.7],
-                         "p_hardest": [0.0, 0.98, 0.02, 0.5], "is_reference": [False, True, False, False]})
+    return pd.DataFrame(
+        {
+            "metric": ["composite"] * 3 + ["tracking"],
+            "category": ["Family", "Romantic relationships", "Studies", "Family"],
+            "mean": [70.0, 63.0, 69.0, 0.6],
+            "lo": [68.0, 61.0, 67.0, 0.5],
+            "hi": [72.0, 65.0, 71.0, 0.7],
+            "p_hardest": [0.0, 0.98, 0.02, 0.5],
+            "is_reference": [False, True, False, False],
+        }
+    )
 
 
 def drift_table() -> pd.DataFrame:
     rows = []
     for metric in ("emotion_f1", "binary_om_acc"):
         for model in ("sim-01", "sim-02", "all evaluated models"):
-            rows.append({"metric": metric, "em_model": model, "slope": -0.1, "slope_lo": -0.15, "slope_hi": -0.05,
-                         "mean_early": 0.6, "mean_middle": 0.55, "mean_late": 0.5})
+            rows.append(
+                {
+                    "metric": metric,
+                    "em_model": model,
+                    "slope": -0.1,
+                    "slope_lo": -0.15,
+                    "slope_hi": -0.05,
+                    "mean_early": 0.6,
+                    "mean_middle": 0.55,
+                    "mean_late": 0.5,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def humans_table() -> pd.DataFrame:
-    return pd.DataFrame({"metric": ["binary_hp_acc"] * 3 + ["emotion_f1"] * 3,
-                         "em_model": ["sim-01", "sim-02", "sim-03"] * 2,
-                         "human_minus_model": [0.2, -0.1, 0.0, 0.05, 0.1, -0.02],
-                         "lo": [0.1, -0.15, -0.05, -0.01, 0.05, -0.08], "hi": [0.3, -0.05, 0.05, 0.11, 0.15, 0.04],
-                         "verdict": ["humans better", "model better", "no difference",
-                                     "no difference", "humans better", "no difference"]})
+    return pd.DataFrame(
+        {
+            "metric": ["binary_hp_acc"] * 3 + ["emotion_f1"] * 3,
+            "em_model": ["sim-01", "sim-02", "sim-03"] * 2,
+            "human_minus_model": [0.2, -0.1, 0.0, 0.05, 0.1, -0.02],
+            "lo": [0.1, -0.15, -0.05, -0.01, 0.05, -0.08],
+            "hi": [0.3, -0.05, 0.05, 0.11, 0.15, 0.04],
+            "verdict": [
+                "humans better",
+                "model better",
+                "no difference",
+                "no difference",
+                "humans better",
+                "no difference",
+            ],
+        }
+    )
 
 
 def null_rates_table() -> pd.DataFrame:
-    return pd.DataFrame({"test": ["diagnosis: participant permutation test", "turn drift: Page's trend test"],
-                         "false_positive_rate": [0.045, 0.09], "alpha": [0.05, 0.05],
-                         "band_lo": [0.02, 0.02], "band_hi": [0.08, 0.08]})
+    return pd.DataFrame(
+        {
+            "test": ["diagnosis: participant permutation test", "turn drift: Page's trend test"],
+            "false_positive_rate": [0.045, 0.09],
+            "alpha": [0.05, 0.05],
+            "band_lo": [0.02, 0.02],
+            "band_hi": [0.08, 0.08],
+        }
+    )
 
 
 def planted_table() -> pd.DataFrame:
-    return pd.DataFrame({"effect": ["diagnosis effect", "romantic effect", "power: share of models"],
-                         "planted": [-0.08, -3.7, np.nan], "mean_estimate": [-0.08, -3.8, 0.99],
-                         "sign_recovery": [1.0, 0.97, np.nan], "coverage": [0.93, 0.88, np.nan]})
+    return pd.DataFrame(
+        {
+            "effect": ["diagnosis effect", "romantic effect", "power: share of models"],
+            "planted": [-0.08, -3.7, np.nan],
+            "mean_estimate": [-0.08, -3.8, 0.99],
+            "sign_recovery": [1.0, 0.97, np.nan],
+            "coverage": [0.93, 0.88, np.nan],
+        }
+    )
 
 
 def rank_table() -> pd.DataFrame:
-    return pd.DataFrame({"em_model": ["sim-01", "sim-02", "sim-03", "sim-01"],
-                         "metric": ["composite", "composite", "composite", "emotion_f1"],
-                         "rank": [2, 1, 3, 1], "rank_lo": [1, 1, 2, 1], "rank_hi": [3, 2, 3, 2]})
+    return pd.DataFrame(
+        {
+            "em_model": ["sim-01", "sim-02", "sim-03", "sim-01"],
+            "metric": ["composite", "composite", "composite", "emotion_f1"],
+            "rank": [2, 1, 3, 1],
+            "rank_lo": [1, 1, 2, 1],
+            "rank_hi": [3, 2, 3, 2],
+        }
+    )
 
 
 #: Every drawing function with a small table, and with empty tables.
 CASES = {
-    "rank_correlations": (lambda: sf.rank_correlation_heatmap(rank_pairs(), SRC),
-                          lambda: sf.rank_correlation_heatmap(pd.DataFrame(), SRC)),
-    "profiles": (lambda: sf.capability_profiles(intervals(), SRC),
-                 lambda: sf.capability_profiles(pd.DataFrame(), SRC)),
-    "discriminability": (lambda: sf.discriminability(discriminability_table(), SRC),
-                         lambda: sf.discriminability(pd.DataFrame(), SRC)),
-    "subgroups": (lambda: sf.subgroups_topics(diagnosis_table(), topics_table(), SRC),
-                  lambda: sf.subgroups_topics(pd.DataFrame(), pd.DataFrame(), SRC)),
+    "rank_correlations": (
+        lambda: sf.rank_correlation_heatmap(rank_pairs(), SRC),
+        lambda: sf.rank_correlation_heatmap(pd.DataFrame(), SRC),
+    ),
+    "profiles": (lambda: sf.capability_profiles(intervals(), SRC), lambda: sf.capability_profiles(pd.DataFrame(), SRC)),
+    "discriminability": (
+        lambda: sf.discriminability(discriminability_table(), SRC),
+        lambda: sf.discriminability(pd.DataFrame(), SRC),
+    ),
+    "subgroups": (
+        lambda: sf.subgroups_topics(diagnosis_table(), topics_table(), SRC),
+        lambda: sf.subgroups_topics(pd.DataFrame(), pd.DataFrame(), SRC),
+    ),
     "drift": (lambda: sf.drift(drift_table(), SRC), lambda: sf.drift(pd.DataFrame(), SRC)),
-    "humans": (lambda: sf.humans_vs_models(humans_table(), SRC),
-               lambda: sf.humans_vs_models(humans_table().iloc[:0], SRC)),
-    "simulation": (lambda: sf.simulation_calibration(null_rates_table(), planted_table(), SRC),
-                   lambda: sf.simulation_calibration(pd.DataFrame(), pd.DataFrame(), SRC)),
-    "rank_intervals": (lambda: sf.rank_intervals(rank_table(), SRC),
-                       lambda: sf.rank_intervals(pd.DataFrame(), SRC)),
+    "humans": (
+        lambda: sf.humans_vs_models(humans_table(), SRC),
+        lambda: sf.humans_vs_models(humans_table().iloc[:0], SRC),
+    ),
+    "simulation": (
+        lambda: sf.simulation_calibration(null_rates_table(), planted_table(), SRC),
+        lambda: sf.simulation_calibration(pd.DataFrame(), pd.DataFrame(), SRC),
+    ),
+    "rank_intervals": (lambda: sf.rank_intervals(rank_table(), SRC), lambda: sf.rank_intervals(pd.DataFrame(), SRC)),
 }
 
 
 # Shared behaviour ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_two_calls_give_identical_svg_bytes(name, tmp_path):
@@ -171,14 +254,20 @@ def test_names_the_rule_and_says_when_there_is_no_data(name, tmp_path):
 
 
 def leaderboard_table() -> pd.DataFrame:
-    return pd.DataFrame({"em_model": ["sim-01", "sim-02", "human_1", "chance"],
-                         "role": ["model", "model", "human", "baseline"], "composite": [60.0, 80.0, 70.0, 30.0],
-                         "composite_lo": [55.0, 76.0, 60.0, 28.0], "composite_hi": [64.0, 83.0, 79.0, 32.0]})
+    return pd.DataFrame(
+        {
+            "em_model": ["sim-01", "sim-02", "human_1", "chance"],
+            "role": ["model", "model", "human", "baseline"],
+            "composite": [60.0, 80.0, 70.0, 30.0],
+            "composite_lo": [55.0, 76.0, 60.0, 28.0],
+            "composite_hi": [64.0, 83.0, 79.0, 32.0],
+        }
+    )
 
 
 def _overlaps(labels) -> list[tuple[str, str]]:
     boxes = [(t.get_text(), t.get_window_extent()) for t in labels if t.get_visible() and t.get_text()]
-    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1 :] if ba.overlaps(bb)]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -207,6 +296,7 @@ def test_leaderboard_forest_best_on_top_coloured_by_role():
 
 
 # What each figure draws ----------------------------------------------------------------------------
+
 
 def test_heatmap_has_one_cell_text_per_pair_and_greys_a_missing_tau():
     fig = sf.rank_correlation_heatmap(rank_pairs(), SRC)
@@ -254,8 +344,11 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     left, right = fig.axes
     assert n_errorbars(left) == 2
     assert ytick_labels(left) == ["Binary OM accuracy\np = 0.300", "Emotion F1\np < 0.001"]
-    assert ytick_labels(right) == ["Romantic relationships\nP(hardest) 0.98", "Studies\nP(hardest) 0.02",
-                                   "Family\nP(hardest) 0.00"]  # hardest at the bottom
+    assert ytick_labels(right) == [
+        "Romantic relationships\nP(hardest) 0.98",
+        "Studies\nP(hardest) 0.02",
+        "Family\nP(hardest) 0.00",
+    ]  # hardest at the bottom
     assert n_errorbars(right) == 3
     # the reference category (Romantic relationships, row 0) is drawn as an open dot, in the legend
     open_dots = [ln for ln in right.lines if ln.get_markerfacecolor() == "white"]
@@ -283,7 +376,10 @@ def test_humans_points_coloured_by_verdict():
     colours = {c.lines[0].get_color() for c in axes[1].containers}
     assert colours == {sf.VERDICT_COLOURS[v] for v in ("humans better", "model better", "no difference")}
     assert {t.get_text() for t in fig.legends[0].get_texts()} == {
-        "humans better (Holm p ≤ 0.05)", "model better (Holm p ≤ 0.05)", "no difference"}
+        "humans better (Holm p ≤ 0.05)",
+        "model better (Holm p ≤ 0.05)",
+        "no difference",
+    }
 
 
 def test_humans_colour_follows_the_test_an_interval_excluding_zero_is_not_no_difference():
@@ -293,8 +389,11 @@ def test_humans_colour_follows_the_test_an_interval_excluding_zero_is_not_no_dif
     table.loc[4, "verdict"] = "no difference"  # emotion_f1, sim-02: interval [0.05, 0.15] excludes 0
     fig = sf.humans_vs_models(table, SRC)
     emotion = visible_axes(fig)[0]
-    by_y = {int(c.lines[0].get_ydata()[i]): c.lines[0].get_color() for c in emotion.containers
-            for i in range(len(c.lines[0].get_ydata()))}
+    by_y = {
+        int(c.lines[0].get_ydata()[i]): c.lines[0].get_color()
+        for c in emotion.containers
+        for i in range(len(c.lines[0].get_ydata()))
+    }
     assert by_y[1] == sf.UNADJUSTED_COLOUR  # sim-02 (models bottom to top: sim-03, sim-02, sim-01)
     assert by_y[0] == by_y[2] == sf.VERDICT_COLOURS["no difference"]  # intervals that include 0
     assert sf.UNADJUSTED_ONLY in {t.get_text() for t in fig.legends[0].get_texts()}
@@ -308,8 +407,11 @@ def test_simulation_draws_bands_and_skips_rows_without_coverage():
     left, right = fig.axes
     assert len(left.patches) == 2  # one binomial band per test
     assert ytick_labels(right) == ["romantic effect", "diagnosis effect"]  # the power row has no coverage
-    vlines = {round(line.get_xdata()[0], 3) for line in right.lines if len(set(line.get_xdata())) == 1
-              and len(line.get_xdata()) == 2}
+    vlines = {
+        round(line.get_xdata()[0], 3)
+        for line in right.lines
+        if len(set(line.get_xdata())) == 1 and len(line.get_xdata()) == 2
+    }
     assert vlines == {0.95, 0.9}
     assert right.get_xlim()[0] < 0.88  # the lowest coverage is in view
 

@@ -44,12 +44,30 @@ def test_planted_truth_of_the_default_claims(sim, claims):
     # planted: diagnosis emotion -0.6 (C3 negative), behaviour +0.3 (C3b positive), drift behaviour -0.9,
     # no emotion drift (C4b flat), romantic -0.4 everywhere, humans +1.2 on preference, -0.9 holistic.
     assert {k: t["holds"] for k, t in truth.items()} == {
-        "C1": True, "C2": None, "C3": True, "C3b": True, "C4": True, "C4b": True, "C5": True, "C6": None,
-        "C7": True, "C7b": True}
+        "C1": True,
+        "C2": None,
+        "C3": True,
+        "C3b": True,
+        "C4": True,
+        "C4b": True,
+        "C5": True,
+        "C6": None,
+        "C7": True,
+        "C7b": True,
+    }
     # null: only the claims of no effect (independence, flatness) hold
     assert {k: t["holds_null"] for k, t in truth.items()} == {
-        "C1": True, "C2": None, "C3": False, "C3b": False, "C4": False, "C4b": True, "C5": False, "C6": None,
-        "C7": False, "C7b": False}
+        "C1": True,
+        "C2": None,
+        "C3": False,
+        "C3b": False,
+        "C4": False,
+        "C4b": True,
+        "C5": False,
+        "C6": None,
+        "C7": False,
+        "C7b": False,
+    }
     assert truth["C3"]["planted"] == "diagnosis emotion -0.60"
     assert truth["C6"]["planted"] == "not planted"
 
@@ -67,17 +85,27 @@ def test_a_metric_without_a_capability_is_an_error_naming_the_claim(sim):
         planted_truth(claim, sim, null_simulation(sim))
 
 
-@pytest.mark.parametrize("verdict,holds,expected", [
-    ("supported", True, "recovered"), ("inconclusive", True, "missed"), ("not supported", True, "wrong sign"),
-    ("supported", False, "false positive"), ("inconclusive", False, "no false positive"),
-    ("not supported", False, "no false positive"), ("supported", None, "–"), ("not testable", True, "–"),
-])
+@pytest.mark.parametrize(
+    "verdict,holds,expected",
+    [
+        ("supported", True, "recovered"),
+        ("inconclusive", True, "missed"),
+        ("not supported", True, "wrong sign"),
+        ("supported", False, "false positive"),
+        ("inconclusive", False, "no false positive"),
+        ("not supported", False, "no false positive"),
+        ("supported", None, "–"),
+        ("not testable", True, "–"),
+    ],
+)
 def test_outcome(verdict, holds, expected):
     assert outcome(verdict, holds) == expected
 
 
 def _table(verdicts_: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame([{"id": k, "verdict": v, "estimate": -0.1, "lo": -0.2, "hi": -0.05} for k, v in verdicts_.items()])
+    return pd.DataFrame(
+        [{"id": k, "verdict": v, "estimate": -0.1, "lo": -0.2, "hi": -0.05} for k, v in verdicts_.items()]
+    )
 
 
 def test_add_truth_counts_and_table(sim, claims):
@@ -98,15 +126,31 @@ def test_add_truth_counts_and_table(sim, claims):
 def test_add_truth_refuses_a_claim_missing_from_a_table(sim, claims):
     null = _table({c["id"]: "inconclusive" for c in claims[1:]})
     with pytest.raises(ValueError, match=r"\['C1'\].*null_stats_claims"):
-        add_truth(Numbers(scripts=RULE_SCRIPTS), _table({c["id"]: "supported" for c in claims}), null, claims, sim, null_simulation(sim))
+        add_truth(
+            Numbers(scripts=RULE_SCRIPTS),
+            _table({c["id"]: "supported" for c in claims}),
+            null,
+            claims,
+            sim,
+            null_simulation(sim),
+        )
 
 
 def test_add_truth_models_counts_coverage_and_errors():
     from eibench.report.truth_numbers import add_truth_models
-    expected = pd.DataFrame({"em_model": ["a", "a", "b", "b"], "metric": ["binary_om_acc", "binary_hp_acc"] * 2,
-                             "ability_logit": [0.1, -0.2, 0.3, 0.0], "expected": [0.70, 0.60, 0.75, 0.65],
-                             "estimate": [0.72, 0.50, 0.74, np.nan], "lo": [0.68, 0.45, 0.70, np.nan],
-                             "hi": [0.76, 0.55, 0.78, np.nan], "covered": [True, False, True, False]})
+
+    expected = pd.DataFrame(
+        {
+            "em_model": ["a", "a", "b", "b"],
+            "metric": ["binary_om_acc", "binary_hp_acc"] * 2,
+            "ability_logit": [0.1, -0.2, 0.3, 0.0],
+            "expected": [0.70, 0.60, 0.75, 0.65],
+            "estimate": [0.72, 0.50, 0.74, np.nan],
+            "lo": [0.68, 0.45, 0.70, np.nan],
+            "hi": [0.76, 0.55, 0.78, np.nan],
+            "covered": [True, False, True, False],
+        }
+    )
     nums = Numbers(scripts=RULE_SCRIPTS)
     table = add_truth_models(nums, expected)
     e = {k: v["value"] for k, v in nums.entries.items()}

@@ -17,9 +17,14 @@ from eibench.stats.weights import rank_stability
 
 from ..stats.conftest import make_study
 
-CONFIG = {"schemes": ["conversation", "participant", "two_stage"], "primary": "two_stage",
-          "primary_reason": "participants are the sampled units", "claims_scheme": "conversation",
-          "weights": {"concentration": 30, "n_draws": 500}, "reliability": {"sizes": [10, 40], "n_splits": 50}}
+CONFIG = {
+    "schemes": ["conversation", "participant", "two_stage"],
+    "primary": "two_stage",
+    "primary_reason": "participants are the sampled units",
+    "claims_scheme": "conversation",
+    "weights": {"concentration": 30, "n_draws": 500},
+    "reliability": {"sizes": [10, 40], "n_splits": 50},
+}
 
 
 @pytest.fixture
@@ -28,16 +33,23 @@ def paths(tmp_path):
     n = 60
     participant = np.repeat(np.arange(6), 10)
     skill = np.array([0.8, 0.75, 0.6, 0.5, 0.7])[:, None]
-    pillars = {k: np.clip(skill + rng.normal(0, 0.1, (5, n)) + rng.normal(0, 0.05, 6)[participant], 0, 1)
-               for k in ("tracking", "evaluation", "holistic")}
+    pillars = {
+        k: np.clip(skill + rng.normal(0, 0.1, (5, n)) + rng.normal(0, 0.05, 6)[participant], 0, 1)
+        for k in ("tracking", "evaluation", "holistic")
+    }
     pillars = {k: v for k, v in pillars.items()}
     composite = 100 * (0.24 * pillars["tracking"] + 0.49 * pillars["evaluation"] + 0.27 * pillars["holistic"])
     for v in (*pillars.values(), composite):
         v[4, 20:] = np.nan  # the human rater answers a subset
     models = ["a", "b", "c", "d", "h"]
-    study = make_study({**pillars, "composite": composite}, participant=participant, models=models,
-                       roles={**{m: "model" for m in models[:4]}, "h": "human"},
-                       category=np.array(["Family", "Work"] * 30, dtype=object), diagnosed=participant % 2 == 0)
+    study = make_study(
+        {**pillars, "composite": composite},
+        participant=participant,
+        models=models,
+        roles={**{m: "model" for m in models[:4]}, "h": "human"},
+        category=np.array(["Family", "Work"] * 30, dtype=object),
+        diagnosed=participant % 2 == 0,
+    )
     ranked = [0, 1, 2, 3]
     weights = {s: SCHEMES[s](participant, 300, np.random.default_rng(1)) for s in CONFIG["schemes"]}
     out = {k: tmp_path / f"{k}.csv" for k in ("schemes", "adjacent", "weights", "reliability", "breakdowns")}
@@ -47,13 +59,18 @@ def paths(tmp_path):
     table.to_csv(out["weights"], index=False)
     out["weights_summary"] = tmp_path / "weights.json"
     out["weights_summary"].write_text(json.dumps(summary))
-    reliability_curve(study, "composite", ranked, [10, 40], 50, np.random.default_rng(3)).to_csv(out["reliability"], index=False)
+    reliability_curve(study, "composite", ranked, [10, 40], 50, np.random.default_rng(3)).to_csv(
+        out["reliability"], index=False
+    )
     group = np.array(["diagnosis" if d else "no diagnosis" for d in study.diagnosed], dtype=object)
     import pandas as pd
 
-    pd.concat([breakdown(study, "composite", [0, 1, 2, 3, 4], study.category, weights["two_stage"], "topic"),
-               breakdown(study, "composite", [0, 1, 2, 3, 4], group, weights["two_stage"], "group")]
-              ).to_csv(out["breakdowns"], index=False)
+    pd.concat(
+        [
+            breakdown(study, "composite", [0, 1, 2, 3, 4], study.category, weights["two_stage"], "topic"),
+            breakdown(study, "composite", [0, 1, 2, 3, 4], group, weights["two_stage"], "group"),
+        ]
+    ).to_csv(out["breakdowns"], index=False)
     return {k: str(v) for k, v in out.items()}
 
 

@@ -9,21 +9,35 @@ import pytest
 from eibench.stats.study import Study
 
 
-def make_study(values: dict[str, np.ndarray], *, participant=None, diagnosed=None, category=None, n_turns=None,
-               models: list[str] | None = None, roles: dict[str, str] | None = None,
-               turns: pd.DataFrame | None = None) -> Study:
+def make_study(
+    values: dict[str, np.ndarray],
+    *,
+    participant=None,
+    diagnosed=None,
+    category=None,
+    n_turns=None,
+    models: list[str] | None = None,
+    roles: dict[str, str] | None = None,
+    turns: pd.DataFrame | None = None,
+) -> Study:
     """A Study from metric arrays [n_models, n_conversations]; every covariate has a default."""
     first = next(iter(values.values()))
     n_models, n = first.shape
     models = models or [f"m{i}" for i in range(n_models)]
     participant = np.zeros(n, dtype=int) if participant is None else np.asarray(participant)
     n_people = int(participant.max(initial=-1)) + 1
-    return Study(models, roles or {m: "model" for m in models}, [f"c{j:03d}" for j in range(n)], participant,
-                 [f"P{p}" for p in range(n_people)],
-                 np.zeros(n, dtype=bool) if diagnosed is None else np.asarray(diagnosed, dtype=bool),
-                 np.array(["Family"] * n, dtype=object) if category is None else np.asarray(category, dtype=object),
-                 np.full(n, 5.0) if n_turns is None else np.asarray(n_turns, dtype=float),
-                 {k: np.asarray(v, dtype=float) for k, v in values.items()}, turns)
+    return Study(
+        models,
+        roles or {m: "model" for m in models},
+        [f"c{j:03d}" for j in range(n)],
+        participant,
+        [f"P{p}" for p in range(n_people)],
+        np.zeros(n, dtype=bool) if diagnosed is None else np.asarray(diagnosed, dtype=bool),
+        np.array(["Family"] * n, dtype=object) if category is None else np.asarray(category, dtype=object),
+        np.full(n, 5.0) if n_turns is None else np.asarray(n_turns, dtype=float),
+        {k: np.asarray(v, dtype=float) for k, v in values.items()},
+        turns,
+    )
 
 
 @pytest.fixture

@@ -14,22 +14,44 @@ ALPHA = 0.05
 
 
 def _page(late_minus_early=-0.05, lo=-0.08, hi=-0.02, p_decreasing=0.01, p_increasing=0.99, slope=-0.06):
-    return {"metric": "binary_om_acc", "late_minus_early": late_minus_early, "late_early_lo": lo, "late_early_hi": hi,
-            "p_decreasing": p_decreasing, "p_increasing": p_increasing, "slope": slope}
+    return {
+        "metric": "binary_om_acc",
+        "late_minus_early": late_minus_early,
+        "late_early_lo": lo,
+        "late_early_hi": hi,
+        "p_decreasing": p_decreasing,
+        "p_increasing": p_increasing,
+        "slope": slope,
+    }
 
 
 def _diagnosis(metric="emotion_f1", difference=None, effect=-0.04, lo=-0.07, hi=-0.01, p=0.01):
     """A row of the diagnosis table; the permutation test's difference has the effect's sign unless given."""
-    return {"metric": metric, "difference": effect * 1.2 if difference is None else difference, "adjusted_effect": effect, "adjusted_lo": lo,
-            "adjusted_hi": hi, "p_permutation": p, "n_permutations": 462}
+    return {
+        "metric": metric,
+        "difference": effect * 1.2 if difference is None else difference,
+        "adjusted_effect": effect,
+        "adjusted_lo": lo,
+        "adjusted_hi": hi,
+        "p_permutation": p,
+        "n_permutations": 462,
+    }
 
 
 ROMANTIC = "Romantic relationships"
 
 
 def _romantic(difference=-3.0, lo=-5.0, hi=-1.0, p_boot=0.004, hardest=ROMANTIC):
-    return {"metric": "composite", "romantic": ROMANTIC, "difference": difference, "lo": lo, "hi": hi,
-            "p_boot": p_boot, "hardest": hardest, "p_romantic_hardest": 0.8}
+    return {
+        "metric": "composite",
+        "romantic": ROMANTIC,
+        "difference": difference,
+        "lo": lo,
+        "hi": hi,
+        "p_boot": p_boot,
+        "hardest": hardest,
+        "p_romantic_hardest": 0.8,
+    }
 
 
 # A model's paired difference (humans - model) and bootstrap p that give its verdict.
@@ -37,22 +59,35 @@ _HUMAN_ROWS = {"humans better": (0.1, 0.001), "model better": (-0.1, 0.001), "no
 
 
 def _humans(verdicts_):
-    return pd.DataFrame({"em_model": [f"m{i}" for i in range(len(verdicts_))], "verdict": verdicts_,
-                         "human_minus_model": [_HUMAN_ROWS[v][0] for v in verdicts_],
-                         "p_boot": [_HUMAN_ROWS[v][1] for v in verdicts_]})
+    return pd.DataFrame(
+        {
+            "em_model": [f"m{i}" for i in range(len(verdicts_))],
+            "verdict": verdicts_,
+            "human_minus_model": [_HUMAN_ROWS[v][0] for v in verdicts_],
+            "p_boot": [_HUMAN_ROWS[v][1] for v in verdicts_],
+        }
+    )
 
 
 def _rank_pairs(intervals, taus=None, margin=0.3):
     """One row per pair of four metrics; ``intervals``: (lo90, hi90, lo95, hi95) per pair; the
     equivalence p at ``margin`` is 0.01 for a 90% interval inside it, else 0.5."""
     metrics = ["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"]
-    pairs = [(a, b) for i, a in enumerate(metrics) for b in metrics[i + 1:]]
+    pairs = [(a, b) for i, a in enumerate(metrics) for b in metrics[i + 1 :]]
     taus = taus or [0.01 * (i + 1) for i in range(len(pairs))]
-    return pd.DataFrame({"metric_a": [a for a, _ in pairs], "metric_b": [b for _, b in pairs], "tau": taus,
-                         "lo90": [i[0] for i in intervals], "hi90": [i[1] for i in intervals],
-                         "lo95": [i[2] for i in intervals], "hi95": [i[3] for i in intervals],
-                         "p_equivalence": [0.01 if -margin < i[0] and i[1] < margin else 0.5 for i in intervals],
-                         "margin": margin})
+    return pd.DataFrame(
+        {
+            "metric_a": [a for a, _ in pairs],
+            "metric_b": [b for _, b in pairs],
+            "tau": taus,
+            "lo90": [i[0] for i in intervals],
+            "hi90": [i[1] for i in intervals],
+            "lo95": [i[2] for i in intervals],
+            "hi95": [i[3] for i in intervals],
+            "p_equivalence": [0.01 if -margin < i[0] and i[1] < margin else 0.5 for i in intervals],
+            "margin": margin,
+        }
+    )
 
 
 INDEPENDENT = (-0.2, 0.2, -0.25, 0.25)  # inside +-0.3 with 90% confidence
@@ -63,14 +98,17 @@ UNCLEAR = (-0.1, 0.5, -0.2, 0.6)
 def _results(**override):
     results = {
         "rank_pairs": _rank_pairs([INDEPENDENT] * 4 + [UNCLEAR] * 2),
-        "discriminability_comparisons": {("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0,
-                                                                          "p_boot": 0.002}},
+        "discriminability_comparisons": {
+            ("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0, "p_boot": 0.002}
+        },
         "diagnosis": pd.DataFrame([_diagnosis(), _diagnosis("binary_om_acc", 0.02, 0.03, -0.01, 0.07, 0.2)]),
         "drift_pages": {"binary_om_acc": _page(), "emotion_f1": _page(0.0, -0.02, 0.03, 0.5, 0.5)},
         "romantic": {("composite", ROMANTIC): _romantic()},
         "profiles": {"tau": 0.6, "lo": 0.2, "hi": 0.9, "n_flips": 3, "n_clear_flips": 1},
-        "humans": {"binary_hp_acc": _humans(["humans better"] * 3 + ["no difference"]),
-                   "cw_q1_f1": _humans(["no difference"] * 4)},
+        "humans": {
+            "binary_hp_acc": _humans(["humans better"] * 3 + ["no difference"]),
+            "cw_q1_f1": _humans(["no difference"] * 4),
+        },
     }
     results.update(override)
     return results
@@ -87,15 +125,18 @@ def _verdict(claim, results, alpha=ALPHA) -> pd.Series:
 # ----------------------------------------------------------------- directional claims
 
 
-@pytest.mark.parametrize("effect,lo,hi,p,expected", [
-    (-0.04, -0.07, -0.01, 0.01, "supported"),  # predicted sign, significant
-    (0.04, 0.01, 0.07, 0.01, "not supported"),  # opposite sign, significant
-    (0.04, 0.01, 0.07, 0.30, "not supported"),  # not significant, but the interval excludes the prediction
-    (-0.01, -0.04, 0.02, 0.30, "inconclusive"),
-    (0.01, -0.02, 0.04, 0.30, "inconclusive"),
-    (-0.04, -0.07, -0.01, ALPHA, "supported"),  # adjusted p <= alpha rejects (statsmodels' convention)
-    (-0.04, -0.07, -0.01, ALPHA + 1e-9, "inconclusive"),
-])
+@pytest.mark.parametrize(
+    "effect,lo,hi,p,expected",
+    [
+        (-0.04, -0.07, -0.01, 0.01, "supported"),  # predicted sign, significant
+        (0.04, 0.01, 0.07, 0.01, "not supported"),  # opposite sign, significant
+        (0.04, 0.01, 0.07, 0.30, "not supported"),  # not significant, but the interval excludes the prediction
+        (-0.01, -0.04, 0.02, 0.30, "inconclusive"),
+        (0.01, -0.02, 0.04, 0.30, "inconclusive"),
+        (-0.04, -0.07, -0.01, ALPHA, "supported"),  # adjusted p <= alpha rejects (statsmodels' convention)
+        (-0.04, -0.07, -0.01, ALPHA + 1e-9, "inconclusive"),
+    ],
+)
 def test_diagnosis_effect_verdicts(effect, lo, hi, p, expected):
     results = _results(diagnosis=pd.DataFrame([_diagnosis(effect=effect, lo=lo, hi=hi, p=p)]))
     row = _verdict(_claim("diagnosis_effect", metric="emotion_f1", direction="negative"), results)
@@ -115,8 +156,9 @@ def test_diagnosis_effect_estimate_and_interval_come_from_the_same_model():
 @pytest.mark.parametrize("difference,effect", [(0.02, -0.04), (-0.02, 0.04)])
 def test_diagnosis_effect_is_inconclusive_when_the_two_analyses_disagree_in_sign(difference, effect):
     lo, hi = (-0.07, -0.01) if effect < 0 else (0.01, 0.07)
-    results = _results(diagnosis=pd.DataFrame([_diagnosis(difference=difference, effect=effect, lo=lo, hi=hi,
-                                                          p=0.001)]))
+    results = _results(
+        diagnosis=pd.DataFrame([_diagnosis(difference=difference, effect=effect, lo=lo, hi=hi, p=0.001)])
+    )
     for direction in ("negative", "positive"):
         row = _verdict(_claim("diagnosis_effect", metric="emotion_f1", direction=direction), results)
         assert row["verdict"] == "inconclusive"
@@ -137,13 +179,21 @@ def test_turn_drift_uses_the_two_sided_page_p_value():
     down = claim_result(_claim("turn_drift", metric="binary_om_acc", direction="negative"), results)
     up = claim_result(_claim("turn_drift", metric="binary_om_acc", direction="positive"), results)
     assert down["p_value"] == pytest.approx(0.02) and up["p_value"] == pytest.approx(0.02)
-    assert claim_result(_claim("turn_drift", metric="binary_om_acc", direction="negative"),
-                        _results(drift_pages={"binary_om_acc": _page(p_decreasing=0.7, p_increasing=0.6)}))[
-        "p_value"] == 1.0  # capped
+    assert (
+        claim_result(
+            _claim("turn_drift", metric="binary_om_acc", direction="negative"),
+            _results(drift_pages={"binary_om_acc": _page(p_decreasing=0.7, p_increasing=0.6)}),
+        )["p_value"]
+        == 1.0
+    )  # capped
     assert down["estimate"] == -0.05 and (down["lo"], down["hi"]) == (-0.08, -0.02)
-    assert _verdict(_claim("turn_drift", metric="binary_om_acc", direction="negative"), results)["verdict"] == "supported"
-    assert _verdict(_claim("turn_drift", metric="binary_om_acc", direction="positive"),
-                    results)["verdict"] == "not supported"
+    assert (
+        _verdict(_claim("turn_drift", metric="binary_om_acc", direction="negative"), results)["verdict"] == "supported"
+    )
+    assert (
+        _verdict(_claim("turn_drift", metric="binary_om_acc", direction="positive"), results)["verdict"]
+        == "not supported"
+    )
 
 
 def test_discriminability_difference_predicts_a_positive_difference():
@@ -155,13 +205,16 @@ def test_discriminability_difference_predicts_a_positive_difference():
     assert _verdict(claim, _results(discriminability_comparisons=weak))["verdict"] == "inconclusive"
 
 
-@pytest.mark.parametrize("romantic,expected_p,expected", [
-    (_romantic(), 0.004, "supported"),  # the two-sided bootstrap p of the contrast
-    (_romantic(hardest="Work and career"), 0.004, "inconclusive"),  # lower than the rest, but not the hardest
-    (_romantic(difference=3.0, lo=1.0, hi=5.0, p_boot=0.004), 0.004, "not supported"),  # higher than the rest
-    (_romantic(difference=3.0, lo=1.0, hi=5.0, p_boot=0.3), 0.3, "not supported"),  # interval above zero
-    (_romantic(difference=-0.5, lo=-2.0, hi=1.0, p_boot=0.5), 0.5, "inconclusive"),
-])
+@pytest.mark.parametrize(
+    "romantic,expected_p,expected",
+    [
+        (_romantic(), 0.004, "supported"),  # the two-sided bootstrap p of the contrast
+        (_romantic(hardest="Work and career"), 0.004, "inconclusive"),  # lower than the rest, but not the hardest
+        (_romantic(difference=3.0, lo=1.0, hi=5.0, p_boot=0.004), 0.004, "not supported"),  # higher than the rest
+        (_romantic(difference=3.0, lo=1.0, hi=5.0, p_boot=0.3), 0.3, "not supported"),  # interval above zero
+        (_romantic(difference=-0.5, lo=-2.0, hi=1.0, p_boot=0.5), 0.5, "inconclusive"),
+    ],
+)
 def test_topic_hardest(romantic, expected_p, expected):
     claim = _claim("topic_hardest", metric="composite", category=ROMANTIC)
     row = _verdict(claim, _results(romantic={("composite", ROMANTIC): romantic}))
@@ -172,17 +225,20 @@ def test_topic_hardest(romantic, expected_p, expected):
 # ----------------------------------------------------------------- claims with their own rule
 
 
-@pytest.mark.parametrize("lo,hi,expected", [
-    (-0.04, 0.04, "supported"),
-    (-0.05, 0.04, "inconclusive"),  # touches -margin: not strictly inside
-    (-0.04, 0.05, "inconclusive"),  # touches +margin
-    (-0.0499, 0.0499, "supported"),
-    (0.05, 0.09, "inconclusive"),  # lo on the margin: not strictly outside
-    (0.0501, 0.09, "not supported"),  # entirely above +margin
-    (-0.09, -0.0501, "not supported"),  # entirely below -margin
-    (-0.09, -0.05, "inconclusive"),
-    (-0.09, 0.09, "inconclusive"),
-])
+@pytest.mark.parametrize(
+    "lo,hi,expected",
+    [
+        (-0.04, 0.04, "supported"),
+        (-0.05, 0.04, "inconclusive"),  # touches -margin: not strictly inside
+        (-0.04, 0.05, "inconclusive"),  # touches +margin
+        (-0.0499, 0.0499, "supported"),
+        (0.05, 0.09, "inconclusive"),  # lo on the margin: not strictly outside
+        (0.0501, 0.09, "not supported"),  # entirely above +margin
+        (-0.09, -0.0501, "not supported"),  # entirely below -margin
+        (-0.09, -0.05, "inconclusive"),
+        (-0.09, 0.09, "inconclusive"),
+    ],
+)
 def test_turn_flat_equivalence_at_the_margin(lo, hi, expected):
     results = _results(drift_pages={"emotion_f1": _page((lo + hi) / 2, lo, hi, 0.5, 0.5)})
     row = _verdict(_claim("turn_flat", family="exploratory", metric="emotion_f1", margin=0.05), results)
@@ -190,18 +246,22 @@ def test_turn_flat_equivalence_at_the_margin(lo, hi, expected):
     assert np.isnan(row["p_value"]) and np.isnan(row["p_adjusted"])
 
 
-@pytest.mark.parametrize("intervals,expected", [
-    ([INDEPENDENT] * 4 + [UNCLEAR] * 2, "supported"),
-    ([INDEPENDENT] * 3 + [UNCLEAR] * 3, "inconclusive"),  # exactly half is not a majority
-    ([RELATED] * 4 + [INDEPENDENT] * 2, "not supported"),
-    ([RELATED] * 3 + [INDEPENDENT] * 3, "inconclusive"),
-    ([(-0.3, 0.2, -0.35, 0.25)] * 6, "inconclusive"),  # lo90 on -margin: not strictly inside
-    ([(-0.01, 0.2, 0.0, 0.3)] * 6, "supported"),  # lo95 = 0 does not exclude 0; inside the margin
-])
+@pytest.mark.parametrize(
+    "intervals,expected",
+    [
+        ([INDEPENDENT] * 4 + [UNCLEAR] * 2, "supported"),
+        ([INDEPENDENT] * 3 + [UNCLEAR] * 3, "inconclusive"),  # exactly half is not a majority
+        ([RELATED] * 4 + [INDEPENDENT] * 2, "not supported"),
+        ([RELATED] * 3 + [INDEPENDENT] * 3, "inconclusive"),
+        ([(-0.3, 0.2, -0.35, 0.25)] * 6, "inconclusive"),  # lo90 on -margin: not strictly inside
+        ([(-0.01, 0.2, 0.0, 0.3)] * 6, "supported"),  # lo95 = 0 does not exclude 0; inside the margin
+    ],
+)
 def test_rank_independence_majority_rule(intervals, expected):
     results = _results(rank_pairs=_rank_pairs(intervals))
-    claim = _claim("rank_independence", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"],
-                   margin=0.3)
+    claim = _claim(
+        "rank_independence", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"], margin=0.3
+    )
     assert _verdict(claim, results)["verdict"] == expected
 
 
@@ -221,6 +281,7 @@ def test_rank_independence_refuses_a_margin_other_than_the_equivalence_tests():
 
 def test_partial_conjunction_is_bonferroni_on_the_u_th_smallest():
     from eibench.stats.claims import partial_conjunction
+
     assert partial_conjunction([0.01, 0.2, 0.03, 0.5], 3) == pytest.approx(2 * 0.2)
     assert partial_conjunction([0.01, 0.02], 1) == pytest.approx(2 * 0.01)  # Bonferroni of the minimum
     assert partial_conjunction([0.4, 0.6], 2) == pytest.approx(0.6)  # all false: the maximum
@@ -230,10 +291,17 @@ def test_partial_conjunction_is_bonferroni_on_the_u_th_smallest():
 
 def test_claims_about_most_of_a_set_enter_the_headline_holm_family():
     """Rank independence and humans-vs-models have a p-value, so Holm covers every headline claim."""
-    claims = [_claim("rank_independence", "headline", "R", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc",
-                                                                    "draft_judge"], margin=0.3),
-              _claim("humans_vs_models", "headline", "H", metric="binary_hp_acc", direction="humans_better"),
-              _claim("diagnosis_effect", "headline", "D", metric="emotion_f1", direction="negative")]
+    claims = [
+        _claim(
+            "rank_independence",
+            "headline",
+            "R",
+            metrics=["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"],
+            margin=0.3,
+        ),
+        _claim("humans_vs_models", "headline", "H", metric="binary_hp_acc", direction="humans_better"),
+        _claim("diagnosis_effect", "headline", "D", metric="emotion_f1", direction="negative"),
+    ]
     table = verdicts(claims, _results(), ALPHA).set_index("id")
     assert table["p_adjusted"].notna().all()
     # R: 4 of 6 pairs at p 0.01, u = 4 -> 3 x 0.01; H: 3 of 4 models at 0.001, u = 3 -> 2 x 0.001; D: 0.01
@@ -243,8 +311,9 @@ def test_claims_about_most_of_a_set_enter_the_headline_holm_family():
 
 
 def test_rank_independence_uses_only_pairs_within_the_claimed_metrics():
-    pairs = _rank_pairs([RELATED, INDEPENDENT, INDEPENDENT, RELATED, RELATED, RELATED],
-                        taus=[0.9, 0.05, -0.1, 0.7, 0.8, 0.6])
+    pairs = _rank_pairs(
+        [RELATED, INDEPENDENT, INDEPENDENT, RELATED, RELATED, RELATED], taus=[0.9, 0.05, -0.1, 0.7, 0.8, 0.6]
+    )
     claim = _claim("rank_independence", metrics=["emotion_f1", "pairwise_acc", "draft_judge"], margin=0.3)
     out = claim_result(claim, _results(rank_pairs=pairs))
     # Pairs among these three: (f1, pairwise) independent, (f1, draft) independent, (pairwise, draft) related:
@@ -255,24 +324,30 @@ def test_rank_independence_uses_only_pairs_within_the_claimed_metrics():
     assert "2 of 3 metric pairs shown independent" in out["detail"]
 
 
-@pytest.mark.parametrize("profiles,expected", [
-    ({"tau": 0.6, "lo": 0.2, "hi": 0.9, "n_flips": 3, "n_clear_flips": 1}, "supported"),
-    ({"tau": 0.98, "lo": 0.95, "hi": 1.0, "n_flips": 0, "n_clear_flips": 0}, "not supported"),  # no flip at all
-    ({"tau": 0.98, "lo": 0.2, "hi": 1.0, "n_flips": 0, "n_clear_flips": 0}, "not supported"),
-    ({"tau": 0.98, "lo": 0.95, "hi": 1.0, "n_flips": 1, "n_clear_flips": 0}, "inconclusive"),  # flips, none clear
-])
+@pytest.mark.parametrize(
+    "profiles,expected",
+    [
+        ({"tau": 0.6, "lo": 0.2, "hi": 0.9, "n_flips": 3, "n_clear_flips": 1}, "supported"),
+        ({"tau": 0.98, "lo": 0.95, "hi": 1.0, "n_flips": 0, "n_clear_flips": 0}, "not supported"),  # no flip at all
+        ({"tau": 0.98, "lo": 0.2, "hi": 1.0, "n_flips": 0, "n_clear_flips": 0}, "not supported"),
+        ({"tau": 0.98, "lo": 0.95, "hi": 1.0, "n_flips": 1, "n_clear_flips": 0}, "inconclusive"),  # flips, none clear
+    ],
+)
 def test_profile_flips(profiles, expected):
     row = _verdict(_claim("profile_flips", family="exploratory"), _results(profiles=profiles))
     assert row["verdict"] == expected and row["estimate"] == profiles["tau"]
 
 
-@pytest.mark.parametrize("table,direction,expected", [
-    (["humans better"] * 3 + ["no difference"], "humans_better", "supported"),
-    (["humans better"] * 2 + ["no difference"] * 2, "humans_better", "inconclusive"),  # half is not most
-    (["model better"] * 2 + ["no difference"] * 2, "humans_better", "not supported"),  # half the other way
-    (["model better"] * 3 + ["humans better"], "models_better", "supported"),
-    (["humans better"] * 2 + ["model better"] * 2, "models_better", "not supported"),
-])
+@pytest.mark.parametrize(
+    "table,direction,expected",
+    [
+        (["humans better"] * 3 + ["no difference"], "humans_better", "supported"),
+        (["humans better"] * 2 + ["no difference"] * 2, "humans_better", "inconclusive"),  # half is not most
+        (["model better"] * 2 + ["no difference"] * 2, "humans_better", "not supported"),  # half the other way
+        (["model better"] * 3 + ["humans better"], "models_better", "supported"),
+        (["humans better"] * 2 + ["model better"] * 2, "models_better", "not supported"),
+    ],
+)
 def test_humans_vs_models(table, direction, expected):
     results = _results(humans={"binary_hp_acc": _humans(table)})
     row = _verdict(_claim("humans_vs_models", metric="binary_hp_acc", direction=direction), results)
@@ -287,8 +362,10 @@ def test_humans_vs_models_without_human_raters_is_not_testable():
 def test_turn_drift_without_page_test_has_no_p_value():
     """min(1.0, nan) is 1.0: a Page test that did not run must not give p = 1."""
     nan_page = _page(p_decreasing=np.nan, p_increasing=np.nan)
-    row = _verdict(_claim("turn_drift", metric="binary_om_acc", direction="negative"),
-                   _results(drift_pages={"binary_om_acc": nan_page}))
+    row = _verdict(
+        _claim("turn_drift", metric="binary_om_acc", direction="negative"),
+        _results(drift_pages={"binary_om_acc": nan_page}),
+    )
     assert np.isnan(row["p_value"]) and np.isnan(row["p_adjusted"]) and row["verdict"] == "inconclusive"
 
 
@@ -317,10 +394,13 @@ def _family_claims():
 def _family_results():
     return _results(
         diagnosis=pd.DataFrame([_diagnosis(p=0.012), _diagnosis("binary_om_acc", 0.02, 0.03, 0.01, 0.05, 0.03)]),
-        drift_pages={"binary_om_acc": _page(p_decreasing=0.01),  # two-sided 0.02
-                     "emotion_f1": _page(0.01, -0.02, 0.04, 0.6, 0.0225)},  # two-sided 0.045
-        discriminability_comparisons={("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0,
-                                                                       "p_boot": 0.04}},
+        drift_pages={
+            "binary_om_acc": _page(p_decreasing=0.01),  # two-sided 0.02
+            "emotion_f1": _page(0.01, -0.02, 0.04, 0.6, 0.0225),
+        },  # two-sided 0.045
+        discriminability_comparisons={
+            ("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0, "p_boot": 0.04}
+        },
         romantic={("composite", ROMANTIC): _romantic(p_boot=0.004)},
     )
 
@@ -347,8 +427,12 @@ def test_verdicts_use_the_adjusted_p_value():
     assert list(table.loc[["H1", "H2", "H3", "H4"], "verdict"]) == ["supported"] * 4
     # At alpha 0.039 the adjusted 0.04 values are no longer at or below alpha, though H2's raw 0.02 is.
     strict = verdicts(claims, _family_results(), 0.039).set_index("id")
-    assert list(strict.loc[["H1", "H2", "H3", "H4"], "verdict"]) == ["supported", "inconclusive", "inconclusive",
-                                                                      "supported"]
+    assert list(strict.loc[["H1", "H2", "H3", "H4"], "verdict"]) == [
+        "supported",
+        "inconclusive",
+        "inconclusive",
+        "supported",
+    ]
     # BH over (0.03, 0.045, 0.012): 0.045, 0.045, 0.036.
     np.testing.assert_allclose(table.loc[["E1", "E2", "E4"], "p_adjusted"], [0.045, 0.045, 0.036])
     assert table.loc["E1", "verdict"] == "supported" and table.loc["E2", "verdict"] == "supported"
@@ -358,8 +442,19 @@ def test_verdict_table_columns_and_order():
     claims = _family_claims()
     table = verdicts(claims, _family_results(), ALPHA)
     assert list(table["id"]) == [c["id"] for c in claims]
-    assert list(table.columns) == ["id", "family", "text", "test", "estimate", "lo", "hi", "p_value", "p_adjusted",
-                                   "verdict", "detail"]
+    assert list(table.columns) == [
+        "id",
+        "family",
+        "text",
+        "test",
+        "estimate",
+        "lo",
+        "hi",
+        "p_value",
+        "p_adjusted",
+        "verdict",
+        "detail",
+    ]
     assert set(table["verdict"]) <= {"supported", "not supported", "inconclusive"}
 
 
@@ -371,15 +466,20 @@ def test_every_claim_of_the_config_evaluates(default_config):
         if c["test"] in ("turn_drift", "turn_flat"):
             results["drift_pages"][metric] = _page()
         elif c["test"] == "diagnosis_effect":
-            results["diagnosis"] = pd.concat([results["diagnosis"], pd.DataFrame([_diagnosis(metric)])]).drop_duplicates(
-                "metric")
+            results["diagnosis"] = pd.concat(
+                [results["diagnosis"], pd.DataFrame([_diagnosis(metric)])]
+            ).drop_duplicates("metric")
         elif c["test"] == "topic_hardest":
             results["romantic"][(metric, c["params"]["category"])] = _romantic()
         elif c["test"] == "humans_vs_models":
             results["humans"][metric] = _humans(["no difference"] * 3)
         elif c["test"] == "discriminability_difference":
             results["discriminability_comparisons"][(c["params"]["better"], c["params"]["worse"])] = {
-                "difference": 0.1, "lo": -0.1, "hi": 0.3, "p_boot": 0.3}
+                "difference": 0.1,
+                "lo": -0.1,
+                "hi": 0.3,
+                "p_boot": 0.3,
+            }
     table = verdicts(claims, results, default_config["statistics"]["alpha"])
     assert list(table["id"]) == [c["id"] for c in claims]
     assert table["verdict"].notna().all()
@@ -397,13 +497,26 @@ def test_topic_hardest_on_an_error_metric_predicts_a_higher_value():
     assert _verdict(claim, results)["verdict"] == "not supported"
 
 
-@pytest.mark.parametrize("claim,override,why", [
-    (_claim("discriminability_difference", better="kendall_tau", worse="emotion_f1"), {},
-     "a compared metric has no values"),
-    (_claim("topic_hardest", metric="composite", category="Work and career"), {}, "no contrast for 'Work and career'"),
-    (_claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"), {"humans": {}},
-     "the cohort has no human raters"),
-])
+@pytest.mark.parametrize(
+    "claim,override,why",
+    [
+        (
+            _claim("discriminability_difference", better="kendall_tau", worse="emotion_f1"),
+            {},
+            "a compared metric has no values",
+        ),
+        (
+            _claim("topic_hardest", metric="composite", category="Work and career"),
+            {},
+            "no contrast for 'Work and career'",
+        ),
+        (
+            _claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"),
+            {"humans": {}},
+            "the cohort has no human raters",
+        ),
+    ],
+)
 def test_claims_that_cannot_be_tested_are_not_testable_and_say_why(claim, override, why):
     """Without a design, the missing result itself makes the claim not testable (never inconclusive)."""
     row = _verdict(claim, _results(**override))

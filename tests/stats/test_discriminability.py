@@ -136,8 +136,13 @@ def test_reliability_is_pingouins_icc_1k_on_complete_data(seed):
     study = make_study({"composite": values})
     weights = cluster_weights(np.arange(n), 20, np.random.default_rng(seed))
     table, _ = disc.discriminability(study, ["composite"], list(range(n_models)), weights, pairs=False)
-    long = pd.DataFrame({"model": np.repeat(np.arange(n_models), n), "conversation": np.tile(np.arange(n), n_models),
-                         "v": values.ravel()})
+    long = pd.DataFrame(
+        {
+            "model": np.repeat(np.arange(n_models), n),
+            "conversation": np.tile(np.arange(n), n_models),
+            "v": values.ravel(),
+        }
+    )
     icc = pingouin.intraclass_corr(long, targets="model", raters="conversation", ratings="v").set_index("Type")
     expected = float(icc.loc["ICC(1,k)", "ICC"])
     assert expected > 0  # the reliability is truncated at 0, the ICC is not

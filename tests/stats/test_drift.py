@@ -54,10 +54,14 @@ def test_bootstrap_slopes_equal_the_slopes_of_turn_weights():
     x = np.concatenate([np.arange(t) / (t - 1) for t in turns])
     y = rng.random(len(x))
     w = rng.multinomial(60, np.full(60, 1 / 60), size=200).astype(float)
-    np.testing.assert_allclose(drift._bootstrap_slopes(x, y, c, w), drift._weighted_slope(x, y, w[:, c]),
-                               rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(drift._bin_contrast(y, drift._bin(x), c, w),
-                               drift._bin_contrast(y, drift._bin(x), np.arange(len(x)), w[:, c]), rtol=1e-12)
+    np.testing.assert_allclose(
+        drift._bootstrap_slopes(x, y, c, w), drift._weighted_slope(x, y, w[:, c]), rtol=1e-12, atol=1e-14
+    )
+    np.testing.assert_allclose(
+        drift._bin_contrast(y, drift._bin(x), c, w),
+        drift._bin_contrast(y, drift._bin(x), np.arange(len(x)), w[:, c]),
+        rtol=1e-12,
+    )
 
 
 def _bin_means_by_pandas(turns: pd.DataFrame, metric: str, names: list[str]) -> np.ndarray:
@@ -136,15 +140,23 @@ def test_page_test_hand_case_of_a_perfect_decline():
     table, page = drift.turn_drift(study, "emotion_f1", [0, 1, 2], np.ones((5, 2)))
     # L = sum over blocks of sum_j predicted_j x rank_j = 3 x (3 x 3 + 2 x 2 + 1 x 1) = 42, the maximum.
     assert page["L"] == 42.0
-    assert page["p_decreasing"] == pytest.approx(stats.page_trend_test([[3, 2, 1]] * 3, predicted_ranks=[3, 2, 1]).pvalue)
+    assert page["p_decreasing"] == pytest.approx(
+        stats.page_trend_test([[3, 2, 1]] * 3, predicted_ranks=[3, 2, 1]).pvalue
+    )
     assert page["p_decreasing"] == pytest.approx(1 / 6**3)  # the one most extreme of 6^3 equally likely rankings
     assert page["slope"] == pytest.approx(-2.0)
     assert page["late_minus_early"] == pytest.approx(-2.0)
 
 
 def test_page_test_needs_two_models_with_all_three_bins():
-    turns = pd.DataFrame({"em_model": ["a"] * 3, "conversation_id": ["c000"] * 3, "rel_position": [0.0, 0.5, 1.0],
-                          "emotion_f1": [0.1, 0.2, 0.3]})
+    turns = pd.DataFrame(
+        {
+            "em_model": ["a"] * 3,
+            "conversation_id": ["c000"] * 3,
+            "rel_position": [0.0, 0.5, 1.0],
+            "emotion_f1": [0.1, 0.2, 0.3],
+        }
+    )
     study = make_study({"emotion_f1": np.zeros((1, 1))}, models=["a"], turns=turns)
     _, page = drift.turn_drift(study, "emotion_f1", [0], np.ones((3, 1)))
     assert page["n_blocks"] == 1 and np.isnan(page["L"]) and np.isnan(page["p_decreasing"])

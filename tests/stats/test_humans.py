@@ -21,17 +21,20 @@ from .conftest import make_study
 F = frozenset
 
 
-@pytest.mark.parametrize("a,b,expected", [
-    (F("A"), F("A"), 0.0),  # identical
-    (F("AB"), F("BA"), 0.0),
-    (F("A"), F("B"), 1.0),  # disjoint
-    (F("AB"), F("CD"), 1.0),
-    (F("A"), F("AB"), 1 - (1 / 2) * (2 / 3)),  # subset: Jaccard 1/2, monotonicity 2/3 -> 0.667
-    (F("AB"), F("AC"), 1 - (1 / 3) * (1 / 3)),  # overlap, neither a subset: 1/3 x 1/3 -> 0.889
-    (F("AB"), F("ABCD"), 1 - (2 / 4) * (2 / 3)),
-    (F(), F(), 0.0),  # both empty: agreement
-    (F(), F("A"), 1.0),
-])
+@pytest.mark.parametrize(
+    "a,b,expected",
+    [
+        (F("A"), F("A"), 0.0),  # identical
+        (F("AB"), F("BA"), 0.0),
+        (F("A"), F("B"), 1.0),  # disjoint
+        (F("AB"), F("CD"), 1.0),
+        (F("A"), F("AB"), 1 - (1 / 2) * (2 / 3)),  # subset: Jaccard 1/2, monotonicity 2/3 -> 0.667
+        (F("AB"), F("AC"), 1 - (1 / 3) * (1 / 3)),  # overlap, neither a subset: 1/3 x 1/3 -> 0.889
+        (F("AB"), F("ABCD"), 1 - (2 / 4) * (2 / 3)),
+        (F(), F(), 0.0),  # both empty: agreement
+        (F(), F("A"), 1.0),
+    ],
+)
 def test_masi_on_passonneaus_cases(a, b, expected):
     assert humans.masi(a, b) == pytest.approx(expected, abs=1e-12)
     assert humans.masi(b, a) == pytest.approx(expected, abs=1e-12)
@@ -121,8 +124,9 @@ def test_krippendorff_matches_the_coincidence_matrix_and_nltk(seed):
     triples = [(str(c), str(u), v) for u, vs in sets.items() for c, v in enumerate(vs)]
     nltk_masi = AnnotationTask(data=triples, distance=masi_distance).alpha()
     assert humans.krippendorff_alpha(sets, humans.masi) == pytest.approx(nltk_masi, abs=1e-12)
-    assert humans.krippendorff_alpha(sets, humans.masi) == pytest.approx(_alpha_by_coincidences(sets, humans.masi),
-                                                                           abs=1e-12)
+    assert humans.krippendorff_alpha(sets, humans.masi) == pytest.approx(
+        _alpha_by_coincidences(sets, humans.masi), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("block", [1, 3, 1024])
@@ -146,7 +150,9 @@ def test_krippendorff_trivial_cases():
     # Units with one value are not pairable and change nothing.
     units = _units(KRIPPENDORFF_2011)
     with_singletons = dict(units) | {"x": [5], "y": [1]}
-    assert humans.krippendorff_alpha(with_singletons, humans.nominal) == humans.krippendorff_alpha(units, humans.nominal)
+    assert humans.krippendorff_alpha(with_singletons, humans.nominal) == humans.krippendorff_alpha(
+        units, humans.nominal
+    )
     # No variation at all, or fewer than two pairable values: undefined.
     assert np.isnan(humans.krippendorff_alpha({0: [1, 1], 1: [1, 1]}, humans.nominal))
     assert np.isnan(humans.krippendorff_alpha({0: [1], 1: [2]}, humans.nominal))
@@ -286,8 +292,11 @@ def test_human_vs_models_verdicts_and_holm(paired, multipletests):
 def test_human_vs_models_on_a_metric_the_humans_never_rated():
     values = np.random.default_rng(0).random((4, 6))
     values[2:] = np.nan  # two human raters without a single value of this metric
-    study = make_study({"cw_q1_f1": values}, models=["a", "b", "human_1", "human_2"],
-                       roles={"a": "model", "b": "model", "human_1": "human", "human_2": "human"})
+    study = make_study(
+        {"cw_q1_f1": values},
+        models=["a", "b", "human_1", "human_2"],
+        roles={"a": "model", "b": "model", "human_1": "human", "human_2": "human"},
+    )
     table = humans.human_vs_models(study, "cw_q1_f1", [2, 3], [0, 1], np.ones((3, 6)))
     assert (table["n_conversations"] == 0).all()
     assert table["p_boot"].isna().all() and table["p_holm"].isna().all()
@@ -301,37 +310,67 @@ def _rater_tables(binary: list[str], picks: list[str], tags: list[set], ratings:
     cat = lambda values: pd.Series(values, dtype="category")  # noqa: E731 - the EM tables' dtype
     n = len(binary)
     return {
-        "em_binary": pd.DataFrame({"conversation_id": cat(["c1"] * n), "turn_number": pd.array(range(1, n + 1), "Int64"),
-                                   "target": cat(["hp"] * n), "wording": cat(["observer"] * n),
-                                   "question_id": cat(["q1"] * n), "value": cat(binary)}),
-        "em_pairwise": pd.DataFrame({"conversation_id": cat(["c1"] * len(picks)),
-                                     "turn_number": pd.array(range(1, len(picks) + 1), "Int64"),
-                                     "key": cat(["k"] * len(picks)), "pick": cat(picks)}),
-        "em_emotion_tags": pd.DataFrame({"conversation_id": cat([f"c{t}" for t, s in enumerate(tags) for _ in s]),
-                                         "turn_number": pd.array([1 for s in tags for _ in s], "Int64"),
-                                         "emotion": cat([e for s in tags for e in sorted(s)])}),
-        "em_turns": pd.DataFrame({"conversation_id": cat([f"c{t}" for t in range(len(tags))]),
-                                  "turn_number": pd.array([1] * len(tags), "Int64")}),
-        "em_four_branch": pd.DataFrame({"conversation_id": cat(["c1"] * len(ratings)), "source": ["post"] * len(ratings),
-                                        "turn_number": pd.array([None] * len(ratings), "Int64"),
-                                        "branch": [f"b{i}" for i in range(len(ratings))], "rating": ratings}),
+        "em_binary": pd.DataFrame(
+            {
+                "conversation_id": cat(["c1"] * n),
+                "turn_number": pd.array(range(1, n + 1), "Int64"),
+                "target": cat(["hp"] * n),
+                "wording": cat(["observer"] * n),
+                "question_id": cat(["q1"] * n),
+                "value": cat(binary),
+            }
+        ),
+        "em_pairwise": pd.DataFrame(
+            {
+                "conversation_id": cat(["c1"] * len(picks)),
+                "turn_number": pd.array(range(1, len(picks) + 1), "Int64"),
+                "key": cat(["k"] * len(picks)),
+                "pick": cat(picks),
+            }
+        ),
+        "em_emotion_tags": pd.DataFrame(
+            {
+                "conversation_id": cat([f"c{t}" for t, s in enumerate(tags) for _ in s]),
+                "turn_number": pd.array([1 for s in tags for _ in s], "Int64"),
+                "emotion": cat([e for s in tags for e in sorted(s)]),
+            }
+        ),
+        "em_turns": pd.DataFrame(
+            {
+                "conversation_id": cat([f"c{t}" for t in range(len(tags))]),
+                "turn_number": pd.array([1] * len(tags), "Int64"),
+            }
+        ),
+        "em_four_branch": pd.DataFrame(
+            {
+                "conversation_id": cat(["c1"] * len(ratings)),
+                "source": ["post"] * len(ratings),
+                "turn_number": pd.array([None] * len(ratings), "Int64"),
+                "branch": [f"b{i}" for i in range(len(ratings))],
+                "rating": ratings,
+            }
+        ),
     }
 
 
 def test_human_agreement_per_kind_of_answer():
-    one = _rater_tables(["yes", "no", "yes", "na"], ["A", "B", "A"], [{"joy"}, {"sad", "calm"}, set()],
-                        [1.0, 4.0, 6.0])
+    one = _rater_tables(["yes", "no", "yes", "na"], ["A", "B", "A"], [{"joy"}, {"sad", "calm"}, set()], [1.0, 4.0, 6.0])
     two = _rater_tables(["yes", "no", "no", "na"], ["A", "B", "A"], [{"joy"}, {"sad"}, set()], [2.0, 4.0, 6.0])
     table = humans.human_agreement({"r1": one, "r2": two}).set_index("answers")
     assert table.loc["pairwise", "krippendorff_alpha"] == 1.0
     assert table.loc["binary_hp", "krippendorff_alpha"] == pytest.approx(
-        humans.krippendorff_alpha({0: ["yes", "yes"], 1: ["no", "no"], 2: ["yes", "no"], 3: ["na", "na"]},
-                                  humans.nominal))
+        humans.krippendorff_alpha(
+            {0: ["yes", "yes"], 1: ["no", "no"], 2: ["yes", "no"], 3: ["na", "na"]}, humans.nominal
+        )
+    )
     assert table.loc["emotion_tags", "krippendorff_alpha"] == pytest.approx(
-        humans.krippendorff_alpha({0: [F({"joy"}), F({"joy"})], 1: [F({"sad", "calm"}), F({"sad"})], 2: [F(), F()]},
-                                  humans.masi))
+        humans.krippendorff_alpha(
+            {0: [F({"joy"}), F({"joy"})], 1: [F({"sad", "calm"}), F({"sad"})], 2: [F(), F()]}, humans.masi
+        )
+    )
     assert table.loc["four_branch", "krippendorff_alpha"] == pytest.approx(
-        humans.krippendorff_alpha({0: [1.0, 2.0], 1: [4.0, 4.0], 2: [6.0, 6.0]}, humans.interval))
+        humans.krippendorff_alpha({0: [1.0, 2.0], 1: [4.0, 4.0], 2: [6.0, 6.0]}, humans.interval)
+    )
     assert (table["raters"] == 2).all()
     assert table.loc["binary_hp", "units"] == 4 and table.loc["emotion_tags", "units"] == 3
 
@@ -341,22 +380,31 @@ def test_on_an_error_metric_the_lower_side_is_better(paired):
     # The same numbers read as an error (lower is better): the verdicts swap.
     errors = make_study({"four_branch_mae": study.values["binary_hp_acc"]}, models=study.models, roles=study.roles)
     weights = cluster_weights(np.arange(errors.n_conversations), 400, np.random.default_rng(22))
-    table = humans.human_vs_models(errors, "four_branch_mae", errors.with_role("human"), errors.with_role("model"),
-                                   weights).set_index("em_model")
+    table = humans.human_vs_models(
+        errors, "four_branch_mae", errors.with_role("human"), errors.with_role("model"), weights
+    ).set_index("em_model")
     assert table.loc["weak", "verdict"] == "model better"  # the weak model's lower values are lower errors
     assert table.loc["strong", "verdict"] == "humans better"
 
 
 def _em(rows_binary, rows_pairwise) -> dict[str, pd.DataFrame]:
-    b = pd.DataFrame(rows_binary, columns=["conversation_id", "turn_number", "question_id", "target", "wording", "value"])
+    b = pd.DataFrame(
+        rows_binary, columns=["conversation_id", "turn_number", "question_id", "target", "wording", "value"]
+    )
     p = pd.DataFrame(rows_pairwise, columns=["conversation_id", "turn_number", "key", "pick"])
     return {"em_binary": b, "em_pairwise": p}
 
 
 def test_answers_keep_the_preferred_observer_answers_and_clear_picks():
-    t = _em([("c1", 1, "q1", "hp", "observer", "yes"), ("c1", 1, "q2", "om", "observer", "no"),
-             ("c1", 2, "q1", "hp", "self", "no"), ("c1", 2, "q3", "hp", "observer", "maybe")],
-            [("c1", 1, "k", "A"), ("c1", 2, "k", "tie")])
+    t = _em(
+        [
+            ("c1", 1, "q1", "hp", "observer", "yes"),
+            ("c1", 1, "q2", "om", "observer", "no"),
+            ("c1", 2, "q1", "hp", "self", "no"),
+            ("c1", 2, "q3", "hp", "observer", "maybe"),
+        ],
+        [("c1", 1, "k", "A"), ("c1", 2, "k", "tie")],
+    )
     assert humans.hp_answers(t) == {("c1", 1, "q1"): "yes"}
     assert humans.pairwise_picks(t) == {("c1", 1, "k"): "A"}
 
@@ -367,8 +415,11 @@ def test_alt_tests_need_two_human_raters():
 
 
 def test_compared_metrics_add_the_claims_metrics_once():
-    claims = [{"test": "humans_vs_models", "params": {"metric": "tracking"}},
-              {"test": "humans_vs_models", "params": {"metric": "composite"}}, {"test": "other", "params": {}}]
+    claims = [
+        {"test": "humans_vs_models", "params": {"metric": "tracking"}},
+        {"test": "humans_vs_models", "params": {"metric": "composite"}},
+        {"test": "other", "params": {}},
+    ]
     assert humans.compared_metrics(claims) == sorted(set(humans.HUMAN_METRICS) | {"tracking"})
 
 
@@ -379,8 +430,13 @@ SHROUT_FLEISS = np.array([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6]
 
 def _long(wide: np.ndarray) -> pd.DataFrame:
     n, k = wide.shape
-    return pd.DataFrame({"unit": np.repeat([f"u{i}" for i in range(n)], k), "rater": np.tile([f"r{j}" for j in range(k)], n),
-                         "rating": wide.ravel()})
+    return pd.DataFrame(
+        {
+            "unit": np.repeat([f"u{i}" for i in range(n)], k),
+            "rater": np.tile([f"r{j}" for j in range(k)], n),
+            "rating": wide.ravel(),
+        }
+    )
 
 
 def _icc_a1_textbook(x: np.ndarray) -> float:

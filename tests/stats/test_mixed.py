@@ -67,6 +67,7 @@ def test_topic_contrast_without_romantic_conversations_does_not_crash(small_stud
 
 # ------------------------------------------------------------- failed fits (stats/mixed.py)
 
+
 def _warning(category, text):
     import warnings
 
@@ -76,23 +77,41 @@ def _warning(category, text):
 def _result(converged=True, variance=0.2, scale=1.0, bse=(0.1, 0.2)):
     from types import SimpleNamespace
 
-    return SimpleNamespace(converged=converged, cov_re=np.array([[variance]]), scale=scale,
-                           bse_fe=np.array(bse), fe_params=pd.Series([0.0, 1.0], index=["Intercept", "x"]))
+    return SimpleNamespace(
+        converged=converged,
+        cov_re=np.array([[variance]]),
+        scale=scale,
+        bse_fe=np.array(bse),
+        fe_params=pd.Series([0.0, 1.0], index=["Intercept", "x"]),
+    )
 
 
-@pytest.mark.parametrize(("result", "caught", "prefix"), [
-    (_result(), [], ""),
-    (_result(), [("C", "Maximum Likelihood optimization failed to converge. Check mle_retvals"),
-                 ("C", "Retrying MixedLM optimization with lbfgs"), ("C", "The MLE may be on the boundary")], ""),
-    (_result(converged=False), [], "did not converge"),
-    (_result(), [("C", "MixedLM optimization failed, trying a different optimizer may help.")], "did not converge"),
-    (_result(), [("S", "The random effects covariance matrix is singular.")], "singular fit"),
-    (_result(), [("C", "The Hessian matrix at the estimated parameter values is not positive definite.")],
-     "singular fit"),
-    (_result(bse=(0.1, np.inf)), [], "singular fit"),
-    (_result(variance=1e-9), [], "boundary fit"),
-    (_result(variance=float("nan")), [], "singular fit"),
-])
+@pytest.mark.parametrize(
+    ("result", "caught", "prefix"),
+    [
+        (_result(), [], ""),
+        (
+            _result(),
+            [
+                ("C", "Maximum Likelihood optimization failed to converge. Check mle_retvals"),
+                ("C", "Retrying MixedLM optimization with lbfgs"),
+                ("C", "The MLE may be on the boundary"),
+            ],
+            "",
+        ),
+        (_result(converged=False), [], "did not converge"),
+        (_result(), [("C", "MixedLM optimization failed, trying a different optimizer may help.")], "did not converge"),
+        (_result(), [("S", "The random effects covariance matrix is singular.")], "singular fit"),
+        (
+            _result(),
+            [("C", "The Hessian matrix at the estimated parameter values is not positive definite.")],
+            "singular fit",
+        ),
+        (_result(bse=(0.1, np.inf)), [], "singular fit"),
+        (_result(variance=1e-9), [], "boundary fit"),
+        (_result(variance=float("nan")), [], "singular fit"),
+    ],
+)
 def test_fit_failure_names_each_kind_of_failed_fit(result, caught, prefix):
     from statsmodels.tools.sm_exceptions import ConvergenceWarning, SingularMatrixWarning
 

@@ -17,18 +17,34 @@ from eibench.stats.drift import turn_drift
 from scipy import stats
 
 CLAIMS = yaml.safe_load(open("config/config.yaml"))["statistics"]["claims"]
-PLANTED = sim.Generator(n_conversations=60, n_participants=8, n_diagnosed=4, n_models=6, n_humans=2,
-                        human_conversations=20, diagnosis=(("emotion", -0.08), ("behaviour", 0.04)),
-                        romantic=(("emotion", -0.04), ("behaviour", -0.04), ("preference", -0.04), ("holistic", -0.04)),
-                        drift=(("behaviour", -0.1),), human_shift=(("preference", 0.1), ("holistic", -0.1)))
+PLANTED = sim.Generator(
+    n_conversations=60,
+    n_participants=8,
+    n_diagnosed=4,
+    n_models=6,
+    n_humans=2,
+    human_conversations=20,
+    diagnosis=(("emotion", -0.08), ("behaviour", 0.04)),
+    romantic=(("emotion", -0.04), ("behaviour", -0.04), ("preference", -0.04), ("holistic", -0.04)),
+    drift=(("behaviour", -0.1),),
+    human_shift=(("preference", 0.1), ("holistic", -0.1)),
+)
 B = 60
 
 
 def _run(g, seeds, claims):
     design = sb._design(g, np.random.default_rng(3))
     weights = cluster_weights(np.arange(g.n_conversations), B, np.random.default_rng(4))
-    return op.simulate_verdicts(g, claims, [np.random.default_rng(s) for s in seeds],
-                                [np.random.default_rng(100 + s) for s in seeds], weights, 0.05, design, chunk=2)
+    return op.simulate_verdicts(
+        g,
+        claims,
+        [np.random.default_rng(s) for s in seeds],
+        [np.random.default_rng(100 + s) for s in seeds],
+        weights,
+        0.05,
+        design,
+        chunk=2,
+    )
 
 
 def test_claims_the_studies_cannot_apply_are_named_with_their_reason():
@@ -89,8 +105,18 @@ def test_margin_correlation_gives_the_kendall_tau_and_the_batch_draws_it():
     r = op.margin_correlation(0.3)
     x = np.random.default_rng(0).multivariate_normal([0, 0], [[1, r], [r, 1]], size=20000)
     assert stats.kendalltau(x[:, 0], x[:, 1]).statistic == pytest.approx(0.3, abs=0.02)
-    g = replace(sim.Generator(n_conversations=30, n_models=300, n_humans=0, noise_sd=0.0, turn_noise_sd=0.0,
-                              participant_sd=0.0, conversation_sd=0.0), ability_correlation=r)
+    g = replace(
+        sim.Generator(
+            n_conversations=30,
+            n_models=300,
+            n_humans=0,
+            noise_sd=0.0,
+            turn_noise_sd=0.0,
+            participant_sd=0.0,
+            conversation_sd=0.0,
+        ),
+        ability_correlation=r,
+    )
     batch = sb.draw(g, [np.random.default_rng(1)], np.random.default_rng(2))
     e, p = batch.values["emotion_f1"][0].mean(axis=1), batch.values["pairwise_acc"][0].mean(axis=1)
     assert stats.kendalltau(e, p).statistic == pytest.approx(0.3, abs=0.08)
@@ -99,16 +125,29 @@ def test_margin_correlation_gives_the_kendall_tau_and_the_batch_draws_it():
 def test_table_rates_intervals_and_not_simulated_rows():
     claims = [c for c in CLAIMS if c["id"] in ("C1", "C3", "C6")]
     frame = lambda cid, verdicts, est=None: pd.DataFrame(  # noqa: E731
-        {"study": range(len(verdicts)), "id": cid, "verdict": verdicts,
-         "estimate": est if est is not None else np.nan, "lo": -0.1 if est is not None else np.nan,
-         "hi": 0.0 if est is not None else np.nan, "p_adjusted": np.nan})
-    planted = pd.concat([frame("C3", ["supported"] * 8 + ["inconclusive"] * 2, est=[-0.05] * 9 + [0.01]),
-                         frame("C1", ["inconclusive"] * 10)])
-    null = pd.concat([frame("C3", ["supported"] + ["inconclusive"] * 9, est=[0.0] * 10),
-                      frame("C1", ["supported"] * 10)])
+        {
+            "study": range(len(verdicts)),
+            "id": cid,
+            "verdict": verdicts,
+            "estimate": est if est is not None else np.nan,
+            "lo": -0.1 if est is not None else np.nan,
+            "hi": 0.0 if est is not None else np.nan,
+            "p_adjusted": np.nan,
+        }
+    )
+    planted = pd.concat(
+        [
+            frame("C3", ["supported"] * 8 + ["inconclusive"] * 2, est=[-0.05] * 9 + [0.01]),
+            frame("C1", ["inconclusive"] * 10),
+        ]
+    )
+    null = pd.concat(
+        [frame("C3", ["supported"] + ["inconclusive"] * 9, est=[0.0] * 10), frame("C1", ["supported"] * 10)]
+    )
     margin = frame("C1", ["supported"] * 3 + ["inconclusive"] * 7)
-    table = op.operating_table(claims, null, planted, margin, {"C3": -0.2}, {"C3": 1, "C1": 1},
-                               {"C6": "no profiles"}).set_index("id")
+    table = op.operating_table(
+        claims, null, planted, margin, {"C3": -0.2}, {"C3": 1, "C1": 1}, {"C6": "no profiles"}
+    ).set_index("id")
     assert table.loc["C3", "power"] == 0.8 and table.loc["C3", "fpr"] == 0.1
     assert table.loc["C3", "power_lo"] < 0.8 < table.loc["C3", "power_hi"]
     assert table.loc["C3", "coverage"] == 0.0 and table.loc["C3", "coverage_vs_nominal"] == "below nominal"
@@ -121,13 +160,21 @@ def test_curves_and_first_reaching():
     c1 = [c for c in CLAIMS if c["id"] == "C1"]
     g = replace(PLANTED, n_models=8)
     weights = cluster_weights(np.arange(g.n_conversations), B, np.random.default_rng(4))
-    seeds = lambda v: ([np.random.default_rng(s) for s in range(3)], [np.random.default_rng(9 + s) for s in range(3)],  # noqa: E731
-                       np.random.default_rng(1))
+    seeds = lambda v: (  # noqa: E731
+        [np.random.default_rng(s) for s in range(3)],
+        [np.random.default_rng(9 + s) for s in range(3)],
+        np.random.default_rng(1),
+    )
     curve = op.verdict_curve(c1, "C1", [(8, g), (12, replace(g, n_models=12))], seeds, lambda v, gg: weights, 0.05)
     assert list(curve["value"]) == [8, 12] and (curve["n_studies"] == 3).all()
     assert op.first_reaching(pd.DataFrame({"value": [1, 2, 3], "x": [0.1, 0.85, 0.9]}), "x") == 2
     assert op.first_reaching(pd.DataFrame({"value": [1, 2], "x": [0.1, 0.2]}), "x") is None
-    rel = op.reliability_curve(PLANTED, ["emotion_f1"], [20, 80], lambda n: [np.random.default_rng(s) for s in range(3)],
-                               lambda n: np.random.default_rng(n))
+    rel = op.reliability_curve(
+        PLANTED,
+        ["emotion_f1"],
+        [20, 80],
+        lambda n: [np.random.default_rng(s) for s in range(3)],
+        lambda n: np.random.default_rng(n),
+    )
     assert list(rel["n_conversations"]) == [20, 80]
     assert ((rel["reliability"] >= 0) & (rel["reliability"] <= 1)).all()

@@ -14,15 +14,20 @@ from .conftest import make_study, reference_bootstrap_p
 def _study(turn_means, holistic_means, n=50, noise=0.01, seed=0):
     rng = np.random.default_rng(seed)
     turn = np.asarray(turn_means, float)[:, None] + rng.normal(0, noise, size=(len(turn_means), n))
-    return make_study({"tracking": turn + rng.normal(0, noise, size=turn.shape), "evaluation": turn,
-                       "holistic": np.asarray(holistic_means, float)[:, None]
-                       + rng.normal(0, noise, size=(len(turn_means), n))},
-                      models=[f"m{i}" for i in range(len(turn_means))])
+    return make_study(
+        {
+            "tracking": turn + rng.normal(0, noise, size=turn.shape),
+            "evaluation": turn,
+            "holistic": np.asarray(holistic_means, float)[:, None] + rng.normal(0, noise, size=(len(turn_means), n)),
+        },
+        models=[f"m{i}" for i in range(len(turn_means))],
+    )
 
 
 def test_turn_level_weights_tracking_and_evaluation():
-    study = make_study({"tracking": np.array([[1.0, 0.0]]), "evaluation": np.array([[0.0, 1.0]]),
-                        "holistic": np.zeros((1, 2))})
+    study = make_study(
+        {"tracking": np.array([[1.0, 0.0]]), "evaluation": np.array([[0.0, 1.0]]), "holistic": np.zeros((1, 2))}
+    )
     np.testing.assert_allclose(profiles.turn_level(study), [[0.24 / 0.73, 0.49 / 0.73]])
 
 
@@ -35,7 +40,9 @@ def test_reversed_profiles_flip_every_pair_clearly():
     assert summary["n_flips"] == 3 and summary["n_clear_flips"] == 3
     first = flips.iloc[0]
     assert (first["better_per_turn"], first["better_on_conversation"]) == ("m0", "m1")
-    assert first["turn_gap"] == pytest.approx(0.3, abs=0.02) and first["conversation_gap"] == pytest.approx(0.3, abs=0.02)
+    assert first["turn_gap"] == pytest.approx(0.3, abs=0.02) and first["conversation_gap"] == pytest.approx(
+        0.3, abs=0.02
+    )
 
 
 def test_concordant_profiles_have_no_flip():

@@ -199,8 +199,9 @@ def test_kendall_w_matches_textbook_pingouin_and_friedman(seed):
     w = ranks.kendall_w(means)
     assert w == pytest.approx(_textbook_w(means), abs=1e-12)
     frame = pd.DataFrame([(i, k, means[i, k]) for i in range(n) for k in range(m)], columns=["model", "metric", "v"])
-    assert w == pytest.approx(float(pingouin.friedman(frame, dv="v", within="model", subject="metric")["W"].iloc[0]),
-                              abs=1e-10)
+    assert w == pytest.approx(
+        float(pingouin.friedman(frame, dv="v", within="model", subject="metric")["W"].iloc[0]), abs=1e-10
+    )
     chi2 = stats.friedmanchisquare(*means).statistic  # models as treatments, metrics as blocks
     assert w == pytest.approx(chi2 / (m * (n - 1)), abs=1e-10)
 
@@ -234,8 +235,9 @@ def test_split_half_reliability_of_perfectly_reliable_and_of_pure_noise_rankings
     constant = np.repeat(np.linspace(0, 1, n_models)[:, None], n, axis=1)
     noise = rng.normal(0, 1, size=(n_models, n))
     study = make_study({"emotion_f1": reliable, "emotion_va": constant, "binary_om_acc": noise})
-    rel = ranks.split_half_reliability(study, ["emotion_f1", "emotion_va", "binary_om_acc"], list(range(n_models)),
-                                       30, np.random.default_rng(7))
+    rel = ranks.split_half_reliability(
+        study, ["emotion_f1", "emotion_va", "binary_om_acc"], list(range(n_models)), 30, np.random.default_rng(7)
+    )
     assert rel["emotion_va"] == pytest.approx(1.0)
     assert rel["emotion_f1"] > 0.95
     assert abs(rel["binary_om_acc"]) < 0.5
@@ -245,7 +247,7 @@ def test_split_half_reliability_of_perfectly_reliable_and_of_pure_noise_rankings
     taus = []
     for _ in range(5):
         perm = rng_b.permutation(n)
-        a, b = noise[:, perm[: n // 2]].mean(axis=1), noise[:, perm[n // 2:]].mean(axis=1)
+        a, b = noise[:, perm[: n // 2]].mean(axis=1), noise[:, perm[n // 2 :]].mean(axis=1)
         taus.append(stats.kendalltau(a, b).statistic)
     t = np.mean(taus)
     assert got == pytest.approx(2 * t / (1 + t), abs=1e-12)
@@ -273,8 +275,9 @@ def independence():
     study = make_study(values)
     metrics = list(values)
     weights = cluster_weights(np.arange(n), 200, np.random.default_rng(12))
-    pairs, rel, summary = ranks.rank_independence(study, metrics, list(range(n_models)), weights, 0.3, 10,
-                                                  np.random.default_rng(13))
+    pairs, rel, summary = ranks.rank_independence(
+        study, metrics, list(range(n_models)), weights, 0.3, 10, np.random.default_rng(13)
+    )
     return study, metrics, pairs, rel, summary
 
 

@@ -65,7 +65,7 @@ def test_fit_many_row_by_row_equals_all_at_once():
     X, group, Y, _ = _data(5)
     together = reml.fit_many(X, group, Y, term=1)
     for s in range(len(Y)):
-        alone = reml.fit_many(X, group, Y[s:s + 1], term=1)
+        alone = reml.fit_many(X, group, Y[s : s + 1], term=1)
         # The last bits of a batched sum depend on the batch size; the optimum moves by less
         # than the criterion's flatness allows to resolve (about 1e-9 in log gamma).
         assert alone["estimate"][0] == pytest.approx(together["estimate"][s], abs=1e-7)

@@ -56,8 +56,12 @@ def test_two_stage_widens_the_interval_when_participants_differ():
 def test_scheme_table_ranks_models_only_and_keeps_human_n():
     values = np.array([[3.0] * 6, [2.0] * 6, [9.0, 9.0, np.nan, np.nan, np.nan, np.nan]])
     values = values + np.array([[0, 0.1, 0, 0.1, 0, 0.1]])
-    study = make_study({"composite": values}, models=["a", "b", "h"],
-                       roles={"a": "model", "b": "model", "h": "human"}, participant=np.arange(6))
+    study = make_study(
+        {"composite": values},
+        models=["a", "b", "h"],
+        roles={"a": "model", "b": "model", "h": "human"},
+        participant=np.arange(6),
+    )
     t = scheme_table(study, "composite", [0, 1], {"conversation": cluster_weights(np.arange(6), 100, _rng())})
     t = t.set_index("em_model")
     assert t.loc["a", "rank"] == 1 and t.loc["b", "rank"] == 2
@@ -92,8 +96,7 @@ def test_adjacent_pairs_orient_a_lower_is_better_metric():
 def _pillar_study(rng, n_models=4, n=30):
     tracking, evaluation, holistic = (rng.uniform(0.3, 0.9, (n_models, n)) for _ in range(3))
     tracking[0, :3] = np.nan  # a missing pillar: its weight is renormalised away
-    return make_study({"tracking": tracking, "evaluation": evaluation, "holistic": holistic},
-                      participant=np.arange(n))
+    return make_study({"tracking": tracking, "evaluation": evaluation, "holistic": holistic}, participant=np.arange(n))
 
 
 def test_composites_at_the_published_weights_match_the_composite_formula():
@@ -112,15 +115,18 @@ def test_rank_stability_a_dominant_model_is_always_first_and_equal_weights_can_f
     ones = np.ones((2, n))
     # m0 is best on evaluation (weight 0.49), m1 on tracking and holistic: the published weights
     # favour m0, equal weights favour m1.
-    study = make_study({"tracking": ones * [[0.5], [0.8]], "evaluation": ones * [[0.9], [0.5]],
-                        "holistic": ones * [[0.5], [0.75]]}, participant=np.arange(n))
+    study = make_study(
+        {"tracking": ones * [[0.5], [0.8]], "evaluation": ones * [[0.9], [0.5]], "holistic": ones * [[0.5], [0.75]]},
+        participant=np.arange(n),
+    )
     table, summary = rank_stability(study, [0, 1], 30, 2000, _rng(7))
     assert summary["leader"] == "m0" and summary["equal_weights_leader"] == "m1"
     assert summary["leader_changes_under_equal_weights"]
     assert 0 < summary["p_leader_first_flat"] < summary["p_leader_first_around"] < 1
     assert np.allclose(table["p_first_around"].sum(), 1) and np.allclose(table["p_first_flat"].sum(), 1)
-    dominant = make_study({k: ones * [[0.9], [0.2]] for k in ("tracking", "evaluation", "holistic")},
-                          participant=np.arange(n))
+    dominant = make_study(
+        {k: ones * [[0.9], [0.2]] for k in ("tracking", "evaluation", "holistic")}, participant=np.arange(n)
+    )
     _, s = rank_stability(dominant, [0, 1], 30, 500, _rng(8))
     assert s["p_leader_first_around"] == 1 and s["p_leader_first_flat"] == 1 and s["n_models_ever_first_flat"] == 1
     alone, s1 = rank_stability(dominant, [0], 30, 500, _rng(8))

@@ -42,7 +42,7 @@ def test_simulated_design():
     for metric, v in study.values.items():
         assert v.shape == (M, n)
         assert np.isfinite(v[: g.n_models]).all(), metric  # models answer everything
-        rated = np.isfinite(v[g.n_models:])
+        rated = np.isfinite(v[g.n_models :])
         assert (rated.sum(axis=1) == g.human_conversations).all(), metric  # humans answer a subset ...
         assert (rated == rated[0]).all(), metric  # ... the same one
     assert set(study.category) <= set(sim.CATEGORIES)
@@ -73,9 +73,16 @@ def test_turn_table_averages_to_the_conversation_values():
 
 
 def test_derived_pillars_follow_the_composite_formula():
-    values = {"emotion_f1": np.array([0.6]), "emotion_va": np.array([0.8]), "binary_om_acc": np.array([0.7]),
-              "binary_hp_acc": np.array([0.5]), "pairwise_acc": np.array([0.9]), "panas_adjusted": np.array([0.2]),
-              "conversation_wide": np.array([0.4]), "four_branch": np.array([0.8])}
+    values = {
+        "emotion_f1": np.array([0.6]),
+        "emotion_va": np.array([0.8]),
+        "binary_om_acc": np.array([0.7]),
+        "binary_hp_acc": np.array([0.5]),
+        "pairwise_acc": np.array([0.9]),
+        "panas_adjusted": np.array([0.2]),
+        "conversation_wide": np.array([0.4]),
+        "four_branch": np.array([0.8]),
+    }
     sim._derived(values)
     assert values["tracking"][0] == pytest.approx(0.7)
     assert values["evaluation"][0] == pytest.approx(0.5 * 0.6 + 0.5 * 0.9)
@@ -112,9 +119,16 @@ def test_composite_effect_of_several_capabilities_at_once():
 
 @pytest.fixture(scope="module")
 def planted():
-    g = sim.Generator(n_conversations=150, n_models=6, n_humans=2, human_conversations=60,
-                      diagnosis=(("emotion", -0.2), ("behaviour", 0.2)), romantic=(("preference", -0.2),),
-                      drift=(("behaviour", -0.4),), human_shift=(("preference", 0.3),))
+    g = sim.Generator(
+        n_conversations=150,
+        n_models=6,
+        n_humans=2,
+        human_conversations=60,
+        diagnosis=(("emotion", -0.2), ("behaviour", 0.2)),
+        romantic=(("preference", -0.2),),
+        drift=(("behaviour", -0.4),),
+        human_shift=(("preference", 0.3),),
+    )
     return sim.simulate(g, np.random.default_rng(11))[0]
 
 
@@ -158,8 +172,12 @@ def test_null_generator_plants_nothing():
 def test_planted_generator_reads_the_config(default_config):
     planted = default_config["statistics"]["simulation"]["planted"]
     g = sim.planted_generator(planted)
-    for name, key in (("diagnosis", "diagnosis"), ("romantic", "romantic"), ("drift", "turn_drift"),
-                      ("human_shift", "human_shift")):
+    for name, key in (
+        ("diagnosis", "diagnosis"),
+        ("romantic", "romantic"),
+        ("drift", "turn_drift"),
+        ("human_shift", "human_shift"),
+    ):
         for capability, value in planted[key].items():
             assert g.effect(name, capability) == value
 
@@ -187,8 +205,12 @@ def test_simulate_and_test_is_deterministic():
 
 def _null_results(n: int, seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({column: rng.uniform(size=n) if column.startswith("p_") else rng.uniform(0, 0.1, size=n)
-                         for column in sim.TESTS.values()})
+    return pd.DataFrame(
+        {
+            column: rng.uniform(size=n) if column.startswith("p_") else rng.uniform(0, 0.1, size=n)
+            for column in sim.TESTS.values()
+        }
+    )
 
 
 def test_summarise_null_band_is_the_binomial_band():
@@ -232,15 +254,23 @@ def test_summarise_null_leaves_failed_fits_out_of_the_rate_and_the_band():
 
 def test_summarise_planted_sign_recovery_and_coverage():
     g = sim.Generator(diagnosis=(("emotion", -0.1),), romantic=(("holistic", -0.05),), drift=(("behaviour", -0.1),))
-    results = pd.DataFrame({
-        "est_diagnosis": [-0.12, -0.08, 0.01, -0.1], "lo_diagnosis": [-0.2, -0.09, -0.05, -0.15],
-        "hi_diagnosis": [-0.05, -0.07, 0.07, -0.05],
-        "est_romantic": [-4.0, -2.0, -5.0, -3.0], "lo_romantic": [-6.0, -3.0, -7.0, -9.0],
-        "hi_romantic": [-2.0, -1.0, -4.5, 3.0],
-        "est_drift": [-0.1, -0.1, -0.1, 0.02], "lo_drift": [-0.2, -0.2, -0.05, -0.1],
-        "hi_drift": [0.0, 0.0, 0.0, 0.1],
-        "humans_better_share": [0.0] * 4, "est_human": [0.0] * 4, "sign_human": [0.0] * 4, "cover_human": [1.0] * 4,
-    })
+    results = pd.DataFrame(
+        {
+            "est_diagnosis": [-0.12, -0.08, 0.01, -0.1],
+            "lo_diagnosis": [-0.2, -0.09, -0.05, -0.15],
+            "hi_diagnosis": [-0.05, -0.07, 0.07, -0.05],
+            "est_romantic": [-4.0, -2.0, -5.0, -3.0],
+            "lo_romantic": [-6.0, -3.0, -7.0, -9.0],
+            "hi_romantic": [-2.0, -1.0, -4.5, 3.0],
+            "est_drift": [-0.1, -0.1, -0.1, 0.02],
+            "lo_drift": [-0.2, -0.2, -0.05, -0.1],
+            "hi_drift": [0.0, 0.0, 0.0, 0.1],
+            "humans_better_share": [0.0] * 4,
+            "est_human": [0.0] * 4,
+            "sign_human": [0.0] * 4,
+            "cover_human": [1.0] * 4,
+        }
+    )
     table = sim.summarise_planted(results, g).set_index("effect")
     diag = table.loc["diagnosis effect on emotion F1 (mixed model)"]
     assert diag["planted"] == -0.1
@@ -262,14 +292,22 @@ def test_summarise_planted_sign_recovery_and_coverage():
 
 def _mood_only_like():
     """A cohort's study like tests/data/cohorts/mood_only: no participants, one topic, three models."""
-    g = sim.Generator(n_conversations=16, n_models=3, n_humans=0, human_conversations=0,
-                      conversation_participant=(-1,) * 16, conversation_category=("Daily life",) * 16,
-                      participant_diagnosed=(), turns_each=tuple(6 + (j % 5) for j in range(16)))
+    g = sim.Generator(
+        n_conversations=16,
+        n_models=3,
+        n_humans=0,
+        human_conversations=0,
+        conversation_participant=(-1,) * 16,
+        conversation_category=("Daily life",) * 16,
+        participant_diagnosed=(),
+        turns_each=tuple(6 + (j % 5) for j in range(16)),
+    )
     return sim.simulate(g, np.random.default_rng(3))[0]
 
 
-@pytest.mark.parametrize("make", [lambda: sim.simulate(SMALL, np.random.default_rng(11))[0], _mood_only_like],
-                         ids=["drawn", "mood_only"])
+@pytest.mark.parametrize(
+    "make", [lambda: sim.simulate(SMALL, np.random.default_rng(11))[0], _mood_only_like], ids=["drawn", "mood_only"]
+)
 def test_simulated_studies_copy_the_cohorts_design(make):
     from eibench.stats.design import cohort_design
 
@@ -325,8 +363,13 @@ def test_coverage_test_is_scipys_exact_binomial_test():
 def test_summarise_planted_reports_the_binomial_coverage_test():
     g = sim.Generator(drift=(("behaviour", -0.1),))
     n = 100
-    results = pd.DataFrame({f"{p}_{k}": np.full(n, v) for k in ("diagnosis", "romantic")
-                            for p, v in (("est", 0.0), ("lo", -1.0), ("hi", 1.0))})
+    results = pd.DataFrame(
+        {
+            f"{p}_{k}": np.full(n, v)
+            for k in ("diagnosis", "romantic")
+            for p, v in (("est", 0.0), ("lo", -1.0), ("hi", 1.0))
+        }
+    )
     results["est_drift"] = -0.1
     results["lo_drift"] = np.r_[np.full(85, -0.2), np.full(15, -0.05)]  # 85 of 100 cover -0.1
     results["hi_drift"] = 0.0

@@ -12,13 +12,28 @@ from eibench.stats import simulation as sim
 from eibench.stats import simulation_batch as sb
 from eibench.stats.bootstrap import cluster_weights
 
-PLANTED = sim.Generator(n_conversations=80, n_models=5, n_humans=2, human_conversations=25,
-                        diagnosis=(("emotion", -0.08),), romantic=(("preference", -0.05),),
-                        drift=(("behaviour", -0.1),), human_shift=(("preference", 0.1),))
+PLANTED = sim.Generator(
+    n_conversations=80,
+    n_models=5,
+    n_humans=2,
+    human_conversations=25,
+    diagnosis=(("emotion", -0.08),),
+    romantic=(("preference", -0.05),),
+    drift=(("behaviour", -0.1),),
+    human_shift=(("preference", 0.1),),
+)
 B = 60
 #: Columns from the mixed models, which reml.fit_many fits instead of statsmodels.
-MIXED = {"p_diagnosis_mixed", "est_diagnosis", "lo_diagnosis", "hi_diagnosis", "p_romantic_mixed", "est_romantic",
-         "lo_romantic", "hi_romantic"}
+MIXED = {
+    "p_diagnosis_mixed",
+    "est_diagnosis",
+    "lo_diagnosis",
+    "hi_diagnosis",
+    "p_romantic_mixed",
+    "est_romantic",
+    "lo_romantic",
+    "hi_romantic",
+}
 
 
 def _batch(g, seeds, design_seed=5):
@@ -39,7 +54,9 @@ def test_vectorised_tests_equal_the_per_study_tests_on_the_same_study():
         for column, expected in ref.items():
             got = table.loc[s, column]
             if column in MIXED:
-                if np.isfinite(expected) and np.isfinite(got):  # statsmodels may fail where REML in closed form does not
+                if np.isfinite(expected) and np.isfinite(
+                    got
+                ):  # statsmodels may fail where REML in closed form does not
                     key = column.split("_")[1]
                     half = (ref[f"hi_{key}"] - ref[f"lo_{key}"]) / 2
                     if column.startswith("est_"):  # the same REML optimum
@@ -77,22 +94,33 @@ def test_planted_effects_are_recovered_on_average():
 def test_results_are_byte_identical_for_the_same_seeds_and_independent_of_other_studies():
     weights = cluster_weights(np.arange(PLANTED.n_conversations), B, np.random.default_rng(2))
     make = lambda seeds, chunk: sb.simulate_and_test_many(  # noqa: E731
-        PLANTED, [np.random.default_rng(s) for s in seeds], weights, 0.05, chunk=chunk,
-        design_rng=np.random.default_rng(5))
+        PLANTED,
+        [np.random.default_rng(s) for s in seeds],
+        weights,
+        0.05,
+        chunk=chunk,
+        design_rng=np.random.default_rng(5),
+    )
     a, b = make(range(6), 3), make(range(6), 3)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
     # A study's values come from its own generator: split differently, the non-mixed columns are
     # equal to the last bits and the mixed ones to the REML tolerance (reml.py).
     c = make(range(6), 6)
     for column in a.columns:
-        np.testing.assert_allclose(c[column], a[column], rtol=0, atol=1e-6 if column in MIXED else 1e-12,
-                                   err_msg=column)
+        np.testing.assert_allclose(
+            c[column], a[column], rtol=0, atol=1e-6 if column in MIXED else 1e-12, err_msg=column
+        )
     assert not np.array_equal(make(range(6, 12), 3)["est_drift"], a["est_drift"])
 
 
 def test_left_out_tests_are_nan():
-    skip = frozenset({"turn drift: Page's trend test", "rank independence: exact Kendall test",
-                      "human vs model: paired cluster bootstrap"})
+    skip = frozenset(
+        {
+            "turn drift: Page's trend test",
+            "rank independence: exact Kendall test",
+            "human vs model: paired cluster bootstrap",
+        }
+    )
     g = sim.Generator(n_conversations=40, n_models=4, n_humans=2, human_conversations=10, skip=skip)
     batch, rngs = _batch(g, range(2))
     table = sb.run_tests(batch, cluster_weights(np.arange(40), 20, np.random.default_rng(0)), 0.05, rngs)
@@ -114,13 +142,21 @@ def test_kendall_p_equals_scipy():
 def test_a_cohort_without_participants_raters_or_romantic_chats_runs_and_leaves_every_test_out():
     from eibench.stats.design import cohort_design
 
-    mood_only = sim.Generator(n_conversations=16, n_models=3, n_humans=0, human_conversations=0,
-                              conversation_participant=(-1,) * 16, conversation_category=("Daily life",) * 16,
-                              participant_diagnosed=(), turns_each=tuple(6 + (j % 5) for j in range(16)))
+    mood_only = sim.Generator(
+        n_conversations=16,
+        n_models=3,
+        n_humans=0,
+        human_conversations=0,
+        conversation_participant=(-1,) * 16,
+        conversation_category=("Daily life",) * 16,
+        participant_diagnosed=(),
+        turns_each=tuple(6 + (j % 5) for j in range(16)),
+    )
     design = cohort_design(sim.simulate(mood_only, np.random.default_rng(3))[0])
     design["metrics_models"] = ["composite", "emotion_f1", "emotion_va", "tracking"]  # mood tags only
     config = {"diagnosis": {"emotion": -0.5}, "romantic": {"emotion": -0.5}, "turn_drift": {}, "human_shift": {}}
     g = sim.planted_generator(config, sim.generator_design(design, 0.05))
-    out = sb.simulate_and_test_many(g, [np.random.default_rng(i) for i in range(3)],
-                                    sb.shared_weights(g, 20, np.random.default_rng(0)), 0.05)
+    out = sb.simulate_and_test_many(
+        g, [np.random.default_rng(i) for i in range(3)], sb.shared_weights(g, 20, np.random.default_rng(0)), 0.05
+    )
     assert len(out) == 3 and out[list(sim.TESTS.values())].isna().all().all()

@@ -12,12 +12,14 @@ from .conftest import make_study
 
 
 def _tables(metrics: list[str]):
-    conversations = pd.DataFrame({
-        "conversation_id": ["c3", "c1", "c2", "c4"],  # not sorted: the Study sorts them
-        "participant_id": ["P2", "P1", None, "P1"],
-        "category": ["Family", "Studies", "Family", "Grief and loss"],
-        "n_turns": [4, 3, 5, 6],
-    })
+    conversations = pd.DataFrame(
+        {
+            "conversation_id": ["c3", "c1", "c2", "c4"],  # not sorted: the Study sorts them
+            "participant_id": ["P2", "P1", None, "P1"],
+            "category": ["Family", "Studies", "Family", "Grief and loss"],
+            "n_turns": [4, 3, 5, 6],
+        }
+    )
     participants = pd.DataFrame({"participant_id": ["P1", "P2", "P9"], "has_diagnosis": [True, False, True]})
     rows = []
     for mode, rule_set, offset in (("default", "parity", 0.0), ("default", "strict", 10.0), ("other", "parity", 20.0)):
@@ -25,19 +27,41 @@ def _tables(metrics: list[str]):
             for j, cid in enumerate(["c1", "c2", "c3", "c4"]):
                 if model == "a_model" and cid == "c4":
                     continue  # a missing value
-                rows.append({"mode": mode, "rule_set": rule_set, "em_model": model, "conversation_id": cid,
-                             **{m: base + offset + j / 10 for m in metrics}})
+                rows.append(
+                    {
+                        "mode": mode,
+                        "rule_set": rule_set,
+                        "em_model": model,
+                        "conversation_id": cid,
+                        **{m: base + offset + j / 10 for m in metrics},
+                    }
+                )
     scores = pd.DataFrame(rows)
-    turns = pd.DataFrame({"mode": ["default", "default", "default"], "rule_set": ["strict", "strict", "parity"],
-                          "em_model": ["a_model", "b_model", "a_model"], "conversation_id": ["c1", "c1", "c1"],
-                          "rel_position": [0.0, 0.0, 0.0], "emotion_f1": [0.1, 0.2, 0.3]})
+    turns = pd.DataFrame(
+        {
+            "mode": ["default", "default", "default"],
+            "rule_set": ["strict", "strict", "parity"],
+            "em_model": ["a_model", "b_model", "a_model"],
+            "conversation_id": ["c1", "c1", "c1"],
+            "rel_position": [0.0, 0.0, 0.0],
+            "emotion_f1": [0.1, 0.2, 0.3],
+        }
+    )
     return scores, turns, conversations, participants
 
 
 def test_from_tables_builds_sorted_arrays_for_one_mode_and_rule_set():
     scores, turns, conversations, participants = _tables(["emotion_f1", "composite"])
-    study = Study.from_tables(scores, turns, conversations, participants, {"b_model": "human"},
-                              ["emotion_f1", "composite"], "default", "strict")
+    study = Study.from_tables(
+        scores,
+        turns,
+        conversations,
+        participants,
+        {"b_model": "human"},
+        ["emotion_f1", "composite"],
+        "default",
+        "strict",
+    )
     assert study.models == ["a_model", "b_model"]
     assert study.conversations == ["c1", "c2", "c3", "c4"]
     assert study.roles == {"a_model": "model", "b_model": "human"}
@@ -55,12 +79,22 @@ def test_from_tables_builds_sorted_arrays_for_one_mode_and_rule_set():
 def test_load_study_from_parquet(tmp_path):
     scores, turns, conversations, participants = _tables(load.STUDY_METRICS)
     paths = {}
-    for name, frame in (("scores", scores), ("turns", turns), ("conversations", conversations),
-                        ("participants", participants)):
+    for name, frame in (
+        ("scores", scores),
+        ("turns", turns),
+        ("conversations", conversations),
+        ("participants", participants),
+    ):
         paths[name] = tmp_path / f"{name}.parquet"
         frame.to_parquet(paths[name])
-    study = load.load_study(str(paths["scores"]), str(paths["turns"]), str(paths["conversations"]),
-                            str(paths["participants"]), {}, {"mode": "default", "rule_set": "parity"})
+    study = load.load_study(
+        str(paths["scores"]),
+        str(paths["turns"]),
+        str(paths["conversations"]),
+        str(paths["participants"]),
+        {},
+        {"mode": "default", "rule_set": "parity"},
+    )
     assert set(study.values) == set(load.STUDY_METRICS)
     np.testing.assert_allclose(study.values["composite"][0], [0.1, 0.2, 0.3, np.nan])
     assert len(study.turns) == 1 and study.turns["emotion_f1"].iloc[0] == 0.3
@@ -94,8 +128,10 @@ def test_participant_resamples_move_a_participants_conversations_together():
 
 
 def test_available_metrics_need_a_value_among_the_given_models():
-    values = {"emotion_f1": np.array([[0.1, np.nan], [np.nan, np.nan]]),
-              "draft_judge": np.array([[np.nan, np.nan], [0.3, np.nan]])}
+    values = {
+        "emotion_f1": np.array([[0.1, np.nan], [np.nan, np.nan]]),
+        "draft_judge": np.array([[np.nan, np.nan], [0.3, np.nan]]),
+    }
     study = make_study(values)
     assert load.available(study, ["emotion_f1", "draft_judge", "not_there"], [0, 1]) == ["emotion_f1", "draft_judge"]
     assert load.available(study, ["emotion_f1", "draft_judge"], [0]) == ["emotion_f1"]

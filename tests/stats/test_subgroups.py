@@ -70,9 +70,14 @@ def test_permutation_test_is_the_exact_enumeration_of_462_relabellings(seed):
     assert out["p_value"] == pytest.approx(p, abs=1e-15)
     assert out["difference"] == pytest.approx(scores[labels].mean() - scores[~labels].mean())
     # scipy's exact independent-samples permutation test of |difference| agrees too.
-    ref = stats.permutation_test((scores[labels], scores[~labels]), lambda a, b: abs(a.mean() - b.mean()),
-                                 permutation_type="independent", n_resamples=np.inf, alternative="greater",
-                                 vectorized=False)
+    ref = stats.permutation_test(
+        (scores[labels], scores[~labels]),
+        lambda a, b: abs(a.mean() - b.mean()),
+        permutation_type="independent",
+        n_resamples=np.inf,
+        alternative="greater",
+        vectorized=False,
+    )
     assert out["p_value"] == pytest.approx(ref.pvalue, abs=1e-12)
 
 

@@ -19,20 +19,38 @@ from eibench.stats.testability import (
 
 from .test_claims import ALPHA, ROMANTIC, _claim, _family_claims, _results
 
-METRICS = ["binary_hp_acc", "binary_om_acc", "composite", "cw_q1_f1", "draft_judge", "emotion_f1", "evaluation",
-           "holistic", "pairwise_acc", "tracking"]
+METRICS = [
+    "binary_hp_acc",
+    "binary_om_acc",
+    "composite",
+    "cw_q1_f1",
+    "draft_judge",
+    "emotion_f1",
+    "evaluation",
+    "holistic",
+    "pairwise_acc",
+    "tracking",
+]
 
 
 def _design(**override):
     """A design that supports every claim type; ``override`` replaces top-level keys."""
     design = {
         "n_conversations": 40,
-        "participants": {"conversations_with_participant": 40, "diagnosed": {"participants": 5, "conversations": 20},
-                         "not_diagnosed": {"participants": 5, "conversations": 20}},
-        "categories": {ROMANTIC: 10, "Work and career": 30}, "conversations_without_category": 0,
-        "turns": [6] * 40, "turn_positions": ["early", "middle", "late"],
-        "models": [f"m{i}" for i in range(6)], "humans": ["human_1"], "human_conversations": 10,
-        "metrics_models": METRICS, "metrics_humans": ["binary_hp_acc", "cw_q1_f1"],
+        "participants": {
+            "conversations_with_participant": 40,
+            "diagnosed": {"participants": 5, "conversations": 20},
+            "not_diagnosed": {"participants": 5, "conversations": 20},
+        },
+        "categories": {ROMANTIC: 10, "Work and career": 30},
+        "conversations_without_category": 0,
+        "turns": [6] * 40,
+        "turn_positions": ["early", "middle", "late"],
+        "models": [f"m{i}" for i in range(6)],
+        "humans": ["human_1"],
+        "human_conversations": 10,
+        "metrics_models": METRICS,
+        "metrics_humans": ["binary_hp_acc", "cw_q1_f1"],
     }
     design.update(override)
     return design
@@ -58,36 +76,49 @@ def test_the_full_design_supports_every_claim_type(test):
 @pytest.mark.parametrize("test", sorted(ALL))
 def test_a_cohort_of_mood_tags_only_supports_none_of_the_analyses_it_lacks(test):
     """The mood-only cohort: no participants, one topic, three baselines, emotion metrics only."""
-    design = _design(participants={"conversations_with_participant": 0,
-                                   "diagnosed": {"participants": 0, "conversations": 0},
-                                   "not_diagnosed": {"participants": 0, "conversations": 0}},
-                     categories={"Daily life": 16}, models=["chance", "lexicon", "prior"], humans=[],
-                     metrics_models=["composite", "emotion_f1", "tracking"], metrics_humans=[])
+    design = _design(
+        participants={
+            "conversations_with_participant": 0,
+            "diagnosed": {"participants": 0, "conversations": 0},
+            "not_diagnosed": {"participants": 0, "conversations": 0},
+        },
+        categories={"Daily life": 16},
+        models=["chance", "lexicon", "prior"],
+        humans=[],
+        metrics_models=["composite", "emotion_f1", "tracking"],
+        metrics_humans=[],
+    )
     reasons = unmet_needs(_claim(test, **ALL[test]), design, ALPHA)
     # turn_flat on emotion F1 is the one claim such a cohort can test
     assert (reasons == []) == (test == "turn_flat"), reasons
 
 
-@pytest.mark.parametrize("change, test, words", [
-    ({"humans": []}, "humans_vs_models", "no human raters"),
-    ({"metrics_humans": ["cw_q1_f1"]}, "humans_vs_models", "raters have no value of binary_hp_acc"),
-    ({"categories": {ROMANTIC: 40}}, "topic_hardest", "in other categories: 0"),
-    ({"categories": {"Work and career": 40}}, "topic_hardest", f"conversations in {ROMANTIC!r}: 0"),
-    ({"turn_positions": ["early"]}, "turn_drift", "early and late"),
-    ({"turn_positions": ["early"]}, "turn_flat", "early and late"),
-    ({"models": ["a", "b"]}, "turn_drift", "Page's trend test"),
-    ({"models": ["a", "b", "c", "d"]}, "rank_independence", "exact Kendall test"),
-    ({"metrics_models": ["emotion_f1"]}, "discriminability_difference", "pairwise_acc has no value"),
-    ({"metrics_models": ["tracking", "holistic"]}, "profile_flips", "evaluation has no value"),
-])
+@pytest.mark.parametrize(
+    "change, test, words",
+    [
+        ({"humans": []}, "humans_vs_models", "no human raters"),
+        ({"metrics_humans": ["cw_q1_f1"]}, "humans_vs_models", "raters have no value of binary_hp_acc"),
+        ({"categories": {ROMANTIC: 40}}, "topic_hardest", "in other categories: 0"),
+        ({"categories": {"Work and career": 40}}, "topic_hardest", f"conversations in {ROMANTIC!r}: 0"),
+        ({"turn_positions": ["early"]}, "turn_drift", "early and late"),
+        ({"turn_positions": ["early"]}, "turn_flat", "early and late"),
+        ({"models": ["a", "b"]}, "turn_drift", "Page's trend test"),
+        ({"models": ["a", "b", "c", "d"]}, "rank_independence", "exact Kendall test"),
+        ({"metrics_models": ["emotion_f1"]}, "discriminability_difference", "pairwise_acc has no value"),
+        ({"metrics_models": ["tracking", "holistic"]}, "profile_flips", "evaluation has no value"),
+    ],
+)
 def test_each_unmet_need_is_named(change, test, words):
     reasons = unmet_needs(_claim(test, **ALL[test]), _design(**change), ALPHA)
     assert any(words in r for r in reasons), reasons
 
 
 def test_diagnosis_needs_both_groups_and_enough_participants():
-    small = {"conversations_with_participant": 40, "diagnosed": {"participants": 3, "conversations": 20},
-             "not_diagnosed": {"participants": 3, "conversations": 20}}
+    small = {
+        "conversations_with_participant": 40,
+        "diagnosed": {"participants": 3, "conversations": 20},
+        "not_diagnosed": {"participants": 3, "conversations": 20},
+    }
     reasons = unmet_needs(_claim("diagnosis_effect", **ALL["diagnosis_effect"]), _design(participants=small), ALPHA)
     assert reasons and "smallest p of the permutation test is 0.100" in reasons[0]
     few = copy.deepcopy(small)

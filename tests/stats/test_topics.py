@@ -45,8 +45,9 @@ def test_category_means_and_counts(romantic_study):
     expected = pd.Series(conv).groupby(study.category).mean()
     assert list(table["category"]) == sorted(expected.index)
     np.testing.assert_allclose(table["mean"], expected.loc[table["category"]].to_numpy())
-    np.testing.assert_array_equal(table["n_conversations"],
-                                  pd.Series(study.category).value_counts().loc[table["category"]].to_numpy())
+    np.testing.assert_array_equal(
+        table["n_conversations"], pd.Series(study.category).value_counts().loc[table["category"]].to_numpy()
+    )
     assert (table["lo"] <= table["mean"]).all() and (table["mean"] <= table["hi"]).all()
 
 
@@ -94,8 +95,7 @@ def test_romantic_contrast_recovers_the_planted_composite_effect(romantic_study)
 
 def test_lower_is_better_turns_the_hardest_category_around(romantic_study):
     study, models, weights, table, _ = romantic_study
-    flipped, contrast = topics.topic_effects(study, "composite", models, weights, sim.ROMANTIC,
-                                             higher_is_better=False)
+    flipped, contrast = topics.topic_effects(study, "composite", models, weights, sim.ROMANTIC, higher_is_better=False)
     assert contrast["hardest"] == table.loc[table["mean"].idxmax(), "category"] != sim.ROMANTIC
     assert flipped.set_index("category").loc[sim.ROMANTIC, "p_hardest"] < 0.05
 
@@ -108,8 +108,9 @@ def test_one_topic_without_participants_names_no_hardest_and_the_empty_side():
 
     rng = np.random.default_rng(0)
     n = 16
-    study = make_study({"composite": rng.normal(50, 5, size=(3, n))}, participant=np.full(n, -1),
-                       category=["Daily life"] * n)
+    study = make_study(
+        {"composite": rng.normal(50, 5, size=(3, n))}, participant=np.full(n, -1), category=["Daily life"] * n
+    )
     weights = cluster_weights(np.arange(n), 50, rng)
     with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
         table, contrast = topics.topic_effects(study, "composite", [0, 1, 2], weights, "Romantic relationships")
@@ -118,17 +119,19 @@ def test_one_topic_without_participants_names_no_hardest_and_the_empty_side():
     assert contrast["mixed_model_note"].startswith("no scored conversation with a known participant")
 
 
-
 def test_the_romantic_note_names_the_empty_side():
     from .conftest import make_study
 
     rng = np.random.default_rng(1)
     n = 20
     weights = cluster_weights(np.arange(n), 50, rng)
-    for category, note in ((["Family"] * n, "no conversation in 'Romantic relationships' among those"),
-                           (["Romantic relationships"] * n, "no conversation outside 'Romantic relationships'")):
-        study = make_study({"composite": rng.normal(50, 5, size=(2, n))}, participant=np.arange(n) % 4,
-                           category=category)
+    for category, note in (
+        (["Family"] * n, "no conversation in 'Romantic relationships' among those"),
+        (["Romantic relationships"] * n, "no conversation outside 'Romantic relationships'"),
+    ):
+        study = make_study(
+            {"composite": rng.normal(50, 5, size=(2, n))}, participant=np.arange(n) % 4, category=category
+        )
         with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
             _, contrast = topics.topic_effects(study, "composite", [0, 1], weights, "Romantic relationships")
         assert contrast["mixed_model_note"].startswith(note), contrast["mixed_model_note"]

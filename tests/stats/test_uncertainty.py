@@ -16,8 +16,11 @@ def setting():
     n = 30
     values = np.array([0.2, 0.5, 0.5, 0.8])[:, None] + rng.normal(0, 0.1, size=(4, n))
     values[1, :5] = np.nan
-    study = make_study({"emotion_f1": values, "four_branch_mae": 6 * (1 - values)},
-                       models=["a", "b", "c", "h"], roles={"a": "model", "b": "model", "c": "model", "h": "human"})
+    study = make_study(
+        {"emotion_f1": values, "four_branch_mae": 6 * (1 - values)},
+        models=["a", "b", "c", "h"],
+        roles={"a": "model", "b": "model", "c": "model", "h": "human"},
+    )
     weights = cluster_weights(np.arange(n), 300, np.random.default_rng(2))
     return study, values, weights
 

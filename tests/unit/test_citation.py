@@ -40,16 +40,20 @@ def project() -> dict:
 
 def test_citation_cff_is_valid(validator, citation):
     errors = sorted(validator.iter_errors(citation), key=lambda e: list(e.path))
-    assert not errors, "CITATION.cff: " + "; ".join(f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message}"
-                                                    for e in errors)
+    assert not errors, "CITATION.cff: " + "; ".join(
+        f"{'/'.join(map(str, e.path)) or '<root>'}: {e.message}" for e in errors
+    )
 
 
-@pytest.mark.parametrize("break_it", [
-    lambda c: c.pop("authors"),
-    lambda c: c.update({"cff-version": "1.1.0"}),
-    lambda c: c.update({"license": "MIT-ish"}),
-    lambda c: c.update({"titel": c["title"]}),
-])
+@pytest.mark.parametrize(
+    "break_it",
+    [
+        lambda c: c.pop("authors"),
+        lambda c: c.update({"cff-version": "1.1.0"}),
+        lambda c: c.update({"license": "MIT-ish"}),
+        lambda c: c.update({"titel": c["title"]}),
+    ],
+)
 def test_the_schema_rejects_a_broken_citation(validator, citation, break_it):
     broken = copy.deepcopy(citation)
     break_it(broken)

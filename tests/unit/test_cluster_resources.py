@@ -41,8 +41,11 @@ def test_peaks_per_rule_over_its_jobs(tmp_path):
 def test_declared_memory_and_time_follow_the_stated_headroom():
     mem, runtime = declare(1000.0, 600.0)
     assert mem % cluster.MEM_STEP_MB == 0
-    assert cluster.MEM_HEADROOM * 1000 + cluster.JOB_OVERHEAD_MB <= mem < (
-        cluster.MEM_HEADROOM * 1000 + cluster.JOB_OVERHEAD_MB + cluster.MEM_STEP_MB)
+    assert (
+        cluster.MEM_HEADROOM * 1000 + cluster.JOB_OVERHEAD_MB
+        <= mem
+        < (cluster.MEM_HEADROOM * 1000 + cluster.JOB_OVERHEAD_MB + cluster.MEM_STEP_MB)
+    )
     assert runtime == math.ceil(cluster.TIME_HEADROOM * 600 / 60)
     assert declare(1.0, 1.0) == (cluster.MIN_MEM_MB, cluster.MIN_RUNTIME_MIN)
     assert declare(float("nan"), float("nan")) == (cluster.MIN_MEM_MB, cluster.MIN_RUNTIME_MIN)
@@ -88,8 +91,15 @@ def test_a_job_gets_a_temporary_folder_of_its_own_removed_at_the_end(tmp_path):
 
 
 def test_rule_log_runs_the_job_in_its_own_temporary_folder(tmp_path):
-    smk = SimpleNamespace(rule="paper", log=[str(tmp_path / "paper.log")], resources=SimpleNamespace(tmpdir=str(tmp_path)),
-                          input=[], output=[], wildcards={}, params={})
+    smk = SimpleNamespace(
+        rule="paper",
+        log=[str(tmp_path / "paper.log")],
+        resources=SimpleNamespace(tmpdir=str(tmp_path)),
+        input=[],
+        output=[],
+        wildcards={},
+        params={},
+    )
     with rule_log(smk):
         inside = Path(tempfile.gettempdir())
         assert inside.parent == tmp_path
@@ -105,8 +115,11 @@ def _profile(name: str) -> dict:
 def _rules() -> set[str]:
     import re
 
-    return {m for f in (REPO / "workflow" / "rules").glob("*.smk")
-            for m in re.findall(r"^\s*rule (\w+):", f.read_text(), re.M)}
+    return {
+        m
+        for f in (REPO / "workflow" / "rules").glob("*.smk")
+        for m in re.findall(r"^\s*rule (\w+):", f.read_text(), re.M)
+    }
 
 
 def test_the_workflow_profile_leaves_the_cluster_settings_to_the_slurm_profile():

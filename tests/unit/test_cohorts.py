@@ -16,17 +16,27 @@ def test_the_built_in_cohorts_are_named_by_the_config(default_config):
     assert about["name"] == "ESConv" and about["citation"].startswith("Liu et al.")
 
 
-@pytest.mark.parametrize("path, name", [("/data/Test Samples/Sample200", "Sample200"),
-                                        ("/data/Test Samples/Sample200/", "Sample200"), ("mine", "mine")])
+@pytest.mark.parametrize(
+    "path, name",
+    [("/data/Test Samples/Sample200", "Sample200"), ("/data/Test Samples/Sample200/", "Sample200"), ("mine", "mine")],
+)
 def test_a_release_folder_without_a_name_is_named_after_its_folder(default_config, path, name):
     cfg = copy.deepcopy(default_config)
     cfg["cohort"] = "attunebench"
     cfg["cohorts"]["attunebench"]["path"] = path
     assert describe(cfg) == {"name": name, "source": None, "citation": None, "description": None}
-    cfg["cohorts"]["attunebench"]["about"] = {"name": "My chats", "source": "our lab", "citation": None,
-                                              "description": "chats with a support bot"}
-    assert describe(cfg) == {"name": "My chats", "source": "our lab", "citation": None,
-                             "description": "chats with a support bot"}
+    cfg["cohorts"]["attunebench"]["about"] = {
+        "name": "My chats",
+        "source": "our lab",
+        "citation": None,
+        "description": "chats with a support bot",
+    }
+    assert describe(cfg) == {
+        "name": "My chats",
+        "source": "our lab",
+        "citation": None,
+        "description": "chats with a support bot",
+    }
 
 
 def test_a_built_in_cohort_without_a_name_is_an_error_naming_the_key(default_config):
@@ -40,7 +50,8 @@ def test_model_kinds_count_raters_and_live_models_apart(default_config):
     models = default_config["models"] + [
         {"name": "api", "kind": "openai_compatible", "model_id": "x"},
         {"name": "claude", "kind": "anthropic", "model_id": "y"},
-        {"name": "mine", "kind": "outputs_dir", "path": "p"}]
+        {"name": "mine", "kind": "outputs_dir", "path": "p"},
+    ]
     kinds = model_kinds(models)
     assert kinds["sim-01"] == "simulated" and kinds["human_1"] == "human" and kinds["chance"] == "baseline"
     assert kinds["api"] == kinds["claude"] == "live" and kinds["mine"] == "outputs_dir"
@@ -48,8 +59,11 @@ def test_model_kinds_count_raters_and_live_models_apart(default_config):
 
 
 def test_what_is_simulated_follows_the_cohort_and_the_models(default_config):
-    assert simulated(default_config) == {"cohort": True, "any": True, "models": [
-        m["name"] for m in default_config["models"] if m["kind"] == "simulated"]}
+    assert simulated(default_config) == {
+        "cohort": True,
+        "any": True,
+        "models": [m["name"] for m in default_config["models"] if m["kind"] == "simulated"],
+    }
     cfg = copy.deepcopy(default_config)
     cfg["models"] = [m for m in cfg["models"] if m["kind"] == "baseline"]
     assert simulated(cfg) == {"cohort": True, "models": [], "any": True}  # the conversations still are

@@ -72,10 +72,24 @@ def test_statistics_checks_name_the_claim_and_the_fix(default_config):
     st["mode"] = "verbose"
     st["principal_metrics"].append("emotion_f2")
     st["claims"][1] = dict(st["claims"][0])  # C1 twice
-    st["claims"].append({"id": "X9", "family": "headline", "text": "t", "test": "turn_drift",
-                         "params": {"metric": "composite", "direction": "humans_better"}})
-    st["claims"].append({"id": "X10", "family": "exploratory", "text": "t", "test": "discriminability_difference",
-                         "params": {"better": "pairwise_acc"}})
+    st["claims"].append(
+        {
+            "id": "X9",
+            "family": "headline",
+            "text": "t",
+            "test": "turn_drift",
+            "params": {"metric": "composite", "direction": "humans_better"},
+        }
+    )
+    st["claims"].append(
+        {
+            "id": "X10",
+            "family": "exploratory",
+            "text": "t",
+            "test": "discriminability_difference",
+            "params": {"better": "pairwise_acc"},
+        }
+    )
     msg = _problem(cfg)
     assert "'statistics.mode': 'verbose' is not one of the modes run" in msg
     assert "'statistics.principal_metrics': unknown metric 'emotion_f2'" in msg
@@ -94,8 +108,11 @@ def test_attunebench_cohort_needs_a_path(default_config, tmp_path):
 
 
 def test_cli_strings_are_coerced_where_the_schema_wants_numbers():
-    cfg = {"seed": "7", "cohorts": {"synthetic": {"n_conversations": "20", "romantic_category": "1"}},
-           "ingest": {"report_all_errors": "true"}}
+    cfg = {
+        "seed": "7",
+        "cohorts": {"synthetic": {"n_conversations": "20", "romantic_category": "1"}},
+        "ingest": {"report_all_errors": "true"},
+    }
     out = coerce_cli_strings(cfg, SCHEMA)
     assert out["seed"] == 7 and out["cohorts"]["synthetic"]["n_conversations"] == 20
     assert out["cohorts"]["synthetic"]["romantic_category"] == "1"  # a string field stays a string
@@ -104,7 +121,9 @@ def test_cli_strings_are_coerced_where_the_schema_wants_numbers():
 
 def _snakemake_dry_run(*args: str) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("snakemake")
-    return subprocess.run([str(exe), "-n", "--cores", "1", *args], cwd=REPO, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(exe), "-n", "--cores", "1", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_snakemake_stops_at_parse_time_on_an_unknown_key():
@@ -122,15 +141,19 @@ def test_snakemake_accepts_nested_overrides():
 
 def _overlaid(default_config, overlay: str) -> dict:
     """The default config with a config/ overlay merged on top (dicts merged, lists replaced, as Snakemake)."""
+
     def merge(base, over):
         for k, v in over.items():
             base[k] = merge(base.get(k, {}), v) if isinstance(v, dict) and isinstance(base.get(k), dict) else v
         return base
+
     return merge(copy.deepcopy(default_config), yaml.safe_load((REPO / "config" / overlay).read_text()))
 
 
-@pytest.mark.parametrize("cohort, overlay", [("attunebench", "config/attunebench.yaml"),
-                                             ("esconv", "config/mirrors.yaml config/esconv.yaml")])
+@pytest.mark.parametrize(
+    "cohort, overlay",
+    [("attunebench", "config/attunebench.yaml"), ("esconv", "config/mirrors.yaml config/esconv.yaml")],
+)
 def test_a_real_cohort_refuses_simulated_models_and_raters(default_config, tmp_path, cohort, overlay):
     cfg = copy.deepcopy(default_config)
     cfg["cohort"] = cohort
@@ -148,6 +171,7 @@ def test_a_real_cohort_refuses_simulated_models_and_raters(default_config, tmp_p
 
 def test_the_synthetic_cohort_keeps_its_simulated_models(default_config):
     from eibench.cohorts import simulated_on_real
+
     assert simulated_on_real(default_config) is None
 
 
@@ -158,6 +182,7 @@ def test_the_real_cohort_overlays_list_no_simulated_model(default_config, tmp_pa
     shutil.copy(REPO / "tests/data/release/valid" / "conversation_5.json", tmp_path)
     cfg["cohorts"]["attunebench"]["path"] = str(tmp_path)
     from eibench.cohorts import simulated_on_real
+
     assert cfg["cohort"] != "synthetic" and simulated_on_real(cfg) is None
     _check(cfg)
 

@@ -35,8 +35,9 @@ def replicated(default_config, tmp_path_factory):
         em = em_tables(read_em_outputs(_write(outs, root / model.name), model.name, "default"))
         conv = score_model(gold, em, "parity").conversation
         scores.append({m: float(conv[m].mean()) for m in ("binary_om_acc", "binary_hp_acc")})
-    exact = expected_binary_accuracy(gold, SimulatedModel("any", "model", ability), "default", sim, seed,
-                                     params["romantic_category"])
+    exact = expected_binary_accuracy(
+        gold, SimulatedModel("any", "model", ability), "default", sim, seed, params["romantic_category"]
+    )
     return scores, exact
 
 
@@ -54,6 +55,7 @@ def test_no_conversation_gives_nan(default_config, tmp_path):
     files, _ = generate_cohort(params, 1)
     gold = gold_tables(read_conversations(_write(files, tmp_path)))
     model = SimulatedModel("x", "model", dict.fromkeys(("emotion", "behaviour", "preference", "holistic"), 0.0))
-    out = expected_binary_accuracy(gold, model, "default", default_config["simulation"], 1,
-                                   params["romantic_category"], conversations=[])
+    out = expected_binary_accuracy(
+        gold, model, "default", default_config["simulation"], 1, params["romantic_category"], conversations=[]
+    )
     assert np.isnan(out["binary_om_acc"]) and np.isnan(out["binary_hp_acc"])

@@ -20,7 +20,11 @@ FIXTURES = sorted([*RELEASE.rglob("*.json"), *COHORTS.rglob("*.json")])
 
 
 def _model_of(path: Path) -> type:
-    return EMOutputFile if "em_" in path.parent.name or "em_model" in path.read_text("utf-8", "replace") else ConversationFile
+    return (
+        EMOutputFile
+        if "em_" in path.parent.name or "em_model" in path.read_text("utf-8", "replace")
+        else ConversationFile
+    )
 
 
 def _same(a, b) -> None:
@@ -41,8 +45,10 @@ def test_every_fixture_reads_the_same_on_both_paths(path):
 
 def test_the_fast_path_takes_the_valid_fixtures(monkeypatch):
     """The valid fixtures are read by the fast path alone (the reference path is not called)."""
+
     def refuse(*args, **kwargs):
         raise AssertionError("the reference path was taken")
+
     monkeypatch.setattr(read, "parse_file_reference", refuse)
     for path in sorted((RELEASE / "valid").glob("*.json")):
         obj, problems = parse_file(path, ConversationFile)
@@ -56,24 +62,27 @@ def _with_field(text: str) -> str:
     return VALID.rstrip().removesuffix("}") + f', "zz": {text}}}\n'
 
 
-@pytest.mark.parametrize("text", [
-    _with_field("123456789012345678901234567890"),  # beyond 64 bits: orjson would read a float
-    _with_field("-9223372036854775809"),
-    _with_field("18446744073709551615"),
-    _with_field("[" * MAX_DEPTH + "]" * MAX_DEPTH),  # nesting at the limit (the field is one level)
-    _with_field("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)),
-    _with_field('"' + "[" * 200 + '"'),  # brackets inside a string are no nesting
-    _with_field('["\\\\", "\\"[[[", {"a\\"{": [[]]}]'),
-    _with_field("NaN"),
-    _with_field("1e400"),
-    _with_field('"\\ud800"'),
-    _with_field('"\\ud83d\\ude00"'),
-    "\ufeff" + VALID,
-    VALID.replace('"turnNumber": 1', '"turnNumber": 1.0', 1),
-    VALID.replace('"turnNumber": 1', '"turnNumber": 1, "turnNumber": 2', 1),  # a key twice: the last wins
-    "[1, 2]",
-    "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        _with_field("123456789012345678901234567890"),  # beyond 64 bits: orjson would read a float
+        _with_field("-9223372036854775809"),
+        _with_field("18446744073709551615"),
+        _with_field("[" * MAX_DEPTH + "]" * MAX_DEPTH),  # nesting at the limit (the field is one level)
+        _with_field("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)),
+        _with_field('"' + "[" * 200 + '"'),  # brackets inside a string are no nesting
+        _with_field('["\\\\", "\\"[[[", {"a\\"{": [[]]}]'),
+        _with_field("NaN"),
+        _with_field("1e400"),
+        _with_field('"\\ud800"'),
+        _with_field('"\\ud83d\\ude00"'),
+        "\ufeff" + VALID,
+        VALID.replace('"turnNumber": 1', '"turnNumber": 1.0', 1),
+        VALID.replace('"turnNumber": 1', '"turnNumber": 1, "turnNumber": 2', 1),  # a key twice: the last wins
+        "[1, 2]",
+        "",
+    ],
+)
 def test_edge_cases_read_the_same_on_both_paths(text, tmp_path):
     file = tmp_path / "conversation_1.json"
     file.write_text(text, encoding="utf-8")

@@ -32,10 +32,16 @@ READER_CASES = {
     "5000_digit_integer": (_with_field("9" * 5000), "$", "has more than 4300 digits"),
     "100000_nested_arrays": (_with_field("[" * 100_000 + "]" * 100_000), "$", "nested more than 100 levels"),
     "101_nested_arrays": (_with_field("[" * 101 + "]" * 101), "$.zz", "nested more than 100 levels"),
-    "lone_surrogate_in_userMessage": (VALID.replace('"userMessage": "', '"userMessage": "\\ud800', 1),
-                                      "$.turns[0].userMessage", "lone UTF-16 surrogate"),
-    "lone_surrogate_in_a_key": (VALID.replace('"userMessage"', '"user\\udc00Message"', 1), "$.turns[0]",
-                                "lone UTF-16 surrogate"),
+    "lone_surrogate_in_userMessage": (
+        VALID.replace('"userMessage": "', '"userMessage": "\\ud800', 1),
+        "$.turns[0].userMessage",
+        "lone UTF-16 surrogate",
+    ),
+    "lone_surrogate_in_a_key": (
+        VALID.replace('"userMessage"', '"user\\udc00Message"', 1),
+        "$.turns[0]",
+        "lone UTF-16 surrogate",
+    ),
 }
 
 
@@ -56,7 +62,7 @@ def test_a_surrogate_pair_is_one_character_and_is_read(tmp_path):
     file = tmp_path / "conversation_1.json"
     file.write_text(VALID.replace('"userMessage": "', '"userMessage": "\\ud83d\\ude00', 1), encoding="utf-8")
     obj, problems = parse_file(file, ConversationFile)
-    assert problems == [] and obj.turns[0].userMessage.startswith("\U0001F600")
+    assert problems == [] and obj.turns[0].userMessage.startswith("\U0001f600")
 
 
 def test_nesting_at_the_limit_is_read(tmp_path):
@@ -100,6 +106,7 @@ def test_a_linked_folder_is_read(tmp_path):
 
 
 # --- Release folders at parse time (symlinks, braces, the empty mode folder) ---------------
+
 
 def _config_problem(cfg: dict) -> str:
     from eibench.configuration import ConfigError, load_schema, validate_config
@@ -158,21 +165,29 @@ def _dry_run(*args: str) -> subprocess.CompletedProcess:
     from ..conftest import REPO
 
     exe = Path(sys.executable).with_name("snakemake")
-    return subprocess.run([str(exe), "-n", "--cores", "1", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [str(exe), "-n", "--cores", "1", *args], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_a_brace_named_release_file_does_not_stop_snakemake(tmp_path):
     shutil.copy(RELEASE / "valid" / "conversation_5.json", tmp_path / "conversation_5.json")
-    (tmp_path / "conversation_{model}.json").write_text(VALID.replace('"conversation_5"', '"conversation_6"'),
-                                                        encoding="utf-8")
-    run = _dry_run("results/tables/gold/ingest_report.json", "--configfile", "config/attunebench.yaml", "--config",
-                   f"cohorts={{attunebench: {{path: {tmp_path}}}}}")
+    (tmp_path / "conversation_{model}.json").write_text(
+        VALID.replace('"conversation_5"', '"conversation_6"'), encoding="utf-8"
+    )
+    run = _dry_run(
+        "results/tables/gold/ingest_report.json",
+        "--configfile",
+        "config/attunebench.yaml",
+        "--config",
+        f"cohorts={{attunebench: {{path: {tmp_path}}}}}",
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "WildcardError" not in run.stdout + run.stderr and "ingest_conversations" in run.stdout
 
 
 # --- Config --------------------------------------------------------------------------------
+
 
 def _set(cfg: dict, key: str, value) -> dict:
     cfg = json.loads(json.dumps(cfg))
@@ -189,26 +204,50 @@ LIVE = {"name": "live-1", "kind": "openai_compatible", "model_id": "m", "api_key
 CONFIG_CASES = {
     # case id: (config key, value, words of the message)
     "seed_7.0": ("seed", 7.0, "config key 'seed': 7.0 is not of type 'integer' (write 7, without a decimal point"),
-    "n_conversations_20.0": ("cohorts.synthetic.n_conversations", 20.0,
-                             "config key 'cohorts.synthetic.n_conversations': 20.0 is not of type 'integer'"),
+    "n_conversations_20.0": (
+        "cohorts.synthetic.n_conversations",
+        20.0,
+        "config key 'cohorts.synthetic.n_conversations': 20.0 is not of type 'integer'",
+    ),
     "seed_quoted": ("seed", "7", "config key 'seed': '7' is not of type 'integer' (a quoted string; write 7 without"),
     "seed_true": ("seed", True, "config key 'seed': True is not of type 'integer'"),
-    "api_key_env_trailing_newline": ("models", [LIVE | {"api_key_env": "KEY\n"}],
-                                     "config key 'models[0].api_key_env': 'KEY\\n' does not match"),
-    "prompt_version_trailing_newline": ("collection.prompt_version", "v1\n",
-                                        "config key 'collection.prompt_version': 'v1\\n' does not match"),
-    "timestamp_1e15": ("paper.timestamp", 10**15, "config key 'paper.timestamp': 1000000000000000 is greater "
-                                                  "than the maximum of 253402300799"),
-    "timestamp_1e15_float": ("paper.timestamp", 1e15,
-                             "config key 'paper.timestamp': 1000000000000000.0 is not of type 'integer'"),
-    "timestamp_1e15_yaml": ("paper.timestamp", "1e15", "config key 'paper.timestamp': '1e15' is not of type "
-                                                       "'integer' (YAML reads 1e15 as a string; write 1000000000000000)"),
-    "model_without_kind": ("models", [{"name": "a"}],
-                           "config key 'models[0]' is missing a required key: 'kind' is a required property; allowed "
-                           "values of 'kind': simulated, baseline, openai_compatible, anthropic, outputs_dir"),
-    "names_differ_only_in_case": ("models", [{"name": "Sim-01", "kind": "simulated"},
-                                             {"name": "sim-01", "kind": "simulated"}],
-                                  "models[0].name ('Sim-01'), models[1].name ('sim-01') differ only in case"),
+    "api_key_env_trailing_newline": (
+        "models",
+        [LIVE | {"api_key_env": "KEY\n"}],
+        "config key 'models[0].api_key_env': 'KEY\\n' does not match",
+    ),
+    "prompt_version_trailing_newline": (
+        "collection.prompt_version",
+        "v1\n",
+        "config key 'collection.prompt_version': 'v1\\n' does not match",
+    ),
+    "timestamp_1e15": (
+        "paper.timestamp",
+        10**15,
+        "config key 'paper.timestamp': 1000000000000000 is greater than the maximum of 253402300799",
+    ),
+    "timestamp_1e15_float": (
+        "paper.timestamp",
+        1e15,
+        "config key 'paper.timestamp': 1000000000000000.0 is not of type 'integer'",
+    ),
+    "timestamp_1e15_yaml": (
+        "paper.timestamp",
+        "1e15",
+        "config key 'paper.timestamp': '1e15' is not of type "
+        "'integer' (YAML reads 1e15 as a string; write 1000000000000000)",
+    ),
+    "model_without_kind": (
+        "models",
+        [{"name": "a"}],
+        "config key 'models[0]' is missing a required key: 'kind' is a required property; allowed "
+        "values of 'kind': simulated, baseline, openai_compatible, anthropic, outputs_dir",
+    ),
+    "names_differ_only_in_case": (
+        "models",
+        [{"name": "Sim-01", "kind": "simulated"}, {"name": "sim-01", "kind": "simulated"}],
+        "models[0].name ('Sim-01'), models[1].name ('sim-01') differ only in case",
+    ),
 }
 
 
@@ -269,7 +308,8 @@ def test_cli_strings_are_still_read_as_numbers_but_config_file_strings_are_not()
 
     schema = load_schema(REPO / "config/schema/config.schema.yaml")
     assert coerce_cli_strings({"cohorts": {"synthetic": {"n_conversations": "20"}}}, schema) == {
-        "cohorts": {"synthetic": {"n_conversations": 20}}}
+        "cohorts": {"synthetic": {"n_conversations": 20}}
+    }
     run = _dry_run("--config", "cohorts={synthetic: {n_conversations: 20}}", "seed=5")
     assert run.returncode == 0, run.stderr
 
@@ -284,8 +324,10 @@ def test_a_key_given_twice_names_the_file_the_key_and_both_lines(tmp_path):
     file.write_text(DUPLICATE, encoding="utf-8")
     with pytest.raises(ConfigFileError) as err:
         read_config_file(file)
-    assert str(err.value) == (f"config file {file}: key 'cohorts.synthetic.n_conversations' is given twice "
-                              "(lines 4 and 5); Snakemake would keep only the last, so delete one of them")
+    assert str(err.value) == (
+        f"config file {file}: key 'cohorts.synthetic.n_conversations' is given twice "
+        "(lines 4 and 5); Snakemake would keep only the last, so delete one of them"
+    )
 
 
 def test_merge_keys_may_be_overridden(tmp_path):
@@ -315,9 +357,12 @@ DRY_RUN_CASES = {
         "models:\n  - {name: leaderboard.csv, kind: simulated}\n  - {name: chance, kind: baseline, method: chance}\n",
         # the first clash found: the null cohort's copy (results/null/scores/, truth.smk) sorts first
         "config key 'models[0].name': 'leaderboard.csv' would be the folder results/null/scores/leaderboard.csv/, "
-        "but the workflow writes results/null/scores/leaderboard.csv there"),
-    "model_named_like_a_log": ("models:\n  - {name: Aggregate_Scores.log, kind: simulated}\n",
-                               "writes logs/null/score/aggregate_scores.log there"),
+        "but the workflow writes results/null/scores/leaderboard.csv there",
+    ),
+    "model_named_like_a_log": (
+        "models:\n  - {name: Aggregate_Scores.log, kind: simulated}\n",
+        "writes logs/null/score/aggregate_scores.log there",
+    ),
 }
 
 
@@ -336,15 +381,29 @@ def test_snakemake_stops_at_parse_time(case, tmp_path):
 
 # --- Faults: a file where a folder should be -------------------------------------------------
 
+
 def test_a_file_where_a_folder_should_be_is_named_before_any_job(tmp_path):
     from ..conftest import REPO
 
     (tmp_path / "results").write_text("", encoding="utf-8")
     (tmp_path / "logs").symlink_to(tmp_path / "nowhere")
     exe = Path(sys.executable).with_name("snakemake")
-    run = subprocess.run([str(exe), "-n", "--cores", "1", "-s", str(REPO / "Snakefile"), "--configfile",
-                          str(REPO / "config" / "config.yaml")], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=300)
+    run = subprocess.run(
+        [
+            str(exe),
+            "-n",
+            "--cores",
+            "1",
+            "-s",
+            str(REPO / "Snakefile"),
+            "--configfile",
+            str(REPO / "config" / "config.yaml"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = run.stdout + run.stderr
     assert run.returncode != 0, out
     assert "results is a file, but the workflow writes its outputs into the folder results/" in out
@@ -359,8 +418,10 @@ def test_files_in_the_way_checks_only_folders_before_a_wildcard(tmp_path):
     (tmp_path / "results" / "x").mkdir()
     (tmp_path / "results" / "x" / "{model}").write_text("", encoding="utf-8")
     problems = files_in_the_way(["results/scores/leaderboard.csv", "results/x/{model}/y.csv"], tmp_path)
-    assert problems == ["results/scores is a file, but the workflow writes its outputs into the folder "
-                        "results/scores/ (e.g. results/scores/leaderboard.csv); move or rename it, then rerun"]
+    assert problems == [
+        "results/scores is a file, but the workflow writes its outputs into the folder "
+        "results/scores/ (e.g. results/scores/leaderboard.csv); move or rename it, then rerun"
+    ]
 
 
 # --- Faults: temporary folders of killed jobs --------------------------------------------------
@@ -411,11 +472,14 @@ def test_a_sweep_leaves_folders_of_live_processes_and_other_names(tmp_path):
     assert alive.exists() and parent.exists() and old_style.exists()
 
 
-@pytest.mark.parametrize("text, words", [
-    ('{"seed": 3,\n "seed": 4}\n', "key 'seed' is given twice (lines 1 and 2)"),
-    ('{\t"seed": 3, "seed": 5}\n', "key 'seed' is given twice in one object"),  # JSON that is not YAML
-    ('{\t"seed": 3}\n', None),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"seed": 3,\n "seed": 4}\n', "key 'seed' is given twice (lines 1 and 2)"),
+        ('{\t"seed": 3, "seed": 5}\n', "key 'seed' is given twice in one object"),  # JSON that is not YAML
+        ('{\t"seed": 3}\n', None),
+    ],
+)
 def test_json_config_files_are_read_as_snakemake_reads_them(tmp_path, text, words):
     from eibench.config_files import check_config_files
 

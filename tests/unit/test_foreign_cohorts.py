@@ -15,8 +15,10 @@ COHORTS = REPO / "tests" / "data" / "cohorts"
 
 @pytest.fixture(scope="module")
 def tables():
-    return {name: gold_tables(read_conversations(list_json_files(COHORTS / name), report_all=True))
-            for name in ("mood_only", "no_humans")}
+    return {
+        name: gold_tables(read_conversations(list_json_files(COHORTS / name), report_all=True))
+        for name in ("mood_only", "no_humans")
+    }
 
 
 def test_mood_only_has_mood_tags_and_nothing_else(tables):
@@ -25,8 +27,16 @@ def test_mood_only_has_mood_tags_and_nothing_else(tables):
     assert t["conversations"]["n_turns"].min() >= 6
     assert t["conversations"]["category"].nunique() == 1
     assert len(t["mood_tags"]) > 0
-    for absent in ("participants", "binary_judgements", "pairwise_comparisons", "panas_items", "panas_totals",
-                   "survey_answers", "four_branch", "post_chat_ratings"):
+    for absent in (
+        "participants",
+        "binary_judgements",
+        "pairwise_comparisons",
+        "panas_items",
+        "panas_totals",
+        "survey_answers",
+        "four_branch",
+        "post_chat_ratings",
+    ):
         assert len(t[absent]) == 0, absent
     assert t["conversations"]["participant_id"].isna().all()
 

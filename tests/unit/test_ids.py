@@ -9,7 +9,9 @@ def test_safe(value):
     assert check_safe_id(value, "id") == value
 
 
-@pytest.mark.parametrize("value", ["../x", "..", ".", "/etc/passwd", "a/b", "a\\b", "", " x", "x\n", "é", "a" * 129, None, 5])
+@pytest.mark.parametrize(
+    "value", ["../x", "..", ".", "/etc/passwd", "a/b", "a\\b", "", " x", "x\n", "é", "a" * 129, None, 5]
+)
 def test_unsafe(value):
     assert not is_safe_id(value)
     with pytest.raises(UnsafeIdentifierError, match="must match"):

@@ -10,14 +10,21 @@ from eibench.tables import json_text
 
 def strict_loads(text: str):
     """json.loads that refuses NaN, Infinity and -Infinity."""
+
     def refuse(name):
         raise ValueError(f"not JSON: {name}")
+
     return json.loads(text, parse_constant=refuse)
 
 
 def test_nan_and_infinities_become_null_at_any_depth():
-    obj = {"tau": float("nan"), "lo": np.float64("nan"), "n": np.int64(3), "x": [1.5, math.inf, (np.nan, -np.inf)],
-           "inner": {"hi": np.float32("nan"), "ok": 0.25}}
+    obj = {
+        "tau": float("nan"),
+        "lo": np.float64("nan"),
+        "n": np.int64(3),
+        "x": [1.5, math.inf, (np.nan, -np.inf)],
+        "inner": {"hi": np.float32("nan"), "ok": 0.25},
+    }
     back = strict_loads(json_text(obj))
     assert back == {"tau": None, "lo": None, "n": 3, "x": [1.5, None, [None, None]], "inner": {"hi": None, "ok": 0.25}}
 

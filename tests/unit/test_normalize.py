@@ -26,10 +26,23 @@ def test_anything_else_is_null(raw):
     assert normalize.yes_no_na(raw) is None
 
 
-@pytest.mark.parametrize("raw,expected", [
-    ("mild", 2), ("Moderate", 4), (" INTENSE ", 6), (3, 3), (4.6, 5), (4.5, 4), (5.5, 6),
-    (0, 1), (-3, 1), (9, 7), ("5", 5), (None, None),
-])
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("mild", 2),
+        ("Moderate", 4),
+        (" INTENSE ", 6),
+        (3, 3),
+        (4.6, 5),
+        (4.5, 4),
+        (5.5, 6),
+        (0, 1),
+        (-3, 1),
+        (9, 7),
+        ("5", 5),
+        (None, None),
+    ],
+)
 def test_intensity(raw, expected):
     assert normalize.intensity(raw) == expected
 

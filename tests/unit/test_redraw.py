@@ -49,9 +49,18 @@ def test_redrawn_composites_are_seeded_and_vary_between_draws(gold, default_conf
 
 
 def test_spread_puts_the_redraw_sd_beside_the_bootstrap_sd():
-    draws = pd.DataFrame({"draw": [1, 2], "em_model": ["a"] * 2, "profile": ["model"] * 2,
-                          "composite": [70.0, 72.0], "n_conversations": [10] * 2})
-    published = pd.DataFrame({"em_model": ["a", "b"], "estimate": [71.0, 50.0], "width": [2 * 1.959963984540054 * 2.0, 1]})
+    draws = pd.DataFrame(
+        {
+            "draw": [1, 2],
+            "em_model": ["a"] * 2,
+            "profile": ["model"] * 2,
+            "composite": [70.0, 72.0],
+            "n_conversations": [10] * 2,
+        }
+    )
+    published = pd.DataFrame(
+        {"em_model": ["a", "b"], "estimate": [71.0, 50.0], "width": [2 * 1.959963984540054 * 2.0, 1]}
+    )
     s = spread(draws, published).set_index("em_model")
     assert list(s.index) == ["a"]  # only the redrawn models
     assert s.loc["a", "draws"] == 3 and s.loc["a", "min"] == 70 and s.loc["a", "max"] == 72  # with the published draw

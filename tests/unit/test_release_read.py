@@ -57,8 +57,12 @@ def test_canonical_and_legacy_files_are_read():
 
     t = legacy.turns[0]
     judgements = {j.questionId: j for j in t.annotations.binaryJudgements}
-    assert judgements["B11"].observedBehavior == "yes" and judgements["B11"].preferredBehavior == "no"  # did_occur/should_occur
-    assert judgements["B13"].observedBehavior == "yes" and judgements["B13"].preferredBehavior == "yes"  # humanValue/humanPreference
+    assert (
+        judgements["B11"].observedBehavior == "yes" and judgements["B11"].preferredBehavior == "no"
+    )  # did_occur/should_occur
+    assert (
+        judgements["B13"].observedBehavior == "yes" and judgements["B13"].preferredBehavior == "yes"
+    )  # humanValue/humanPreference
     assert judgements["B19"].observedBehavior == "no"  # actualValue
     comps = t.annotations.pairwiseComparisons
     assert (comps[0].responseA, comps[0].responseB, comps[0].winner) == ("human", "alternate", "A")  # response_1/2, 'a'
@@ -149,8 +153,9 @@ def test_an_error_names_the_bad_file_once_and_counts_the_rest(tmp_path):
     assert msg.count(str(bad)) == 1 and "$.turns[0].annotations.pairwiseComparisons[0].winner" in msg
     assert sum(str(f) in msg for f in files) == 1  # no other file of the folder is printed
     n_before = files.index(bad)
-    assert (f"Of the other 224 of the 225 files, {n_before} read before it are valid and {224 - n_before} "
-            "were not read") in msg
+    assert (
+        f"Of the other 224 of the 225 files, {n_before} read before it are valid and {224 - n_before} were not read"
+    ) in msg
     assert len(msg) < 1000
     with pytest.raises(ReleaseFormatError) as err:
         read_conversations(files, report_all=True)

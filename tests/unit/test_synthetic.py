@@ -98,7 +98,9 @@ def planted(default_config, tmp_path_factory):
         s = score_model(gold, em, "parity")
         turns.append(s.turn.assign(model=name))
         convs.append(s.conversation.assign(model=name))
-    conv = pd.concat(convs).merge(gold["conversations"][["conversation_id", "participant_id", "category"]], on="conversation_id")
+    conv = pd.concat(convs).merge(
+        gold["conversations"][["conversation_id", "participant_id", "category"]], on="conversation_id"
+    )
     conv = conv.merge(gold["participants"][["participant_id", "has_diagnosis"]], on="participant_id")
     return pd.concat(turns), conv, params
 

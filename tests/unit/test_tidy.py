@@ -24,7 +24,14 @@ def test_tables_have_declared_columns_and_types(gold, em):
         for name, spec in specs.items():
             assert list(tables[name].columns) == spec.column_names
             assert [str(t) for t in tables[name].dtypes] == [
-                {"string": "string", "Int64": "Int64", "Float64": "Float64", "boolean": "boolean", "category": "category"}[d] for _, d in spec.columns
+                {
+                    "string": "string",
+                    "Int64": "Int64",
+                    "Float64": "Float64",
+                    "boolean": "boolean",
+                    "category": "category",
+                }[d]
+                for _, d in spec.columns
             ], name
 
 
@@ -76,13 +83,20 @@ def test_participants_and_survey(gold):
     assert pd.isna(conv.loc["17", "participant_id"])
     s = gold["survey_answers"]
     assert list(s[s["conversation_id"] == "17"]["question"]) == [
-        "q1_lookingFor", "q2_emotionClarity", "q3_modelFit", "q3_followUp_whatFeltOff"]
+        "q1_lookingFor",
+        "q2_emotionClarity",
+        "q3_modelFit",
+        "q3_followUp_whatFeltOff",
+    ]
 
 
 def test_unknown_fields_are_kept_for_the_audit(gold, em):
     extras = set(gold["extra_fields"]["json_path"])
-    assert extras == {"$.metadata.uploadedBy", "$.turns[0].annotatorNote",
-                      "$.turns[0].annotations.pairwiseComparisons[1].confidence"}
+    assert extras == {
+        "$.metadata.uploadedBy",
+        "$.turns[0].annotatorNote",
+        "$.turns[0].annotations.pairwiseComparisons[1].confidence",
+    }
     assert set(em["extra_fields"]["json_path"]) == {"$.harness"}
 
 
@@ -96,12 +110,22 @@ def test_em_answers_keep_their_status(em):
     assert picks.loc["1", "pick"] == "A"
     panas = em["em_panas"]
     assert set(zip(panas["kind"], panas["level"], panas["name"])) == {
-        ("delta", "total", "positive"), ("delta", "total", "negative"), ("delta", "item", "Afraid")}
+        ("delta", "total", "positive"),
+        ("delta", "total", "negative"),
+        ("delta", "item", "Afraid"),
+    }
 
 
-@pytest.mark.parametrize("traits,group", [
-    (["none"], "none"), ([], "none"), (["anxiety/depression"], "anxiety_depression"),
-    (["ASD/ADHD"], "asd_adhd"), (["Depression", "ADHD"], "multiple"), (["introvert"], "none"),
-])
+@pytest.mark.parametrize(
+    "traits,group",
+    [
+        (["none"], "none"),
+        ([], "none"),
+        (["anxiety/depression"], "anxiety_depression"),
+        (["ASD/ADHD"], "asd_adhd"),
+        (["Depression", "ADHD"], "multiple"),
+        (["introvert"], "none"),
+    ],
+)
 def test_diagnosis_group(traits, group):
     assert diagnosis_group(traits) == group

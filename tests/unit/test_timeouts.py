@@ -34,8 +34,11 @@ class _Item:
 
 
 def test_workflow_tests_get_their_own_timeout_unless_they_set_one():
-    workflow, own, unit = _Item(pytest.mark.workflow.mark), _Item(pytest.mark.workflow.mark,
-                                                                 pytest.mark.timeout(5).mark), _Item()
+    workflow, own, unit = (
+        _Item(pytest.mark.workflow.mark),
+        _Item(pytest.mark.workflow.mark, pytest.mark.timeout(5).mark),
+        _Item(),
+    )
     conftest.pytest_collection_modifyitems(None, [workflow, own, unit])
     assert [m.args for m in workflow.added] == [(conftest.WORKFLOW_TIMEOUT_S,)]
     assert not own.added and not unit.added

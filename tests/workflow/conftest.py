@@ -12,7 +12,18 @@ import yaml
 
 from ..conftest import REPO
 
-GENERATED = (".venv*", "cache", "results", ".snakemake", "logs", ".git", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info")
+GENERATED = (
+    ".venv*",
+    "cache",
+    "results",
+    ".snakemake",
+    "logs",
+    ".git",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "*.egg-info",
+)
 
 
 def copy_repo(dest: Path) -> Path:
@@ -26,9 +37,12 @@ def write_live_config(work: Path, name: str, models: list[dict]) -> str:
     """A config file of the live-model workflow tests: a small synthetic cohort (8 conversations,
     4 participants, 4 human-rated), ``models``, no progress bar and the cache in ``cache/``;
     written to ``config/<name>`` in the copy ``work``, returned relative to it."""
-    config = {"cohorts": {"synthetic": {"n_conversations": 8, "n_participants": 4}}, "models": models,
-              "simulation": {"human": {"n_conversations": 4}},
-              "collection": {"show_progress": False, "cache_dir": "cache"}}
+    config = {
+        "cohorts": {"synthetic": {"n_conversations": 8, "n_participants": 4}},
+        "models": models,
+        "simulation": {"human": {"n_conversations": 4}},
+        "collection": {"show_progress": False, "cache_dir": "cache"},
+    }
     path = work / "config" / name
     path.write_text(yaml.safe_dump(config))
     return str(path.relative_to(work))

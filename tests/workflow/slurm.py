@@ -155,8 +155,14 @@ PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 
     def _start(self, name: str, *args: str) -> None:
         out = open(self.root / "log" / f"{name}.out", "w")
-        proc = subprocess.Popen([which(name), *args], stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=self.env, start_new_session=True)
+        proc = subprocess.Popen(
+            [which(name), *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=self.env,
+            start_new_session=True,
+        )
         out.close()
         self._procs[name] = proc
         self.pids[name] = proc.pid
@@ -175,8 +181,16 @@ PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
     def start(self) -> None:
         self.write_config()
         m = self.root / "munge"
-        self._start("munged", "--foreground", "--force", f"--key-file={m}/munge.key", f"--socket={m}/munge.socket",
-                    f"--pid-file={m}/munged.pid", f"--log-file={m}/munged.log", f"--seed-file={m}/munged.seed")
+        self._start(
+            "munged",
+            "--foreground",
+            "--force",
+            f"--key-file={m}/munge.key",
+            f"--socket={m}/munge.socket",
+            f"--pid-file={m}/munged.pid",
+            f"--log-file={m}/munged.log",
+            f"--seed-file={m}/munged.seed",
+        )
         self._wait("munged", (m / "munge.socket").exists)
         self._start("slurmctld", "-D", "-c", "-f", str(self.conf))
         self._start("slurmd", "-D", "-f", str(self.conf))
@@ -188,8 +202,7 @@ PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 
     def queue(self) -> list[str]:
         """Jobs the controller still lists as pending or running."""
-        run = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, env=self.env,
-                             timeout=30)
+        run = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True, env=self.env, timeout=30)
         return [line for line in run.stdout.splitlines() if line.strip()]
 
     def logs(self, tail: int = 3000) -> str:
@@ -203,8 +216,9 @@ PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         """Cancel every job, then stop slurmd, slurmctld and munged by their PIDs (SIGTERM,
         then SIGKILL after 30 s), and remove the folder."""
         if "slurmctld" in self._procs and self._procs["slurmctld"].poll() is None:
-            subprocess.run(["scancel", "--full", "--user", str(os.getuid())], env=self.env, capture_output=True,
-                           timeout=30)
+            subprocess.run(
+                ["scancel", "--full", "--user", str(os.getuid())], env=self.env, capture_output=True, timeout=30
+            )
             self._until(lambda: not self.queue() and not self._steps(), 60)
         for name in ("slurmd", "slurmctld", "munged"):
             proc = self._procs.get(name)

@@ -41,13 +41,25 @@ EXPECTED = {
     "no_humans": ({"C1", "C2", "C6", "C7", "C7b"}, {"C3", "C3b", "C4", "C4b", "C5"}),
 }
 # Size columns: a count of the input itself (0 is true of an empty input), not a result.
-SIZES = {"n_diagnosed", "n_not_diagnosed", "n_blocks", "n_turns", "n_conversations", "n_romantic", "n_models",
-         "n_participants", "pairs", "n", "n_simulations"}
+SIZES = {
+    "n_diagnosed",
+    "n_not_diagnosed",
+    "n_blocks",
+    "n_turns",
+    "n_conversations",
+    "n_romantic",
+    "n_models",
+    "n_participants",
+    "pairs",
+    "n",
+    "n_simulations",
+}
 
 
 def strict_json(path):
     def refuse(name):
         raise ValueError(f"{path}: bare {name} is not JSON")
+
     return json.loads(path.read_text(encoding="utf-8"), parse_constant=refuse)
 
 
@@ -124,10 +136,14 @@ def test_the_simulation_copies_the_cohorts_design_and_leaves_out_what_it_cannot_
     name, work, _ = run
     design = strict_json(work / "results/stats/design.json")
     roles = {"chance": "model", "prior": "model", "lexicon": "model"}
-    study = load_study(work / "results/scores/conversation_scores.parquet", work / "results/scores/turn_scores.parquet",
-                       work / "results/tables/gold/conversations.parquet",
-                       work / "results/tables/gold/participants.parquet", roles,
-                       {"mode": "default", "rule_set": "parity"})
+    study = load_study(
+        work / "results/scores/conversation_scores.parquet",
+        work / "results/scores/turn_scores.parquet",
+        work / "results/tables/gold/conversations.parquet",
+        work / "results/tables/gold/participants.parquet",
+        roles,
+        {"mode": "default", "rule_set": "parity"},
+    )
     assert cohort_design(study) == design
     g = null_generator(generator_design(design, 0.05))
     simulated, _ = simulate(g, np.random.default_rng(0))
@@ -164,7 +180,8 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     assert not reader.shows("Page's trend test p 1.000")
     assert not re.search(r"(?<![0-9])0 relabellings", reader.words)  # '70 relabellings' is a test that ran
     assert numbers["claims.headline.inconclusive"]["value"] == int(
-        ((claims["verdict"] == "inconclusive") & (claims["family"] == "headline")).sum())
+        ((claims["verdict"] == "inconclusive") & (claims["family"] == "headline")).sum()
+    )
     if name == "mood_only":
         assert not reader.shows("the hardest topic by point estimate is")
         assert reader.shows("No test of the paper can be validated on this cohort's design")

@@ -23,9 +23,18 @@ SHARDS = 2
 
 
 def _config(work: Path, llm: FakeLLM) -> str:
-    models = [{"name": "sim-01", "kind": "simulated"},
-              {"name": "fake-live", "kind": "openai_compatible", "model_id": "fake-1", "endpoint": llm.base_url + "/v1",
-               "api_key_env": KEY_ENV, "concurrency": 4, "shards": SHARDS}]
+    models = [
+        {"name": "sim-01", "kind": "simulated"},
+        {
+            "name": "fake-live",
+            "kind": "openai_compatible",
+            "model_id": "fake-1",
+            "endpoint": llm.base_url + "/v1",
+            "api_key_env": KEY_ENV,
+            "concurrency": 4,
+            "shards": SHARDS,
+        },
+    ]
     return write_live_config(work, "live-interrupted.yaml", models)
 
 

@@ -16,12 +16,30 @@ KEY_ENV, MISSING_ENV = "EIBENCH_TEST_KEY", "EIBENCH_MISSING_KEY"
 
 
 def _config(work, llm: FakeLLM, with_missing_key: bool) -> str:
-    models = [{"name": "sim-01", "kind": "simulated"}, {"name": "chance", "kind": "baseline", "method": "chance"},
-              {"name": "fake-live", "kind": "openai_compatible", "model_id": "fake-1", "endpoint": llm.base_url + "/v1",
-               "api_key_env": KEY_ENV, "concurrency": 8, "shards": 2, "price_input_per_million": 1.0}]
+    models = [
+        {"name": "sim-01", "kind": "simulated"},
+        {"name": "chance", "kind": "baseline", "method": "chance"},
+        {
+            "name": "fake-live",
+            "kind": "openai_compatible",
+            "model_id": "fake-1",
+            "endpoint": llm.base_url + "/v1",
+            "api_key_env": KEY_ENV,
+            "concurrency": 8,
+            "shards": 2,
+            "price_input_per_million": 1.0,
+        },
+    ]
     if with_missing_key:
-        models.append({"name": "no-key", "kind": "anthropic", "model_id": "claude-x", "endpoint": llm.base_url,
-                       "api_key_env": MISSING_ENV})
+        models.append(
+            {
+                "name": "no-key",
+                "kind": "anthropic",
+                "model_id": "claude-x",
+                "endpoint": llm.base_url,
+                "api_key_env": MISSING_ENV,
+            }
+        )
     return write_live_config(work, "live-test.yaml", models)
 
 

@@ -22,8 +22,11 @@ OVERLAY = ("--configfile", "config/attunebench.yaml")
 def release_example(folder) -> list[str]:
     """The arguments of the README's release example (after `.venv/bin/snakemake`), with its
     example folder replaced by ``folder``."""
-    lines = [line for line in (REPO / "README.md").read_text().splitlines()
-             if line.startswith(".venv/bin/snakemake") and "cohort=attunebench" in line]
+    lines = [
+        line
+        for line in (REPO / "README.md").read_text().splitlines()
+        if line.startswith(".venv/bin/snakemake") and "cohort=attunebench" in line
+    ]
     assert len(lines) == 1, lines
     argv = shlex.split(lines[0].split("  #", 1)[0])[1:]
     paths = [i for i, a in enumerate(argv) if re.fullmatch(r"cohorts=\{attunebench: \{path: .+\}\}", a)]
@@ -34,8 +37,8 @@ def release_example(folder) -> list[str]:
 
 def without_overlay(argv: list[str]) -> list[str]:
     """The same line with the default models: the overlay's --configfile left out."""
-    i = next(k for k in range(len(argv) - 1) if tuple(argv[k:k + 2]) == OVERLAY)
-    rest = argv[:i] + argv[i + 2:]
+    i = next(k for k in range(len(argv) - 1) if tuple(argv[k : k + 2]) == OVERLAY)
+    rest = argv[:i] + argv[i + 2 :]
     assert "config/attunebench.yaml" not in rest
     return rest
 
@@ -67,7 +70,6 @@ def test_the_release_example_with_the_overlay_passes_the_parse_stage(tmp_path):
     assert not (work / "results").exists()
 
 
-
 QUICK = """
 cohorts:
   attunebench:
@@ -89,7 +91,7 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     (work / "config" / "quick.yaml").write_text(QUICK)
     argv = release_example(RELEASE / "valid")
     i = argv.index("config/attunebench.yaml")
-    argv[i + 1:i + 1] = ["config/quick.yaml"]
+    argv[i + 1 : i + 1] = ["config/quick.yaml"]
     argv[argv.index("--cores") + 1] = "1"  # a shared test machine
     run = snakemake(work, *argv, timeout=1800)
     assert run.returncode == 0, run.stderr[-4000:]
@@ -107,6 +109,12 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     assert "no language model was evaluated" in text
     assert "On this cohort the composite covers" in text
     # (the scaling record of the reproducibility section is measured on the synthetic cohort: named there)
-    for wording in ("Simulation study", "simulation study of", "simulated model", "simulated human",
-                    "Built from the synthetic cohort", "Every model, participant"):
+    for wording in (
+        "Simulation study",
+        "simulation study of",
+        "simulated model",
+        "simulated human",
+        "Built from the synthetic cohort",
+        "Every model, participant",
+    ):
         assert wording not in text, wording

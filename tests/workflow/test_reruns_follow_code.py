@@ -53,7 +53,7 @@ def downstream_jobs(repo: Path, rules: set[str]) -> Counter:
     in the whole DAG of the small run."""
     run = snakemake(repo, *SMALL, "--forceall", "--d3dag")
     assert run.returncode == 0, run.stderr[-3000:]
-    dag = json.loads(run.stdout[run.stdout.index("{"):])
+    dag = json.loads(run.stdout[run.stdout.index("{") :])
     rule_of = {node["id"]: node["value"]["rule"] for node in dag["nodes"]}
     children: dict[int, list[int]] = {}
     for edge in dag["edges"]:  # u is an input of v
@@ -75,7 +75,7 @@ def dry_run_jobs(repo: Path) -> Counter:
     out = run.stdout + run.stderr
     if "Nothing to be done" in out:
         return Counter()
-    table = out[out.index("Job stats:"):].splitlines()[3:]
+    table = out[out.index("Job stats:") :].splitlines()[3:]
     counts = Counter()
     for line in table:
         cells = line.split()
@@ -97,8 +97,11 @@ def run_copy(small_run, tmp_path_factory) -> Path:
 # (the file edited, relative to workflow/eibench; the module whose importers must rerun). A data
 # file counts for every module of its package (eibench/code_digest.py), so for topics.csv the
 # importers are those of the package eibench.synthetic (any of its modules imports it).
-EDITS = [("stats/topics.py", "eibench.stats.topics"), ("metrics/binary.py", "eibench.metrics.binary"),
-         ("synthetic/topics.csv", "eibench.synthetic")]
+EDITS = [
+    ("stats/topics.py", "eibench.stats.topics"),
+    ("metrics/binary.py", "eibench.metrics.binary"),
+    ("synthetic/topics.csv", "eibench.synthetic"),
+]
 
 
 @pytest.mark.parametrize(("edited", "module"), EDITS, ids=[e for e, _ in EDITS])

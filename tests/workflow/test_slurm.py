@@ -31,8 +31,9 @@ def _unavailable(reason: str) -> None:
 @pytest.fixture(scope="session")  # session, like small_run: set up before it, so a skip costs no run
 def cluster(request):
     if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
-        _unavailable("the SLURM executor plugin is not installed in this environment: "
-                     "pip install -r envs/requirements-slurm.txt")
+        _unavailable(
+            "the SLURM executor plugin is not installed in this environment: pip install -r envs/requirements-slurm.txt"
+        )
     why = install_packages()
     if why:
         _unavailable(why)
@@ -47,8 +48,10 @@ def cluster(request):
 
 def _job_logs(work: Path, tail: int = 3000) -> str:
     """The SLURM logs of the failed jobs (the plugin keeps only those)."""
-    return "\n".join(f"--- {p}\n{p.read_text(errors='replace')[-tail:]}"
-                     for p in sorted((work / ".snakemake" / "slurm_logs").rglob("*.log")))
+    return "\n".join(
+        f"--- {p}\n{p.read_text(errors='replace')[-tail:]}"
+        for p in sorted((work / ".snakemake" / "slurm_logs").rglob("*.log"))
+    )
 
 
 def test_slurm_run_gives_the_bytes_of_the_local_run(cluster, small_run, tmp_path):
@@ -56,10 +59,19 @@ def test_slurm_run_gives_the_bytes_of_the_local_run(cluster, small_run, tmp_path
     # The jobs re-invoke Snakemake with this Python; the venv's bin/ goes first on PATH so that
     # anything they start by name (snakemake, python) is the venv's too.
     env = {**cluster.env, "PATH": os.pathsep.join([str(Path(sys.executable).parent), cluster.env["PATH"]])}
-    run = snakemake(work, "--profile", "profiles/slurm", "--configfile", "config/small.yaml",
-                    # this cluster has no accounts; check often, jobs here take seconds
-                    "--slurm-no-account", "--slurm-init-seconds-before-status-checks", "5",
-                    timeout=3600, env=env)
+    run = snakemake(
+        work,
+        "--profile",
+        "profiles/slurm",
+        "--configfile",
+        "config/small.yaml",
+        # this cluster has no accounts; check often, jobs here take seconds
+        "--slurm-no-account",
+        "--slurm-init-seconds-before-status-checks",
+        "5",
+        timeout=3600,
+        env=env,
+    )
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-6000:] + "\n" + _job_logs(work) + "\n" + cluster.logs()
     assert "Falling back to 'sacct'" not in out

@@ -72,7 +72,9 @@ def test_manifest_lists_every_file_with_its_sha256_and_job(small_run):
     # against what the jobs themselves recorded), and that script exists.
     ran = {job["rule"]: job["script"] for job in jobs if job.get("script")}
     numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
-    wrong = {k: (e["rule"], e["script"]) for k, e in numbers.items() if e["rule"] in ran and ran[e["rule"]] != e["script"]}
+    wrong = {
+        k: (e["rule"], e["script"]) for k, e in numbers.items() if e["rule"] in ran and ran[e["rule"]] != e["script"]
+    }
     assert not wrong
     assert all((small_run / e["script"]).is_file() for e in numbers.values())
 
@@ -87,8 +89,11 @@ def test_jobs_write_only_their_outputs_and_logs(small_run):
     assert not outside, outside
     manifest = json.loads((small_run / "results" / "manifest.json").read_text())
     declared = {e["path"] for e in manifest["files"] if e["job"] is not None} | {"results/manifest.json"}
-    declared |= {f"results/notebooks/{nb.stem}{ext}" for nb in (small_run / "notebooks").glob("[0-9]*.ipynb")
-                 for ext in (".ipynb", ".html")}
+    declared |= {
+        f"results/notebooks/{nb.stem}{ext}"
+        for nb in (small_run / "notebooks").glob("[0-9]*.ipynb")
+        for ext in (".ipynb", ".html")
+    }
     undeclared = [p for p in written["repo"] if p.startswith(("results/", "paper/build/")) and p not in declared]
     assert not undeclared, undeclared
     # logs/: each job's log, and its benchmark file (the `benchmark:` directive, logs/benchmarks/<rule>*.tsv)
@@ -108,8 +113,15 @@ def test_bad_conversation_file_fails_before_scoring_and_writes_nothing(tmp_path)
     for p in (RELEASE / "valid").glob("*.json"):
         shutil.copy(p, cohort / p.name)
     shutil.copy(RELEASE / "invalid" / "wrong_type_turn_number.json", cohort / "conversation_99.json")
-    run = snakemake(work, "--cores", "2", "--configfile", "config/attunebench.yaml",
-                    "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    run = snakemake(
+        work,
+        "--cores",
+        "2",
+        "--configfile",
+        "config/attunebench.yaml",
+        "--config",
+        f"cohorts={{attunebench: {{path: {cohort}}}}}",
+    )
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert "conversation_99.json" in out and "$.turns[1].turnNumber" in out
@@ -126,8 +138,16 @@ def test_a_rejected_cohort_names_the_bad_file_and_path_once(tmp_path):
     cohort = tmp_path / "release"
     cohort.mkdir()
     bad = _cohort_with_one_bad_file(cohort, 224)
-    run = snakemake(work, "results/tables/gold/ingest_report.json", "--cores", "1", "--configfile",
-                    "config/attunebench.yaml", "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    run = snakemake(
+        work,
+        "results/tables/gold/ingest_report.json",
+        "--cores",
+        "1",
+        "--configfile",
+        "config/attunebench.yaml",
+        "--config",
+        f"cohorts={{attunebench: {{path: {cohort}}}}}",
+    )
     assert run.returncode != 0
     out = run.stdout + run.stderr
     assert out.count(str(bad)) == 1 and out.count("$.turns[0].annotations.pairwiseComparisons[0].winner") == 1
@@ -144,8 +164,15 @@ def test_editing_a_release_file_reruns_the_ingest(tmp_path):
     work = copy_repo(tmp_path / "repo")
     cohort = tmp_path / "release"
     shutil.copytree(RELEASE / "valid", cohort)
-    args = ("results/tables/gold/ingest_report.json", "--cores", "1", "--configfile", "config/attunebench.yaml",
-            "--config", f"cohorts={{attunebench: {{path: {cohort}}}}}")
+    args = (
+        "results/tables/gold/ingest_report.json",
+        "--cores",
+        "1",
+        "--configfile",
+        "config/attunebench.yaml",
+        "--config",
+        f"cohorts={{attunebench: {{path: {cohort}}}}}",
+    )
     assert snakemake(work, *args).returncode == 0
     assert "Nothing to be done" in (lambda r: r.stdout + r.stderr)(snakemake(work, "-n", *args))
     edited = cohort / "conversation_5.json"
@@ -194,9 +221,10 @@ def test_editing_one_prediction_file_reruns_only_what_depends_on_it(small_run, t
         (outputs / src.name).write_text(json.dumps(data))
     work = copy_repo(tmp_path / "repo")
     small = (work / "config" / "small.yaml").read_text()
-    models = small[small.index("models:"):small.index("statistics:")]
+    models = small[small.index("models:") : small.index("statistics:")]
     (work / "config" / "mine.yaml").write_text(
-        models + f"  - {{name: mine, kind: outputs_dir, path: {tmp_path / 'mine'}}}\n")
+        models + f"  - {{name: mine, kind: outputs_dir, path: {tmp_path / 'mine'}}}\n"
+    )
     args = ("--cores", "2", "--configfile", "config/small.yaml", "config/mine.yaml")
     run = snakemake(work, *args)
     assert run.returncode == 0, run.stderr[-4000:]

@@ -41,7 +41,8 @@ COLUMNS = ("rule", "jobs", "max_rss_mb", "max_s", "max_load", "mem_mb", "runtime
 def read_benchmarks(root: Path) -> pd.DataFrame:
     """Every row of every benchmark file under ``root`` (``<root>/<rule>.tsv`` or
     ``<root>/<rule>/<wildcards>/...tsv``), with columns ``rule``, ``job`` (the file's path below
-    ``root``), ``s``, ``max_rss`` (MB) and ``mean_load`` (CPU percent). A file that is not a Snakemake benchmark table raises
+    ``root``), ``s``, ``max_rss`` (MB) and ``mean_load`` (CPU percent). A file that is not a Snakemake benchmark
+    table raises
     ValueError naming it; no files at all gives an empty frame."""
     frames = []
     for path in sorted(Path(root).rglob("*.tsv")):
@@ -49,13 +50,22 @@ def read_benchmarks(root: Path) -> pd.DataFrame:
         table = pd.read_csv(path, sep="\t")
         missing = {"s", "max_rss"} - set(table.columns)
         if missing:
-            raise ValueError(f"{path}: not a Snakemake benchmark file (no column {', '.join(sorted(missing))}); "
-                             f"remove it from {root}")
+            raise ValueError(
+                f"{path}: not a Snakemake benchmark file (no column {', '.join(sorted(missing))}); "
+                f"remove it from {root}"
+            )
         rule = rel.parts[0].removesuffix(".tsv")
-        frames.append(pd.DataFrame({"rule": rule, "job": rel.with_suffix("").as_posix(),
-                                    "s": pd.to_numeric(table["s"], errors="coerce"),
-                                    "max_rss": pd.to_numeric(table["max_rss"], errors="coerce"),
-                                    "mean_load": pd.to_numeric(table.get("mean_load"), errors="coerce")}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "rule": rule,
+                    "job": rel.with_suffix("").as_posix(),
+                    "s": pd.to_numeric(table["s"], errors="coerce"),
+                    "max_rss": pd.to_numeric(table["max_rss"], errors="coerce"),
+                    "mean_load": pd.to_numeric(table.get("mean_load"), errors="coerce"),
+                }
+            )
+        )
     if not frames:
         return pd.DataFrame(columns=["rule", "job", "s", "max_rss", "mean_load"])
     return pd.concat(frames, ignore_index=True)
@@ -80,11 +90,17 @@ def summarise(benchmarks: pd.DataFrame) -> pd.DataFrame:
     for rule, group in benchmarks.groupby("rule", sort=True):
         rss, sec = group["max_rss"].max(), group["s"].max()
         mem, runtime = declare(rss, sec)
-        rows.append({"rule": rule, "jobs": int(group["job"].nunique()),
-                     "max_rss_mb": round(float(rss), 1) if pd.notna(rss) else float("nan"),
-                     "max_s": round(float(sec), 1) if pd.notna(sec) else float("nan"),
-                     "max_load": round(float(group["mean_load"].max()) / 100, 2),
-                     "mem_mb": mem, "runtime": runtime})
+        rows.append(
+            {
+                "rule": rule,
+                "jobs": int(group["job"].nunique()),
+                "max_rss_mb": round(float(rss), 1) if pd.notna(rss) else float("nan"),
+                "max_s": round(float(sec), 1) if pd.notna(sec) else float("nan"),
+                "max_load": round(float(group["mean_load"].max()) / 100, 2),
+                "mem_mb": mem,
+                "runtime": runtime,
+            }
+        )
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -103,9 +119,10 @@ def read_declared(path: Path) -> dict[str, dict[str, int]]:
                 try:
                     values[key] = int(row[key])
                 except (KeyError, TypeError, ValueError):
-                    raise ValueError(f"{path}, line {line} (rule {row.get('rule')!r}): column {key!r} must be a "
-                                     f"whole number, got {row.get(key)!r}; regenerate the file with "
-                                     f"benchmarks/rule_resources.py") from None
+                    raise ValueError(
+                        f"{path}, line {line} (rule {row.get('rule')!r}): column {key!r} must be a "
+                        f"whole number, got {row.get(key)!r}; regenerate the file with "
+                        f"benchmarks/rule_resources.py"
+                    ) from None
             out[row["rule"]] = values
     return out
-

@@ -54,17 +54,25 @@ def simulated_on_real(config: dict[str, Any]) -> str | None:
     if not found["models"] and not found["humans"]:
         return None
     names = [m["name"] for m in config["models"]]
-    lines = [f"cohort is {cohort!r} (real conversations), but config key 'models' lists entries whose answers "
-             "would be drawn around this cohort's own gold annotations (invented results, not predictions):"]
+    lines = [
+        f"cohort is {cohort!r} (real conversations), but config key 'models' lists entries whose answers "
+        "would be drawn around this cohort's own gold annotations (invented results, not predictions):"
+    ]
     if found["models"]:
-        lines.append(f"    simulated models ({_ranges(found['models'])}, kind: simulated): "
-                     f"{', '.join(names[i] for i in found['models'])}")
+        lines.append(
+            f"    simulated models ({_ranges(found['models'])}, kind: simulated): "
+            f"{', '.join(names[i] for i in found['models'])}"
+        )
     if found["humans"]:
-        lines.append(f"    simulated human raters ({_ranges(found['humans'])}, kind: simulated, profile: human): "
-                     f"{', '.join(names[i] for i in found['humans'])}")
+        lines.append(
+            f"    simulated human raters ({_ranges(found['humans'])}, kind: simulated, profile: human): "
+            f"{', '.join(names[i] for i in found['humans'])}"
+        )
     overlay = OVERLAYS.get(cohort, "--configfile config/attunebench.yaml")
-    lines.append(f"    fix: add the overlay `{overlay}` (offline baselines, statistics for a real cohort), or set "
-                 "'models' to baselines, live models (openai_compatible, anthropic) or outputs_dir models only")
+    lines.append(
+        f"    fix: add the overlay `{overlay}` (offline baselines, statistics for a real cohort), or set "
+        "'models' to baselines, live models (openai_compatible, anthropic) or outputs_dir models only"
+    )
     return "\n".join(lines)
 
 

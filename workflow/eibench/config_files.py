@@ -90,8 +90,10 @@ def read_config_file(path: str | Path) -> Any:
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as e:
-        raise ConfigFileError(f"config file {path}: not UTF-8 text ({e.reason} at byte {e.start}); "
-                              "save it as UTF-8 (a YAML or JSON text file)") from None
+        raise ConfigFileError(
+            f"config file {path}: not UTF-8 text ({e.reason} at byte {e.start}); "
+            "save it as UTF-8 (a YAML or JSON text file)"
+        ) from None
     except OSError as e:
         raise ConfigFileError(f"config file {path}: cannot be read ({e.strerror or e})") from None
     try:  # Snakemake reads a file as JSON first; a JSON file need not be valid YAML (tabs)
@@ -110,12 +112,16 @@ def read_config_file(path: str | Path) -> Any:
         except _Duplicate as dup:
             where = _key_path(root, dup.node)
             key = f"{where}.{dup.key}" if where else str(dup.key)
-            raise ConfigFileError(f"config file {path}: key {key!r} is given twice (lines {dup.first} and "
-                                  f"{dup.second}); Snakemake would keep only the last, so delete one of them") from None
+            raise ConfigFileError(
+                f"config file {path}: key {key!r} is given twice (lines {dup.first} and "
+                f"{dup.second}); Snakemake would keep only the last, so delete one of them"
+            ) from None
     except yaml.YAMLError as e:
         if json_duplicate is not None:  # JSON that YAML cannot read: the key without its lines
-            raise ConfigFileError(f"config file {path}: key {json_duplicate!r} is given twice in one object; "
-                                  "JSON readers keep only the last, so delete one of them") from None
+            raise ConfigFileError(
+                f"config file {path}: key {json_duplicate!r} is given twice in one object; "
+                "JSON readers keep only the last, so delete one of them"
+            ) from None
         raise ConfigFileError(f"config file {path}: not valid YAML or JSON: {e}") from None
     finally:
         loader.dispose()

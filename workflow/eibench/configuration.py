@@ -137,7 +137,8 @@ def _is_strict_integer(checker: Any, instance: Any) -> bool:
 
 #: Draft 2020-12, but "integer" means a Python int (not a float such as 7.0, nor a bool).
 StrictValidator = validators.extend(
-    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer))
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_strict_integer)
+)
 
 
 def validate_schema(config: dict[str, Any], schema: dict[str, Any]) -> list[str]:
@@ -158,7 +159,9 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
     names = [m["name"] for m in config["models"]]
     for i, name in enumerate(names):
         if not is_safe_id(name):  # the schema's pattern cannot refuse a trailing newline
-            problems.append(f"config key 'models[{i}].name': {name!r} is not a safe identifier (it becomes a folder name)")
+            problems.append(
+                f"config key 'models[{i}].name': {name!r} is not a safe identifier (it becomes a folder name)"
+            )
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         problems.append(f"config key 'models': model names must be unique; repeated: {', '.join(dupes)}")
@@ -172,8 +175,10 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
         spellings = sorted({names[i] for i in positions})
         if len(spellings) > 1:
             keys = ", ".join(f"models[{i}].name ({names[i]!r})" for i in positions)
-            problems.append(f"config key 'models': {keys} differ only in case; they would share one folder on a "
-                            "case-insensitive file system: rename one")
+            problems.append(
+                f"config key 'models': {keys} differ only in case; they would share one folder on a "
+                "case-insensitive file system: rename one"
+            )
 
     syn = config["cohorts"]["synthetic"]
     if syn["turns"]["min"] < 1 or syn["turns"]["min"] > syn["turns"]["max"]:
@@ -186,14 +191,21 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
         problems.append("config key 'cohorts.synthetic.pairwise.extra_questions': need min <= max <= 15")
     shares = syn["trait_shares"]
     if abs(sum(shares.values()) - 1) > 1e-9:
-        problems.append(f"config key 'cohorts.synthetic.trait_shares': shares must sum to 1, they sum to {sum(shares.values()):g}")
+        problems.append(
+            f"config key 'cohorts.synthetic.trait_shares': shares must sum to 1, they sum to {sum(shares.values()):g}"
+        )
 
     na_answers = config["simulation"]["answers_when_gold_na"]
     if abs(sum(na_answers) - 1) > 1e-9:
         problems.append("config key 'simulation.answers_when_gold_na': the three probabilities must sum to 1")
     if not any(syn["survey"]["goal_weights"]):
         problems.append("config key 'cohorts.synthetic.survey.goal_weights': at least one weight must be positive")
-    for key in ("participants.valence.none", "participants.valence.diagnosed", "participants.expressivity", "mood.arousal"):
+    for key in (
+        "participants.valence.none",
+        "participants.valence.diagnosed",
+        "participants.expressivity",
+        "mood.arousal",
+    ):
         node = syn
         for part in key.split("."):
             node = node[part]
@@ -203,7 +215,9 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
     if not np.allclose(corr, corr.T) or not np.allclose(np.diag(corr), 1.0):
         problems.append("config key 'simulation.ability_correlation': must be symmetric with ones on the diagonal")
     elif np.linalg.eigvalsh(corr).min() < -1e-10:
-        problems.append("config key 'simulation.ability_correlation': must be positive semi-definite (a valid correlation matrix)")
+        problems.append(
+            "config key 'simulation.ability_correlation': must be positive semi-definite (a valid correlation matrix)"
+        )
 
     problems += _check_statistics(config)
 
@@ -221,13 +235,18 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
         elif not (base_dir / path).is_dir():
             problems.append(f"config key 'cohorts.attunebench.path': {path!r} is not a folder")
         else:
-            problems += _folder_problems(base_dir / path, "config key 'cohorts.attunebench.path'",
-                                         "conversation files (*.json)",
-                                         "put the release's conversation_<N>.json files there")
+            problems += _folder_problems(
+                base_dir / path,
+                "config key 'cohorts.attunebench.path'",
+                "conversation files (*.json)",
+                "put the release's conversation_<N>.json files there",
+            )
     for model in config["models"]:
         if model["kind"] == "anthropic" and "audio" in model.get("modalities", ()):
-            problems.append(f"config key 'models' ({model['name']}): modalities lists audio, but the Anthropic "
-                            "Messages API has no audio input; remove 'audio' (send a transcript as text)")
+            problems.append(
+                f"config key 'models' ({model['name']}): modalities lists audio, but the Anthropic "
+                "Messages API has no audio input; remove 'audio' (send a transcript as text)"
+            )
         if model["kind"] == "outputs_dir":
             root = base_dir / model["path"]
             for mode in config["modes"]:
@@ -238,9 +257,12 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
                         f"it must hold one release-format EM output file per conversation for mode {mode!r}"
                     )
                 else:
-                    problems += _folder_problems(root / mode, key, f"EM output files (*.json) for mode {mode!r}",
-                                                 f"put the model's output files there, or remove {mode!r} from "
-                                                 f"config key 'modes'")
+                    problems += _folder_problems(
+                        root / mode,
+                        key,
+                        f"EM output files (*.json) for mode {mode!r}",
+                        f"put the model's output files there, or remove {mode!r} from config key 'modes'",
+                    )
     return problems
 
 
@@ -269,8 +291,11 @@ CLAIM_PARAMS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "profile_flips": ((), None),
     "humans_vs_models": (("metric", "direction"), None),
 }
-DIRECTIONS = {"diagnosis_effect": ("positive", "negative"), "turn_drift": ("positive", "negative"),
-              "humans_vs_models": ("humans_better", "models_better")}
+DIRECTIONS = {
+    "diagnosis_effect": ("positive", "negative"),
+    "turn_drift": ("positive", "negative"),
+    "humans_vs_models": ("humans_better", "models_better"),
+}
 
 
 def _check_statistics(config: dict[str, Any]) -> list[str]:
@@ -281,8 +306,10 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     st = config["statistics"]
     if st["mode"] not in config["modes"]:
-        problems.append(f"config key 'statistics.mode': {st['mode']!r} is not one of the modes run "
-                        f"(config key 'modes': {', '.join(config['modes'])}); add it there or pick one of them")
+        problems.append(
+            f"config key 'statistics.mode': {st['mode']!r} is not one of the modes run "
+            f"(config key 'modes': {', '.join(config['modes'])}); add it there or pick one of them"
+        )
     allowed = ", ".join(sorted(ANALYSABLE))
     for m in st["principal_metrics"]:
         if m not in ANALYSABLE:
@@ -303,24 +330,34 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
             if m not in pool:
                 kind = "turn-level metric" if level == "turn" else "metric"
                 problems.append(f"{where}: unknown {kind} {m!r}; allowed: {', '.join(sorted(pool))}")
-        if claim["test"] in DIRECTIONS and "direction" in params and params["direction"] not in DIRECTIONS[claim["test"]]:
+        if (
+            claim["test"] in DIRECTIONS
+            and "direction" in params
+            and params["direction"] not in DIRECTIONS[claim["test"]]
+        ):
             problems.append(f"{where}: params.direction must be one of {', '.join(DIRECTIONS[claim['test']])}")
         if claim["test"] == "rank_independence" and len(params.get("metrics", [])) < 2:
             problems.append(f"{where}: params.metrics needs at least two metrics")
         # These tests read the analyses of the principal metrics (and the composite).
-        analysed = {"rank_independence": set(st["principal_metrics"]),
-                    "discriminability_difference": {"composite", *st["principal_metrics"]}}.get(claim["test"])
+        analysed = {
+            "rank_independence": set(st["principal_metrics"]),
+            "discriminability_difference": {"composite", *st["principal_metrics"]},
+        }.get(claim["test"])
         if analysed is not None:
             for m in named:
                 if m in pool and m not in analysed:
-                    problems.append(f"{where}: {m!r} is not analysed for this test; add it to "
-                                    f"config key 'statistics.principal_metrics'")
+                    problems.append(
+                        f"{where}: {m!r} is not analysed for this test; add it to "
+                        f"config key 'statistics.principal_metrics'"
+                    )
         if claim["test"] == "discriminability_difference" and params.get("better") == params.get("worse"):
             problems.append(f"{where}: params.better and params.worse must differ")
     u = config.get("uncertainty")
     if u is not None and u["primary"] not in u["schemes"]:
-        problems.append(f"config key 'uncertainty.primary': {u['primary']!r} is not one of 'uncertainty.schemes' "
-                        f"({', '.join(u['schemes'])}); add it there or pick one of them")
+        problems.append(
+            f"config key 'uncertainty.primary': {u['primary']!r} is not one of 'uncertainty.schemes' "
+            f"({', '.join(u['schemes'])}); add it there or pick one of them"
+        )
     return problems
 
 

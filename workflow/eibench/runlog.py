@@ -3,7 +3,8 @@
 Use ``with rule_log(snakemake) as log:`` in a rule script. An exception is written to the log
 with its full message and re-raised, so Snakemake stops the job, removes its partial outputs
 and shows the message (an exception whose class sets ``for_people``, such as an invalid
-release-format file, is printed once, from the log, without its traceback). A job that succeeds ends its log with one provenance line (rule, script,
+release-format file, is printed once, from the log, without its traceback). A job that succeeds ends its log with one
+provenance line (rule, script,
 wildcards, inputs, outputs, params) that the manifest (rule manifest) reads back.
 
 Inside the block the job has a temporary folder of its own (:func:`job_tmpdir`): jobs that share
@@ -40,8 +41,14 @@ def provenance(smk: Any, script: str | None) -> dict[str, Any]:
         except ValueError:  # another drive (Windows)
             pass
     params = json.loads(json.dumps({k: v for k, v in smk.params.items()}, sort_keys=True, default=str))
-    return {"rule": smk.rule, "script": script, "wildcards": dict(smk.wildcards.items()),
-            "input": _paths(smk.input), "output": _paths(smk.output), "params": params}
+    return {
+        "rule": smk.rule,
+        "script": script,
+        "wildcards": dict(smk.wildcards.items()),
+        "input": _paths(smk.input),
+        "output": _paths(smk.output),
+        "params": params,
+    }
 
 
 TMP_VARIABLES = ("TMPDIR", "TMP", "TEMP", "TEMPDIR")
@@ -78,7 +85,10 @@ def rule_log(smk: Any) -> Iterator[logging.Logger]:
     log_file = Path(smk.log[0])
     log_file.parent.mkdir(parents=True, exist_ok=True)
     logging.basicConfig(
-        filename=log_file, filemode="w", level=logging.INFO, force=True,
+        filename=log_file,
+        filemode="w",
+        level=logging.INFO,
+        force=True,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not one line per HTTP request

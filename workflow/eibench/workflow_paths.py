@@ -60,7 +60,7 @@ def _parts(pattern: str) -> tuple[str, ...]:
 def _model_position(parts: tuple[str, ...], k: int, names: set[str]) -> bool:
     """Is ``parts[k]`` a model's entry: the ``{model}`` wildcard, or the name of a model that a
     rule lists by name (the simulated ones), followed by its mode as every per-model path is."""
-    return parts[k] == MODEL or (parts[k] in names and any("{mode}" in p for p in parts[k + 1:]))
+    return parts[k] == MODEL or (parts[k] in names and any("{mode}" in p for p in parts[k + 1 :]))
 
 
 def model_folders(patterns: Iterable[str], model_names: Iterable[str]) -> set[tuple[str, ...]]:
@@ -100,9 +100,11 @@ def model_name_clashes(model_names: Sequence[str], patterns: Sequence[str]) -> l
         clash = reserved.get(name.casefold())
         if clash is not None:
             folder = str(PurePosixPath(clash).parent)
-            problems.append(f"config key 'models[{i}].name': {name!r} would be the folder {folder}/{name}/, but the "
-                            f"workflow writes {clash} there (next to each model's folder {folder}/<model>/); "
-                            "rename the model")
+            problems.append(
+                f"config key 'models[{i}].name': {name!r} would be the folder {folder}/{name}/, but the "
+                f"workflow writes {clash} there (next to each model's folder {folder}/<model>/); "
+                "rename the model"
+            )
     return problems
 
 
@@ -122,11 +124,12 @@ def files_in_the_way(patterns: Iterable[str], base: Path) -> list[str]:
                 break
             if (folder.exists() or folder.is_symlink()) and not folder.is_dir():
                 kind = "a broken symbolic link" if not folder.exists() else "a file"
-                problems[folder] = (f"{'/'.join(parts[:k])} is {kind}, but the workflow writes its outputs into the "
-                                    f"folder {'/'.join(parts[:k])}/ (e.g. {pattern}); move or rename it, then rerun")
+                problems[folder] = (
+                    f"{'/'.join(parts[:k])} is {kind}, but the workflow writes its outputs into the "
+                    f"folder {'/'.join(parts[:k])}/ (e.g. {pattern}); move or rename it, then rerun"
+                )
                 break
     return [problems[f] for f in sorted(problems, key=lambda f: (len(f.parts), str(f)))]
-
 
 
 def rule_scripts(rules: Iterable[Any], repo: Path) -> dict[str, str]:

@@ -15,11 +15,6 @@ rule manifest:
             subcategory="Manifest",
             labels={"file": "manifest.json", "rule": "manifest"},
         ),
-    params:
-        folders=["results", "paper/build/paper.pdf"],
-        # the executed notebooks read this manifest, so they come after it (notebooks.smk)
-        exclude_folders=["results/notebooks"],
-        logs="logs",
     log:
         "logs/audit/manifest.log",
     benchmark:
@@ -27,5 +22,10 @@ rule manifest:
     threads: 1
     resources:
         **measured("manifest"),
+    params:
+        folders=["results", "paper/build/paper.pdf"],
+        # the executed notebooks read this manifest, so they come after it (notebooks.smk)
+        exclude_folders=["results/notebooks"],
+        logs="logs",
     script:
         "../scripts/audit_manifest.py"

@@ -6,10 +6,6 @@ rule synthetic_cohort:
     output:
         conversations=directory("results/cohort/synthetic/conversations"),
         truth="results/cohort/synthetic/truth.json",
-    params:
-        # the generator's settings (its `about` is the paper's wording, not an input of the data)
-        synthetic={k: v for k, v in config["cohorts"]["synthetic"].items() if k != "about"},
-        seed=config["seed"],
     log:
         "logs/cohort/synthetic_cohort.log",
     benchmark:
@@ -17,6 +13,10 @@ rule synthetic_cohort:
     threads: 1
     resources:
         **measured("synthetic_cohort"),
+    params:
+        # the generator's settings (its `about` is the paper's wording, not an input of the data)
+        synthetic={k: v for k, v in config["cohorts"]["synthetic"].items() if k != "about"},
+        seed=config["seed"],
     script:
         "../scripts/generate_cohort.py"
 
@@ -28,10 +28,6 @@ rule ingest_conversations:
     output:
         **GOLD,
         report="results/tables/gold/ingest_report.json",
-    params:
-        report_all=config["ingest"]["report_all_errors"],
-        # a release folder's content (common.smk, COHORT_DIGEST): a changed file reruns this job
-        **({"cohort_files": COHORT_DIGEST} if COHORT_DIGEST else {}),
     log:
         "logs/cohort/ingest_conversations.log",
     benchmark:
@@ -39,6 +35,10 @@ rule ingest_conversations:
     threads: 1
     resources:
         **measured("ingest_conversations"),
+    params:
+        **({"cohort_files": COHORT_DIGEST} if COHORT_DIGEST else {}),
+        report_all=config["ingest"]["report_all_errors"],
+        # a release folder's content (common.smk, COHORT_DIGEST): a changed file reruns this job
     script:
         "../scripts/ingest_conversations.py"
 
@@ -51,9 +51,6 @@ rule esconv_cohort:
     output:
         conversations=directory("results/cohort/esconv/conversations"),
         counts="results/cohort/esconv/counts.json",
-    params:
-        limit=config["cohorts"]["esconv"]["limit"],
-        splits=config["cohorts"]["esconv"].get("splits", ["train", "valid", "test"]),
     log:
         "logs/cohort/esconv_cohort.log",
     benchmark:
@@ -61,5 +58,8 @@ rule esconv_cohort:
     threads: 1
     resources:
         **measured("esconv_cohort"),
+    params:
+        limit=config["cohorts"]["esconv"]["limit"],
+        splits=config["cohorts"]["esconv"].get("splits", ["train", "valid", "test"]),
     script:
         "../scripts/adapt_esconv.py"

@@ -7,17 +7,17 @@ rule fetch_dataset:
     """Copy a dataset's files from its mirror, or download them, and check every sha256."""
     output:
         directory("results/data/{dataset}"),
-    wildcard_constraints:
-        dataset=one_of(config["datasets"]),
-    params:
-        dataset=lambda wc: wc.dataset,
-        spec=lambda wc: config["datasets"][wc.dataset],
     log:
         "logs/data/fetch_{dataset}.log",
     benchmark:
         "logs/benchmarks/fetch_dataset/{dataset}.tsv"
+    wildcard_constraints:
+        dataset=one_of(config["datasets"]),
     threads: 1
     resources:
         **measured("fetch_dataset"),
+    params:
+        dataset=lambda wc: wc.dataset,
+        spec=lambda wc: config["datasets"][wc.dataset],
     script:
         "../scripts/fetch_dataset.py"

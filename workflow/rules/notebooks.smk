@@ -23,17 +23,17 @@ rule notebook:
             category="Notebooks",
             labels={"notebook": "{notebook}", "rule": "notebook"},
         ),
-    params:
-        seed=config["seed"],
-        timeout=600,  # seconds per cell; the slowest cell takes a few seconds on the default build
-    wildcard_constraints:
-        notebook="|".join(map(re.escape, NOTEBOOKS)) or "no-notebooks",
     log:
         "logs/notebooks/{notebook}.log",
     benchmark:
         "logs/benchmarks/notebook/{notebook}.tsv"
+    wildcard_constraints:
+        notebook="|".join(map(re.escape, NOTEBOOKS)) or "no-notebooks",
     threads: 1
     resources:
         **measured("notebook"),
+    params:
+        seed=config["seed"],
+        timeout=600,  # seconds per cell; the slowest cell takes a few seconds on the default build
     script:
         "../scripts/execute_notebook.py"

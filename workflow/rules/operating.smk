@@ -10,9 +10,6 @@ rule stats_operating:
     output:
         claims="results/stats/operating/claims.csv",
         verdicts="results/stats/operating/verdicts.csv",
-    params:
-        **stats_params("alpha", "claims", "simulation", "operating"),
-        part="claims",
     log:
         "logs/stats/operating.log",
     benchmark:
@@ -20,6 +17,9 @@ rule stats_operating:
     threads: 1
     resources:
         **measured("stats_operating"),
+    params:
+        **stats_params("alpha", "claims", "simulation", "operating"),
+        part="claims",
     script:
         "../scripts/stats_operating.py"
 
@@ -35,9 +35,6 @@ rule stats_operating_curves:
         margins="results/stats/operating/margins.csv",
         participants="results/stats/operating/participants.csv",
         conversations="results/stats/operating/conversations.csv",
-    params:
-        **stats_params("alpha", "claims", "simulation", "operating"),
-        part="curves",
     log:
         "logs/stats/operating_curves.log",
     benchmark:
@@ -45,6 +42,9 @@ rule stats_operating_curves:
     threads: 1
     resources:
         **measured("stats_operating_curves"),
+    params:
+        **stats_params("alpha", "claims", "simulation", "operating"),
+        part="curves",
     script:
         "../scripts/stats_operating.py"
 
@@ -64,8 +64,6 @@ rule figure_operating:
             subcategory="Validation",
             labels={"figure": "operating", "rule": "figure_operating"},
         ),
-    params:
-        power_bar=0.8,  # the conventional power the curves are read against (docs/statistics.md)
     log:
         "logs/report/figure_operating.log",
     benchmark:
@@ -73,5 +71,7 @@ rule figure_operating:
     threads: 1
     resources:
         **measured("figure_operating"),
+    params:
+        power_bar=0.8,  # the conventional power the curves are read against (docs/statistics.md)
     script:
         "../scripts/figure_operating.py"

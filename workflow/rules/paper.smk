@@ -4,6 +4,13 @@
 rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
+        **{f"table_{name}": f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
+        **TRUTH_OUTPUTS,
+        **(
+            {"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
+            if "cross_benchmark" in REPLICATION_ANALYSES
+            else {}
+        ),
         main="paper/main.typ",
         sources=sorted(str(p) for p in Path("paper").rglob("*.typ") if "build" not in p.parts),
         bibliography="paper/references.bib",
@@ -29,13 +36,9 @@ rule paper:
         figure_operating="results/figures/operating.svg",
         operating_table="results/paper/tables/operating.csv",
         figure_weight_sensitivity="results/figures/weight_sensitivity.svg",
-        **{f"table_{name}": f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
         dictionary="results/scores/data_dictionary.csv",
-        **TRUTH_OUTPUTS,
         preregistration_table="results/paper/tables/preregistration_history.csv",
         # the cross-benchmark table, when the paper reports it (REPLICATION_ANALYSES)
-        **({"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
-           if "cross_benchmark" in REPLICATION_ANALYSES else {}),
     output:
         pdf=report(
             "paper/build/paper.pdf",
@@ -44,8 +47,6 @@ rule paper:
             subcategory="PDF",
             labels={"file": "paper.pdf", "rule": "paper"},
         ),
-    params:
-        timestamp=config["paper"]["timestamp"],
     log:
         "logs/paper/paper.log",
     benchmark:
@@ -53,5 +54,7 @@ rule paper:
     threads: 1
     resources:
         **measured("paper"),
+    params:
+        timestamp=config["paper"]["timestamp"],
     script:
         "../scripts/build_paper.py"

@@ -14,12 +14,6 @@ if SIMULATED:
         output:
             predictions=[directory(f"results/predictions/{m}/{{mode}}/shard-0") for m in SIMULATED],
             truth=[f"results/truth/models/{m}/{{mode}}.json" for m in SIMULATED],
-        params:
-            profiles={m: MODELS[m].get("profile", "model") for m in SIMULATED},
-            mode=lambda wc: wc.mode,
-            simulation=config["simulation"],
-            seed=config["seed"],
-            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
         log:
             "logs/predict/simulated/{mode}/predict_simulated.log",
         benchmark:
@@ -27,6 +21,12 @@ if SIMULATED:
         threads: 1
         resources:
             **measured("predict_simulated"),
+        params:
+            profiles={m: MODELS[m].get("profile", "model") for m in SIMULATED},
+            mode=lambda wc: wc.mode,
+            simulation=config["simulation"],
+            seed=config["seed"],
+            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
         script:
             "../scripts/predict_simulated.py"
 
@@ -37,20 +37,20 @@ rule predict_baseline:
         **GOLD,
     output:
         predictions=directory("results/predictions/{model}/{mode}/shard-0"),
+    log:
+        "logs/predict/{model}/{mode}/predict_baseline.log",
+    benchmark:
+        "logs/benchmarks/predict_baseline/{model}/{mode}.tsv"
     wildcard_constraints:
         model=one_of(BASELINES),
+    threads: 1
+    resources:
+        **measured("predict_baseline"),
     params:
         model=lambda wc: wc.model,
         mode=lambda wc: wc.mode,
         method=lambda wc: MODELS[wc.model]["method"],
         seed=config["seed"],
-    log:
-        "logs/predict/{model}/{mode}/predict_baseline.log",
-    benchmark:
-        "logs/benchmarks/predict_baseline/{model}/{mode}.tsv"
-    threads: 1
-    resources:
-        **measured("predict_baseline"),
     script:
         "../scripts/predict_baseline.py"
 
@@ -65,9 +65,16 @@ rule collect_live:
         record=lambda wc: MODELS[wc.model].get("record") or [],
     output:
         predictions=directory("results/predictions/{model}/{mode}/shard-{shard}"),
+    log:
+        "logs/predict/{model}/{mode}/collect_live_shard-{shard}.log",
+    benchmark:
+        "logs/benchmarks/collect_live/{model}/{mode}/{shard}.tsv"
     wildcard_constraints:
         model=one_of(LIVE),
         shard=r"\d+",
+    threads: 1
+    resources:
+        **measured("collect_live"),
     params:
         model=lambda wc: MODELS[wc.model],
         mode=lambda wc: wc.mode,
@@ -76,13 +83,5 @@ rule collect_live:
         n_modes=len(MODES),
         collection=config["collection"],
         seed=config["seed"],
-    log:
-        "logs/predict/{model}/{mode}/collect_live_shard-{shard}.log",
-    benchmark:
-        "logs/benchmarks/collect_live/{model}/{mode}/{shard}.tsv"
-    threads: 1
-    resources:
-        **measured("collect_live"),
     script:
         "../scripts/collect_live.py"
-

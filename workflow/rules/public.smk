@@ -12,9 +12,6 @@ rule eqbench_replication:
         scores="results/public/eqbench/scores.csv",
         curve="results/public/eqbench/reliability_curve.csv",
         summary="results/public/eqbench/summary.json",
-    params:
-        settings=config["replications"]["eqbench"],
-        seed=config["seed"],
     log:
         "logs/public/eqbench_replication.log",
     benchmark:
@@ -22,6 +19,9 @@ rule eqbench_replication:
     threads: 1
     resources:
         **measured("eqbench_replication"),
+    params:
+        settings=config["replications"]["eqbench"],
+        seed=config["seed"],
     script:
         "../scripts/eqbench_replication.py"
 
@@ -38,9 +38,6 @@ rule emobench_m_replication:
         discriminability="results/public/emobench_m/discriminability.csv",
         human_gaps="results/public/emobench_m/human_gaps.csv",
         summary="results/public/emobench_m/summary.json",
-    params:
-        settings=config["replications"]["emobench_m"],
-        seed=config["seed"],
     log:
         "logs/public/emobench_m_replication.log",
     benchmark:
@@ -48,6 +45,9 @@ rule emobench_m_replication:
     threads: 1
     resources:
         **measured("emobench_m_replication"),
+    params:
+        settings=config["replications"]["emobench_m"],
+        seed=config["seed"],
     script:
         "../scripts/emobench_m_replication.py"
 
@@ -65,9 +65,6 @@ rule cross_benchmark_replication:
         units="results/public/cross_benchmark/units.csv",
         table="results/public/cross_benchmark/table.csv",
         summary="results/public/cross_benchmark/summary.json",
-    params:
-        settings=config["replications"]["cross_benchmark"],
-        seed=config["seed"],
     log:
         "logs/public/cross_benchmark_replication.log",
     benchmark:
@@ -75,5 +72,8 @@ rule cross_benchmark_replication:
     threads: 1
     resources:
         **measured("cross_benchmark_replication"),
+    params:
+        settings=config["replications"]["cross_benchmark"],
+        seed=config["seed"],
     script:
         "../scripts/cross_benchmark_replication.py"

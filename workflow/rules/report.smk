@@ -13,8 +13,6 @@ rule figure_leaderboard:
             subcategory="Models",
             labels={"figure": "leaderboard", "rule": "figure_leaderboard"},
         ),
-    params:
-        mode=MODES[0],
     log:
         "logs/report/figure_leaderboard.log",
     benchmark:
@@ -22,9 +20,10 @@ rule figure_leaderboard:
     threads: 1
     resources:
         **measured("figure_leaderboard"),
+    params:
+        mode=MODES[0],
     script:
         "../scripts/figure_leaderboard.py"
-
 
 
 rule figure_rank_correlations:
@@ -62,11 +61,6 @@ rule figure_profiles:
             subcategory="Models",
             labels={"figure": "profiles", "rule": "figure_profiles"},
         ),
-    params:
-        metrics=list(config["statistics"]["principal_metrics"]),
-        # what each model is (common.smk): a baseline the analyses compare as a model
-        # (statistics.baselines_as_models) is still drawn and named a baseline, as in the leaderboard
-        roles=model_roles(),
     log:
         "logs/report/figure_profiles.log",
     benchmark:
@@ -74,6 +68,11 @@ rule figure_profiles:
     threads: 1
     resources:
         **measured("figure_profiles"),
+    params:
+        metrics=list(config["statistics"]["principal_metrics"]),
+        # what each model is (common.smk): a baseline the analyses compare as a model
+        # (statistics.baselines_as_models) is still drawn and named a baseline, as in the leaderboard
+        roles=model_roles(),
     script:
         "../scripts/figure_profiles.py"
 
@@ -114,8 +113,6 @@ rule figure_subgroups:
             subcategory="Subgroups and drift",
             labels={"figure": "subgroups", "rule": "figure_subgroups"},
         ),
-    params:
-        topic_metric="composite",
     log:
         "logs/report/figure_subgroups.log",
     benchmark:
@@ -123,6 +120,8 @@ rule figure_subgroups:
     threads: 1
     resources:
         **measured("figure_subgroups"),
+    params:
+        topic_metric="composite",
     script:
         "../scripts/figure_subgroups.py"
 
@@ -186,9 +185,6 @@ rule figure_simulation:
             subcategory="Validation",
             labels={"figure": "simulation", "rule": "figure_simulation"},
         ),
-    params:
-        nominal_coverage=0.95,  # the level of every interval (fixed in the code, docs/statistics.md)
-        coverage_bar=0.90,  # the acceptance bar drawn for the coverage of the planted effects
     log:
         "logs/report/figure_simulation.log",
     benchmark:
@@ -196,6 +192,9 @@ rule figure_simulation:
     threads: 1
     resources:
         **measured("figure_simulation"),
+    params:
+        nominal_coverage=0.95,  # the level of every interval (fixed in the code, docs/statistics.md)
+        coverage_bar=0.90,  # the acceptance bar drawn for the coverage of the planted effects
     script:
         "../scripts/figure_simulation.py"
 
@@ -212,8 +211,6 @@ rule figure_rank_intervals:
             subcategory="Models",
             labels={"figure": "rank_intervals", "rule": "figure_rank_intervals"},
         ),
-    params:
-        metric="composite",
     log:
         "logs/report/figure_rank_intervals.log",
     benchmark:
@@ -221,6 +218,8 @@ rule figure_rank_intervals:
     threads: 1
     resources:
         **measured("figure_rank_intervals"),
+    params:
+        metric="composite",
     script:
         "../scripts/figure_rank_intervals.py"
 
@@ -262,41 +261,61 @@ STATS_FOR_PAPER = {
     "null_rates": "results/stats/simulation/null_rates.csv",
     "planted": "results/stats/simulation/planted_recovery.csv",
     "rank_intervals": "results/stats/uncertainty/rank_intervals.csv",
-    **{f"operating_{k}": f"results/stats/operating/{k}.csv" for k in ("claims", "models", "margins", "participants", "conversations")},
+    **{
+        f"operating_{k}": f"results/stats/operating/{k}.csv"
+        for k in ("claims", "models", "margins", "participants", "conversations")
+    },
 }
 
 
 # The paper's section on a real local model (paper/sections/local_model.typ): the first live model
 # whose answers come from a committed response record, compared with the chance baseline.
-LOCAL_MODEL = next(({"name": n, "model_id": m["model_id"], "record": m["record"],
-                     "metric": config["statistics"]["principal_metrics"][0],
-                     "chance": next((b for b in BASELINES if MODELS[b]["method"] == "chance"), None)}
-                    for n, m in MODELS.items() if n in LIVE and m.get("record")), None)
+LOCAL_MODEL = next(
+    (
+        {
+            "name": n,
+            "model_id": m["model_id"],
+            "record": m["record"],
+            "metric": config["statistics"]["principal_metrics"][0],
+            "chance": next((b for b in BASELINES if MODELS[b]["method"] == "chance"), None),
+        }
+        for n, m in MODELS.items()
+        if n in LIVE and m.get("record")
+    ),
+    None,
+)
 
 
 rule paper_numbers:
     """Every number the manuscript prints (numbers.json) and its display tables."""
     input:
+        **STATS_FOR_PAPER,
+        **{f"unc_{k}": v for k, v in UNCERTAINTY_STATS.items()},  # uncertainty.smk
+        # checksummed for the reproducibility statement: the release-format input files
+        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
+        # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
+        **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
+        **(
+            {
+                "local_record": LOCAL_MODEL["record"],
+                "conversation_scores": "results/scores/conversation_scores.parquet",
+            }
+            if LOCAL_MODEL
+            else {}
+        ),
+        # the null cohort's claims, beside the planted cohort's (truth.smk)
+        **TRUTH_FOR_PAPER,
         leaderboard="results/scores/leaderboard.csv",
         rule_counts="results/scores/rule_counts.csv",
         invalid="results/scores/invalid_answers.csv",
         conversations=GOLD["conversations"],
         turns=GOLD["turns"],
         participants=GOLD["participants"],
-        **STATS_FOR_PAPER,
-        **{f"unc_{k}": v for k, v in UNCERTAINTY_STATS.items()},  # uncertainty.smk
-        # checksummed for the reproducibility statement: the release-format input files
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)
-        **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
-        # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
-        **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
-        **({"local_record": LOCAL_MODEL["record"], "conversation_scores": "results/scores/conversation_scores.parquet"}
-           if LOCAL_MODEL else {}),
-        # the null cohort's claims, beside the planted cohort's (truth.smk)
-        **TRUTH_FOR_PAPER,
     output:
+        **TRUTH_OUTPUTS,
         numbers=report(
             "results/paper/numbers.json",
             caption="../report/numbers.rst",
@@ -360,9 +379,16 @@ rule paper_numbers:
             subcategory="Scoring",
             labels={"table": "invalid_answers", "rule": "paper_numbers"},
         ),
-        **TRUTH_OUTPUTS,
         preregistration_table="results/paper/tables/preregistration_history.csv",
+    log:
+        "logs/report/paper_numbers.log",
+    benchmark:
+        "logs/benchmarks/paper_numbers.tsv"
+    threads: 1
+    resources:
+        **measured("paper_numbers"),
     params:
+        **TRUTH_PARAMS,
         cohort=config["cohort"],
         # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
         about=describe_cohort(config),
@@ -383,19 +409,14 @@ rule paper_numbers:
         # the declared claims (the units of their estimates) and the level of the coverage tests
         claims=config["statistics"]["claims"],
         alpha=config["statistics"]["alpha"],
-        uncertainty={**config["uncertainty"], "n_bootstrap": config["statistics"]["n_bootstrap"],
-                     "claims_scheme": config["statistics"]["cluster"]},
+        uncertainty={
+            **config["uncertainty"],
+            "n_bootstrap": config["statistics"]["n_bootstrap"],
+            "claims_scheme": config["statistics"]["cluster"],
+        },
         local_model=LOCAL_MODEL,
         seed=config["seed"],
         n_bootstrap=config["statistics"]["n_bootstrap"],
-        **TRUTH_PARAMS,
         preregistration=PREREGISTRATION,
-    log:
-        "logs/report/paper_numbers.log",
-    benchmark:
-        "logs/benchmarks/paper_numbers.tsv"
-    threads: 1
-    resources:
-        **measured("paper_numbers"),
     script:
         "../scripts/paper_numbers.py"

@@ -1,6 +1,7 @@
 # Scoring: each model's EM output files validated into tidy tables, then every metric of
 # every model and mode, under the parity and strict rule sets.
 
+
 rule score_model:
     """Validate one model's EM output files for one mode into tidy tables (an invalid file
     stops the job before anything is written), then score them: per-turn and per-conversation
@@ -11,13 +12,6 @@ rule score_model:
     output:
         **{f"em_{name}": em_table("{model}", "{mode}", name) for name in EM_TABLES},
         **{part: f"results/scores/{{model}}/{{mode}}/{part}.parquet" for part in SCORE_PARTS},
-    params:
-        model=lambda wc: wc.model,
-        mode=lambda wc: wc.mode,
-        va_matching=config["scoring"]["va_matching"],
-        compat=config["scoring"]["compat"],
-        report_all=config["ingest"]["report_all_errors"],
-        **({"listing": prediction_listing} if OUTPUT_LISTINGS else {}),
     log:
         "logs/score/{model}/{mode}/score_model.log",
     benchmark:
@@ -25,6 +19,13 @@ rule score_model:
     threads: 1
     resources:
         **measured("score_model"),
+    params:
+        **({"listing": prediction_listing} if OUTPUT_LISTINGS else {}),
+        model=lambda wc: wc.model,
+        mode=lambda wc: wc.mode,
+        va_matching=config["scoring"]["va_matching"],
+        compat=config["scoring"]["compat"],
+        report_all=config["ingest"]["report_all_errors"],
     script:
         "../scripts/score_model.py"
 
@@ -45,9 +46,6 @@ rule aggregate_scores:
         invalid="results/scores/invalid_answers.csv",
         dictionary="results/scores/data_dictionary.csv",
         leaderboard="results/scores/leaderboard.csv",
-    params:
-        roles=model_roles(),
-        ranked_roles=ANALYSED_ROLES,
     log:
         "logs/score/aggregate_scores.log",
     benchmark:
@@ -55,5 +53,8 @@ rule aggregate_scores:
     threads: 1
     resources:
         **measured("aggregate_scores"),
+    params:
+        roles=model_roles(),
+        ranked_roles=ANALYSED_ROLES,
     script:
         "../scripts/aggregate_scores.py"

@@ -8,14 +8,14 @@ STATS_INPUT = {
     "conversations": GOLD["conversations"],
     "participants": GOLD["participants"],
 }
+
+
 rule stats_design:
     """The cohort's design (groups, topics, turns, models, raters, metrics with values)."""
     input:
         **STATS_INPUT,
     output:
         design="results/stats/design.json",
-    params:
-        **stats_params(),
     log:
         "logs/stats/design.log",
     benchmark:
@@ -23,6 +23,8 @@ rule stats_design:
     threads: 1
     resources:
         **measured("stats_design"),
+    params:
+        **stats_params(),
     script:
         "../scripts/stats_design.py"
 
@@ -35,8 +37,6 @@ rule stats_uncertainty:
         intervals="results/stats/uncertainty/intervals.csv",
         paired="results/stats/uncertainty/paired_differences.csv",
         ranks="results/stats/uncertainty/rank_intervals.csv",
-    params:
-        **stats_params(*RESAMPLING, "principal_metrics"),
     log:
         "logs/stats/uncertainty.log",
     benchmark:
@@ -44,6 +44,8 @@ rule stats_uncertainty:
     threads: 1
     resources:
         **measured("stats_uncertainty"),
+    params:
+        **stats_params(*RESAMPLING, "principal_metrics"),
     script:
         "../scripts/stats_uncertainty.py"
 
@@ -56,8 +58,6 @@ rule stats_ranks:
         pairs="results/stats/ranks/rank_correlations.csv",
         reliability="results/stats/ranks/split_half_reliability.csv",
         summary="results/stats/ranks/summary.json",
-    params:
-        **stats_params(*RESAMPLING, "alpha", "independence_margin", "principal_metrics", "split_halves"),
     log:
         "logs/stats/ranks.log",
     benchmark:
@@ -65,6 +65,8 @@ rule stats_ranks:
     threads: 1
     resources:
         **measured("stats_ranks"),
+    params:
+        **stats_params(*RESAMPLING, "alpha", "independence_margin", "principal_metrics", "split_halves"),
     script:
         "../scripts/stats_ranks.py"
 
@@ -76,8 +78,6 @@ rule stats_discriminability:
     output:
         table="results/stats/discriminability/discriminability.csv",
         comparisons="results/stats/discriminability/comparisons.csv",
-    params:
-        **stats_params(*RESAMPLING, "alpha", "claims", "principal_metrics"),
     log:
         "logs/stats/discriminability.log",
     benchmark:
@@ -85,6 +85,8 @@ rule stats_discriminability:
     threads: 1
     resources:
         **measured("stats_discriminability"),
+    params:
+        **stats_params(*RESAMPLING, "alpha", "claims", "principal_metrics"),
     script:
         "../scripts/stats_discriminability.py"
 
@@ -95,8 +97,6 @@ rule stats_subgroups:
         **STATS_INPUT,
     output:
         table="results/stats/subgroups/diagnosis.csv",
-    params:
-        **stats_params("claims"),
     log:
         "logs/stats/subgroups.log",
     benchmark:
@@ -104,6 +104,8 @@ rule stats_subgroups:
     threads: 1
     resources:
         **measured("stats_subgroups"),
+    params:
+        **stats_params("claims"),
     script:
         "../scripts/stats_subgroups.py"
 
@@ -115,10 +117,6 @@ rule stats_topics:
     output:
         table="results/stats/topics/topics.csv",
         romantic="results/stats/topics/romantic_contrast.csv",
-    params:
-        **stats_params(*RESAMPLING, "claims"),
-        categories=sorted({c["params"]["category"] for c in config["statistics"]["claims"]
-                           if c["test"] == "topic_hardest"}),
     log:
         "logs/stats/topics.log",
     benchmark:
@@ -126,6 +124,11 @@ rule stats_topics:
     threads: 1
     resources:
         **measured("stats_topics"),
+    params:
+        **stats_params(*RESAMPLING, "claims"),
+        categories=sorted(
+            {c["params"]["category"] for c in config["statistics"]["claims"] if c["test"] == "topic_hardest"}
+        ),
     script:
         "../scripts/stats_topics.py"
 
@@ -137,8 +140,6 @@ rule stats_drift:
     output:
         table="results/stats/drift/drift.csv",
         page="results/stats/drift/page_trend.csv",
-    params:
-        **stats_params(*RESAMPLING, "claims"),
     log:
         "logs/stats/drift.log",
     benchmark:
@@ -146,6 +147,8 @@ rule stats_drift:
     threads: 1
     resources:
         **measured("stats_drift"),
+    params:
+        **stats_params(*RESAMPLING, "claims"),
     script:
         "../scripts/stats_drift.py"
 
@@ -157,8 +160,6 @@ rule stats_profiles:
     output:
         flips="results/stats/profiles/flips.csv",
         summary="results/stats/profiles/summary.json",
-    params:
-        **stats_params(*RESAMPLING, "alpha"),
     log:
         "logs/stats/profiles.log",
     benchmark:
@@ -166,6 +167,8 @@ rule stats_profiles:
     threads: 1
     resources:
         **measured("stats_profiles"),
+    params:
+        **stats_params(*RESAMPLING, "alpha"),
     script:
         "../scripts/stats_profiles.py"
 
@@ -174,14 +177,15 @@ rule stats_humans:
     """The human raters vs the models, agreement among humans, the alternative-annotator test."""
     input:
         **STATS_INPUT,
-        **{f"{model}/{name}": em_table(model, config["statistics"]["mode"], name)
-           for model in MODELS for name in EM_TABLES},
+        **{
+            f"{model}/{name}": em_table(model, config["statistics"]["mode"], name)
+            for model in MODELS
+            for name in EM_TABLES
+        },
     output:
         paired="results/stats/humans/humans_vs_models.csv",
         agreement="results/stats/humans/agreement.csv",
         alt_test="results/stats/humans/alt_test.csv",
-    params:
-        **stats_params(*RESAMPLING, "alpha", "alt_test_epsilon", "claims"),
     log:
         "logs/stats/humans.log",
     benchmark:
@@ -189,6 +193,8 @@ rule stats_humans:
     threads: 1
     resources:
         **measured("stats_humans"),
+    params:
+        **stats_params(*RESAMPLING, "alpha", "alt_test_epsilon", "claims"),
     script:
         "../scripts/stats_humans.py"
 
@@ -212,8 +218,6 @@ rule stats_claims:
             subcategory="Verdicts",
             labels={"table": "claims", "rule": "stats_claims"},
         ),
-    params:
-        **stats_params("alpha", "claims"),
     log:
         "logs/stats/claims.log",
     benchmark:
@@ -221,6 +225,8 @@ rule stats_claims:
     threads: 1
     resources:
         **measured("stats_claims"),
+    params:
+        **stats_params("alpha", "claims"),
     script:
         "../scripts/stats_claims.py"
 
@@ -235,20 +241,20 @@ rule stats_simulate:
         design="results/stats/design.json",
     output:
         results="results/stats/simulation/{kind}-{part}.parquet",
-    wildcard_constraints:
-        kind="null|planted",
-        part=r"\d+",
-    params:
-        **stats_params("alpha", "simulation"),
-        kind=lambda wc: wc.kind,
-        part=lambda wc: int(wc.part),
     log:
         "logs/stats/simulate-{kind}-{part}.log",
     benchmark:
         "logs/benchmarks/stats_simulate/{kind}/{part}.tsv"
+    wildcard_constraints:
+        kind="null|planted",
+        part=r"\d+",
     threads: 1
     resources:
         **measured("stats_simulate"),
+    params:
+        **stats_params("alpha", "simulation"),
+        kind=lambda wc: wc.kind,
+        part=lambda wc: int(wc.part),
     script:
         "../scripts/stats_simulate.py"
 
@@ -262,8 +268,6 @@ rule stats_simulation_summary:
     output:
         null="results/stats/simulation/null_rates.csv",
         planted="results/stats/simulation/planted_recovery.csv",
-    params:
-        **stats_params("alpha", "simulation"),
     log:
         "logs/stats/simulation_summary.log",
     benchmark:
@@ -271,5 +275,7 @@ rule stats_simulation_summary:
     threads: 1
     resources:
         **measured("stats_simulation_summary"),
+    params:
+        **stats_params("alpha", "simulation"),
     script:
         "../scripts/stats_simulation_summary.py"

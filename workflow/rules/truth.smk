@@ -24,18 +24,28 @@ NULL = "results/null"
 # A simulated model's file in the null cohort (results/x -> results/null/x); any other model's
 # in the planted cohort. (Lambdas: the linter wants functions in common.smk.)
 null_or_planted = lambda model, path: f"{NULL}/{path.removeprefix('results/')}" if model in SIMULATED else path
-null_scores_of = lambda part: [null_or_planted(m, f"results/scores/{m}/{mode}/{part}.parquet")
-                               for m in MODELS for mode in MODES]
+null_scores_of = lambda part: [
+    null_or_planted(m, f"results/scores/{m}/{mode}/{part}.parquet") for m in MODELS for mode in MODES
+]
 
 
 # What rule paper_numbers reads for the truth section (report.smk): the two cohorts' claims and
 # the simulator's settings of each; nothing on another cohort.
-TRUTH_FOR_PAPER = ({"null_claims": f"{NULL}/stats/claims.csv", "truth_models": "results/truth/expected_metrics.csv"}
-                   if NULL_COHORT else {})
-TRUTH_PARAMS = ({"truth_simulation": {"planted": config["simulation"], "null": null_simulation(config["simulation"])}}
-                if NULL_COHORT else {})
-TRUTH_OUTPUTS = ({"truth_table": "results/paper/tables/truth.csv",
-                  "truth_models_table": "results/paper/tables/truth_models.csv"} if NULL_COHORT else {})
+TRUTH_FOR_PAPER = (
+    {"null_claims": f"{NULL}/stats/claims.csv", "truth_models": "results/truth/expected_metrics.csv"}
+    if NULL_COHORT
+    else {}
+)
+TRUTH_PARAMS = (
+    {"truth_simulation": {"planted": config["simulation"], "null": null_simulation(config["simulation"])}}
+    if NULL_COHORT
+    else {}
+)
+TRUTH_OUTPUTS = (
+    {"truth_table": "results/paper/tables/truth.csv", "truth_models_table": "results/paper/tables/truth_models.csv"}
+    if NULL_COHORT
+    else {}
+)
 
 NULL_STATS_INPUT = {
     "conversation_scores": f"{NULL}/scores/conversation_scores.parquet",
@@ -56,12 +66,6 @@ if NULL_COHORT:
             intervals="results/stats/uncertainty/intervals.csv",
         output:
             table="results/truth/expected_metrics.csv",
-        params:
-            models=SIMULATED,
-            mode=config["statistics"]["mode"],
-            simulation=config["simulation"],
-            seed=config["seed"],
-            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
         log:
             "logs/truth/truth_models.log",
         benchmark:
@@ -69,6 +73,12 @@ if NULL_COHORT:
         threads: 1
         resources:
             **measured("truth_models"),
+        params:
+            models=SIMULATED,
+            mode=config["statistics"]["mode"],
+            simulation=config["simulation"],
+            seed=config["seed"],
+            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
         script:
             "../scripts/truth_models.py"
 
@@ -76,40 +86,50 @@ if NULL_COHORT:
         output:
             predictions=[directory(f"{NULL}/predictions/{m}/{{mode}}/shard-0") for m in SIMULATED],
             truth=[f"{NULL}/truth/models/{m}/{{mode}}.json" for m in SIMULATED],
+        log:
+            "logs/null/predict/{mode}/predict_simulated.log",
+        benchmark:
+            "logs/benchmarks/null/predict_simulated/{mode}.tsv"
         params:
             profiles={m: MODELS[m].get("profile", "model") for m in SIMULATED},
             mode=lambda wc: wc.mode,
             simulation=null_simulation(config["simulation"]),
             seed=config["seed"],
             romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
-        log:
-            "logs/null/predict/{mode}/predict_simulated.log",
-        benchmark:
-            "logs/benchmarks/null/predict_simulated/{mode}.tsv"
 
     use rule score_model as null_score_model with:
         input:
             **{f"gold_{name}": path for name, path in GOLD.items()},
             predictions=f"{NULL}/predictions/{{model}}/{{mode}}/shard-0",
         output:
-            **{f"em_{name}": f"{NULL}/{em_table('{model}', '{mode}', name).removeprefix('results/')}" for name in EM_TABLES},
+            **{
+                f"em_{name}": f"{NULL}/{em_table('{model}', '{mode}', name).removeprefix('results/')}"
+                for name in EM_TABLES
+            },
             **{part: f"{NULL}/scores/{{model}}/{{mode}}/{part}.parquet" for part in SCORE_PARTS},
-        wildcard_constraints:
-            model=one_of(SIMULATED),
         log:
             "logs/null/score/{model}/{mode}/score_model.log",
         benchmark:
             "logs/benchmarks/null/score_model/{model}/{mode}.tsv"
+        wildcard_constraints:
+            model=one_of(SIMULATED),
 
     use rule aggregate_scores as null_aggregate_scores with:
         input:
             **{part: null_scores_of(part) for part in ("summary", "conversation", "turn", "rule_counts", "invalid")},
         output:
-            **{key: f"{NULL}/scores/{name}" for key, name in (
-                ("summary", "model_summary.parquet"), ("conversation", "conversation_scores.parquet"),
-                ("turn", "turn_scores.parquet"), ("rule_counts", "rule_counts.csv"),
-                ("invalid", "invalid_answers.csv"), ("dictionary", "data_dictionary.csv"),
-                ("leaderboard", "leaderboard.csv"))},
+            **{
+                key: f"{NULL}/scores/{name}"
+                for key, name in (
+                    ("summary", "model_summary.parquet"),
+                    ("conversation", "conversation_scores.parquet"),
+                    ("turn", "turn_scores.parquet"),
+                    ("rule_counts", "rule_counts.csv"),
+                    ("invalid", "invalid_answers.csv"),
+                    ("dictionary", "data_dictionary.csv"),
+                    ("leaderboard", "leaderboard.csv"),
+                )
+            },
         log:
             "logs/null/score/aggregate_scores.log",
         benchmark:
@@ -195,8 +215,11 @@ if NULL_COHORT:
     use rule stats_humans as null_stats_humans with:
         input:
             **NULL_STATS_INPUT,
-            **{f"{model}/{name}": null_or_planted(model, em_table(model, config["statistics"]["mode"], name))
-               for model in MODELS for name in EM_TABLES},
+            **{
+                f"{model}/{name}": null_or_planted(model, em_table(model, config["statistics"]["mode"], name))
+                for model in MODELS
+                for name in EM_TABLES
+            },
         output:
             paired=f"{NULL}/stats/humans/humans_vs_models.csv",
             agreement=f"{NULL}/stats/humans/agreement.csv",

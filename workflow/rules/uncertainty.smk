@@ -15,9 +15,6 @@ rule stats_resampling:
         weights_summary="results/stats/uncertainty/weight_sensitivity.json",
         reliability="results/stats/uncertainty/reliability_curve.csv",
         breakdowns="results/stats/uncertainty/breakdowns.csv",
-    params:
-        **stats_params("n_bootstrap", "alpha"),
-        uncertainty=config["uncertainty"],
     log:
         "logs/stats/resampling.log",
     benchmark:
@@ -25,6 +22,9 @@ rule stats_resampling:
     threads: 1
     resources:
         **measured("stats_resampling"),
+    params:
+        **stats_params("n_bootstrap", "alpha"),
+        uncertainty=config["uncertainty"],
     script:
         "../scripts/stats_resampling.py"
 
@@ -53,8 +53,13 @@ rule figure_weight_sensitivity:
         "../scripts/figure_weight_sensitivity.py"
 
 
-UNCERTAINTY_TABLES = ["uncertainty_leaderboard", "uncertainty_adjacent", "uncertainty_reliability",
-                      "uncertainty_topic", "uncertainty_group"]
+UNCERTAINTY_TABLES = [
+    "uncertainty_leaderboard",
+    "uncertainty_adjacent",
+    "uncertainty_reliability",
+    "uncertainty_topic",
+    "uncertainty_group",
+]
 UNCERTAINTY_STATS = {
     "schemes": "results/stats/uncertainty/schemes.csv",
     "adjacent": "results/stats/uncertainty/adjacent_pairs.csv",
@@ -72,8 +77,6 @@ rule table_uncertainty:
         **{k: v for k, v in UNCERTAINTY_STATS.items() if k != "seed_noise"},
     output:
         **{name: f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
-    params:
-        uncertainty=config["uncertainty"],
     log:
         "logs/report/table_uncertainty.log",
     benchmark:
@@ -81,6 +84,8 @@ rule table_uncertainty:
     threads: 1
     resources:
         **measured("table_uncertainty"),
+    params:
+        uncertainty=config["uncertainty"],
     script:
         "../scripts/table_uncertainty.py"
 
@@ -94,6 +99,13 @@ rule stats_seed_noise:
     output:
         draws="results/stats/uncertainty/seed_noise_draws.csv",
         spread="results/stats/uncertainty/seed_noise.csv",
+    log:
+        "logs/stats/seed_noise.log",
+    benchmark:
+        "logs/benchmarks/stats_seed_noise.tsv"
+    threads: 1
+    resources:
+        **measured("stats_seed_noise"),
     params:
         profiles={m: MODELS[m].get("profile", "model") for m in SIMULATED},
         mode=config["statistics"]["mode"],
@@ -103,12 +115,5 @@ rule stats_seed_noise:
         scoring=config["scoring"],
         draws=config["uncertainty"]["seed_noise"]["draws"],
         primary=config["uncertainty"]["primary"],
-    log:
-        "logs/stats/seed_noise.log",
-    benchmark:
-        "logs/benchmarks/stats_seed_noise.tsv"
-    threads: 1
-    resources:
-        **measured("stats_seed_noise"),
     script:
         "../scripts/stats_seed_noise.py"

@@ -7,8 +7,13 @@ from eibench.runlog import rule_log
 from eibench.tables import write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
-    counts = write_cohort(snakemake.input[0], snakemake.output.conversations, limit=snakemake.params.limit,
-                          splits=snakemake.params.splits)
+    counts = write_cohort(
+        snakemake.input[0], snakemake.output.conversations, limit=snakemake.params.limit, splits=snakemake.params.splits
+    )
     write_text(json.dumps(counts, indent=1, sort_keys=True) + "\n", snakemake.output.counts)
-    log.info("adapted %d ESConv conversations (%d turns) into %s", counts["conversations"], counts["turns"],
-             snakemake.output.conversations)
+    log.info(
+        "adapted %d ESConv conversations (%d turns) into %s",
+        counts["conversations"],
+        counts["turns"],
+        snakemake.output.conversations,
+    )

@@ -16,7 +16,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     manifest = build_manifest(root, paths, read_provenance(logs))
     unowned = [e["path"] for e in manifest["files"] if e["job"] is None]
     if unowned:
-        log.warning("%d files have no job record (written outside this workflow or by an older version), "
-                    "e.g. %s", len(unowned), ", ".join(unowned[:5]))
+        log.warning(
+            "%d files have no job record (written outside this workflow or by an older version), e.g. %s",
+            len(unowned),
+            ", ".join(unowned[:5]),
+        )
     write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", out)
     log.info("manifest: %d files, %d jobs", len(manifest["files"]), len(manifest["jobs"]))

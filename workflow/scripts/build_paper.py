@@ -17,5 +17,9 @@ with rule_log(snakemake) as log:  # noqa: F821
         tmp.replace(out)
     finally:
         tmp.unlink(missing_ok=True)
-    log.info("compiled %s (%d bytes, timestamp %s)", out, len(pdf),
-             datetime.datetime.fromtimestamp(snakemake.params.timestamp, datetime.timezone.utc).isoformat())
+    log.info(
+        "compiled %s (%d bytes, timestamp %s)",
+        out,
+        len(pdf),
+        datetime.datetime.fromtimestamp(snakemake.params.timestamp, datetime.timezone.utc).isoformat(),
+    )

@@ -19,11 +19,27 @@ with rule_log(snakemake) as log:  # noqa: F821
     # gets an equal share of the concurrency and of the requests per minute.
     model = LiveModel.from_config(p.model, request_bounds(p.collection)).share(p.n_shards * p.n_modes)
     settings = collection_settings(p.collection)
-    stats = collect_shard(conversation_views(tables, ids), model, p.mode, p.collection["panas_strategy"],
-                          p.collection["prompt_version"], p.collection["cache_dir"], f"{p.mode}-shard-{p.shard}",
-                          snakemake.output.predictions, seed=stable_int(f"{p.seed}/{model.name}/{p.mode}/{p.shard}"),
-                          show_progress=p.collection["show_progress"],
-                          lock_stale_seconds=settings["lock_stale_seconds"],
-                          lock_wait_seconds=settings["lock_wait_seconds"], record=p.model.get("record"))
-    log.info("model %s, mode %s, shard %d/%d: %d conversations; %s", model.name, p.mode, p.shard, p.n_shards,
-             len(ids), json.dumps(stats, sort_keys=True))
+    stats = collect_shard(
+        conversation_views(tables, ids),
+        model,
+        p.mode,
+        p.collection["panas_strategy"],
+        p.collection["prompt_version"],
+        p.collection["cache_dir"],
+        f"{p.mode}-shard-{p.shard}",
+        snakemake.output.predictions,
+        seed=stable_int(f"{p.seed}/{model.name}/{p.mode}/{p.shard}"),
+        show_progress=p.collection["show_progress"],
+        lock_stale_seconds=settings["lock_stale_seconds"],
+        lock_wait_seconds=settings["lock_wait_seconds"],
+        record=p.model.get("record"),
+    )
+    log.info(
+        "model %s, mode %s, shard %d/%d: %d conversations; %s",
+        model.name,
+        p.mode,
+        p.shard,
+        p.n_shards,
+        len(ids),
+        json.dumps(stats, sort_keys=True),
+    )

@@ -12,5 +12,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     for name, df in tables.items():
         write_csv(df, o[name])
     write_text(json_text(summary), o.summary)
-    log.info("EmoBench-M: %d of %d averages within 0.05, %d known print errors, %d unexplained",
-             summary["n_averages_within"], summary["n_averages"], summary["n_print_errors"], summary["n_unexplained"])
+    log.info(
+        "EmoBench-M: %d of %d averages within 0.05, %d known print errors, %d unexplained",
+        summary["n_averages_within"],
+        summary["n_averages"],
+        summary["n_print_errors"],
+        summary["n_unexplained"],
+    )

@@ -7,11 +7,20 @@ from eibench.tables import json_text, write_csv, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     s, o = snakemake.params.settings, snakemake.output
-    tables, summary = eqbench_replication(snakemake.input.data, s["sizes"], s["draws"],
-                                          rng_for(snakemake.params.seed, "eqbench", "curve"), s["target_tau"],
-                                          s["items_in_question"])
+    tables, summary = eqbench_replication(
+        snakemake.input.data,
+        s["sizes"],
+        s["draws"],
+        rng_for(snakemake.params.seed, "eqbench", "curve"),
+        s["target_tau"],
+        s["items_in_question"],
+    )
     write_csv(tables["scores"], o.scores)
     write_csv(tables["curve"], o.curve)
     write_text(json_text(summary), o.summary)
-    log.info("EQ-Bench: %d of %d stored scores recomputed within 0.02 (max |difference| %.4f)",
-             summary["n_within"], summary["n_models"], summary["max_abs_difference"])
+    log.info(
+        "EQ-Bench: %d of %d stored scores recomputed within 0.02 (max |difference| %.4f)",
+        summary["n_within"],
+        summary["n_models"],
+        summary["max_abs_difference"],
+    )

@@ -10,7 +10,8 @@ from eibench.tables import write_text
 with rule_log(snakemake) as log:  # noqa: F821
     i, o, p = snakemake.input, snakemake.output, snakemake.params
     source = Path(i.notebook)
-    # The job's own temporary folder (set by rule_log, removed after the job) holds the kernel's IPython, Jupyter and matplotlib
+    # The job's own temporary folder (set by rule_log, removed after the job) holds the kernel's IPython, Jupyter and
+    # matplotlib
     # state, so nothing is written to the home folder.
     with kernel_environment(Path(tempfile.gettempdir()), p.seed):
         nb = execute(source, source.parent, p.timeout)

@@ -9,5 +9,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
     for f in fetch_dataset(p.dataset, p.spec, Path(snakemake.output[0])):
         log.info("%s: %s (sha256 %s)", f.file, f.origin, f.sha256)
-    log.info("dataset %s: %d files (licence: %s; cite: %s)", p.dataset, len(p.spec["files"]), p.spec["licence"],
-             p.spec["citation"])
+    log.info(
+        "dataset %s: %d files (licence: %s; cite: %s)",
+        p.dataset,
+        len(p.spec["files"]),
+        p.spec["licence"],
+        p.spec["citation"],
+    )

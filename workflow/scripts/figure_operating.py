@@ -7,7 +7,8 @@ from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821
     i = snakemake.input  # noqa: F821
-    fig = operating_figure.design_curves(pd.read_csv(i.models), pd.read_csv(i.participants),
-                                         pd.read_csv(i.conversations), snakemake.params.power_bar)  # noqa: F821
+    fig = operating_figure.design_curves(
+        pd.read_csv(i.models), pd.read_csv(i.participants), pd.read_csv(i.conversations), snakemake.params.power_bar
+    )  # noqa: F821
     style.save(fig, snakemake.output.figure)  # noqa: F821
     log.info("drew the design curves")

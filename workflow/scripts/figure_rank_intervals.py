@@ -5,7 +5,6 @@ from eibench.runlog import rule_log
 
 with rule_log(snakemake) as log:  # noqa: F821
     table = stat_figures.read_table(snakemake.input.rank_intervals)
-    fig = stat_figures.rank_intervals(table, stat_figures.provenance(snakemake),
-                                      metric=snakemake.params.metric)
+    fig = stat_figures.rank_intervals(table, stat_figures.provenance(snakemake), metric=snakemake.params.metric)
     style.save(fig, snakemake.output.figure)
     log.info("drew the ranks of %d models", (table["metric"] == snakemake.params.metric).sum() if len(table) else 0)

@@ -6,7 +6,12 @@ from eibench.runlog import rule_log
 with rule_log(snakemake) as log:  # noqa: F821
     null_rates = stat_figures.read_table(snakemake.input.null_rates)
     planted = stat_figures.read_table(snakemake.input.planted)
-    fig = stat_figures.simulation_calibration(null_rates, planted, stat_figures.provenance(snakemake),
-                                              nominal_coverage=snakemake.params.nominal_coverage, coverage_bar=snakemake.params.coverage_bar)
+    fig = stat_figures.simulation_calibration(
+        null_rates,
+        planted,
+        stat_figures.provenance(snakemake),
+        nominal_coverage=snakemake.params.nominal_coverage,
+        coverage_bar=snakemake.params.coverage_bar,
+    )
     style.save(fig, snakemake.output.figure)
     log.info("drew %d null tests and %d planted effects", len(null_rates), len(planted))

@@ -28,9 +28,13 @@ with rule_log(snakemake) as log:  # noqa: F821
         "tags_outside_panas": int((~tables["mood_tags"]["in_panas"]).sum()),
         "extra_fields": int(len(tables["extra_fields"])),
         "participants_with_conflicting_profiles": sorted(
-            tables["participants"].query("~profile_consistent")["participant_id"]),
+            tables["participants"].query("~profile_consistent")["participant_id"]
+        ),
         "conversations_whose_turnCount_differs": sorted(
-            tables["conversations"].query("turn_count_declared.notna() and turn_count_declared != n_turns")["conversation_id"]),
+            tables["conversations"].query("turn_count_declared.notna() and turn_count_declared != n_turns")[
+                "conversation_id"
+            ]
+        ),
     }
     write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", snakemake.output.report)
     log.info("validated %d conversation files: %s", len(files), report["rows"])

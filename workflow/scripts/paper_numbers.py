@@ -34,8 +34,14 @@ with rule_log(snakemake) as log:  # noqa: F821
     nums = Numbers(scripts=dict(p.rule_scripts))
     # The simulation disclosure follows what is simulated (the conversations, or any model or
     # rater: eibench.cohorts.simulated), not the cohort's name.
-    nums.meta = {"cohort": p.cohort, "simulation": p.simulated["any"], "simulated_cohort": p.simulated["cohort"],
-                 "simulated_models": list(p.simulated["models"]), "mode": p.mode, "config_digest": p.config_digest}
+    nums.meta = {
+        "cohort": p.cohort,
+        "simulation": p.simulated["any"],
+        "simulated_cohort": p.simulated["cohort"],
+        "simulated_models": list(p.simulated["models"]),
+        "mode": p.mode,
+        "config_digest": p.config_digest,
+    }
     add_data_counts(nums, pd.read_parquet(i.conversations), pd.read_parquet(i.turns), pd.read_parquet(i.participants))
     board = pd.read_csv(i.leaderboard)
     main = main_rows(board, p.mode)
@@ -47,11 +53,23 @@ with rule_log(snakemake) as log:  # noqa: F821
         add_esconv(nums, i.esconv_counts)
     if p.local_model:  # a real model's committed answers: paper/sections/local_model.typ
         if p.local_model["chance"] is None:
-            raise ValueError("the local-model section tests the model against the chance baseline: add "
-                             "{name: chance, kind: baseline, method: chance} to models")
-        add_local_model(nums, p.local_model["name"], p.local_model["model_id"], read_record(i.local_record),
-                        pd.read_parquet(i.conversation_scores), pd.read_csv(i.invalid), p.local_model["metric"],
-                        p.local_model["chance"], p.seed, p.mode, n_bootstrap=p.n_bootstrap)
+            raise ValueError(
+                "the local-model section tests the model against the chance baseline: add "
+                "{name: chance, kind: baseline, method: chance} to models"
+            )
+        add_local_model(
+            nums,
+            p.local_model["name"],
+            p.local_model["model_id"],
+            read_record(i.local_record),
+            pd.read_parquet(i.conversation_scores),
+            pd.read_csv(i.invalid),
+            p.local_model["metric"],
+            p.local_model["chance"],
+            p.seed,
+            p.mode,
+            n_bootstrap=p.n_bootstrap,
+        )
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode), o.leaderboard_table)
     stats_tables = add_statistics(nums, {k: i[k] for k in STATS_TABLES})
@@ -59,18 +77,27 @@ with rule_log(snakemake) as log:  # noqa: F821
     stats_tables["planted"]["Binomial p (coverage)"] = add_coverage(nums, pd.read_csv(i.planted), alpha=p.alpha)
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], o[f"{name}_table"])
-    add_uncertainty(nums, {k[4:]: v for k, v in i.items() if k.startswith("unc_")}, p.uncertainty,
-                    p.uncertainty["n_bootstrap"])
+    add_uncertainty(
+        nums, {k[4:]: v for k, v in i.items() if k.startswith("unc_")}, p.uncertainty, p.uncertainty["n_bootstrap"]
+    )
     if getattr(i, "null_claims", None):  # the truth section: planted and null cohorts' verdicts (truth.smk)
-        write_csv(add_truth(nums, pd.read_csv(i.claims, keep_default_na=False, na_values=[""]),
-                            pd.read_csv(i.null_claims, keep_default_na=False, na_values=[""]),
-                            p.claims, p.truth_simulation["planted"], p.truth_simulation["null"]),
-                  o.truth_table)
+        write_csv(
+            add_truth(
+                nums,
+                pd.read_csv(i.claims, keep_default_na=False, na_values=[""]),
+                pd.read_csv(i.null_claims, keep_default_na=False, na_values=[""]),
+                p.claims,
+                p.truth_simulation["planted"],
+                p.truth_simulation["null"],
+            ),
+            o.truth_table,
+        )
         write_csv(add_truth_models(nums, pd.read_csv(i.truth_models)), o.truth_models_table)
     write_csv(add_preregistration(nums, p.preregistration), o.preregistration_table)
     write_csv(add_operating(nums, {k: i[f"operating_{k}"] for k in OPERATING}), o.operating_table)
-    add_reproducibility(nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files,
-                        p.prediction_sets)
+    add_reproducibility(
+        nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files, p.prediction_sets
+    )
     nums.meta["replications"] = list(p.replications)
     for name in p.replications:
         add_replication(nums, name, i[f"replication_{name}"])

@@ -20,6 +20,13 @@ with rule_log(snakemake) as log:  # noqa: F821
         Path(outdir).mkdir(parents=True, exist_ok=True)
         for file_name, obj in outputs.items():
             write_json(obj, Path(outdir) / file_name)
-        write_json({"model": model.name, "profile": model.profile, "ability_logit": model.ability,
-                    "conversations": sorted(out["conversationId"] for out in outputs.values())}, truth)
+        write_json(
+            {
+                "model": model.name,
+                "profile": model.profile,
+                "ability_logit": model.ability,
+                "conversations": sorted(out["conversationId"] for out in outputs.values()),
+            },
+            truth,
+        )
         log.info("model %s (%s), mode %s: %d output files", model.name, model.profile, p.mode, len(outputs))

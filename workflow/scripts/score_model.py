@@ -16,17 +16,27 @@ with rule_log(snakemake) as log:  # noqa: F821
     sources = [i.predictions] if isinstance(i.predictions, str) else list(i.predictions)
     ingest = ingest_em_outputs(sources, p.model, p.mode, set(gold["conversations"]["conversation_id"]), p.report_all)
     if ingest.n_off_position:
-        log.warning("model %s, mode %s: %d pairwise picks are keyed by something other than the comparison's "
-                    "position (%s); the scorer matches picks by position ('0', '1', ...), so these match no "
-                    "comparison (see docs/metrics.md)", p.model, p.mode, ingest.n_off_position,
-                    ", ".join(ingest.off_position_keys[:5]))
+        log.warning(
+            "model %s, mode %s: %d pairwise picks are keyed by something other than the comparison's "
+            "position (%s); the scorer matches picks by position ('0', '1', ...), so these match no "
+            "comparison (see docs/metrics.md)",
+            p.model,
+            p.mode,
+            ingest.n_off_position,
+            ", ".join(ingest.off_position_keys[:5]),
+        )
     em = ingest.tables
     parts = {"turn": [], "conversation": [], "summary": [], "rule_counts": [], "missing": []}
     for rule_set, s in score_rule_sets(gold, em, RULE_SETS, p.va_matching, p.compat).items():
         summary = model_summary(s.turn, s.conversation, len(gold["conversations"]))
         summary.insert(0, "rule_set", rule_set)
-        for name, df in (("turn", s.turn), ("conversation", s.conversation), ("summary", summary),
-                         ("rule_counts", s.rule_counts), ("missing", s.missing)):
+        for name, df in (
+            ("turn", s.turn),
+            ("conversation", s.conversation),
+            ("summary", summary),
+            ("rule_counts", s.rule_counts),
+            ("missing", s.missing),
+        ):
             parts[name].append(df)
     parts["invalid"] = [invalid_answers(em)]
     # Everything is computed before the first file is written.
@@ -37,6 +47,12 @@ with rule_log(snakemake) as log:  # noqa: F821
         df.insert(0, "mode", p.mode)
         df.insert(0, "em_model", p.model)
         write_parquet(df, o[name])
-    log.info("model %s, mode %s: %d output files, %d emotion tags, %d binary answers; scored %d conversations",
-             p.model, p.mode, ingest.n_files, len(em["em_emotion_tags"]), len(em["em_binary"]),
-             len(parts["conversation"][0]))
+    log.info(
+        "model %s, mode %s: %d output files, %d emotion tags, %d binary answers; scored %d conversations",
+        p.model,
+        p.mode,
+        ingest.n_files,
+        len(em["em_emotion_tags"]),
+        len(em["em_binary"]),
+        len(parts["conversation"][0]),
+    )

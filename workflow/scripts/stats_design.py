@@ -11,5 +11,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     design = cohort_design(study)
     write_text(json_text(design), snakemake.output.design)
-    log.info("%d conversations, %d models, %d human raters, categories %s", design["n_conversations"],
-             len(design["models"]), len(design["humans"]), design["categories"])
+    log.info(
+        "%d conversations, %d models, %d human raters, categories %s",
+        design["n_conversations"],
+        len(design["models"]),
+        len(design["humans"]),
+        design["categories"],
+    )

@@ -1,6 +1,5 @@
 """Rule stats_discriminability: how well each metric separates the evaluated models."""
 
-
 import pandas as pd
 from eibench.runlog import rule_log
 from eibench.stats.discriminability import compare, discriminability
@@ -13,8 +12,11 @@ with rule_log(snakemake) as log:  # noqa: F821
     models = study.with_role("model")
     metrics = available(study, ["composite", *p.stats["principal_metrics"]], models)
     table, snr = discriminability(study, metrics, models, resamples(study, p.stats, p.seed), p.stats["alpha"])
-    pairs = {(c["params"]["better"], c["params"]["worse"]) for c in p.stats["claims"]
-             if c["test"] == "discriminability_difference"}
+    pairs = {
+        (c["params"]["better"], c["params"]["worse"])
+        for c in p.stats["claims"]
+        if c["test"] == "discriminability_difference"
+    }
     point = dict(zip(table["metric"], table["log_f"]))
     comparisons = pd.DataFrame([compare(snr, a, b, point) for a, b in sorted(pairs) if a in snr and b in snr])
     write_csv(table, snakemake.output.table)

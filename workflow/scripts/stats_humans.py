@@ -13,8 +13,17 @@ with rule_log(snakemake) as log:  # noqa: F821
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     weights = resamples(study, p.stats, p.seed)
     humans, models = study.with_role("human"), study.with_role("model")
-    paired = pd.concat([human_vs_models(study, m, humans, models, weights, p.stats["alpha"])
-                        for m in compared_metrics(p.stats["claims"])], ignore_index=True) if humans else pd.DataFrame()
+    paired = (
+        pd.concat(
+            [
+                human_vs_models(study, m, humans, models, weights, p.stats["alpha"])
+                for m in compared_metrics(p.stats["claims"])
+            ],
+            ignore_index=True,
+        )
+        if humans
+        else pd.DataFrame()
+    )
     write_csv(paired, snakemake.output.paired)
 
     def tables_of(model: str) -> dict[str, pd.DataFrame]:
@@ -24,6 +33,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     human_tables = {study.models[h]: tables_of(study.models[h]) for h in humans}
     write_csv(human_agreement(human_tables) if len(human_tables) > 1 else pd.DataFrame(), snakemake.output.agreement)
     model_tables = {study.models[m]: tables_of(study.models[m]) for m in models} if len(human_tables) > 1 else {}
-    write_csv(alt_tests(human_tables, model_tables, p.stats["alt_test_epsilon"], p.stats["alpha"]),
-              snakemake.output.alt_test)
+    write_csv(
+        alt_tests(human_tables, model_tables, p.stats["alt_test_epsilon"], p.stats["alpha"]), snakemake.output.alt_test
+    )
     log.info("%d human raters, %d models", len(humans), len(models))

@@ -24,8 +24,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     by_id = {c["id"]: c for c in claims}
     for key in ("independence_claim", "diagnosis_claim"):
         if cfg[key] not in by_id:
-            raise ValueError(f"statistics.operating.{key}: no claim {cfg[key]!r} in statistics.claims "
-                             f"(ids: {', '.join(by_id)}); name one of them")
+            raise ValueError(
+                f"statistics.operating.{key}: no claim {cfg[key]!r} in statistics.claims "
+                f"(ids: {', '.join(by_id)}); name one of them"
+            )
     keep, skipped = op.simulated_claims(claims)
     # A claim this cohort cannot test is not testable in its simulated studies either.
     for c in list(keep):
@@ -44,16 +46,24 @@ with rule_log(snakemake) as log:  # noqa: F821
     if p.part == "claims":
         tables = {}
         for kind, g in (("null", null), ("planted", planted)):
-            tables[kind] = op.simulate_verdicts(g, keep, rngs(kind, "studies"), rngs(kind, "models"), weights, alpha,
-                                                fixed_design)
+            tables[kind] = op.simulate_verdicts(
+                g, keep, rngs(kind, "studies"), rngs(kind, "models"), weights, alpha, fixed_design
+            )
             tables[kind].insert(0, "cohort", kind)
         # The independence claim is false when the abilities' Kendall tau equals its margin.
         indep = [c for c in keep if c["test"] == "rank_independence"]
         margin = None
         if indep:
             at = op.margin_correlation(indep[0]["params"]["margin"])
-            margin = op.simulate_verdicts(replace(null, ability_correlation=at), indep, rngs("margin", "studies"),
-                                          rngs("margin", "models"), weights, alpha, fixed_design)
+            margin = op.simulate_verdicts(
+                replace(null, ability_correlation=at),
+                indep,
+                rngs("margin", "studies"),
+                rngs("margin", "models"),
+                weights,
+                alpha,
+                fixed_design,
+            )
             margin.insert(0, "cohort", "at margin")
         truth = op.estimands(planted, keep, fixed_design)
         signs = {c["id"]: op.planted_makes_true(c, planted, truth) for c in keep}
@@ -61,14 +71,23 @@ with rule_log(snakemake) as log:  # noqa: F821
         write_csv(table, out.claims)
         rows = [tables["null"], tables["planted"]] + ([margin] if margin is not None else [])
         write_csv(pd.concat(rows, ignore_index=True), out.verdicts)
-        log.info("operating characteristics of %d claims (%d not simulated) over %d studies per cohort",
-                 len(claims), len(skipped), n)
+        log.info(
+            "operating characteristics of %d claims (%d not simulated) over %d studies per cohort",
+            len(claims),
+            len(skipped),
+            n,
+        )
     else:
         # C1 against the number of models (claim true: independent abilities).
         c1 = by_id[cfg["independence_claim"]]
         points = [(k, replace(null, n_models=k)) for k in cfg["models"]]
-        fixed = lambda tag: (lambda v: (rngs(tag, str(v), "studies"), rngs(tag, str(v), "models"),  # noqa: E731
-                                        rng_for(p.seed, "operating", str(cfg["seed"]), "design")))
+        fixed = lambda tag: (  # noqa: E731
+            lambda v: (
+                rngs(tag, str(v), "studies"),
+                rngs(tag, str(v), "models"),
+                rng_for(p.seed, "operating", str(cfg["seed"]), "design"),
+            )
+        )
         same_weights = lambda v, g: weights  # noqa: E731 - one design of this study's conversations
         models_curve = op.verdict_curve([c1], c1["id"], points, fixed("models"), same_weights, alpha)
         models_curve.insert(0, "claim", c1["id"])
@@ -83,22 +102,40 @@ with rule_log(snakemake) as log:  # noqa: F821
         # The diagnosis claim against the number of participants: drawn designs of this study's
         # size with that many participants (the share diagnosed kept), the claim's Holm family.
         c3 = by_id[cfg["diagnosis_claim"]]
-        family = [c for c in keep if c["family"] == c3["family"] and c["test"] not in
-                  ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")]
+        family = [
+            c
+            for c in keep
+            if c["family"] == c3["family"]
+            and c["test"] not in ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")
+        ]
         share = null.n_diagnosed / max(null.n_participants, 1)
-        drawn = dict(conversation_participant=None, conversation_category=None, participant_diagnosed=None,
-                     turns_each=None)
-        points = [(k, replace(planted, n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share))), **drawn))
-                  for k in cfg["participants"]]
-        part_rngs = lambda v: (rngs("participants", str(v), "studies"), rngs("participants", str(v), "models"),  # noqa: E731
-                               rng_for(p.seed, "operating", str(cfg["seed"]), "participants", str(v), "design"))
+        drawn = dict(
+            conversation_participant=None, conversation_category=None, participant_diagnosed=None, turns_each=None
+        )
+        points = [
+            (k, replace(planted, n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share))), **drawn))
+            for k in cfg["participants"]
+        ]
+        part_rngs = lambda v: (  # noqa: E731
+            rngs("participants", str(v), "studies"),
+            rngs("participants", str(v), "models"),
+            rng_for(p.seed, "operating", str(cfg["seed"]), "participants", str(v), "design"),
+        )
         part_curve = op.verdict_curve(family, c3["id"], points, part_rngs, same_weights, alpha)
         part_curve.insert(0, "claim", c3["id"])
         write_csv(part_curve, out.participants)
         # Reliability and signal-to-noise of the models' means against the number of conversations.
-        rel = op.reliability_curve(null, ["emotion_f1", "binary_om_acc", "pairwise_acc", "composite"],
-                                   cfg["conversations"], lambda v: rngs("conversations", str(v), "studies"),
-                                   lambda v: rng_for(p.seed, "operating", str(cfg["seed"]), "conversations", str(v)))
+        rel = op.reliability_curve(
+            null,
+            ["emotion_f1", "binary_om_acc", "pairwise_acc", "composite"],
+            cfg["conversations"],
+            lambda v: rngs("conversations", str(v), "studies"),
+            lambda v: rng_for(p.seed, "operating", str(cfg["seed"]), "conversations", str(v)),
+        )
         write_csv(rel, out.conversations)
-        log.info("curves: models %s, participants %s, conversations %s", cfg["models"], cfg["participants"],
-                 cfg["conversations"])
+        log.info(
+            "curves: models %s, participants %s, conversations %s",
+            cfg["models"],
+            cfg["participants"],
+            cfg["conversations"],
+        )

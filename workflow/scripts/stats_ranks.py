@@ -12,8 +12,15 @@ with rule_log(snakemake) as log:  # noqa: F821
     models = study.with_role("model")
     metrics = available(study, p.stats["principal_metrics"], models)
     pairs, reliability, summary = rank_independence(
-        study, metrics, models, resamples(study, p.stats, p.seed), p.stats["independence_margin"],
-        p.stats["split_halves"], rng_for(p.seed, "ranks"), p.stats["alpha"])
+        study,
+        metrics,
+        models,
+        resamples(study, p.stats, p.seed),
+        p.stats["independence_margin"],
+        p.stats["split_halves"],
+        rng_for(p.seed, "ranks"),
+        p.stats["alpha"],
+    )
     write_csv(pairs, snakemake.output.pairs)
     write_csv(reliability, snakemake.output.reliability)
     write_text(json_text(summary), snakemake.output.summary)

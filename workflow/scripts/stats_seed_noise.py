@@ -10,12 +10,26 @@ from eibench.tables import read_parquet, write_csv
 with rule_log(snakemake) as log:  # noqa: F821
     p, i, o = snakemake.params, snakemake.input, snakemake.output
     gold = {name: read_parquet(i[name], GOLD_TABLES[name]) for name in GOLD_TABLES}
-    draws = redrawn_composites(gold, dict(p.profiles), p.simulation, p.seed, p.mode, p.romantic_category, p.draws,
-                               p.scoring["va_matching"], p.scoring["compat"])
+    draws = redrawn_composites(
+        gold,
+        dict(p.profiles),
+        p.simulation,
+        p.seed,
+        p.mode,
+        p.romantic_category,
+        p.draws,
+        p.scoring["va_matching"],
+        p.scoring["compat"],
+    )
     schemes = pd.read_csv(i.schemes)
     published = schemes[schemes["scheme"] == p.primary][["em_model", "estimate", "width"]]
     write_csv(draws, o.draws)
-    write_csv(spread(draws, published) if len(draws) else
-              pd.DataFrame(columns=["em_model", "draws", "sd", "min", "max", "estimate", "width", "bootstrap_sd",
-                                    "noise_share"]), o.spread)
+    write_csv(
+        spread(draws, published)
+        if len(draws)
+        else pd.DataFrame(
+            columns=["em_model", "draws", "sd", "min", "max", "estimate", "width", "bootstrap_sd", "noise_share"]
+        ),
+        o.spread,
+    )
     log.info("%d simulated models, %d redraws each", len(p.profiles), p.draws)

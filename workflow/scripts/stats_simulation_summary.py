@@ -13,8 +13,11 @@ with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
     left = left_out(json.load(open(snakemake.input.design)), p.stats["alpha"])
     null = pd.concat([pd.read_parquet(f) for f in snakemake.input.null], ignore_index=True).sort_values("simulation")
-    planted = pd.concat([pd.read_parquet(f) for f in snakemake.input.planted], ignore_index=True).sort_values("simulation")
+    planted = pd.concat([pd.read_parquet(f) for f in snakemake.input.planted], ignore_index=True).sort_values(
+        "simulation"
+    )
     write_csv(summarise_null(null, p.stats["alpha"], left), snakemake.output.null)
-    write_csv(summarise_planted(planted, planted_generator(p.stats["simulation"]["planted"]), left),
-              snakemake.output.planted)
+    write_csv(
+        summarise_planted(planted, planted_generator(p.stats["simulation"]["planted"]), left), snakemake.output.planted
+    )
     log.info("%d null and %d planted studies; left out: %s", len(null), len(planted), left)

@@ -9,8 +9,10 @@ from eibench.tables import write_csv
 with rule_log(snakemake) as log:  # noqa: F821
     p, i = snakemake.params, snakemake.input
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
-    metrics = sorted({"emotion_f1", "emotion_va", "tracking", "binary_om_acc", "binary_hp_acc", "evaluation"}
-                     | {c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "diagnosis_effect"})
+    metrics = sorted(
+        {"emotion_f1", "emotion_va", "tracking", "binary_om_acc", "binary_hp_acc", "evaluation"}
+        | {c["params"]["metric"] for c in p.stats["claims"] if c["test"] == "diagnosis_effect"}
+    )
     table = diagnosis_effects(study, metrics, study.with_role("model"), rng_for(p.seed, "permutation"))
     write_csv(table, snakemake.output.table)
     log.info("diagnosis effects for %s", metrics)

@@ -1,7 +1,6 @@
 """Rule stats_topics: topic effects, the probability of being the hardest topic, and the
 pre-specified romantic-vs-rest contrast."""
 
-
 import pandas as pd
 from eibench.metrics.registry import BY_NAME
 from eibench.runlog import rule_log
@@ -23,8 +22,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     for metric in [m for m in pillars + sorted(claimed - set(pillars)) if m not in undefined]:
         # The pre-specified contrasts: each category a claim names against the rest.
         for k, category in enumerate(p.categories or [None]):
-            table, contrast = topic_effects(study, metric, models, weights, category,
-                                            BY_NAME[metric].higher_is_better)
+            table, contrast = topic_effects(study, metric, models, weights, category, BY_NAME[metric].higher_is_better)
             if k == 0:
                 tables.append(table)
             if category is not None:

@@ -12,8 +12,21 @@ with rule_log(snakemake) as log:  # noqa: F821
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     weights = resamples(study, p.stats, p.seed)
     models = study.with_role("model")
-    metrics = available(study, ["composite", "composite_equal", "tracking", "evaluation", "holistic",
-                                *PRINCIPAL, "binary_om_acc_pw", "binary_hp_acc_pw", "perspective_gap"], range(len(study.models)))
+    metrics = available(
+        study,
+        [
+            "composite",
+            "composite_equal",
+            "tracking",
+            "evaluation",
+            "holistic",
+            *PRINCIPAL,
+            "binary_om_acc_pw",
+            "binary_hp_acc_pw",
+            "perspective_gap",
+        ],
+        range(len(study.models)),
+    )
     write_csv(model_intervals(study, metrics, weights), snakemake.output.intervals)
     principal = available(study, ["composite", *p.stats["principal_metrics"]], models)
     write_csv(paired_differences(study, principal, weights, models), snakemake.output.paired)

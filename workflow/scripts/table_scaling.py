@@ -13,8 +13,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     record = read_record(snakemake.input.record)
     table = paper_table(record)
     # An exponent that needs a configuration the record lacks is null (JSON has no NaN).
-    fitted = {col: {span: v if math.isfinite(v) else None for span, v in spans.items()}
-              for col, spans in exponents(record).items()}
+    fitted = {
+        col: {span: v if math.isfinite(v) else None for span, v in spans.items()}
+        for col, spans in exponents(record).items()
+    }
     meta = {**provenance(record), "exponents": fitted}
     write_csv(table, snakemake.output.table)
     write_text(json.dumps(meta, indent=2, sort_keys=True, allow_nan=False) + "\n", snakemake.output.provenance)

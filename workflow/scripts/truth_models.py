@@ -18,16 +18,26 @@ with rule_log(snakemake) as log:  # noqa: F821
     for name, path in zip(p.models, i.truth, strict=True):
         truth = json.load(open(path))
         model = SimulatedModel(truth["model"], truth["profile"], truth["ability_logit"])
-        expected = expected_binary_accuracy(tables, model, p.mode, p.simulation, p.seed, p.romantic_category,
-                                            truth["conversations"])
+        expected = expected_binary_accuracy(
+            tables, model, p.mode, p.simulation, p.seed, p.romantic_category, truth["conversations"]
+        )
         for metric, value in expected.items():
             est = intervals.loc[(name, metric)] if (name, metric) in intervals.index else None
-            rows.append({"em_model": name, "profile": truth["profile"], "metric": metric,
-                         "ability_logit": truth["ability_logit"][METRICS[metric][0]], "expected": value,
-                         "estimate": None if est is None else float(est["estimate"]),
-                         "lo": None if est is None else float(est["lo"]), "hi": None if est is None else float(est["hi"])})
+            rows.append(
+                {
+                    "em_model": name,
+                    "profile": truth["profile"],
+                    "metric": metric,
+                    "ability_logit": truth["ability_logit"][METRICS[metric][0]],
+                    "expected": value,
+                    "estimate": None if est is None else float(est["estimate"]),
+                    "lo": None if est is None else float(est["lo"]),
+                    "hi": None if est is None else float(est["hi"]),
+                }
+            )
     table = pd.DataFrame(rows)
     table["covered"] = (table["lo"] <= table["expected"]) & (table["expected"] <= table["hi"])
     write_csv(table, snakemake.output.table)
-    log.info("%d models: %d of %d intervals cover the expected value", len(p.models), int(table["covered"].sum()),
-             len(table))
+    log.info(
+        "%d models: %d of %d intervals cover the expected value", len(p.models), int(table["covered"].sum()), len(table)
+    )

@@ -91,13 +91,23 @@ def _turns(rng: random.Random, category: str, n_turns: int, judgements: bool) ->
     turns = []
     for t in range(1, n_turns + 1):
         user = rng.choice(OPENERS[category]) if t == 1 else rng.choice(FOLLOW_UPS)
-        turn = {"turnNumber": t, "userMessage": user, "llmResponse": rng.choice(REPLIES),
-                "moodShiftTags": _mood(rng, t, n_turns)}
+        turn = {
+            "turnNumber": t,
+            "userMessage": user,
+            "llmResponse": rng.choice(REPLIES),
+            "moodShiftTags": _mood(rng, t, n_turns),
+        }
         if judgements:
-            turn["annotations"] = {"binaryJudgements": [
-                {"questionId": q, "observedBehavior": rng.choice(["yes", "yes", "no"]),
-                 "preferredBehavior": rng.choice(["yes", "yes", "no", "na"])}
-                for q in QUESTIONS]}
+            turn["annotations"] = {
+                "binaryJudgements": [
+                    {
+                        "questionId": q,
+                        "observedBehavior": rng.choice(["yes", "yes", "no"]),
+                        "preferredBehavior": rng.choice(["yes", "yes", "no", "na"]),
+                    }
+                    for q in QUESTIONS
+                ]
+            }
         turns.append(turn)
     return turns
 
@@ -107,17 +117,34 @@ def mood_only(rng: random.Random) -> list[dict]:
     for i in range(16):
         n_turns = rng.randint(6, 10)
         cid = f"mo{i + 1:02d}"
-        out.append({"conversationId": cid,
-                    "metadata": {"conversationId": cid, "model": "om-chat", "category": "Daily life",
-                                 "subtopic": "everyday hassles", "turnCount": n_turns},
-                    "participant_profile": None,
-                    "turns": _turns(rng, "Daily life", n_turns, judgements=False)})
+        out.append(
+            {
+                "conversationId": cid,
+                "metadata": {
+                    "conversationId": cid,
+                    "model": "om-chat",
+                    "category": "Daily life",
+                    "subtopic": "everyday hassles",
+                    "turnCount": n_turns,
+                },
+                "participant_profile": None,
+                "turns": _turns(rng, "Daily life", n_turns, judgements=False),
+            }
+        )
     return out
 
 
 def no_humans(rng: random.Random) -> list[dict]:
-    people = [("p1", ["anxiety"]), ("p2", ["depression"]), ("p3", ["ADHD"]), ("p4", ["autism (ASD)"]),
-              ("p5", ["none"]), ("p6", []), ("p7", ["none"]), ("p8", ["none"])]
+    people = [
+        ("p1", ["anxiety"]),
+        ("p2", ["depression"]),
+        ("p3", ["ADHD"]),
+        ("p4", ["autism (ASD)"]),
+        ("p5", ["none"]),
+        ("p6", []),
+        ("p7", ["none"]),
+        ("p8", ["none"]),
+    ]
     categories = ["Work and career", "Romantic relationships", "Family"]
     out = []
     for i in range(20):
@@ -125,13 +152,26 @@ def no_humans(rng: random.Random) -> list[dict]:
         category = categories[(i // len(people)) % len(categories)]
         n_turns = rng.randint(6, 9)
         cid = f"nh{i + 1:02d}"
-        out.append({"conversationId": cid,
-                    "metadata": {"conversationId": cid, "model": "om-chat", "category": category,
-                                 "subtopic": "a hand-written situation", "turnCount": n_turns},
-                    "participant_profile": {"schema_version": 1, "participant_id": pid,
-                                            "age": str(24 + 5 * (i % len(people))), "traits": traits,
-                                            "goals": ["to feel heard"]},
-                    "turns": _turns(rng, category, n_turns, judgements=True)})
+        out.append(
+            {
+                "conversationId": cid,
+                "metadata": {
+                    "conversationId": cid,
+                    "model": "om-chat",
+                    "category": category,
+                    "subtopic": "a hand-written situation",
+                    "turnCount": n_turns,
+                },
+                "participant_profile": {
+                    "schema_version": 1,
+                    "participant_id": pid,
+                    "age": str(24 + 5 * (i % len(people))),
+                    "traits": traits,
+                    "goals": ["to feel heard"],
+                },
+                "turns": _turns(rng, category, n_turns, judgements=True),
+            }
+        )
     return out
 
 

@@ -106,8 +106,10 @@ class RatingItem:
 @cache
 def post_chat_ratings() -> tuple[RatingItem, ...]:
     """The post-chat rating items in instrument order (empathy, relevance)."""
-    return tuple(RatingItem(r["item"], int(r["low"]), int(r["high"]), r["question"], r["source"])
-                 for r in _read_csv("post_chat_ratings.csv"))
+    return tuple(
+        RatingItem(r["item"], int(r["low"]), int(r["high"]), r["question"], r["source"])
+        for r in _read_csv("post_chat_ratings.csv")
+    )
 
 
 @cache
@@ -120,5 +122,7 @@ def panas_totals(items: Mapping[str, float]) -> dict[str, float]:
     """PANAS totals of a set of item values: the sums of the positive and the negative items
     given (keys totalPositiveAffect, totalNegativeAffect, as in the release format)."""
     affect = {i.name: i.affect for i in panas_items()}
-    return {"totalPositiveAffect": sum(v for k, v in items.items() if affect[k] == "positive"),
-            "totalNegativeAffect": sum(v for k, v in items.items() if affect[k] == "negative")}
+    return {
+        "totalPositiveAffect": sum(v for k, v in items.items() if affect[k] == "positive"),
+        "totalNegativeAffect": sum(v for k, v in items.items() if affect[k] == "negative"),
+    }

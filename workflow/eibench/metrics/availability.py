@@ -39,27 +39,64 @@ class AnnotationKind:
 
 
 KINDS: tuple[AnnotationKind, ...] = (
-    AnnotationKind("mood_tags", "mood-shift tags (moodShiftTags)",
-                   ("emotion_f1", "emotion_f1_intensity", "emotion_va", "emotion_va_intensity", "tracking")),
-    AnnotationKind("binary_judgements", "behaviour judgements (binaryJudgements)",
-                   ("binary_om_acc", "binary_om_acc_pw", "binary_hp_acc", "binary_hp_acc_pw", "perspective_gap"),
-                   ("om", "om_pw", "hp", "hp_pw"), ("binary_",)),
-    AnnotationKind("preferred_behaviour", "preferred behaviour (preferredBehavior)",
-                   ("binary_hp_acc", "binary_hp_acc_pw", "perspective_gap"), ("hp", "hp_pw"), ("binary_hp_",)),
-    AnnotationKind("pairwise_comparisons", "pairwise comparisons (pairwiseComparisons)",
-                   ("pairwise_acc", "kendall_tau", "preference_alignment"), (), ("pairwise_", "kendall_tau_")),
-    AnnotationKind("panas_totals", "PANAS totals or a complete set of PANAS items (prePanas/postPanas)",
-                   ("panas_adjusted", "panas_normalized", "panas_part"), (),
-                   ("panas_total_", "panas_affect_", "panas_adjusted_", "panas_post_equals_pre")),
-    AnnotationKind("panas_items", "PANAS items (prePanas/postPanas items)",
-                   ("panas_items_adjusted", "panas_items_normalized")),
-    AnnotationKind("survey", "post-chat survey answers (conversationWideQuestions)",
-                   ("conversation_wide", "cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1"),
-                   (), ("conversation_wide_",)),
-    AnnotationKind("four_branch", "four-branch ratings (fourBranchScores)", ("four_branch", "four_branch_mae"), (),
-                   ("four_branch_",)),
-    AnnotationKind("post_chat_ratings", "post-chat ratings of the assistant (postChatRatings, an extension)",
-                   ("post_chat_ratings", "post_chat_ratings_mae"), (), ("post_chat_ratings_",), extension=True),
+    AnnotationKind(
+        "mood_tags",
+        "mood-shift tags (moodShiftTags)",
+        ("emotion_f1", "emotion_f1_intensity", "emotion_va", "emotion_va_intensity", "tracking"),
+    ),
+    AnnotationKind(
+        "binary_judgements",
+        "behaviour judgements (binaryJudgements)",
+        ("binary_om_acc", "binary_om_acc_pw", "binary_hp_acc", "binary_hp_acc_pw", "perspective_gap"),
+        ("om", "om_pw", "hp", "hp_pw"),
+        ("binary_",),
+    ),
+    AnnotationKind(
+        "preferred_behaviour",
+        "preferred behaviour (preferredBehavior)",
+        ("binary_hp_acc", "binary_hp_acc_pw", "perspective_gap"),
+        ("hp", "hp_pw"),
+        ("binary_hp_",),
+    ),
+    AnnotationKind(
+        "pairwise_comparisons",
+        "pairwise comparisons (pairwiseComparisons)",
+        ("pairwise_acc", "kendall_tau", "preference_alignment"),
+        (),
+        ("pairwise_", "kendall_tau_"),
+    ),
+    AnnotationKind(
+        "panas_totals",
+        "PANAS totals or a complete set of PANAS items (prePanas/postPanas)",
+        ("panas_adjusted", "panas_normalized", "panas_part"),
+        (),
+        ("panas_total_", "panas_affect_", "panas_adjusted_", "panas_post_equals_pre"),
+    ),
+    AnnotationKind(
+        "panas_items", "PANAS items (prePanas/postPanas items)", ("panas_items_adjusted", "panas_items_normalized")
+    ),
+    AnnotationKind(
+        "survey",
+        "post-chat survey answers (conversationWideQuestions)",
+        ("conversation_wide", "cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_q3_distance", "cw_followup_f1"),
+        (),
+        ("conversation_wide_",),
+    ),
+    AnnotationKind(
+        "four_branch",
+        "four-branch ratings (fourBranchScores)",
+        ("four_branch", "four_branch_mae"),
+        (),
+        ("four_branch_",),
+    ),
+    AnnotationKind(
+        "post_chat_ratings",
+        "post-chat ratings of the assistant (postChatRatings, an extension)",
+        ("post_chat_ratings", "post_chat_ratings_mae"),
+        (),
+        ("post_chat_ratings_",),
+        extension=True,
+    ),
 )
 BY_NAME = {k.name: k for k in KINDS}
 

@@ -48,8 +48,14 @@ class BinaryRows:
 
 
 def binary_rows(
-    gold_tid: np.ndarray, gold_question: np.ndarray, gold_om: np.ndarray, gold_hp: np.ndarray,
-    answers: pd.DataFrame, ans_tid: np.ndarray, ans_question: np.ndarray, n: int,
+    gold_tid: np.ndarray,
+    gold_question: np.ndarray,
+    gold_om: np.ndarray,
+    gold_hp: np.ndarray,
+    answers: pd.DataFrame,
+    ans_tid: np.ndarray,
+    ans_question: np.ndarray,
+    n: int,
 ) -> BinaryRows:
     """Join every scored gold judgement with the EM's answer, for the four variants.
 
@@ -96,7 +102,9 @@ def binary_scores(rows: BinaryRows, n: int, rule_set: str, turns: np.ndarray, co
         counts[f"binary_{prefix}_prediction_missing"] += int((counted_here & (status == 0)).sum())
         counts[f"binary_{prefix}_prediction_na"] += int((counted_here & (v == NA)).sum())
         counts[f"binary_{prefix}_prediction_invalid"] += int((counted_here & (status == 3)).sum())
-        counts[f"binary_{prefix}_prediction_unrecognised"] += int((counted_here & ((status == 2) | (status == 4))).sum())
+        counts[f"binary_{prefix}_prediction_unrecognised"] += int(
+            (counted_here & ((status == 2) | (status == 4))).sum()
+        )
         if rule_set == "parity":
             eff_yes = pred_yes  # everything but 'yes' is read as 'no'
         else:

@@ -76,8 +76,10 @@ def add_pillars(conv: pd.DataFrame, rules: Rules | None = None) -> pd.DataFrame:
     scorer); the port setting rounds halves up with JavaScript's Math.round, in the port's
     order of operations where every part is present (D16)."""
     rules = rules or rules_for("parity")
-    col = {name: conv[name].to_numpy(float) if name in conv or name not in EXTENSION_PARTS else np.full(len(conv), np.nan)
-           for name in ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)}
+    col = {
+        name: conv[name].to_numpy(float) if name in conv or name not in EXTENSION_PARTS else np.full(len(conv), np.nan)
+        for name in ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)
+    }
     binary = _row_mean(col["binary_om_acc"], col["binary_hp_acc"])
     evaluation = _weighted(np.column_stack([binary, col["pairwise_acc"]]), [0.5, 0.5])
     holistic = _weighted(np.column_stack([col[k] for k in HOLISTIC_WEIGHTS]), list(HOLISTIC_WEIGHTS.values()))
@@ -88,16 +90,21 @@ def add_pillars(conv: pd.DataFrame, rules: Rules | None = None) -> pd.DataFrame:
     equal = 100.0 * _row_mean(turn_avg, conv_avg)
     port_raw = port_equal = None
     if rules.compat == "port" and "emotion_f1" in conv and "emotion_va" in conv:
-        port_raw, port_equal = _port_formula(col, conv["emotion_f1"].to_numpy(float), conv["emotion_va"].to_numpy(float))
+        port_raw, port_equal = _port_formula(
+            col, conv["emotion_f1"].to_numpy(float), conv["emotion_va"].to_numpy(float)
+        )
         usable = ~np.isnan(port_raw) & np.isnan(col["post_chat_ratings"])  # the port has no post-chat-ratings part
         port_raw, port_equal = np.where(usable, port_raw, np.nan), np.where(usable, port_equal, np.nan)
         equal = np.where(usable, port_equal / 100, equal)
-    added = pd.DataFrame({
-        "evaluation": evaluation,
-        "holistic": holistic,
-        "composite": _round2(raw, rules.round_half, port_raw),
-        "composite_parts": (~np.isnan(pillars)).sum(axis=1).astype("int64"),
-        "composite_equal": _round2(equal, rules.round_half, port_equal) if rules.round_equal_composite else equal,
-    }, index=conv.index)
+    added = pd.DataFrame(
+        {
+            "evaluation": evaluation,
+            "holistic": holistic,
+            "composite": _round2(raw, rules.round_half, port_raw),
+            "composite_parts": (~np.isnan(pillars)).sum(axis=1).astype("int64"),
+            "composite_equal": _round2(equal, rules.round_half, port_equal) if rules.round_equal_composite else equal,
+        },
+        index=conv.index,
+    )
     # A column already present (e.g. a rescored table) is replaced in place, as assignment did.
     return pd.concat([conv.drop(columns=[c for c in added if c in conv.columns]), added], axis=1)

@@ -33,7 +33,11 @@ from .rules import Rules
 def judge_scores(em_turns: pd.DataFrame) -> np.ndarray:
     """Per-row judge score of ``em_turns`` (aligned with its rows)."""
     cols = [f"judge_{f}" for f in JUDGE_FIELDS]
-    values = np.column_stack([em_turns[c].to_numpy(float, na_value=np.nan) for c in cols]) if len(em_turns) else np.zeros((0, 4))
+    values = (
+        np.column_stack([em_turns[c].to_numpy(float, na_value=np.nan) for c in cols])
+        if len(em_turns)
+        else np.zeros((0, 4))
+    )
     present = ~np.isnan(values)
     n = present.sum(axis=1)
     mean = np.divide(np.nansum(values, axis=1), n, out=np.full(len(values), np.nan), where=n > 0)
@@ -48,8 +52,9 @@ def as_arrow(values: pd.Series, rows: np.ndarray) -> pa.Array:
     return arrow(values).cast(pa.large_string()).take(idx)
 
 
-def similarity_scores(gold: GoldIndex, gold_rows: np.ndarray, drafts: pa.Array, win_share: np.ndarray,
-                      rules: Rules | None = None) -> tuple[np.ndarray, np.ndarray]:
+def similarity_scores(
+    gold: GoldIndex, gold_rows: np.ndarray, drafts: pa.Array, win_share: np.ndarray, rules: Rules | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Response similarity and preference alignment per turn.
 
     ``gold_rows``: the gold turn row of each scored turn; ``drafts``: the EM drafts aligned

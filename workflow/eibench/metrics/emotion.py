@@ -37,8 +37,12 @@ class Tags:
     @classmethod
     def from_table(cls, df: pd.DataFrame, tid: np.ndarray, vocab: pd.Index) -> "Tags":
         """Tags of a tidy tag table whose rows have turn ids ``tid``; words coded in ``vocab``."""
-        return cls.build(tid, codes(df["emotion"], vocab), df["intensity"].to_numpy(float, na_value=np.nan),
-                         df["tag_index"].to_numpy(np.int64))
+        return cls.build(
+            tid,
+            codes(df["emotion"], vocab),
+            df["intensity"].to_numpy(float, na_value=np.nan),
+            df["tag_index"].to_numpy(np.int64),
+        )
 
 
 def _unique(keys: np.ndarray, last: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -49,7 +53,9 @@ def _unique(keys: np.ndarray, last: bool) -> tuple[np.ndarray, np.ndarray]:
     return k, len(keys) - 1 - first_of_reversed
 
 
-def set_f1_scores(gold: Tags, pred: Tags, n: int, n_words: int, last_intensity: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def set_f1_scores(
+    gold: Tags, pred: Tags, n: int, n_words: int, last_intensity: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-turn emotion F1 and F1 x intensity agreement (arrays of length n); a word listed twice
     keeps its first intensity, or its last with ``last_intensity``."""
     g_key, g_first = _unique(gold.tid * n_words + gold.word, last_intensity)
@@ -89,7 +95,9 @@ def _dense(tags: Tags, pos: np.ndarray, tids: np.ndarray, width: int) -> dict[st
     return out
 
 
-def _similarities(g: dict[str, np.ndarray], p: dict[str, np.ndarray], table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _similarities(
+    g: dict[str, np.ndarray], p: dict[str, np.ndarray], table: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     label = table[g["word"][:, :, None], p["word"][:, None, :]]
     gi, pi = g["intensity"][:, :, None], p["intensity"][:, None, :]
     both = ~np.isnan(gi) & ~np.isnan(pi)
@@ -112,8 +120,9 @@ def _best_sums(sim: np.ndarray, matching: str) -> np.ndarray:
     return totals.max(axis=1)
 
 
-def va_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal",
-              rounding: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+def va_scores(
+    gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal", rounding: str | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-turn emotion VA and its intensity variant (arrays of length n).
 
     ``matching`` is 'optimal' (a maximum-similarity one-to-one assignment, as the official
@@ -137,8 +146,15 @@ def va_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "
     return va, va_int
 
 
-def emotion_scores(gold: Tags, pred: Tags, n: int, vocab: pd.Index, matching: str = "optimal",
-                   rounding: str | None = None, last_intensity: bool = False) -> dict[str, np.ndarray]:
+def emotion_scores(
+    gold: Tags,
+    pred: Tags,
+    n: int,
+    vocab: pd.Index,
+    matching: str = "optimal",
+    rounding: str | None = None,
+    last_intensity: bool = False,
+) -> dict[str, np.ndarray]:
     """All four emotion metrics per turn, keyed by metric name."""
     f1, f1_int = set_f1_scores(gold, pred, n, len(vocab), last_intensity)
     va, va_int = va_scores(gold, pred, n, vocab, matching, rounding)

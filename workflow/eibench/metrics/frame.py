@@ -32,7 +32,8 @@ class ModelFrame:
         present = np.isin(g_key, e_key) & in_scored
         self.turns_missing = int((in_scored & ~present).sum())
         self.em_turns_not_in_gold = int((~np.isin(e_key, g_key[in_scored])).sum()) + int(
-            (self.em_keys(em_turns) < 0).sum())
+            (self.em_keys(em_turns) < 0).sum()
+        )
         keep = in_scored & (present | keep_missing)
         rows = np.flatnonzero(keep)
         order = np.argsort(g_key[rows], kind="stable")

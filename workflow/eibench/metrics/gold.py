@@ -43,7 +43,9 @@ def turn_keys(conv: np.ndarray, turn: np.ndarray) -> np.ndarray:
 _NOT_PLAIN = "[^\\x20-\\x7e\\t\\n\\r\\x0b\\x0c]"  # anything but printable ASCII and ASCII whitespace
 
 
-def tokenize(texts: pa.Array, dictionary: pa.Array | None = None, js: bool = False) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+def tokenize(
+    texts: pa.Array, dictionary: pa.Array | None = None, js: bool = False
+) -> tuple[np.ndarray, np.ndarray, pa.Array]:
     """Python's ``text.lower().split()`` tokens of each text: (row, token id, dictionary).
 
     Plain ASCII texts go through Arrow compute (whose lower-casing and whitespace agree with
@@ -58,7 +60,11 @@ def tokenize(texts: pa.Array, dictionary: pa.Array | None = None, js: bool = Fal
     split = js_tokens if js else str.split  # on plain ASCII text (Arrow's path) the two agree
     plain_rows = np.flatnonzero(~special)
     lists = pc.utf8_split_whitespace(pc.ascii_lower(texts.take(pa.array(plain_rows))))
-    rows = plain_rows[pc.list_parent_indices(lists).to_numpy().astype(np.int64)] if len(plain_rows) else np.zeros(0, np.int64)
+    rows = (
+        plain_rows[pc.list_parent_indices(lists).to_numpy().astype(np.int64)]
+        if len(plain_rows)
+        else np.zeros(0, np.int64)
+    )
     flat = pc.list_flatten(lists).cast(pa.large_string())
     # Arrow splits at every whitespace run, so leading or trailing whitespace (and '') yields an
     # empty token; Python's split() yields none.
@@ -114,7 +120,9 @@ class GoldIndex:
         n = len(self.conversations)
         self.absent = absent_kinds(g)  # kinds of annotation no conversation has (availability.py)
         turns = g["turns"]
-        self.turn_key = turn_keys(codes(turns["conversation_id"], self.conversations), turns["turn_number"].to_numpy(np.int64))
+        self.turn_key = turn_keys(
+            codes(turns["conversation_id"], self.conversations), turns["turn_number"].to_numpy(np.int64)
+        )
         if (self.turn_key < 0).any():
             raise ValueError("a gold turn has no key (unknown conversation or turn number out of range)")
         self.turn_number = turns["turn_number"].to_numpy(np.int64)
@@ -177,12 +185,22 @@ class GoldIndex:
         self.survey_conv = codes(self.survey["conversation_id"], self.conversations)
         self.branches = pd.Index(list(instrument.FOUR_BRANCHES), dtype=object)
         four = g["four_branch"]
-        self.four = grid(codes(four["conversation_id"], self.conversations), codes(four["branch"], self.branches),
-                         four["rating"].to_numpy(float, na_value=np.nan), n, 4)
+        self.four = grid(
+            codes(four["conversation_id"], self.conversations),
+            codes(four["branch"], self.branches),
+            four["rating"].to_numpy(float, na_value=np.nan),
+            n,
+            4,
+        )
         ratings = g["post_chat_ratings"]
         self.rating_items = pd.Index([i.name for i in instrument.post_chat_ratings()], dtype=object)
-        self.ratings = grid(codes(ratings["conversation_id"], self.conversations), codes(ratings["item"], self.rating_items),
-                            ratings["rating"].to_numpy(float, na_value=np.nan), n, len(self.rating_items))
+        self.ratings = grid(
+            codes(ratings["conversation_id"], self.conversations),
+            codes(ratings["item"], self.rating_items),
+            ratings["rating"].to_numpy(float, na_value=np.nan),
+            n,
+            len(self.rating_items),
+        )
 
     def replies(self, js: bool) -> "Replies":
         """Token sets of the original, alternate and human replies (Python's tokens, or
@@ -190,8 +208,12 @@ class GoldIndex:
         if js in self._replies:
             return self._replies[js]
         turns = self.tables["turns"]
-        texts = pa.concat_arrays([arrow(turns[c]).cast(pa.large_string()) if len(turns) else pa.array([], pa.large_string())
-                                  for c in REPLY_COLUMNS])
+        texts = pa.concat_arrays(
+            [
+                arrow(turns[c]).cast(pa.large_string()) if len(turns) else pa.array([], pa.large_string())
+                for c in REPLY_COLUMNS
+            ]
+        )
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.large_string()))
         rows, tok, dictionary = tokenize(texts, js=js) if len(texts) else empty
         if len(dictionary) >= 1 << (TOKEN_BITS - 1):
@@ -204,8 +226,13 @@ class GoldIndex:
             out.keys.append(keys)
             out.sizes.append(np.bincount(keys >> TOKEN_BITS, minlength=n_turns)[:n_turns])
             out.present.append(turns[column].notna().to_numpy(bool))
-            out.has_text.append(pc.fill_null(pc.greater(pc.utf8_length(arrow(turns[column]).cast(pa.large_string())), 0),
-                                             False).to_numpy(zero_copy_only=False) if n_turns else np.zeros(0, bool))
+            out.has_text.append(
+                pc.fill_null(
+                    pc.greater(pc.utf8_length(arrow(turns[column]).cast(pa.large_string())), 0), False
+                ).to_numpy(zero_copy_only=False)
+                if n_turns
+                else np.zeros(0, bool)
+            )
         self._replies[js] = out
         return out
 

@@ -76,8 +76,9 @@ def _js_round_array(x: np.ndarray) -> np.ndarray:
     return np.where(x - lower >= 0.5, lower + 1.0, lower)
 
 
-def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rules: Rules,
-                 counts: Counter) -> dict[str, np.ndarray]:
+def panas_scores(
+    gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rules: Rules, counts: Counter
+) -> dict[str, np.ndarray]:
     rule_set = rules.rule_set
     port = rules.port_panas_prediction
     n = len(frame.convs)
@@ -103,7 +104,9 @@ def panas_scores(gold: GoldIndex, frame: ModelFrame, em_panas: pd.DataFrame, rul
     if not port:  # the port reads predictions as given
         item_pred = np.clip(item_pred, 1, 7)
 
-    tot_col = np.where(is_total & (kind >= 0), kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1)
+    tot_col = np.where(
+        is_total & (kind >= 0), kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1
+    )
     tot = grid(e_conv, np.where(tot_col >= 0, tot_col, -1), values, n, 4)
     absolute, delta = tot[:, 0:2], tot[:, 2:4]
     pred = np.where(~np.isnan(absolute), absolute, pre + delta)
@@ -197,8 +200,9 @@ def _set_f1(g_conv, g_ans, p_conv, p_ans, n, raw_lists: bool = False) -> np.ndar
     return np.where(total == 0, 1.0, np.where((ng == 0) | (npred == 0), 0.0, 2.0 * ni / np.maximum(total, 1)))
 
 
-def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rules: Rules,
-                             counts: Counter) -> dict[str, np.ndarray]:
+def conversation_wide_scores(
+    gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rules: Rules, counts: Counter
+) -> dict[str, np.ndarray]:
     """Q1 set F1, Q2/Q3 exact match, Q3 ordinal distance, follow-up fuzzy F1 and their mean.
 
     Answers are compared trimmed and lower-cased; a missing single answer compares as ''.
@@ -232,7 +236,9 @@ def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFr
 
     follow = np.ones(n)
     lists: dict[int, tuple[list[str], list[str]]] = {}
-    for side, (cs, answers) in enumerate((ans("gold", "q3_followUp_whatFeltOff"), ans("pred", "q3_followUp_whatFeltOff"))):
+    for side, (cs, answers) in enumerate(
+        (ans("gold", "q3_followUp_whatFeltOff"), ans("pred", "q3_followUp_whatFeltOff"))
+    ):
         for c, a in zip(cs.tolist(), answers.tolist()):
             lists.setdefault(c, ([], []))[side].append(a)
     for c, (g_list, p_list) in lists.items():
@@ -250,8 +256,9 @@ def conversation_wide_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFr
     return {k: np.where(has_gold, v, np.nan) for k, v in out.items()}
 
 
-def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rules: Rules,
-                       counts: Counter) -> dict[str, np.ndarray]:
+def four_branch_scores(
+    gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rules: Rules, counts: Counter
+) -> dict[str, np.ndarray]:
     """Four-branch MAE over the branches with a gold rating, and 1 - MAE / 6.
 
     The prediction is the post-conversation rating set; under strict, when it holds no rating,
@@ -286,8 +293,9 @@ def four_branch_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, r
     return {"four_branch_mae": mae, "four_branch": 1.0 - mae / 6.0}
 
 
-def post_chat_rating_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str,
-                            counts: Counter) -> dict[str, np.ndarray]:
+def post_chat_rating_scores(
+    gold: GoldIndex, frame: ModelFrame, pred: pd.DataFrame, rule_set: str, counts: Counter
+) -> dict[str, np.ndarray]:
     """Post-chat ratings (extension; instrument/post_chat_ratings.csv, e.g. ESConv's empathy
     and relevance, 1..5): MAE over the items with a gold rating, in rating points (0..4 on a
     1..5 scale), and 1 - MAE / (high - low) in [0, 1].
@@ -302,8 +310,13 @@ def post_chat_rating_scores(gold: GoldIndex, frame: ModelFrame, pred: pd.DataFra
     low = np.array([i.low for i in items], dtype=float)
     high = np.array([i.high for i in items], dtype=float)
     g = gold.ratings[frame.convs]
-    p = grid(frame.conv_rows(pred), codes(pred["item"], gold.rating_items), pred["rating"].to_numpy(float, na_value=np.nan),
-             n, len(items))
+    p = grid(
+        frame.conv_rows(pred),
+        codes(pred["item"], gold.rating_items),
+        pred["rating"].to_numpy(float, na_value=np.nan),
+        n,
+        len(items),
+    )
     p = np.clip(p, low, high)
     has_gold = ~np.isnan(g)
     counts["post_chat_ratings_prediction_missing"] += int((has_gold & np.isnan(p)).sum())

@@ -34,7 +34,11 @@ def _positions(values: pd.Series, keys: list) -> np.ndarray:
     arr = arrow(values)
     if len(arr) == 0 or not keys:
         return np.full(len(arr), -1, dtype=np.int64)
-    value_set = pa.array(keys, type=arr.type) if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) else pa.array(keys)
+    value_set = (
+        pa.array(keys, type=arr.type)
+        if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)
+        else pa.array(keys)
+    )
     found = pc.index_in(arr, value_set=value_set)
     return pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -98,8 +102,9 @@ def unique_sorted(keys: np.ndarray) -> np.ndarray:
     return s[keep]
 
 
-def first_value_table(row: np.ndarray, col: np.ndarray, values: np.ndarray, n_rows: int, n_cols: int,
-                      fill: int = 0) -> np.ndarray | None:
+def first_value_table(
+    row: np.ndarray, col: np.ndarray, values: np.ndarray, n_rows: int, n_cols: int, fill: int = 0
+) -> np.ndarray | None:
     """A dense [n_rows, n_cols] table of ``values`` at (row, col), the first occurrence winning;
     None when the table would be too large (then use ``lookup``). Rows with row or col < 0 are
     ignored."""

@@ -68,7 +68,9 @@ def va_similarity_table(vocab: Sequence[str], rounding: str | None = None) -> np
     aro = np.array([items[w].arousal if w in items else 0.0 for w in vocab], dtype=float)
     known = np.array([1.0 if w in items else 0.0 for w in vocab], dtype=float)
     if rounding is None:
-        return (1.0 - np.hypot(val[:, None] - val[None, :], aro[:, None] - aro[None, :]) / SQRT2) * known[:, None] * known
+        return (
+            (1.0 - np.hypot(val[:, None] - val[None, :], aro[:, None] - aro[None, :]) / SQRT2) * known[:, None] * known
+        )
     table = np.zeros((len(vocab), len(vocab)))
     for i, j in zip(*np.nonzero(known[:, None] * known)):
         dv, da = val[i] - val[j], aro[i] - aro[j]

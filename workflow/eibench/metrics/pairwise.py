@@ -32,8 +32,9 @@ _STATUS = {"ok": 1, "null": 2, "invalid": 3, "unrecognised": 4}  # 0: no pick at
 def _position_keys(keys: pd.Series) -> np.ndarray:
     """An EM pick's key as a comparison position: "0", "1", ... exactly; -1 for any other key."""
     c, uniques = pd.factorize(keys)
-    lut = np.array([int(u) if isinstance(u, str) and _POSITION.fullmatch(u) else -1 for u in uniques] + [-1],
-                   dtype=np.int64)
+    lut = np.array(
+        [int(u) if isinstance(u, str) and _POSITION.fullmatch(u) else -1 for u in uniques] + [-1], dtype=np.int64
+    )
     return lut[np.where(c >= 0, c, len(uniques))]
 
 
@@ -50,8 +51,14 @@ class PairwiseRows:
 
 
 def pairwise_rows(
-    gold_tid: np.ndarray, position: np.ndarray, a_idx: np.ndarray, b_idx: np.ndarray, winner: np.ndarray,
-    picks: pd.DataFrame, pick_tid: np.ndarray, n: int,
+    gold_tid: np.ndarray,
+    position: np.ndarray,
+    a_idx: np.ndarray,
+    b_idx: np.ndarray,
+    winner: np.ndarray,
+    picks: pd.DataFrame,
+    pick_tid: np.ndarray,
+    n: int,
 ) -> PairwiseRows:
     """Join every scored comparison with the EM's pick at its position; Kendall tau per turn.
 
@@ -71,7 +78,11 @@ def pairwise_rows(
     if table is not None:
         packed = table[tid, position]
     else:
-        packed = take(packed_pick[p_valid_key], lookup(tid * width + position, pick_tid[p_valid_key] * width + p_pos[p_valid_key]), 0)
+        packed = take(
+            packed_pick[p_valid_key],
+            lookup(tid * width + position, pick_tid[p_valid_key] * width + p_pos[p_valid_key]),
+            0,
+        )
     pick, status = packed // 8, packed % 8
     own_key = np.where(p_valid_key, pick_tid * width + p_pos, -1)[p_keep]
     without = ~np.isin(own_key, tid * width + position)
@@ -102,7 +113,9 @@ def pairwise_rows(
     return PairwiseRows(tid, winner, pick, status, pick_tid[p_keep][without], tau)
 
 
-def pairwise_scores(rows: PairwiseRows, n: int, rule_set: str, turns: np.ndarray, counts: Counter) -> dict[str, np.ndarray]:
+def pairwise_scores(
+    rows: PairwiseRows, n: int, rule_set: str, turns: np.ndarray, counts: Counter
+) -> dict[str, np.ndarray]:
     """Per-turn pairwise accuracy and Kendall tau; ``turns`` marks the turn ids this rule set
     scores (the rule counts cover those only)."""
     tid = rows.tid

@@ -41,13 +41,17 @@ RULE_DESCRIPTIONS = {
     "em_turn_not_in_gold": "EM output turn with no gold turn (ignored)",
     "emotion_tags_invalid": "EM emotion-tag answer marked invalid (parity: read as given; strict: wrong)",
     "conversation_without_scored_turns": "scored conversation with no scored turn (parity: turn metrics 0)",
-    "binary_*_turn_without_judgements": "turn with no judgement objects (parity: accuracy 1.0 with the observer wording, "
-                                        "0.0 with the participant wording; strict: excluded)",
+    "binary_*_turn_without_judgements": (
+        "turn with no judgement objects (parity: accuracy 1.0 with the observer wording, "
+        "0.0 with the participant wording; strict: excluded)"
+    ),
     "binary_*_turn_all_gold_na": "turn whose judgements are all gold na/null (parity: accuracy 0.0; strict: excluded)",
     "binary_*_prediction_missing": "gold yes/no item with no EM answer (parity: read as no; strict: wrong)",
     "binary_*_prediction_na": "gold yes/no item answered na (parity: read as no; strict: wrong)",
     "binary_*_prediction_invalid": "gold yes/no item whose answer was marked invalid (parity: no; strict: wrong)",
-    "binary_*_prediction_unrecognised": "gold yes/no item with an unrecognised or null answer (parity: no; strict: wrong)",
+    "binary_*_prediction_unrecognised": (
+        "gold yes/no item with an unrecognised or null answer (parity: no; strict: wrong)"
+    ),
     "pairwise_turn_without_comparisons": "turn with no comparisons (parity: 1.0; strict: excluded)",
     "pairwise_null_gold_winner": "comparison with a null gold winner (in the denominator, never matched)",
     "pairwise_pick_missing": "comparison with no EM pick at its position (never matched)",
@@ -60,19 +64,21 @@ RULE_DESCRIPTIONS = {
     "panas_prediction_missing": "PANAS total not predicted",
     "panas_total_missing_taken_as_40": "PANAS total missing on one side (parity: taken as 40)",
     "panas_affect_missing_both_sides": "PANAS affect whose gold and predicted totals are both missing (parity: left "
-                                       "out of the MAE, as the public scorer)",
+    "out of the MAE, as the public scorer)",
     "panas_post_equals_pre": "affect whose post equals pre (baseline-adjusted score undefined)",
     "panas_adjusted_null_part_half": "conversation with a null adjusted score (parity: composite part 0.5)",
     "conversation_wide_gold_missing": "conversation without a gold post-chat survey (strict: NaN)",
     "conversation_wide_gold_missing_scored_as_empty": "conversation without a gold post-chat survey (parity: the "
-                                                      "predictions scored against empty answers, as the public scorer)",
+    "predictions scored against empty answers, as the public scorer)",
     "conversation_wide_prediction_missing": "conversation without predicted survey answers",
     "four_branch_no_gold": "conversation without gold four-branch ratings (parity: MAE 0, score 1; strict: excluded)",
     "four_branch_prediction_missing": "gold four-branch rating with no prediction (parity: taken as 4; strict: worst)",
     "post_chat_ratings_no_gold": "conversation without gold post-chat ratings (NaN under both rule sets)",
-    "post_chat_ratings_prediction_missing": "gold post-chat rating with no prediction (parity: scale midpoint; strict: worst)",
+    "post_chat_ratings_prediction_missing": (
+        "gold post-chat rating with no prediction (parity: scale midpoint; strict: worst)"
+    ),
     "annotation_absent_from_cohort": "no conversation of the cohort has this kind of annotation: its metrics are NaN "
-                                     "under both rule sets (no parity default), pillars renormalised over the rest",
+    "under both rule sets (no parity default), pillars renormalised over the rest",
 }
 
 
@@ -106,9 +112,12 @@ def _win_shares(tid: np.ndarray, reply: np.ndarray, n: int) -> np.ndarray:
 
 def _js_words(gold: GoldIndex, em_tags: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """Gold and EM word codes with JavaScript's trim and lower-casing of the raw words (D12)."""
+
     def norm(raw: pd.Series) -> pd.Series:
-        return pd.Series([None if w is None or w is pd.NA else js_trim(str(w)).lower()
-                          for w in raw.astype(object)], dtype=object)
+        return pd.Series(
+            [None if w is None or w is pd.NA else js_trim(str(w)).lower() for w in raw.astype(object)], dtype=object
+        )
+
     g, p = norm(gold.tables["mood_tags"]["emotion_raw"]), norm(em_tags["emotion_raw"])
     vocab = vocabulary(g, p)
     return codes(g, vocab), codes(p, vocab), vocab
@@ -143,27 +152,44 @@ def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
     else:
         (em_word, vocab), gold_word = _em_words(gold, em_tags), gold.tag_word
     g_tags = Tags.build(frame.tid(gold.tag_key), gold_word, gold.tag_intensity, gold.tag_index)
-    p_tags = Tags.build(frame.tid(frame.em_keys(em_tags)), em_word, em_tags["intensity"].to_numpy(float, na_value=np.nan),
-                        em_tags["tag_index"].to_numpy(np.int64))
-    emotion = emotion_scores(g_tags, p_tags, n, vocab, rules.va_matching, rules.va_rounding,
-                             rules.last_duplicate_intensity)
+    p_tags = Tags.build(
+        frame.tid(frame.em_keys(em_tags)),
+        em_word,
+        em_tags["intensity"].to_numpy(float, na_value=np.nan),
+        em_tags["tag_index"].to_numpy(np.int64),
+    )
+    emotion = emotion_scores(
+        g_tags, p_tags, n, vocab, rules.va_matching, rules.va_rounding, rules.last_duplicate_intensity
+    )
     em_turns = em["em_turns"]
     em_row = lookup(frame.keys, frame.em_keys(em_turns))
     invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False).astype(bool)
 
     answers = em["em_binary"]
     keep = gold.binary_last if rules.last_duplicate_question else slice(None)
-    binary = binary_rows(frame.tid(gold.binary_key[keep]), gold.binary_question[keep], gold.gold_om[keep],
-                         gold.gold_hp[keep], answers, frame.tid(frame.em_keys(answers)),
-                         codes(answers["question_id"], gold.questions), n)
+    binary = binary_rows(
+        frame.tid(gold.binary_key[keep]),
+        gold.binary_question[keep],
+        gold.gold_om[keep],
+        gold.gold_hp[keep],
+        answers,
+        frame.tid(frame.em_keys(answers)),
+        codes(answers["question_id"], gold.questions),
+        n,
+    )
     pw_tid = frame.tid(gold.pw_key)
     picks = em["em_pairwise"]
-    pairwise = pairwise_rows(pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner,
-                             picks, frame.tid(frame.em_keys(picks)), n)
+    pairwise = pairwise_rows(
+        pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner, picks, frame.tid(frame.em_keys(picks)), n
+    )
     draft = {"draft_judge": take(judge_scores(em_turns), em_row, np.nan)}
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
-        gold, frame.rows, as_arrow(em_turns["drafted_response"], em_row), _win_shares(pw_tid, gold.pw_winner_reply, n),
-        rules)
+        gold,
+        frame.rows,
+        as_arrow(em_turns["drafted_response"], em_row),
+        _win_shares(pw_tid, gold.pw_winner_reply, n),
+        rules,
+    )
     return _TurnParts(emotion, invalid, binary, pairwise, draft)
 
 
@@ -189,19 +215,22 @@ def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set:
             cols[name] = np.full(n, np.nan)
 
     # One DataFrame from all columns at once: adding them one by one costs more than the scoring.
-    return pd.DataFrame({
-        "rule_set": rule_set,
-        "conversation_id": frame.conversation_ids[frame.conv[scored]],
-        "turn_number": gold.turn_number[frame.rows[scored]],
-        "rel_position": gold.rel_position[frame.rows[scored]],
-        "present": frame.present[scored],
-        "_conv": frame.conv[scored],
-        **{name: cols[name][scored] for name in TURN_LEVEL + CONFUSION},
-    })
+    return pd.DataFrame(
+        {
+            "rule_set": rule_set,
+            "conversation_id": frame.conversation_ids[frame.conv[scored]],
+            "turn_number": gold.turn_number[frame.rows[scored]],
+            "rel_position": gold.rel_position[frame.rows[scored]],
+            "present": frame.present[scored],
+            "_conv": frame.conv[scored],
+            **{name: cols[name][scored] for name in TURN_LEVEL + CONFUSION},
+        }
+    )
 
 
-def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.DataFrame,
-                        frame: ModelFrame, rules: Rules, counts: Counter) -> pd.DataFrame:
+def score_conversations(
+    gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.DataFrame, frame: ModelFrame, rules: Rules, counts: Counter
+) -> pd.DataFrame:
     rule_set = rules.rule_set
     n = len(frame.convs)
     conv_of_turn = turns["_conv"].to_numpy(np.int64)
@@ -221,8 +250,11 @@ def score_conversations(gold: GoldIndex, em: dict[str, pd.DataFrame], turns: pd.
     cols.update(holistic.post_chat_rating_scores(gold, frame, em["em_post_chat_ratings"], rule_set, counts))
     cols["perspective_gap"] = np.asarray(cols["binary_hp_acc"], float) - np.asarray(cols["binary_hp_acc_pw"], float)
     runs = em["em_runs"]
-    strategy = take(runs["panas_strategy"].to_numpy(object, na_value=None), lookup(frame.convs, codes(
-        runs["conversation_id"], gold.conversations)), None)
+    strategy = take(
+        runs["panas_strategy"].to_numpy(object, na_value=None),
+        lookup(frame.convs, codes(runs["conversation_id"], gold.conversations)),
+        None,
+    )
     cols["panas_strategy"] = pd.array(strategy, dtype="string")
     for name in undefined_metrics(gold.absent):
         if name in cols:
@@ -261,11 +293,22 @@ def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, 
     for name in [c for c in TURN_LEVEL if c in turns]:
         mask = turns[name].isna().to_numpy()
         if mask.any():
-            reason = undefined.get(name) or _TURN_REASONS.get(name) or _TURN_REASONS.get(
-                name.replace("_pw", "").replace("hp", "om"))
-            parts.append(pd.DataFrame({"level": "turn", "conversation_id": turns["conversation_id"].to_numpy(object)[mask],
-                                       "turn_number": turns["turn_number"].to_numpy()[mask], "metric": name,
-                                       "reason": reason or "undefined at this turn"}))
+            reason = (
+                undefined.get(name)
+                or _TURN_REASONS.get(name)
+                or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
+            )
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "level": "turn",
+                        "conversation_id": turns["conversation_id"].to_numpy(object)[mask],
+                        "turn_number": turns["turn_number"].to_numpy()[mask],
+                        "metric": name,
+                        "reason": reason or "undefined at this turn",
+                    }
+                )
+            )
     for name in [m.name for m in METRICS if m.name in conv.columns]:
         mask = conv[name].isna().to_numpy()
         if not mask.any():
@@ -278,17 +321,31 @@ def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, 
             reason = _CONV_REASONS["conversation_wide"]
         else:
             reason = _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
-        parts.append(pd.DataFrame({"level": "conversation", "conversation_id": conv["conversation_id"].to_numpy(object)[mask],
-                                   "turn_number": None, "metric": name, "reason": reason}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "level": "conversation",
+                    "conversation_id": conv["conversation_id"].to_numpy(object)[mask],
+                    "turn_number": None,
+                    "metric": name,
+                    "reason": reason,
+                }
+            )
+        )
     columns = ["level", "conversation_id", "turn_number", "metric", "reason"]
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
-    return out[columns].astype({"level": "string", "conversation_id": "string", "turn_number": "Int64",
-                                "metric": "string", "reason": "string"})
+    return out[columns].astype(
+        {"level": "string", "conversation_id": "string", "turn_number": "Int64", "metric": "string", "reason": "string"}
+    )
 
 
-def score_rule_sets(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.DataFrame],
-                    rule_sets: tuple[str, ...] = ("parity", "strict"), va_matching: str = "optimal",
-                    compat: str = "none") -> dict[str, Scores]:
+def score_rule_sets(
+    gold: GoldIndex | dict[str, pd.DataFrame],
+    em: dict[str, pd.DataFrame],
+    rule_sets: tuple[str, ...] = ("parity", "strict"),
+    va_matching: str = "optimal",
+    compat: str = "none",
+) -> dict[str, Scores]:
     """Every metric of one model and mode under each rule set ('parity', 'strict').
 
     ``gold`` is the gold tidy tables or, to share the gold-side work between models, their
@@ -318,8 +375,13 @@ def score_rule_sets(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.
     return out
 
 
-def score_model(gold: GoldIndex | dict[str, pd.DataFrame], em: dict[str, pd.DataFrame], rule_set: str,
-                va_matching: str = "optimal", compat: str = "none") -> Scores:
+def score_model(
+    gold: GoldIndex | dict[str, pd.DataFrame],
+    em: dict[str, pd.DataFrame],
+    rule_set: str,
+    va_matching: str = "optimal",
+    compat: str = "none",
+) -> Scores:
     """Every metric of one model and mode under one rule set (see ``score_rule_sets``)."""
     return score_rule_sets(gold, em, (rule_set,), va_matching, compat)[rule_set]
 
@@ -357,7 +419,9 @@ def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.
         # min_count=1: counts left undefined for the whole cohort (availability.py) stay NaN.
         c = {k: float(turns[f"{prefix}_{k}"].sum(min_count=1)) for k in ("tp", "fp", "tn", "fn")}
         if any(np.isnan(v) for v in c.values()) and len(turns):
-            rows.extend((f"{prefix}_{stat}", "all", np.nan, np.nan, np.nan, 0) for stat in ("precision", "recall", "f1", "mcc"))
+            rows.extend(
+                (f"{prefix}_{stat}", "all", np.nan, np.nan, np.nan, 0) for stat in ("precision", "recall", "f1", "mcc")
+            )
             continue
         c = {k: 0.0 if np.isnan(v) else v for k, v in c.items()}
         for stat, value in pooled(c["tp"], c["fp"], c["tn"], c["fn"]).items():

@@ -108,8 +108,10 @@ class LiveModel:
         if "modalities" in values:
             values["modalities"] = tuple(dict.fromkeys(["text", *values["modalities"]]))
         if values.get("structured_output") and entry["kind"] != "openai_compatible":
-            raise CollectionError(f"model {entry.get('name')!r}: structured_output is offered for kind "
-                                  f"openai_compatible only, not {entry['kind']!r}; remove the key")
+            raise CollectionError(
+                f"model {entry.get('name')!r}: structured_output is offered for kind "
+                f"openai_compatible only, not {entry['kind']!r}; remove the key"
+            )
         return cls(endpoint=(entry.get("endpoint") or DEFAULT_ENDPOINTS[entry["kind"]]).rstrip("/"), **values)
 
     def identity(self) -> dict[str, Any]:
@@ -117,8 +119,14 @@ class LiveModel:
         moving a model to another server keeps its cache; its id and revision are). Numbers are
         normalised so that temperature 0 and 0.0 give the same key. ``structured_output`` enters
         only when set, so the keys of models without it are those of earlier runs."""
-        identity = {"kind": self.kind, "model_id": self.model_id, "revision": self.revision,
-                    "temperature": float(self.temperature), "max_tokens": int(self.max_tokens), "params": self.params}
+        identity = {
+            "kind": self.kind,
+            "model_id": self.model_id,
+            "revision": self.revision,
+            "temperature": float(self.temperature),
+            "max_tokens": int(self.max_tokens),
+            "params": self.params,
+        }
         if self.structured_output:
             identity["structured_output"] = True
         return identity
@@ -136,8 +144,10 @@ class LiveModel:
         """USD for one call; None (unknown) when a count the price needs is unknown (a count of
         a side priced at 0 is not needed)."""
         total = 0.0
-        for tokens, price in ((input_tokens, self.price_input_per_million),
-                              (output_tokens, self.price_output_per_million)):
+        for tokens, price in (
+            (input_tokens, self.price_input_per_million),
+            (output_tokens, self.price_output_per_million),
+        ):
             if price:
                 if tokens is None:
                     return None
@@ -209,8 +219,15 @@ class Adapter:
 
     path = ""
 
-    def __init__(self, model: LiveModel, client: httpx.AsyncClient, seed: int = 0,
-                 backoff_base: float = 0.5, backoff_max: float = 30.0, stopping: threading.Event | None = None):
+    def __init__(
+        self,
+        model: LiveModel,
+        client: httpx.AsyncClient,
+        seed: int = 0,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        stopping: threading.Event | None = None,
+    ):
         self.model = model
         self.stopping = stopping or threading.Event()  # set: send nothing more (Stopped)
         self.client = client
@@ -233,8 +250,10 @@ class Adapter:
                 f"from the environment only: export {model.api_key_env}=... before running, or remove the model."
             )
         if not (key.isascii() and key.isprintable()):
-            raise CollectionError(f"model {model.name!r}: the value of {model.api_key_env} has characters an HTTP "
-                                  "header cannot carry (spaces inside, line breaks, non-ASCII); check it")
+            raise CollectionError(
+                f"model {model.name!r}: the value of {model.api_key_env} has characters an HTTP "
+                "header cannot carry (spaces inside, line breaks, non-ASCII); check it"
+            )
         return key
 
     def _redact(self, text: str) -> str:
@@ -251,8 +270,9 @@ class Adapter:
     def read(self, body: Any) -> tuple[str, int | None, int | None]:
         raise NotImplementedError
 
-    async def complete(self, messages: list[dict[str, Any]], where: str = "the request",
-                       schema: dict[str, Any] | None = None) -> Completion:
+    async def complete(
+        self, messages: list[dict[str, Any]], where: str = "the request", schema: dict[str, Any] | None = None
+    ) -> Completion:
         """One answer, retried on transient failures; CollectionError when it cannot be had.
         A content may be a list of text and media parts; ``media.ModalityError`` (before any
         call) when the model does not accept one of them (``where`` names the request in it).
@@ -275,7 +295,9 @@ class Adapter:
                     break
                 delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._jitter.random())
                 await self._pause(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
-        raise CollectionError(f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}")
+        raise CollectionError(
+            f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}"
+        )
 
     async def _pause(self, seconds: float) -> None:
         """Sleep ``seconds`` between attempts, cut short when the collection is stopping (a stopping
@@ -284,13 +306,15 @@ class Adapter:
         while not self.stopping.is_set() and (left := end - time.monotonic()) > 0:
             await asyncio.sleep(min(left, 0.25))
 
-    async def _post(self, url: str, messages: list[dict[str, Any]],
-                    schema: dict[str, Any] | None = None) -> tuple[int, httpx.Headers, bytes]:
+    async def _post(
+        self, url: str, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None
+    ) -> tuple[int, httpx.Headers, bytes]:
         """Status, headers and body of one POST, the body read in chunks and refused (_TooLarge)
         as soon as it exceeds ``max_response_bytes`` (a larger Content-Length: before any byte)."""
         cap = self.model.max_response_bytes
-        async with self.client.stream("POST", url, json=self.payload(messages, schema), headers=self.headers(),
-                                      timeout=self.model.timeout_seconds) as response:
+        async with self.client.stream(
+            "POST", url, json=self.payload(messages, schema), headers=self.headers(), timeout=self.model.timeout_seconds
+        ) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and (len(declared) > 18 or int(declared) > cap):
                 raise _TooLarge(declared if len(declared) <= 18 else "a Content-Length of 19+ digits")
@@ -316,19 +340,25 @@ class Adapter:
         except httpx.TransportError as e:
             raise _Transient(f"connection problem ({type(e).__name__})") from None
         except _TooLarge as e:
-            raise RequestRefused(f"the response has more than collection.max_response_bytes "
-                                 f"({self.model.max_response_bytes} bytes; at least {e.args[0]}); "
-                                 "raise that limit if such answers are expected") from None
+            raise RequestRefused(
+                f"the response has more than collection.max_response_bytes "
+                f"({self.model.max_response_bytes} bytes; at least {e.args[0]}); "
+                "raise that limit if such answers are expected"
+            ) from None
         if status in RETRY_STATUS:
             raise _Transient(f"HTTP {status}", retry_after_seconds(headers.get("retry-after")))
         text = self._redact(raw.decode("utf-8", errors="replace"))
         if status >= 400:
             detail = text[:ERROR_DETAIL_CHARS]
             if status in FATAL_STATUS:
-                hint = f" (check the key in {self.model.api_key_env})" if status in (401, 403) else \
-                    f" (check model_id {self.model.model_id!r} and the endpoint)"
-                raise CollectionError(f"model {self.model.name!r}: {url} refused the request with HTTP {status}: "
-                                      f"{detail}{hint}")
+                hint = (
+                    f" (check the key in {self.model.api_key_env})"
+                    if status in (401, 403)
+                    else f" (check model_id {self.model.model_id!r} and the endpoint)"
+                )
+                raise CollectionError(
+                    f"model {self.model.name!r}: {url} refused the request with HTTP {status}: {detail}{hint}"
+                )
             raise RequestRefused(f"HTTP {status}: {detail}")
         try:
             body = json.loads(text)
@@ -353,8 +383,13 @@ class OpenAICompatible(Adapter):
 
     def payload(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> dict[str, Any]:
         messages = [{**m, "content": media.openai_content(m["content"])} for m in messages]
-        body = {"model": self.model.model_id, "messages": messages, "temperature": self.model.temperature,
-                "max_tokens": self.model.max_tokens, **self.model.params}
+        body = {
+            "model": self.model.model_id,
+            "messages": messages,
+            "temperature": self.model.temperature,
+            "max_tokens": self.model.max_tokens,
+            **self.model.params,
+        }
         if self.model.structured_output and schema is not None:
             # llama.cpp's server and vLLM constrain decoding to the schema in this form.
             body["response_format"] = {"type": "json_object", "schema": schema}
@@ -367,8 +402,11 @@ class OpenAICompatible(Adapter):
         text = (choices[0].get("message") or {}).get("content") if choices else None
         usage = body.get("usage")
         usage = usage if isinstance(usage, dict) else {}
-        return text if isinstance(text, str) else "", token_count(usage.get("prompt_tokens")), \
-            token_count(usage.get("completion_tokens"))
+        return (
+            text if isinstance(text, str) else "",
+            token_count(usage.get("prompt_tokens")),
+            token_count(usage.get("completion_tokens")),
+        )
 
 
 class Anthropic(Adapter):
@@ -385,8 +423,14 @@ class Anthropic(Adapter):
     def payload(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None = None) -> dict[str, Any]:
         system = "\n".join(media.text_of(m["content"]) for m in messages if m["role"] == "system")
         rest = [{**m, "content": media.anthropic_content(m["content"])} for m in messages if m["role"] != "system"]
-        return {"model": self.model.model_id, "system": system, "messages": rest,
-                "max_tokens": self.model.max_tokens, "temperature": self.model.temperature, **self.model.params}
+        return {
+            "model": self.model.model_id,
+            "system": system,
+            "messages": rest,
+            "max_tokens": self.model.max_tokens,
+            "temperature": self.model.temperature,
+            **self.model.params,
+        }
 
     def read(self, body: Any) -> tuple[str, int | None, int | None]:
         blocks = [b.get("text") or "" for b in body["content"] if isinstance(b, dict) and b.get("type") == "text"]

@@ -17,8 +17,7 @@ from .. import instrument
 from ..release import normalize
 
 REPAIR_MESSAGE = (
-    "Your answer could not be used: {problem}. Answer again with only the JSON object in the "
-    "required format."
+    "Your answer could not be used: {problem}. Answer again with only the JSON object in the required format."
 )
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
@@ -139,8 +138,15 @@ def _conversation_wide(obj: dict[str, Any]) -> Parsed:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 7:
             return Parsed(None, f'"fourBranchScores.{branch}" must be a number from 1 to 7')
         ratings[branch] = value
-    return Parsed({"q1_lookingFor": list(dict.fromkeys(q1_norm)), "q2_emotionClarity": q2, "q3_modelFit": q3,
-                   "q3_followUp_whatFeltOff": [x.strip() for x in follow if x.strip()], "fourBranchScores": ratings})
+    return Parsed(
+        {
+            "q1_lookingFor": list(dict.fromkeys(q1_norm)),
+            "q2_emotionClarity": q2,
+            "q3_modelFit": q3,
+            "q3_followUp_whatFeltOff": [x.strip() for x in follow if x.strip()],
+            "fourBranchScores": ratings,
+        }
+    )
 
 
 def _ratings(obj: dict[str, Any], expect: tuple[str, ...]) -> Parsed:

@@ -111,9 +111,17 @@ def _parse_line(line: bytes) -> Record | None:
         check = body.pop("sha256")
         if hashlib.sha256(_canonical(body).encode()).hexdigest() != check:
             return None
-        return Record(body["key"], body["request"], Entry(body["text"], _count_or_none(body["input_tokens"]),
-                                                          _count_or_none(body["output_tokens"]),
-                                                          float(body["latency_seconds"]), body["created_at"]))
+        return Record(
+            body["key"],
+            body["request"],
+            Entry(
+                body["text"],
+                _count_or_none(body["input_tokens"]),
+                _count_or_none(body["output_tokens"]),
+                float(body["latency_seconds"]),
+                body["created_at"],
+            ),
+        )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -238,8 +246,11 @@ class ResponseCache:
             for r in records:
                 self._own.setdefault(r.key, r.entry)
             if self.damaged:
-                log.warning("%s: %d unreadable line(s) skipped (a torn last line is what a killed job leaves)",
-                            self.path, self.damaged)
+                log.warning(
+                    "%s: %d unreadable line(s) skipped (a torn last line is what a killed job leaves)",
+                    self.path,
+                    self.damaged,
+                )
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         if os.fstat(self._fd).st_size and not _ends_with_newline(self.path):
             self._append(b"\n")  # close a torn last line, so the next record starts on its own line
@@ -259,7 +270,7 @@ class ResponseCache:
     def _append(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            view = view[os.write(self._fd, view):]
+            view = view[os.write(self._fd, view) :]
 
     def get(self, key: str, count: bool = True) -> Entry | None:
         """The stored answer for ``key`` (this job's journal first, then the published files), or None."""
@@ -269,7 +280,9 @@ class ResponseCache:
                 try:
                     row = db.execute(
                         "SELECT text, input_tokens, output_tokens, latency_seconds, created_at FROM responses "
-                        "WHERE key = ?", (key,)).fetchone()
+                        "WHERE key = ?",
+                        (key,),
+                    ).fetchone()
                 except sqlite3.Error:
                     continue
                 if row is not None:

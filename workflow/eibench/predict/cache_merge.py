@@ -75,8 +75,10 @@ class MergeReport:
             torn = self.unreadable.get(name, 0)
             out.append(f"  {name}: {n} entries" + (f" ({torn} unreadable lines skipped)" if torn else ""))
         total = sum(self.read.values())
-        out.append(f"  read {total} entries from {len(self.read)} files: {self.entries} distinct keys, "
-                   f"{self.duplicates} identical duplicates, {len(self.conflicts)} conflicts")
+        out.append(
+            f"  read {total} entries from {len(self.read)} files: {self.entries} distinct keys, "
+            f"{self.duplicates} identical duplicates, {len(self.conflicts)} conflicts"
+        )
         return out
 
 
@@ -137,7 +139,8 @@ def merge_model(directory: str | Path) -> MergeReport:
                 f"{directory}: {len(report.conflicts)} key(s) with different answers in different files, "
                 f"nothing merged:\n  {listed}\nKeep the file whose answers your predictions used and move the "
                 f"other out of {directory} (or delete the prediction shard that used it, so that it is collected "
-                f"afresh), then merge again")
+                f"afresh), then merge again"
+            )
         built = scratch / MERGED_NAME
         report.entries = sort_into(staging, built)
         _verify(built, files, report)
@@ -162,8 +165,9 @@ def _verify(built: Path, files: list[Path], report: MergeReport) -> None:
             for record in _records(path, MergeReport(report.directory)):
                 row = db.execute("SELECT text FROM responses WHERE key = ?", (record.key,)).fetchone()
                 if row is None or row[0] != record.entry.text:
-                    raise RuntimeError(f"{path}: key {record.key} is {'missing' if row is None else 'changed'} "
-                                       f"in the merged file")
+                    raise RuntimeError(
+                        f"{path}: key {record.key} is {'missing' if row is None else 'changed'} in the merged file"
+                    )
     finally:
         db.close()
 
@@ -184,8 +188,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.cache_dir.is_dir():
         print(f"{args.cache_dir}: no such cache folder (collection.cache_dir of the config)", file=sys.stderr)
         return 2
-    folders = [args.cache_dir / m for m in args.model] if args.model else sorted(
-        p for p in args.cache_dir.iterdir() if p.is_dir())
+    folders = (
+        [args.cache_dir / m for m in args.model]
+        if args.model
+        else sorted(p for p in args.cache_dir.iterdir() if p.is_dir())
+    )
     status = 0
     for folder in folders:
         try:

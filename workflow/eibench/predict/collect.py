@@ -88,8 +88,9 @@ class Answer:
 
 
 class Collector:
-    def __init__(self, model: LiveModel, adapter: Adapter, cache: ResponseCache, prompts: PromptSet,
-                 progress: tqdm | None = None):
+    def __init__(
+        self, model: LiveModel, adapter: Adapter, cache: ResponseCache, prompts: PromptSet, progress: tqdm | None = None
+    ):
         self.model, self.adapter, self.cache, self.prompts = model, adapter, cache, prompts
         self.stats = Stats()
         self.progress = progress
@@ -120,8 +121,9 @@ class Collector:
             identity["response_schema"] = schema
         return identity
 
-    async def _ask(self, messages: list[dict[str, str]], sample: int,
-                   schema: dict[str, Any] | None = None) -> Completion:
+    async def _ask(
+        self, messages: list[dict[str, str]], sample: int, schema: dict[str, Any] | None = None
+    ) -> Completion:
         """The answer to one request: from the cache, or from the model (then stored). Identical
         requests in flight share one call; the stored answer is the one used, so every reader
         of a key sees the same text even when two jobs asked at once."""
@@ -129,7 +131,9 @@ class Collector:
         entry = self.cache.get(key)
         if entry is not None:
             self.stats.cache_hits += 1
-            return Completion(entry.text, entry.input_tokens, entry.output_tokens, entry.latency_seconds, entry.created_at)
+            return Completion(
+                entry.text, entry.input_tokens, entry.output_tokens, entry.latency_seconds, entry.created_at
+            )
         if key in self._in_flight:
             return await asyncio.shield(self._in_flight[key])
         # A task of its own, shielded: a request once sent is awaited and stored even when the
@@ -139,20 +143,30 @@ class Collector:
         call.add_done_callback(functools.partial(self._settled, key))
         return await asyncio.shield(call)
 
-    async def _call(self, key: str, messages: list[dict[str, str]], sample: int,
-                    schema: dict[str, Any] | None = None) -> Completion:
+    async def _call(
+        self, key: str, messages: list[dict[str, str]], sample: int, schema: dict[str, Any] | None = None
+    ) -> Completion:
         done = await self.adapter.complete(messages, schema=schema)
         self.stats.calls += 1
         self.stats.input_tokens_spent += done.input_tokens or 0
         self.stats.output_tokens_spent += done.output_tokens or 0
         self.stats.cost_usd_spent += self.model.cost(done.input_tokens, done.output_tokens) or 0.0
-        self.cache.put(key, {"identity": self._identity(schema), "prompt_version": self.prompts.version,
-                             "messages": messages, "sample": sample},
-                       Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
-        stored = self.cache.get(key, count=False) or Entry(done.text, done.input_tokens, done.output_tokens,
-                                                           done.latency_seconds, done.created_at)
-        return Completion(stored.text, stored.input_tokens, stored.output_tokens, stored.latency_seconds,
-                          stored.created_at)
+        self.cache.put(
+            key,
+            {
+                "identity": self._identity(schema),
+                "prompt_version": self.prompts.version,
+                "messages": messages,
+                "sample": sample,
+            },
+            Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at),
+        )
+        stored = self.cache.get(key, count=False) or Entry(
+            done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at
+        )
+        return Completion(
+            stored.text, stored.input_tokens, stored.output_tokens, stored.latency_seconds, stored.created_at
+        )
 
     def _settled(self, key: str, task: asyncio.Task) -> None:
         del self._in_flight[key]
@@ -164,7 +178,9 @@ class Collector:
         while self._in_flight:
             await asyncio.wait(list(self._in_flight.values()))
 
-    async def _one_sample(self, request: Request, sample: int, mode: str = "default") -> tuple[Parsed, str, float | None]:
+    async def _one_sample(
+        self, request: Request, sample: int, mode: str = "default"
+    ) -> tuple[Parsed, str, float | None]:
         messages = [dict(m) for m in request.messages]
         schema = answer_schema(request.task, request.expect, mode) if self.model.structured_output else None
         cost: float | None = 0.0
@@ -184,8 +200,10 @@ class Collector:
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
             self.stats.repairs += 1
-            messages += [{"role": "assistant", "content": done.text or "(empty answer)"},
-                         {"role": "user", "content": REPAIR_MESSAGE.format(problem=parsed.problem)}]
+            messages += [
+                {"role": "assistant", "content": done.text or "(empty answer)"},
+                {"role": "user", "content": REPAIR_MESSAGE.format(problem=parsed.problem)},
+            ]
         raise AssertionError("unreachable")
 
     async def answer(self, request: Request, mode: str = "default") -> Answer:
@@ -193,9 +211,14 @@ class Collector:
         self.stats.requests += 1
         if self.progress is not None:
             self.progress.update(1)
-            self.progress.set_postfix(hits=self.stats.cache_hits, calls=self.stats.calls,
-                                      retries=self.adapter.retries, invalid=sum(self.stats.invalid.values()),
-                                      cost=f"${self.stats.cost_usd:.2f}", refresh=False)
+            self.progress.set_postfix(
+                hits=self.stats.cache_hits,
+                calls=self.stats.calls,
+                retries=self.adapter.retries,
+                invalid=sum(self.stats.invalid.values()),
+                cost=f"${self.stats.cost_usd:.2f}",
+                refresh=False,
+            )
         cost = _sum_costs(c for _, _, c in results)
         self.stats.cost_usd += sum(c for _, _, c in results if c is not None)
         valid = [p.value for p, _, _ in results if p.ok]
@@ -208,8 +231,9 @@ class Collector:
     async def conversation(self, view: ConversationView, mode: str, strategy: str) -> dict[str, Any]:
         requests = self.prompts.conversation_requests(view, mode, strategy)
         answers = await asyncio.gather(*(self.answer(r, mode) for r in requests))
-        return assemble(view, self.model.name, mode, strategy, self.prompts.version, requests, answers,
-                        self.prompts.digest)
+        return assemble(
+            view, self.model.name, mode, strategy, self.prompts.version, requests, answers, self.prompts.digest
+        )
 
 
 def _add_cost(a: float | None, b: float | None) -> float | None:
@@ -239,7 +263,9 @@ def aggregate(task: str, values: list[Any]) -> Any:
         words = [w for w in dict.fromkeys(t["emotion"] for tags in values for t in tags) if named[w] * 2 > len(values)]
         out = []
         for w in words:
-            levels = [t["intensity"] for tags in values for t in tags if t["emotion"] == w and t["intensity"] is not None]
+            levels = [
+                t["intensity"] for tags in values for t in tags if t["emotion"] == w and t["intensity"] is not None
+            ]
             out.append({"emotion": w, "intensity": int(round(statistics.median(levels))) if levels else None})
         return out
     if task.startswith("binary_") or task == "pairwise":
@@ -255,20 +281,33 @@ def aggregate(task: str, values: list[Any]) -> Any:
             "q2_emotionClarity": _majority([v["q2_emotionClarity"] for v in values]),
             "q3_modelFit": _majority([v["q3_modelFit"] for v in values]),
             "q3_followUp_whatFeltOff": first["q3_followUp_whatFeltOff"],
-            "fourBranchScores": {b: statistics.median(v["fourBranchScores"][b] for v in values)
-                                 for b in first["fourBranchScores"]},
+            "fourBranchScores": {
+                b: statistics.median(v["fourBranchScores"][b] for v in values) for b in first["fourBranchScores"]
+            },
         }
     raise ValueError(f"unknown task {task!r}")
 
 
-def assemble(view: ConversationView, model: str, mode: str, strategy: str, prompt_version: str,
-             requests: list[Request], answers: list[Answer], prompt_digest: str = "") -> dict[str, Any]:
+def assemble(
+    view: ConversationView,
+    model: str,
+    mode: str,
+    strategy: str,
+    prompt_version: str,
+    requests: list[Request],
+    answers: list[Answer],
+    prompt_digest: str = "",
+) -> dict[str, Any]:
     """The EM output file of one conversation from its requests and answers."""
     by_turn: dict[int | None, dict[str, tuple[Request, Answer]]] = {}
     for request, answer in zip(requests, answers):
         by_turn.setdefault(request.turn_number, {})[request.task] = (request, answer)
-    fields = {"binary_om_observer": "em_binary_om_assessment", "binary_hp_observer": "em_binary_human_prediction",
-              "binary_om_participant": "em_binary_om_assessment_hp", "binary_hp_participant": "em_binary_human_prediction_hp"}
+    fields = {
+        "binary_om_observer": "em_binary_om_assessment",
+        "binary_hp_observer": "em_binary_human_prediction",
+        "binary_om_participant": "em_binary_om_assessment_hp",
+        "binary_hp_participant": "em_binary_human_prediction_hp",
+    }
     turns = []
     cost = _sum_costs(a.cost_usd for a in answers)
     for turn in view.turns:
@@ -291,7 +330,9 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
                 invalid_raw[task] = answer.raw
         if "pairwise" in got:
             request, answer = got["pairwise"]
-            entry["em_pairwise_selections"] = answer.value if answer.value is not None else {k: INVALID for k in request.expect}
+            entry["em_pairwise_selections"] = (
+                answer.value if answer.value is not None else {k: INVALID for k in request.expect}
+            )
             if answer.value is None:
                 invalid_raw["pairwise"] = answer.raw
         else:
@@ -308,13 +349,19 @@ def assemble(view: ConversationView, model: str, mode: str, strategy: str, promp
     return output_file(view, model, mode, prompt_version, turns, post, cost, prompt_digest)
 
 
-def _post(view: ConversationView, mode: str, strategy: str, post_got: dict[str, tuple[Request, Answer]]) -> dict[str, Any]:
+def _post(
+    view: ConversationView, mode: str, strategy: str, post_got: dict[str, tuple[Request, Answer]]
+) -> dict[str, Any]:
     panas_request, panas = post_got[PANAS_TASKS[strategy]]
     cw_request, cw = post_got["conversation_wide"]
     shown = bool(view.pre_panas_items) and (strategy == "delta" or mode in OMNISCIENT)
-    post: dict[str, Any] = {"panas_strategy": strategy, "pre_panas_shown": shown,
-                            "predicted_post_panas": None, "predicted_panas_delta": None,
-                            "predicted_conversation_wide": cw.value}
+    post: dict[str, Any] = {
+        "panas_strategy": strategy,
+        "pre_panas_shown": shown,
+        "predicted_post_panas": None,
+        "predicted_panas_delta": None,
+        "predicted_conversation_wide": cw.value,
+    }
     if panas.value is not None:
         key = "predicted_post_panas" if strategy == "absolute" else "predicted_panas_delta"
         post[key] = {"items": panas.value, "totals": instrument.panas_totals(panas.value)}
@@ -326,9 +373,21 @@ def _post(view: ConversationView, mode: str, strategy: str, post_got: dict[str, 
     return post
 
 
-async def _run(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompts: PromptSet,
-               cache: ResponseCache, outdir: Path, seed: int, show_progress: bool, stopping: threading.Event) -> Stats:
-    limits = httpx.Limits(max_connections=max(model.concurrency, 1), max_keepalive_connections=max(model.concurrency, 1))
+async def _run(
+    views: list[ConversationView],
+    model: LiveModel,
+    mode: str,
+    strategy: str,
+    prompts: PromptSet,
+    cache: ResponseCache,
+    outdir: Path,
+    seed: int,
+    show_progress: bool,
+    stopping: threading.Event,
+) -> Stats:
+    limits = httpx.Limits(
+        max_connections=max(model.concurrency, 1), max_keepalive_connections=max(model.concurrency, 1)
+    )
     async with httpx.AsyncClient(limits=limits) as client:
         adapter = ADAPTERS[model.kind](model, client, seed=seed, stopping=stopping)
         total = sum(prompts.count_requests(v) for v in views)
@@ -338,7 +397,9 @@ async def _run(views: list[ConversationView], model: LiveModel, mode: str, strat
         log.info("estimate before the first request: %s", line)
         if show_progress:
             print(line, file=sys.stderr, flush=True)
-        with tqdm(total=total, desc=f"{model.name} ({mode})", unit="req", disable=not show_progress, mininterval=1.0) as bar:
+        with tqdm(
+            total=total, desc=f"{model.name} ({mode})", unit="req", disable=not show_progress, mininterval=1.0
+        ) as bar:
             collector = Collector(model, adapter, cache, prompts, bar)
             window = asyncio.Semaphore(max(4, model.concurrency * 2))  # conversations in flight
 
@@ -359,10 +420,21 @@ async def _run(views: list[ConversationView], model: LiveModel, mode: str, strat
         return collector.stats
 
 
-def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, strategy: str, prompt_version: str,
-                  cache_dir: str | Path, shard: str, outdir: str | Path, seed: int = 0,
-                  show_progress: bool = True, lock_stale_seconds: float = LOCK_STALE_SECONDS,
-                  lock_wait_seconds: float = 0.0, record: str | Path | None = None) -> dict[str, Any]:
+def collect_shard(
+    views: list[ConversationView],
+    model: LiveModel,
+    mode: str,
+    strategy: str,
+    prompt_version: str,
+    cache_dir: str | Path,
+    shard: str,
+    outdir: str | Path,
+    seed: int = 0,
+    show_progress: bool = True,
+    lock_stale_seconds: float = LOCK_STALE_SECONDS,
+    lock_wait_seconds: float = 0.0,
+    record: str | Path | None = None,
+) -> dict[str, Any]:
     """Collect every conversation of ``views``; write one EM output file each into ``outdir``.
 
     The shard is owned through ``<cache_dir>/<model>/<shard>.lock`` (``shardlock``): held by a
@@ -391,14 +463,32 @@ def collect_shard(views: list[ConversationView], model: LiveModel, mode: str, st
         try:
             cache = ResponseCache(directory, shard, record=fixed)  # opened only once the shard is this collector's
             try:
-                stats = asyncio.run(_run(views, model, mode, strategy, PromptSet.load(prompt_version), cache,
-                                         outdir, seed, show_progress, stopping))
+                stats = asyncio.run(
+                    _run(
+                        views,
+                        model,
+                        mode,
+                        strategy,
+                        PromptSet.load(prompt_version),
+                        cache,
+                        outdir,
+                        seed,
+                        show_progress,
+                        stopping,
+                    )
+                )
             except Stopped:
-                why = (f"its parent process {parent.parent} died (the run was killed)" if parent.gone.is_set() else
-                       f"its shard lock {lock.path} was taken over by another collector" if lock.lost.is_set() else
-                       "it was stopped")
-                raise CollectionError(f"model {model.name!r}, shard {shard}: stopped because {why}; the answers "
-                                      "in flight were stored, so a rerun asks only what is missing") from None
+                why = (
+                    f"its parent process {parent.parent} died (the run was killed)"
+                    if parent.gone.is_set()
+                    else f"its shard lock {lock.path} was taken over by another collector"
+                    if lock.lost.is_set()
+                    else "it was stopped"
+                )
+                raise CollectionError(
+                    f"model {model.name!r}, shard {shard}: stopped because {why}; the answers "
+                    "in flight were stored, so a rerun asks only what is missing"
+                ) from None
             finally:
                 cache.close()
         finally:

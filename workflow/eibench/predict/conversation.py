@@ -69,7 +69,9 @@ def cohort_rating_items(tables: dict[str, pd.DataFrame]) -> tuple[str, ...]:
 _REPLY = {"original": "llm_response", "alternate": "llm_improved", "human": "human_edited"}
 
 
-def conversation_views(tables: dict[str, pd.DataFrame], conversation_ids: list[str] | None = None) -> list[ConversationView]:
+def conversation_views(
+    tables: dict[str, pd.DataFrame], conversation_ids: list[str] | None = None
+) -> list[ConversationView]:
     """One view per conversation (sorted by id), from the gold tidy tables."""
     conv = with_none(tables["conversations"])
     wanted = set(conversation_ids) if conversation_ids is not None else None
@@ -105,13 +107,26 @@ def conversation_views(tables: dict[str, pd.DataFrame], conversation_ids: list[s
                 Comparison(int(p.position), p.question_id, texts[p.response_a], texts[p.response_b])
                 for p in sorted(comps[(cid, t.turn_number)], key=lambda p: p.position)
             )
-            turn_views.append(TurnView(int(t.turn_number), t.user_message, t.llm_response,
-                                       tuple(dict.fromkeys(judged[(cid, t.turn_number)])), comparisons))
+            turn_views.append(
+                TurnView(
+                    int(t.turn_number),
+                    t.user_message,
+                    t.llm_response,
+                    tuple(dict.fromkeys(judged[(cid, t.turn_number)])),
+                    comparisons,
+                )
+            )
         person = people.get(c.participant_id)
         profile = {}
         if person is not None:
-            profile = {"age": person.age or "unknown", "traits": (person.traits or "none").replace(";", ", "),
-                       "goals": (person.goals or "not given").replace(";", ", ")}
-        views.append(ConversationView(cid, c.source_file, turn_views, profile, pre_items.get(cid, {}),
-                                      pre_totals.get(cid, {}), rating_items))
+            profile = {
+                "age": person.age or "unknown",
+                "traits": (person.traits or "none").replace(";", ", "),
+                "goals": (person.goals or "not given").replace(";", ", "),
+            }
+        views.append(
+            ConversationView(
+                cid, c.source_file, turn_views, profile, pre_items.get(cid, {}), pre_totals.get(cid, {}), rating_items
+            )
+        )
     return views

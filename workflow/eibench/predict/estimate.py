@@ -22,8 +22,9 @@ from .cache import Entry
 CHARS_PER_TOKEN = 4.0
 
 
-def estimate(pending_chars: Sequence[int], cached: int, model: LiveModel,
-             observed: Sequence[Entry] = ()) -> dict[str, Any]:
+def estimate(
+    pending_chars: Sequence[int], cached: int, model: LiveModel, observed: Sequence[Entry] = ()
+) -> dict[str, Any]:
     """Requests to ask, estimated tokens, cost (USD: expected and at most) and wall time (s)."""
     n = len(pending_chars)
     tokens_in = int(round(sum(pending_chars) / CHARS_PER_TOKEN))
@@ -32,12 +33,17 @@ def estimate(pending_chars: Sequence[int], cached: int, model: LiveModel,
     tokens_out = int(round(n * statistics.fmean(outs))) if outs else None
     latency = statistics.fmean(e.latency_seconds for e in observed) if observed else None
     return {
-        "requests": n + cached, "cached": cached, "to_ask": n, "input_tokens": tokens_in,
-        "output_tokens": tokens_out, "output_tokens_max": tokens_out_max,
+        "requests": n + cached,
+        "cached": cached,
+        "to_ask": n,
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "output_tokens_max": tokens_out_max,
         "cost_usd": model.cost(tokens_in, tokens_out) if tokens_out is not None else None,
         "cost_usd_max": model.cost(tokens_in, tokens_out_max),
         "seconds": n * latency / max(1, model.concurrency) if latency is not None else None,
-        "mean_latency_seconds": latency, "observed": len(observed),
+        "mean_latency_seconds": latency,
+        "observed": len(observed),
     }
 
 
@@ -46,10 +52,14 @@ def format_estimate(name: str, mode: str, e: dict[str, Any]) -> str:
     out = e["output_tokens"] if e["output_tokens"] is not None else "unknown"
     cost = f"${e['cost_usd']:.2f}" if e["cost_usd"] is not None else "unknown"
     if e["seconds"] is not None:
-        time = (f"about {e['seconds'] / 60:.1f} min ({e['mean_latency_seconds']:.2f} s a request, mean of "
-                f"{e['observed']} stored answers, at concurrency)")
+        time = (
+            f"about {e['seconds'] / 60:.1f} min ({e['mean_latency_seconds']:.2f} s a request, mean of "
+            f"{e['observed']} stored answers, at concurrency)"
+        )
     else:
         time = "unknown until the first answers (see the progress bar's rate)"
-    return (f"{name} ({mode}): {e['requests']} requests, {e['cached']} cached, {e['to_ask']} to ask "
-            f"(+ repairs); about {e['input_tokens']} input tokens (characters / 4), output tokens {out} "
-            f"(at most {e['output_tokens_max']}); cost {cost} (at most ${e['cost_usd_max']:.2f}); time {time}")
+    return (
+        f"{name} ({mode}): {e['requests']} requests, {e['cached']} cached, {e['to_ask']} to ask "
+        f"(+ repairs); about {e['input_tokens']} input tokens (characters / 4), output tokens {out} "
+        f"(at most {e['output_tokens_max']}); cost {cost} (at most ${e['cost_usd_max']:.2f}); time {time}"
+    )

@@ -45,8 +45,11 @@ class ParentWatch:
     def _watch(self) -> None:
         while not self._stop.wait(self.poll_seconds):
             if os.getppid() != self.parent:
-                log.warning("the parent process %d is gone (killed run?): no new request is sent; the answers "
-                            "in flight are stored, then this collector exits", self.parent)
+                log.warning(
+                    "the parent process %d is gone (killed run?): no new request is sent; the answers "
+                    "in flight are stored, then this collector exits",
+                    self.parent,
+                )
                 self.gone.set()
                 self.on_gone()
                 return

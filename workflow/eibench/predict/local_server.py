@@ -51,8 +51,10 @@ def find_gguf(package: str = WEIGHTS_PACKAGE) -> Path:
     ServerError naming the install command when the package or the file is missing."""
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ServerError(f"package {package} is not installed in {sys.prefix}: "
-                          "pip install -r envs/requirements-llm.txt (see docs/local-model.md)")
+        raise ServerError(
+            f"package {package} is not installed in {sys.prefix}: "
+            "pip install -r envs/requirements-llm.txt (see docs/local-model.md)"
+        )
     found = sorted(p for root in spec.submodule_search_locations for p in Path(root).rglob("*.gguf"))
     if len(found) != 1:
         raise ServerError(f"package {package} should hold one .gguf file, found {len(found)}: {found}")
@@ -72,8 +74,10 @@ def server_version() -> str:
     try:
         return importlib.metadata.version(SERVER_PACKAGE)
     except importlib.metadata.PackageNotFoundError:
-        raise ServerError(f"{SERVER_PACKAGE} is not installed in {sys.prefix}: "
-                          "pip install -r envs/requirements-llm.txt (see docs/local-model.md)") from None
+        raise ServerError(
+            f"{SERVER_PACKAGE} is not installed in {sys.prefix}: "
+            "pip install -r envs/requirements-llm.txt (see docs/local-model.md)"
+        ) from None
 
 
 def revision(gguf_sha256: str, version: str) -> str:
@@ -86,8 +90,13 @@ def describe(gguf: Path | None = None) -> dict[str, Any]:
     """Path, size and sha256 of the GGUF file, the server version and the resulting revision."""
     gguf = gguf or find_gguf()
     digest, version = sha256_file(gguf), server_version()
-    return {"gguf": str(gguf), "bytes": gguf.stat().st_size, "sha256": digest, "server_version": version,
-            "revision": revision(digest, version)}
+    return {
+        "gguf": str(gguf),
+        "bytes": gguf.stat().st_size,
+        "sha256": digest,
+        "server_version": version,
+        "revision": revision(digest, version),
+    }
 
 
 def free_port() -> int:
@@ -132,22 +141,41 @@ class LocalServer:
         return f"http://{HOST}:{self.port}/v1"
 
     def command(self) -> list[str]:
-        return [self.python, "-m", "llama_cpp.server", "--model", str(self.gguf), "--host", HOST,
-                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.n_threads)]
+        return [
+            self.python,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.gguf),
+            "--host",
+            HOST,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.n_threads),
+        ]
 
     def start(self) -> "LocalServer":
         """Start the server and wait until /v1/models answers. ServerError (the server stopped)
         when it exits or does not answer in time; it is never left running then."""
         log: IO[bytes] | int = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
         try:
-            self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+            self.process = subprocess.Popen(
+                self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
         finally:
             if not isinstance(log, int):
                 log.close()
         if self.pid_file:
-            record = {"pid": self.process.pid, "start": _process_start(self.process.pid), "port": self.port,
-                      "endpoint": self.endpoint, "gguf": str(self.gguf)}
+            record = {
+                "pid": self.process.pid,
+                "start": _process_start(self.process.pid),
+                "port": self.port,
+                "endpoint": self.endpoint,
+                "gguf": str(self.gguf),
+            }
             Path(self.pid_file).write_text(json.dumps(record, indent=1) + "\n")
         try:
             self._wait_ready()
@@ -163,8 +191,10 @@ class LocalServer:
             raise ServerError("the server was not started: call start() first")
         while True:
             if process.poll() is not None:
-                raise ServerError(f"the server exited with code {process.returncode} before answering "
-                                  f"(command: {' '.join(self.command())}; log: {self.log_file or 'not kept'})")
+                raise ServerError(
+                    f"the server exited with code {process.returncode} before answering "
+                    f"(command: {' '.join(self.command())}; log: {self.log_file or 'not kept'})"
+                )
             try:
                 if httpx.get(self.endpoint + "/models", timeout=2.0).status_code == 200:
                     return
@@ -189,8 +219,7 @@ class LocalServer:
         self.stop()
 
 
-def stop_pid(pid: int, start: str | None = None, process: subprocess.Popen | None = None,
-             grace: float = 15.0) -> bool:
+def stop_pid(pid: int, start: str | None = None, process: subprocess.Popen | None = None, grace: float = 15.0) -> bool:
     """Stop process ``pid`` (only if it is still the one started at ``start``): SIGTERM, then
     SIGKILL after ``grace`` s. True when it was running."""
     if not alive(pid, start):
@@ -211,10 +240,14 @@ def stop_pid(pid: int, start: str | None = None, process: subprocess.Popen | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eibench.predict.local_server",
-                                     description="Start/stop the local llama.cpp server of SmolLM2-135M-Instruct.")
+    parser = argparse.ArgumentParser(
+        prog="python -m eibench.predict.local_server",
+        description="Start/stop the local llama.cpp server of SmolLM2-135M-Instruct.",
+    )
     parser.add_argument("command", choices=["info", "start", "stop", "run"])
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT} (config/local-llm.yaml)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT} (config/local-llm.yaml)"
+    )
     parser.add_argument("--pid-file", default=DEFAULT_PID_FILE)
     parser.add_argument("--log-file", default="logs/llm-server.log")
     parser.add_argument("--n-threads", type=int, default=2)
@@ -235,16 +268,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"server PID {record['pid']} {'stopped' if was else 'was not running'}")
             return 0
         Path(args.log_file).parent.mkdir(parents=True, exist_ok=True)
-        server = LocalServer(find_gguf(), port=args.port, n_threads=args.n_threads, pid_file=Path(args.pid_file),
-                             log_file=Path(args.log_file))
+        server = LocalServer(
+            find_gguf(),
+            port=args.port,
+            n_threads=args.n_threads,
+            pid_file=Path(args.pid_file),
+            log_file=Path(args.log_file),
+        )
         if args.command == "start":
             if Path(args.pid_file).exists():
                 print(f"{args.pid_file} exists: a server may be running; stop it first", file=sys.stderr)
                 return 1
             server.start()
             assert server.process is not None  # start() sets it or raises
-            print(f"server PID {server.process.pid} at {server.endpoint} (log {args.log_file}); "
-                  f"stop it with: python -m eibench.predict.local_server stop")
+            print(
+                f"server PID {server.process.pid} at {server.endpoint} (log {args.log_file}); "
+                f"stop it with: python -m eibench.predict.local_server stop"
+            )
             server.process = None  # detached: left running, stopped later by the PID file
             return 0
         rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest

@@ -108,8 +108,10 @@ def read_media(path: str | Path, kind: str) -> Media:
     else:
         raise ValueError(f"media kind must be 'image' or 'audio', not {kind!r}")
     if media_type is None:
-        raise MediaError(f"{path}: not a {'JPEG, PNG, GIF or WebP image' if kind == 'image' else 'WAV or MP3 file'} "
-                         f"(first bytes {data[:12]!r}); {fix}")
+        raise MediaError(
+            f"{path}: not a {'JPEG, PNG, GIF or WebP image' if kind == 'image' else 'WAV or MP3 file'} "
+            f"(first bytes {data[:12]!r}); {fix}"
+        )
     return Media(kind, media_type, data, str(path))
 
 
@@ -153,14 +155,22 @@ def check_request(model: Any, messages: Sequence[dict[str, Any]], where: str = "
     accepted = set(model.modalities)
     for modality in sorted(modalities_of(messages) - accepted):
         if modality not in API_MODALITIES[model.kind]:
-            fix = ("the Anthropic Messages API has no audio input: send the audio's transcript as text (leave "
-                   "'audio' out of the run's modalities), or use an openai_compatible model that takes "
-                   "input_audio" if modality == "audio" else f"the {model.kind} API cannot carry {modality}")
+            fix = (
+                "the Anthropic Messages API has no audio input: send the audio's transcript as text (leave "
+                "'audio' out of the run's modalities), or use an openai_compatible model that takes "
+                "input_audio"
+                if modality == "audio"
+                else f"the {model.kind} API cannot carry {modality}"
+            )
         else:
-            fix = (f"if the endpoint takes {modality}, add it to the model's config key 'modalities' "
-                   f"(now {list(model.modalities)}); otherwise leave {modality!r} out of the run's modalities")
-        raise ModalityError(f"model {model.name!r} ({model.kind}, {model.model_id}) does not accept {modality} "
-                            f"input, which {where} holds; {fix}")
+            fix = (
+                f"if the endpoint takes {modality}, add it to the model's config key 'modalities' "
+                f"(now {list(model.modalities)}); otherwise leave {modality!r} out of the run's modalities"
+            )
+        raise ModalityError(
+            f"model {model.name!r} ({model.kind}, {model.model_id}) does not accept {modality} "
+            f"input, which {where} holds; {fix}"
+        )
     limit = model.max_media_bytes or DEFAULT_MAX_MEDIA_BYTES[model.kind]
     for message in messages:
         for part in parts(message["content"]):
@@ -168,7 +178,8 @@ def check_request(model: Any, messages: Sequence[dict[str, Any]], where: str = "
                 raise ModalityError(
                     f"{where}: {part.kind} {part.source or part.sha256[:12]} has {len(part.data):,} bytes, more than "
                     f"the {limit:,} allowed for model {model.name!r}; downscale or re-encode it (or set the "
-                    "model's max_media_bytes if its endpoint takes more)")
+                    "model's max_media_bytes if its endpoint takes more)"
+                )
 
 
 def cache_form(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -210,8 +221,9 @@ def anthropic_content(content: Any) -> Any:
         if isinstance(part, str):
             out.append({"type": "text", "text": part})
         elif part.kind == "image":
-            out.append({"type": "image", "source": {"type": "base64", "media_type": part.media_type,
-                                                    "data": part.b64()}})
+            out.append(
+                {"type": "image", "source": {"type": "base64", "media_type": part.media_type, "data": part.b64()}}
+            )
         else:
             raise ModalityError("the Anthropic Messages API has no audio input")
     return out

@@ -8,9 +8,16 @@ from typing import Any
 from .conversation import ConversationView
 
 
-def output_file(view: ConversationView, model: str, mode: str, version: str, turns: list[dict[str, Any]],
-                post: dict[str, Any] | None, cost: float | None = 0.0,
-                prompt_digest: str | None = None) -> dict[str, Any]:
+def output_file(
+    view: ConversationView,
+    model: str,
+    mode: str,
+    version: str,
+    turns: list[dict[str, Any]],
+    post: dict[str, Any] | None,
+    cost: float | None = 0.0,
+    prompt_digest: str | None = None,
+) -> dict[str, Any]:
     """One EM output file: ``cost`` in US dollars (0 for an offline baseline; None, written as
     null, when the token usage of an answer used is unknown), no timings;
     ``prompt_digest`` (sha256 of the prompt set) only for prompted models."""
@@ -24,6 +31,12 @@ def output_file(view: ConversationView, model: str, mode: str, version: str, tur
     }
     if prompt_digest is not None:
         out["prompt_digest"] = prompt_digest
-    out.update({"turns": turns, "post_conversation": post, "api_cost": None if cost is None else round(cost, 10),
-                "duration_seconds": None})
+    out.update(
+        {
+            "turns": turns,
+            "post_conversation": post,
+            "api_cost": None if cost is None else round(cost, 10),
+            "duration_seconds": None,
+        }
+    )
     return out

@@ -22,8 +22,15 @@ import yaml
 from .. import instrument
 from .conversation import ConversationView, TurnView
 
-TURN_TASKS = ("draft", "emotions", "binary_om_observer", "binary_hp_observer", "binary_om_participant",
-              "binary_hp_participant", "pairwise")
+TURN_TASKS = (
+    "draft",
+    "emotions",
+    "binary_om_observer",
+    "binary_hp_observer",
+    "binary_om_participant",
+    "binary_hp_participant",
+    "pairwise",
+)
 PANAS_TASKS = {"absolute": "post_panas_absolute", "delta": "post_panas_delta", "blind_delta": "post_panas_blind_delta"}
 OMNISCIENT = ("omniscient", "verbose_omniscient")
 
@@ -68,8 +75,13 @@ class PromptSet:
         text, raw = read_prompt_file(f"{version}.yaml", version)
         instrument_files = resources.files(instrument.__name__)
         digest = hashlib.sha256(text.encode())
-        for name in ("binary_questions.csv", "pairwise_questions.csv", "panas_items.csv", "survey_options.json",
-                     "post_chat_ratings.csv"):
+        for name in (
+            "binary_questions.csv",
+            "pairwise_questions.csv",
+            "panas_items.csv",
+            "survey_options.json",
+            "post_chat_ratings.csv",
+        ):
             digest.update(instrument_files.joinpath(name).read_bytes())
         return cls(version, raw, digest.hexdigest()[:16])
 
@@ -78,25 +90,41 @@ class PromptSet:
         if "system" in spec:
             text = Template(spec["system"]).substitute(task=task)
         else:
-            text = Template(self.raw["system"]).substitute(task=task, mode_instructions=self.raw["mode_instructions"][mode])
+            text = Template(self.raw["system"]).substitute(
+                task=task, mode_instructions=self.raw["mode_instructions"][mode]
+            )
         if mode in OMNISCIENT:
             totals = view.pre_panas_totals
             text += "\n" + Template(self.raw["profile"]).substitute(
-                age=view.profile.get("age", "unknown"), traits=view.profile.get("traits", "none"),
+                age=view.profile.get("age", "unknown"),
+                traits=view.profile.get("traits", "none"),
                 goals=view.profile.get("goals", "not given"),
-                pre_positive=self._num(totals.get("positive")), pre_negative=self._num(totals.get("negative")))
+                pre_positive=self._num(totals.get("positive")),
+                pre_negative=self._num(totals.get("negative")),
+            )
         return text.strip()
 
     def _transcript(self, turns: list[TurnView]) -> str:
         tpl = Template(self.raw["transcript_turn"])
-        return "".join(tpl.substitute(turn=t.turn_number, user=t.user_message, assistant=t.om_reply) for t in turns).strip()
+        return "".join(
+            tpl.substitute(turn=t.turn_number, user=t.user_message, assistant=t.om_reply) for t in turns
+        ).strip()
 
-    def _request(self, view: ConversationView, turn_number: int | None, task: str, mode: str,
-                 expect: tuple[str, ...] = (), **values: Any) -> Request:
+    def _request(
+        self,
+        view: ConversationView,
+        turn_number: int | None,
+        task: str,
+        mode: str,
+        expect: tuple[str, ...] = (),
+        **values: Any,
+    ) -> Request:
         template_task = task.rsplit("_", 1)[0] if task.startswith("binary_") else task
         user = Template(self.raw["tasks"][template_task]["user"]).substitute(**values).strip()
-        messages = ({"role": "system", "content": self._system(task, template_task, mode, view)},
-                    {"role": "user", "content": user})
+        messages = (
+            {"role": "system", "content": self._system(task, template_task, mode, view)},
+            {"role": "user", "content": user},
+        )
         return Request(view.conversation_id, turn_number, task, messages, expect)
 
     def turn_requests(self, view: ConversationView, turn: TurnView, mode: str) -> list[Request]:
@@ -114,18 +142,47 @@ class PromptSet:
         for target in ("om", "hp"):
             for wording, column in (("observer", "text_observer"), ("participant", "text_participant")):
                 listing = "\n".join(f"{q}: {questions[q][column]}" for q in asked)
-                out.append(self._request(view, t, f"binary_{target}_{wording}", mode, asked, transcript=upto, turn=t,
-                                         questions=listing, keys=", ".join(asked)))
+                out.append(
+                    self._request(
+                        view,
+                        t,
+                        f"binary_{target}_{wording}",
+                        mode,
+                        asked,
+                        transcript=upto,
+                        turn=t,
+                        questions=listing,
+                        keys=", ".join(asked),
+                    )
+                )
         if turn.comparisons:
             question_text = {q["question_id"]: q["text"] for q in instrument.pairwise_questions()}
             block = Template(self.raw["comparison"])
             missing = self.raw["missing_reply"]
-            blocks = [block.substitute(position=c.position, question=question_text.get(c.question_id, c.question_id),
-                                       reply_a=c.text_a or missing, reply_b=c.text_b or missing)
-                      for c in turn.comparisons]
+            blocks = [
+                block.substitute(
+                    position=c.position,
+                    question=question_text.get(c.question_id, c.question_id),
+                    reply_a=c.text_a or missing,
+                    reply_b=c.text_b or missing,
+                )
+                for c in turn.comparisons
+            ]
             keys = tuple(str(c.position) for c in turn.comparisons)
-            out.append(self._request(view, t, "pairwise", mode, keys, history=history, turn=t, user=turn.user_message,
-                                     comparisons="\n".join(blocks), keys=", ".join(keys)))
+            out.append(
+                self._request(
+                    view,
+                    t,
+                    "pairwise",
+                    mode,
+                    keys,
+                    history=history,
+                    turn=t,
+                    user=turn.user_message,
+                    comparisons="\n".join(blocks),
+                    keys=", ".join(keys),
+                )
+            )
         return out
 
     def post_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:
@@ -136,19 +193,46 @@ class PromptSet:
         pre = "\n".join(f"{name}: {self._num(view.pre_panas_items.get(name))}" for name in items)
         options = instrument.survey_options()
         out = [
-            self._request(view, None, PANAS_TASKS[strategy], mode, items, transcript=transcript, items=", ".join(items),
-                          pre_items=pre),
-            self._request(view, None, "conversation_wide", mode, (), transcript=transcript,
-                          q1_options=" | ".join(options["q1_lookingFor"]),
-                          q2_options=" | ".join(options["q2_emotionClarity"]),
-                          q3_options=" | ".join(options["q3_modelFit"])),
+            self._request(
+                view,
+                None,
+                PANAS_TASKS[strategy],
+                mode,
+                items,
+                transcript=transcript,
+                items=", ".join(items),
+                pre_items=pre,
+            ),
+            self._request(
+                view,
+                None,
+                "conversation_wide",
+                mode,
+                (),
+                transcript=transcript,
+                q1_options=" | ".join(options["q1_lookingFor"]),
+                q2_options=" | ".join(options["q2_emotionClarity"]),
+                q3_options=" | ".join(options["q3_modelFit"]),
+            ),
         ]
         if view.rating_items:
             rating = instrument.rating_items()
-            questions = "\n".join(f"{name} ({rating[name].low}..{rating[name].high}): {rating[name].question}"
-                                   for name in view.rating_items)
-            out.append(self._request(view, None, "post_chat_ratings", mode, view.rating_items, transcript=transcript,
-                                     questions=questions, items=", ".join(view.rating_items)))
+            questions = "\n".join(
+                f"{name} ({rating[name].low}..{rating[name].high}): {rating[name].question}"
+                for name in view.rating_items
+            )
+            out.append(
+                self._request(
+                    view,
+                    None,
+                    "post_chat_ratings",
+                    mode,
+                    view.rating_items,
+                    transcript=transcript,
+                    questions=questions,
+                    items=", ".join(view.rating_items),
+                )
+            )
         return out
 
     def conversation_requests(self, view: ConversationView, mode: str, strategy: str) -> list[Request]:

@@ -48,8 +48,14 @@ def _canonical(obj: Any) -> str:
 
 
 def _entry_line(key: str, entry: Entry) -> str:
-    body = {"key": key, "text": entry.text, "input_tokens": entry.input_tokens, "output_tokens": entry.output_tokens,
-            "latency_seconds": entry.latency_seconds, "created_at": entry.created_at}
+    body = {
+        "key": key,
+        "text": entry.text,
+        "input_tokens": entry.input_tokens,
+        "output_tokens": entry.output_tokens,
+        "latency_seconds": entry.latency_seconds,
+        "created_at": entry.created_at,
+    }
     body["sha256"] = hashlib.sha256(_canonical(body).encode()).hexdigest()
     return _canonical(body)
 
@@ -84,19 +90,29 @@ def write_record(records: Iterable[Record], model: str, out: str | Path) -> Resp
         if identity is None:
             identity, prompt_version = this, request["prompt_version"]
         elif this != identity or request["prompt_version"] != prompt_version:
-            raise RecordError(f"model {model!r}: the cache mixes answers of two settings ({_canonical(identity)} "
-                              f"and {_canonical(this)}, prompt versions {prompt_version!r} and "
-                              f"{request['prompt_version']!r}); move one setting's files away and export again")
+            raise RecordError(
+                f"model {model!r}: the cache mixes answers of two settings ({_canonical(identity)} "
+                f"and {_canonical(this)}, prompt versions {prompt_version!r} and "
+                f"{request['prompt_version']!r}); move one setting's files away and export again"
+            )
         old = entries.setdefault(r.key, r.entry)
         if old.text != r.entry.text:
-            raise RecordError(f"model {model!r}: key {r.key} has two different answers in the cache; "
-                              "run python -m eibench.predict.cache_merge first, which names the files")
+            raise RecordError(
+                f"model {model!r}: key {r.key} has two different answers in the cache; "
+                "run python -m eibench.predict.cache_merge first, which names the files"
+            )
     if identity is None:
         raise RecordError(f"model {model!r}: no answer to record")
     lines = [_entry_line(k, entries[k]) for k in sorted(entries)]
-    header = {"format": FORMAT, "version": VERSION, "model": model, "identity": identity,
-              "prompt_version": prompt_version, "entries": len(lines),
-              "sha256": hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest()}
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "model": model,
+        "identity": identity,
+        "prompt_version": prompt_version,
+        "entries": len(lines),
+        "sha256": hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest(),
+    }
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(out.name + ".staging")
@@ -105,15 +121,18 @@ def write_record(records: Iterable[Record], model: str, out: str | Path) -> Resp
     return read_record(out)
 
 
-def read_record(path: str | Path, expect_identity: dict[str, Any] | None = None,
-                expect_prompt_version: str | None = None) -> ResponseRecord:
+def read_record(
+    path: str | Path, expect_identity: dict[str, Any] | None = None, expect_prompt_version: str | None = None
+) -> ResponseRecord:
     """Read and verify a record: every line's checksum, the header's digest and count, one line
     per key, keys in order; with ``expect_identity`` / ``expect_prompt_version``, the header must
     match them. RecordError names the file, the line or field, and the fix."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"response record {path} not found (config key record of the model); "
-                                "restore it from the repository or set record: null to collect afresh")
+        raise FileNotFoundError(
+            f"response record {path} not found (config key record of the model); "
+            "restore it from the repository or set record: null to collect afresh"
+        )
     lines = path.read_text(encoding="utf-8").splitlines()
     try:
         header = json.loads(lines[0]) if lines else None
@@ -123,8 +142,10 @@ def read_record(path: str | Path, expect_identity: dict[str, Any] | None = None,
         raise RecordError(f"{path}: line 1 is not a header of format {FORMAT} version {VERSION}")
     body = "".join(line + "\n" for line in lines[1:])
     if hashlib.sha256(body.encode()).hexdigest() != header.get("sha256") or len(lines) - 1 != header.get("entries"):
-        raise RecordError(f"{path}: header field sha256/entries does not match the {len(lines) - 1} entry lines "
-                          "(the file was edited or truncated); restore it from the repository")
+        raise RecordError(
+            f"{path}: header field sha256/entries does not match the {len(lines) - 1} entry lines "
+            "(the file was edited or truncated); restore it from the repository"
+        )
     entries: dict[str, Entry] = {}
     previous = ""
     for number, line in enumerate(lines[1:], start=2):
@@ -139,18 +160,30 @@ def read_record(path: str | Path, expect_identity: dict[str, Any] | None = None,
         if item["key"] <= previous:
             raise RecordError(f"{path}: line {number}: key {item['key']} is out of order or repeated")
         previous = item["key"]
-        entries[item["key"]] = Entry(item["text"], item["input_tokens"], item["output_tokens"],
-                                     float(item["latency_seconds"]), item["created_at"])
+        entries[item["key"]] = Entry(
+            item["text"],
+            item["input_tokens"],
+            item["output_tokens"],
+            float(item["latency_seconds"]),
+            item["created_at"],
+        )
     if expect_identity is not None and header["identity"] != expect_identity:
-        diff = sorted(k for k in set(header["identity"]) | set(expect_identity)
-                      if header["identity"].get(k) != expect_identity.get(k))
-        raise RecordError(f"{path}: header field identity differs from the configured model in {', '.join(diff)} "
-                          f"(record: {_canonical({k: header['identity'].get(k) for k in diff})}, config: "
-                          f"{_canonical({k: expect_identity.get(k) for k in diff})}); configure the model the "
-                          "record was made with, or set record: null to collect afresh")
+        diff = sorted(
+            k
+            for k in set(header["identity"]) | set(expect_identity)
+            if header["identity"].get(k) != expect_identity.get(k)
+        )
+        raise RecordError(
+            f"{path}: header field identity differs from the configured model in {', '.join(diff)} "
+            f"(record: {_canonical({k: header['identity'].get(k) for k in diff})}, config: "
+            f"{_canonical({k: expect_identity.get(k) for k in diff})}); configure the model the "
+            "record was made with, or set record: null to collect afresh"
+        )
     if expect_prompt_version is not None and header["prompt_version"] != expect_prompt_version:
-        raise RecordError(f"{path}: header field prompt_version is {header['prompt_version']!r}, the config's "
-                          f"collection.prompt_version is {expect_prompt_version!r}")
+        raise RecordError(
+            f"{path}: header field prompt_version is {header['prompt_version']!r}, the config's "
+            f"collection.prompt_version is {expect_prompt_version!r}"
+        )
     return ResponseRecord(path, header["model"], header["identity"], header["prompt_version"], entries)
 
 
@@ -183,8 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     except (RecordError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(f"{rec.path}: {len(rec.entries)} entries verified; model {rec.model}, prompt version {rec.prompt_version}, "
-          f"identity {_canonical(rec.identity)}")
+    print(
+        f"{rec.path}: {len(rec.entries)} entries verified; model {rec.model}, prompt version {rec.prompt_version}, "
+        f"identity {_canonical(rec.identity)}"
+    )
     return 0
 
 

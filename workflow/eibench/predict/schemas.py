@@ -31,8 +31,12 @@ def _object(properties: dict[str, Any], mode: str, required: list[str] | None = 
     props = dict(properties)
     if mode in VERBOSE:
         props["rationale"] = {"type": "string"}
-    return {"type": "object", "properties": props,
-            "required": list(properties) if required is None else required, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+    }
 
 
 def _integer(low: int, high: int) -> dict[str, Any]:
@@ -48,8 +52,12 @@ def answer_schema(task: str, expect: tuple[str, ...] = (), mode: str = "default"
         return None
     if task == "emotions":
         words = [item.name for item in instrument.panas_items()]
-        tag = {"type": "object", "properties": {"emotion": {"enum": words}, "intensity": _integer(1, 7)},
-               "required": ["emotion", "intensity"], "additionalProperties": False}
+        tag = {
+            "type": "object",
+            "properties": {"emotion": {"enum": words}, "intensity": _integer(1, 7)},
+            "required": ["emotion", "intensity"],
+            "additionalProperties": False,
+        }
         return _object({"emotions": {"type": "array", "items": tag, "maxItems": len(words)}}, mode)
     if task.startswith("binary_"):
         return _object({k: {"enum": _YES_NO_NA} for k in expect}, mode)
@@ -57,24 +65,43 @@ def answer_schema(task: str, expect: tuple[str, ...] = (), mode: str = "default"
         return _object({k: {"enum": ["A", "B"]} for k in expect}, mode)
     if task in ("post_panas_absolute", "post_panas_delta", "post_panas_blind_delta"):
         low, high = (1, 7) if task == "post_panas_absolute" else (-6, 6)
-        items = {"type": "object", "properties": {k: _integer(low, high) for k in expect},
-                 "required": list(expect), "additionalProperties": False}
+        items = {
+            "type": "object",
+            "properties": {k: _integer(low, high) for k in expect},
+            "required": list(expect),
+            "additionalProperties": False,
+        }
         return _object({"items": items}, mode)
     if task == "conversation_wide":
         options = instrument.survey_options()
-        four = {"type": "object", "properties": {b: _integer(1, 7) for b in instrument.FOUR_BRANCHES},
-                "required": list(instrument.FOUR_BRANCHES), "additionalProperties": False}
-        return _object({
-            "q1_lookingFor": {"type": "array", "items": {"enum": list(options["q1_lookingFor"])}, "minItems": 1,
-                              "maxItems": len(options["q1_lookingFor"])},
-            "q2_emotionClarity": {"enum": list(options["q2_emotionClarity"])},
-            "q3_modelFit": {"enum": list(options["q3_modelFit"])},
-            "q3_followUp_whatFeltOff": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
-            "fourBranchScores": four,
-        }, mode)
+        four = {
+            "type": "object",
+            "properties": {b: _integer(1, 7) for b in instrument.FOUR_BRANCHES},
+            "required": list(instrument.FOUR_BRANCHES),
+            "additionalProperties": False,
+        }
+        return _object(
+            {
+                "q1_lookingFor": {
+                    "type": "array",
+                    "items": {"enum": list(options["q1_lookingFor"])},
+                    "minItems": 1,
+                    "maxItems": len(options["q1_lookingFor"]),
+                },
+                "q2_emotionClarity": {"enum": list(options["q2_emotionClarity"])},
+                "q3_modelFit": {"enum": list(options["q3_modelFit"])},
+                "q3_followUp_whatFeltOff": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                "fourBranchScores": four,
+            },
+            mode,
+        )
     if task == "post_chat_ratings":
         scales = instrument.rating_items()
-        ratings = {"type": "object", "properties": {k: _integer(scales[k].low, scales[k].high) for k in expect},
-                   "required": list(expect), "additionalProperties": False}
+        ratings = {
+            "type": "object",
+            "properties": {k: _integer(scales[k].low, scales[k].high) for k in expect},
+            "required": list(expect),
+            "additionalProperties": False,
+        }
         return _object({"ratings": ratings}, mode)
     raise ValueError(f"unknown task {task!r}")

@@ -91,8 +91,7 @@ class Owner:
 
     def describe(self, now: float | None = None) -> str:
         age = (now if now is not None else time.time()) - self.heartbeat
-        return (f"PID {self.pid} on host {self.host}, started {self.started}, last heartbeat "
-                f"{max(age, 0.0):.0f} s ago")
+        return f"PID {self.pid} on host {self.host}, started {self.started}, last heartbeat {max(age, 0.0):.0f} s ago"
 
 
 def read_owner(path: Path) -> Owner | None:
@@ -103,8 +102,9 @@ def read_owner(path: Path) -> Owner | None:
             raw = fh.read(4096)
             mtime = os.fstat(fh.fileno()).st_mtime
         body = json.loads(raw)
-        return Owner(str(body["host"]), int(body["pid"]), body.get("pid_start"), str(body["started"]),
-                     str(body["token"]), mtime)
+        return Owner(
+            str(body["host"]), int(body["pid"]), body.get("pid_start"), str(body["started"]), str(body["token"]), mtime
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -127,8 +127,14 @@ class ShardLock:
     """The lock of one shard (see the module docstring). ``acquire`` then ``release``, or a
     ``with`` block. ``on_lost`` is called (from the heartbeat thread) if the lock is taken over."""
 
-    def __init__(self, path: str | Path, stale_seconds: float, wait_seconds: float = 0.0, poll_seconds: float = 0.5,
-                 on_lost: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        stale_seconds: float,
+        wait_seconds: float = 0.0,
+        poll_seconds: float = 0.5,
+        on_lost: Callable[[], None] | None = None,
+    ):
         self.path = Path(path)
         self.stale_seconds = float(stale_seconds)
         self.wait_seconds = float(wait_seconds)
@@ -149,8 +155,19 @@ class ShardLock:
 
     def _record(self) -> bytes:
         started = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        return json.dumps({"host": self.host, "pid": os.getpid(), "pid_start": process_start(os.getpid()),
-                           "started": started, "token": self.token}, sort_keys=True).encode() + b"\n"
+        return (
+            json.dumps(
+                {
+                    "host": self.host,
+                    "pid": os.getpid(),
+                    "pid_start": process_start(os.getpid()),
+                    "started": started,
+                    "token": self.token,
+                },
+                sort_keys=True,
+            ).encode()
+            + b"\n"
+        )
 
     def _create(self) -> bool:
         try:
@@ -172,8 +189,9 @@ class ShardLock:
         except FileNotFoundError:
             return  # released or taken over meanwhile: try again
         now_there = read_owner(moved)
-        same = (now_there is None and seen is None) or (now_there is not None and seen is not None
-                                                         and now_there.token == seen.token)
+        same = (now_there is None and seen is None) or (
+            now_there is not None and seen is not None and now_there.token == seen.token
+        )
         if not same:  # a fresh lock, created since we looked: give it back
             try:
                 os.link(moved, self.path)
@@ -212,10 +230,15 @@ class ShardLock:
                     f"on one shard would send the same requests twice. Wait for it to finish (or stop it: kill "
                     f"{seen.pid if seen else '<its PID>'} on {seen.host if seen else 'its host'}), then run again; "
                     f"a lock without heartbeat for collection.lock_stale_seconds ({self.stale_seconds:g} s) is "
-                    "taken over by itself.")
+                    "taken over by itself."
+                )
             if not waiting_logged:
-                log.warning("%s: held by %s; waiting up to %g s (collection.lock_wait_seconds)", self.path, owner,
-                            self.wait_seconds)
+                log.warning(
+                    "%s: held by %s; waiting up to %g s (collection.lock_wait_seconds)",
+                    self.path,
+                    owner,
+                    self.wait_seconds,
+                )
                 waiting_logged = True
             time.sleep(self.poll_seconds)
         self._stop.clear()

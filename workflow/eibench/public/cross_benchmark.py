@@ -47,7 +47,19 @@ LEVELS = ("exact", "backbone", "family", "developer")
 KEY_COLUMN = {"exact": "system", "backbone": "base_llm", "family": "family", "developer": "developer"}
 MATCH_VALUES = (*LEVELS, "none")
 TUNINGS = ("official", "third_party")
-COLUMNS = ("benchmark", "model", "system", "base_llm", "family", "developer", "tuning", "modality", "match", "source", "note")
+COLUMNS = (
+    "benchmark",
+    "model",
+    "system",
+    "base_llm",
+    "family",
+    "developer",
+    "tuning",
+    "modality",
+    "match",
+    "source",
+    "note",
+)
 MEASURES = ("overall", "FER", "CEU", "SCEA")
 MIN_UNITS = 3
 """Fewest units for which a rank agreement is computed (below it every statistic is NaN)."""
@@ -81,25 +93,34 @@ def read_mapping(path: str | Path = MAPPING_FILE) -> tuple[str, pd.DataFrame]:
     table = pd.read_csv(path, skiprows=1, dtype=str, keep_default_na=False)
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
-        raise MappingError(f"{path}: missing column(s) {', '.join(missing)}; fix: the header must list {', '.join(COLUMNS)}")
+        raise MappingError(
+            f"{path}: missing column(s) {', '.join(missing)}; fix: the header must list {', '.join(COLUMNS)}"
+        )
     table = table.loc[:, list(COLUMNS)].apply(lambda s: s.str.strip())
     for column, allowed in (("benchmark", BENCHMARKS), ("tuning", TUNINGS), ("match", MATCH_VALUES)):
         bad = ~table[column].isin(allowed)
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
-            raise MappingError(f"{path}: line {i + 3}, column {column}: {table[column].iloc[i]!r} is not one of "
-                               f"{', '.join(allowed)}; fix: use one of them")
+            raise MappingError(
+                f"{path}: line {i + 3}, column {column}: {table[column].iloc[i]!r} is not one of "
+                f"{', '.join(allowed)}; fix: use one of them"
+            )
     dup = table.duplicated(["benchmark", "model"])
     if dup.any():
         i = int(np.flatnonzero(dup.to_numpy())[0])
-        raise MappingError(f"{path}: line {i + 3}: ({table['benchmark'].iloc[i]}, {table['model'].iloc[i]}) is listed twice; fix: keep one row")
+        raise MappingError(
+            f"{path}: line {i + 3}: ({table['benchmark'].iloc[i]}, {table['model'].iloc[i]}) is listed twice; fix: "
+            f"keep one row"
+        )
     computed = match_levels(table)
     wrong = computed != table["match"]
     if wrong.any():
         i = int(np.flatnonzero(wrong.to_numpy())[0])
-        raise MappingError(f"{path}: line {i + 3}, column match: {table['model'].iloc[i]!r} states "
-                           f"{table['match'].iloc[i]!r} but its keys give {computed.iloc[i]!r}; fix: correct the keys or "
-                           f"the match column ({int(wrong.sum())} row(s) disagree)")
+        raise MappingError(
+            f"{path}: line {i + 3}, column match: {table['model'].iloc[i]!r} states "
+            f"{table['match'].iloc[i]!r} but its keys give {computed.iloc[i]!r}; fix: correct the keys or "
+            f"the match column ({int(wrong.sum())} row(s) disagree)"
+        )
     return first.lstrip("# ").strip(), table
 
 
@@ -107,7 +128,9 @@ def version_number(version_line: str) -> int:
     """The N of "... version N ..." in the mapping's first line."""
     m = re.search(r"version (\d+)", version_line)
     if not m:
-        raise MappingError(f"{MAPPING_FILE.name}: line 1 {version_line!r} names no 'version N'; fix: restore the version line")
+        raise MappingError(
+            f"{MAPPING_FILE.name}: line 1 {version_line!r} names no 'version N'; fix: restore the version line"
+        )
     return int(m.group(1))
 
 
@@ -194,8 +217,9 @@ def _measures_array(x: np.ndarray, dims: list[str]) -> np.ndarray:
     return np.concatenate([dim_means.mean(axis=-1, keepdims=True), dim_means], axis=-1)
 
 
-def unit_scores(members: dict[str, dict[str, list[str]]], eq_scores: pd.Series, em_scores: pd.DataFrame,
-                measure: str) -> pd.DataFrame:
+def unit_scores(
+    members: dict[str, dict[str, list[str]]], eq_scores: pd.Series, em_scores: pd.DataFrame, measure: str
+) -> pd.DataFrame:
     """Per unit: the mean member score on each benchmark for one EmoBench-M ``measure``.
 
     ``eq_scores``: EQ-Bench model -> score; ``em_scores``: EmoBench-M model x ``MEASURES``. A
@@ -251,8 +275,16 @@ def _rho_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.divide((ra * rb).sum(axis=-1), den, out=np.full(den.shape, np.nan), where=den > 0)
 
 
-def rank_agreement(x, y, n_bootstrap: int, n_permutations: int, rng: np.random.Generator,
-                   level: float = 0.95, x_draws: np.ndarray | None = None, y_draws: np.ndarray | None = None) -> dict:
+def rank_agreement(
+    x,
+    y,
+    n_bootstrap: int,
+    n_permutations: int,
+    rng: np.random.Generator,
+    level: float = 0.95,
+    x_draws: np.ndarray | None = None,
+    y_draws: np.ndarray | None = None,
+) -> dict:
     """Rank agreement between two score vectors over the same units.
 
     Returns ``n``, ``tau`` (Kendall tau-b, scipy), ``rho`` (Spearman), ``p_permutation``
@@ -270,31 +302,55 @@ def rank_agreement(x, y, n_bootstrap: int, n_permutations: int, rng: np.random.G
         raise ValueError("x and y must be 1-d and of the same length")
     n = len(x)
     nan = math.nan
-    out = {"n": n, "tau": nan, "rho": nan, "p_permutation": nan, "p_exact": False, "tau_lo_models": nan,
-           "tau_hi_models": nan, "share_defined_models": nan, "tau_lo_items": nan, "tau_hi_items": nan,
-           "rho_lo_items": nan, "rho_hi_items": nan}
+    out = {
+        "n": n,
+        "tau": nan,
+        "rho": nan,
+        "p_permutation": nan,
+        "p_exact": False,
+        "tau_lo_models": nan,
+        "tau_hi_models": nan,
+        "share_defined_models": nan,
+        "tau_lo_items": nan,
+        "tau_hi_items": nan,
+        "rho_lo_items": nan,
+        "rho_hi_items": nan,
+    }
     if n < MIN_UNITS:
         return out
     out["tau"] = float(stats.kendalltau(x, y, variant="b").statistic)
     out["rho"] = float(stats.spearmanr(x, y).statistic)
     if np.isfinite(out["tau"]):
         # only x is permuted (y held fixed): n! distinct pairings, as scipy documents for correlations
-        res = stats.permutation_test((x,), lambda a, axis=-1: _tau_statistic(a, y, axis),
-                                     permutation_type="pairings", n_resamples=n_permutations, alternative="two-sided",
-                                     vectorized=True, rng=rng)
+        res = stats.permutation_test(
+            (x,),
+            lambda a, axis=-1: _tau_statistic(a, y, axis),
+            permutation_type="pairings",
+            n_resamples=n_permutations,
+            alternative="two-sided",
+            vectorized=True,
+            rng=rng,
+        )
         out["p_permutation"] = float(res.pvalue)
         out["p_exact"] = bool(math.factorial(n) <= n_permutations)
     idx = rng.integers(0, n, size=(n_bootstrap, n))
-    out["tau_lo_models"], out["tau_hi_models"], out["share_defined_models"] = _interval(_tau_rows(x[idx], y[idx]), level)
+    out["tau_lo_models"], out["tau_hi_models"], out["share_defined_models"] = _interval(
+        _tau_rows(x[idx], y[idx]), level
+    )
     if x_draws is not None and y_draws is not None:
         out["tau_lo_items"], out["tau_hi_items"], _ = _interval(_tau_rows(x_draws, y_draws), level)
         out["rho_lo_items"], out["rho_hi_items"], _ = _interval(_rho_rows(x_draws, y_draws), level)
     return out
 
 
-def measurement_draws(eq_items: pd.DataFrame, em_scores: pd.DataFrame, n: Mapping[str, int],
-                      dimension_of: Mapping[str, str], n_draws: int, rng: np.random.Generator,
-                      ) -> tuple[np.ndarray, np.ndarray]:
+def measurement_draws(
+    eq_items: pd.DataFrame,
+    em_scores: pd.DataFrame,
+    n: Mapping[str, int],
+    dimension_of: Mapping[str, str],
+    n_draws: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
     """Re-measured scores of both benchmarks, for the measurement intervals.
 
     EQ-Bench: the 171 items drawn with replacement (the same items for every model), each model's
@@ -313,7 +369,9 @@ def measurement_draws(eq_items: pd.DataFrame, em_scores: pd.DataFrame, n: Mappin
     s = em_scores[cols].to_numpy(dtype=float)
     nn = np.array([n[c] for c in cols], dtype=np.int64)
     missing = np.isnan(s)
-    k = rng.binomial(np.broadcast_to(nn, s.shape), np.clip(np.where(missing, 0.0, s) / 100.0, 0, 1), size=(n_draws, *s.shape))
+    k = rng.binomial(
+        np.broadcast_to(nn, s.shape), np.clip(np.where(missing, 0.0, s) / 100.0, 0, 1), size=(n_draws, *s.shape)
+    )
     redrawn = np.where(missing, np.nan, 100.0 * k / nn)
     return eq, _measures_array(redrawn, [dimension_of[c] for c in cols])
 
@@ -325,20 +383,35 @@ def caveats(rule: str, n_units: int) -> str:
         notes.append(f"{n_units} unit(s): fewer than {MIN_UNITS}, no agreement computed")
     else:
         floor = 2 / math.factorial(n_units) if n_units <= 12 else 0.0
-        notes.append(f"only {n_units} units: the two-sided permutation p cannot fall below {floor:.3g}"
-                     if n_units < 10 else f"{n_units} units: few for a rank correlation")
+        notes.append(
+            f"only {n_units} units: the two-sided permutation p cannot fall below {floor:.3g}"
+            if n_units < 10
+            else f"{n_units} units: few for a rank correlation"
+        )
     if rule != "exact":
         notes.append("text models against multimodal systems further trained on other modalities")
-        notes.append({"backbone": "the same language model, not the same checkpoint",
-                      "family": "the same family and generation, not the same model or size",
-                      "developer": "the same developer across model generations and years"}[rule])
+        notes.append(
+            {
+                "backbone": "the same language model, not the same checkpoint",
+                "family": "the same family and generation, not the same model or size",
+                "developer": "the same developer across model generations and years",
+            }[rule]
+        )
     notes.append("a unit's score averages whichever of its models each benchmark evaluated")
     return "; ".join(notes)
 
 
-def agreement_table(table: pd.DataFrame, eq_scores: pd.Series, em_scores: pd.DataFrame,
-                    eq_draws: np.ndarray, em_draws: np.ndarray, n_bootstrap: int, n_permutations: int,
-                    rng: np.random.Generator, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+def agreement_table(
+    table: pd.DataFrame,
+    eq_scores: pd.Series,
+    em_scores: pd.DataFrame,
+    eq_draws: np.ndarray,
+    em_draws: np.ndarray,
+    n_bootstrap: int,
+    n_permutations: int,
+    rng: np.random.Generator,
+    level: float = 0.95,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rank agreement per matching rule (``LEVELS``) and EmoBench-M measure (``MEASURES``).
 
     ``eq_scores``: EQ-Bench model -> score, aligned with the columns of ``eq_draws`` [draws,
@@ -354,21 +427,43 @@ def agreement_table(table: pd.DataFrame, eq_scores: pd.Series, em_scores: pd.Dat
         for mi, measure in enumerate(MEASURES):
             u = unit_scores(members, eq_scores, em_scores, measure)
             eq_groups = [[m for m in members[k]["eqbench"] if np.isfinite(eq_scores.get(m, np.nan))] for k in u["unit"]]
-            em_groups = [[m for m in members[k]["emobench_m"] if np.isfinite(em_scores[measure].get(m, np.nan))] for k in u["unit"]]
+            em_groups = [
+                [m for m in members[k]["emobench_m"] if np.isfinite(em_scores[measure].get(m, np.nan))]
+                for k in u["unit"]
+            ]
             xd = _unit_means(eq_draws, eq_names, eq_groups) if len(u) else None
             yd = _unit_means(em_draws[:, :, mi], em_names, em_groups) if len(u) else None
-            res = rank_agreement(u["eqbench"].to_numpy(), u["emobench_m"].to_numpy(), n_bootstrap, n_permutations, rng,
-                                 level, xd, yd)
+            res = rank_agreement(
+                u["eqbench"].to_numpy(), u["emobench_m"].to_numpy(), n_bootstrap, n_permutations, rng, level, xd, yd
+            )
             n_units = res.pop("n")
-            rows.append({"rule": rule, "measure": measure, "n_units": n_units,
-                         "n_eqbench_models": int(u["n_eqbench"].sum()), "n_emobench_m_models": int(u["n_emobench_m"].sum()), **res,
-                         "caveats": caveats(rule, n_units)})
+            rows.append(
+                {
+                    "rule": rule,
+                    "measure": measure,
+                    "n_units": n_units,
+                    "n_eqbench_models": int(u["n_eqbench"].sum()),
+                    "n_emobench_m_models": int(u["n_emobench_m"].sum()),
+                    **res,
+                    "caveats": caveats(rule, n_units),
+                }
+            )
             for _, r in u.iterrows():
-                unit_rows.append({"rule": rule, "measure": measure, **r.to_dict(),
-                                  "eqbench_members": "; ".join(members[r["unit"]]["eqbench"]),
-                                  "emobench_m_members": "; ".join(members[r["unit"]]["emobench_m"])})
+                unit_rows.append(
+                    {
+                        "rule": rule,
+                        "measure": measure,
+                        **r.to_dict(),
+                        "eqbench_members": "; ".join(members[r["unit"]]["eqbench"]),
+                        "emobench_m_members": "; ".join(members[r["unit"]]["emobench_m"]),
+                    }
+                )
     return pd.DataFrame(rows), pd.DataFrame(unit_rows)
 
 
-RULE_LABELS = {"exact": "same system", "backbone": "same language model", "family": "same family, generation",
-               "developer": "same developer"}
+RULE_LABELS = {
+    "exact": "same system",
+    "backbone": "same language model",
+    "family": "same family, generation",
+    "developer": "same developer",
+}

@@ -181,11 +181,15 @@ def load(directory: str | Path) -> EmoBenchM:
     sc = _read(directory, "scenarios", _SCENARIO_COLUMNS)
     n = pd.to_numeric(sc["n_test"], errors="coerce")
     if n.isna().any() or (n <= 0).any() or (n != n.round()).any():
-        raise EmoBenchMFormatError(f"{FILES['scenarios']}: column n_test must hold positive integers; fix: the test size")
+        raise EmoBenchMFormatError(
+            f"{FILES['scenarios']}: column n_test must hold positive integers; fix: the test size"
+        )
     scenario = sc["scenario_abbrev"].astype(str).str.strip().replace(STOCK_ALIASES)
     dims = set(sc["dimension"]) - set(DIMENSIONS)
     if dims:
-        raise EmoBenchMFormatError(f"{FILES['scenarios']}: column dimension has {sorted(dims)}; fix: one of {DIMENSIONS}")
+        raise EmoBenchMFormatError(
+            f"{FILES['scenarios']}: column dimension has {sorted(dims)}; fix: one of {DIMENSIONS}"
+        )
     scenarios = pd.DataFrame(
         {
             "dimension": sc["dimension"],
@@ -199,7 +203,9 @@ def load(directory: str | Path) -> EmoBenchM:
         }
     )
     if scenarios["scenario"].duplicated().any() or LR not in set(scenarios["scenario"]):
-        raise EmoBenchMFormatError(f"{FILES['scenarios']}: column scenario_abbrev must list 13 distinct scenarios incl. LR")
+        raise EmoBenchMFormatError(
+            f"{FILES['scenarios']}: column scenario_abbrev must list 13 distinct scenarios incl. LR"
+        )
     known = set(scenarios["scenario"])
 
     # latest: long
@@ -210,18 +216,24 @@ def load(directory: str | Path) -> EmoBenchM:
     unknown = set(lt["scenario"]) - known - {"Avg"}
     if unknown:
         raise EmoBenchMFormatError(
-            f"{FILES['latest']}: column scenario has unknown value(s) {sorted(unknown)}; fix: use scenarios.csv abbreviations or Avg"
+            f"{FILES['latest']}: column scenario has unknown value(s) {sorted(unknown)}; fix: use scenarios.csv "
+            f"abbreviations or Avg"
         )
     key = ["model_id", "dimension", "scenario", "metric"]
     if lt.duplicated(key).any():
         dup = lt[lt.duplicated(key)].iloc[0]
-        raise EmoBenchMFormatError(f"{FILES['latest']}: duplicated (model, params, scenario, metric) {tuple(dup[key])}; fix: drop it")
+        raise EmoBenchMFormatError(
+            f"{FILES['latest']}: duplicated (model, params, scenario, metric) {tuple(dup[key])}; fix: drop it"
+        )
     cols = ["model_id", "model", "params", "dimension", "scenario", "metric", "value"]
     latest = lt.loc[lt["scenario"] != "Avg", cols].reset_index(drop=True)
     latest_printed = lt.loc[lt["scenario"] == "Avg", [c for c in cols if c != "scenario"]].reset_index(drop=True)
     wrong_dim = latest["scenario"].map(dict(zip(scenarios["scenario"], scenarios["dimension"]))) != latest["dimension"]
     if wrong_dim.any():
-        raise EmoBenchMFormatError(f"{FILES['latest']}: column dimension disagrees with scenarios.csv for {latest[wrong_dim].iloc[0].to_dict()}")
+        raise EmoBenchMFormatError(
+            f"{FILES['latest']}: column dimension disagrees with scenarios.csv for "
+            f"{latest[wrong_dim].iloc[0].to_dict()}"
+        )
 
     # v2: wide
     v2w = _read(directory, "v2", _V2_COLUMNS)
@@ -270,7 +282,9 @@ V2_RULE = {"FER_avg": ("FER", False), "CEU_avg": ("CEU", False), "HU_SD_avg": ("
 README_RULE = {"FER": ("FER", False), "CEU": ("CEU", False), "SCEA": ("SCEA", True)}
 
 
-def _scenario_means(scores: pd.DataFrame, scenarios: pd.DataFrame, dimension: str, metric: str, include_lr: bool) -> pd.DataFrame:
+def _scenario_means(
+    scores: pd.DataFrame, scenarios: pd.DataFrame, dimension: str, metric: str, include_lr: bool
+) -> pd.DataFrame:
     """Mean per model_id of a dimension's accuracy-type scenarios (``metric``), plus LR Total
     when ``include_lr``; columns model_id, recomputed, covers. Models lacking any covered
     scenario get NaN."""
@@ -332,18 +346,42 @@ def recompute_averages(data: EmoBenchM, tolerance: float = TOLERANCE) -> pd.Data
     avg_recomputed = pd.DataFrame(recomputed_dims).reindex(readme.index).mean(axis=1, skipna=False)
     for model_id, printed in readme["Avg"].items():
         rows.append(
-            ("readme", model_id, "Avg", "ACC", "printed FER+CEU+SCEA", printed,
-             readme.loc[model_id, list(DIMENSIONS)].mean(), avg_recomputed.get(model_id, np.nan))
+            (
+                "readme",
+                model_id,
+                "Avg",
+                "ACC",
+                "printed FER+CEU+SCEA",
+                printed,
+                readme.loc[model_id, list(DIMENSIONS)].mean(),
+                avg_recomputed.get(model_id, np.nan),
+            )
         )
     out = pd.DataFrame(
-        rows, columns=["table", "model_id", "dimension", "metric", "covers", "printed", "recomputed", "avg_from_recomputed"]
+        rows,
+        columns=["table", "model_id", "dimension", "metric", "covers", "printed", "recomputed", "avg_from_recomputed"],
     )
     out["recomputed"] = out["recomputed"].astype(float)
     out["difference"] = out["printed"] - out["recomputed"]
     out["flagged"] = (out["difference"].abs() > tolerance + _EPS).fillna(False).astype(bool)
-    out["known_print_error"] = [(t, m, d) in KNOWN_PRINT_ERRORS for t, m, d in zip(out["table"], out["model_id"], out["dimension"])]
-    return out[["table", "model_id", "dimension", "metric", "covers", "printed", "recomputed", "difference",
-                "flagged", "known_print_error", "avg_from_recomputed"]]
+    out["known_print_error"] = [
+        (t, m, d) in KNOWN_PRINT_ERRORS for t, m, d in zip(out["table"], out["model_id"], out["dimension"])
+    ]
+    return out[
+        [
+            "table",
+            "model_id",
+            "dimension",
+            "metric",
+            "covers",
+            "printed",
+            "recomputed",
+            "difference",
+            "flagged",
+            "known_print_error",
+            "avg_from_recomputed",
+        ]
+    ]
 
 
 def infer_coverage(data: EmoBenchM, tolerance: float = TOLERANCE) -> pd.DataFrame:
@@ -361,11 +399,22 @@ def infer_coverage(data: EmoBenchM, tolerance: float = TOLERANCE) -> pd.DataFram
 
     def add(table: str, average: str, metric: str, candidate: str, printed: pd.Series, recomputed: pd.Series) -> None:
         diff = (printed - recomputed.reindex(printed.index)).dropna()
-        rows.append((table, average, metric, candidate, len(diff), float(np.mean(diff.abs() <= tolerance + _EPS)),
-                     float(diff.abs().max())))
+        rows.append(
+            (
+                table,
+                average,
+                metric,
+                candidate,
+                len(diff),
+                float(np.mean(diff.abs() <= tolerance + _EPS)),
+                float(diff.abs().max()),
+            )
+        )
 
     for metric in ("ACC", "WAF"):
-        printed = data.latest_printed[(data.latest_printed["dimension"] == "SCEA") & (data.latest_printed["metric"] == metric)]
+        printed = data.latest_printed[
+            (data.latest_printed["dimension"] == "SCEA") & (data.latest_printed["metric"] == metric)
+        ]
         printed = printed.set_index("model_id")["value"]
         for lr in (False, True):
             rec = _scenario_means(data.latest, sc, "SCEA", metric, lr)
@@ -381,11 +430,22 @@ def infer_coverage(data: EmoBenchM, tolerance: float = TOLERANCE) -> pd.DataFram
     v2acc = data.v2[(data.v2["metric"] == "ACC") | ((data.v2["scenario"] == LR) & (data.v2["metric"] == LR_METRIC))]
     wide = v2acc.pivot_table(index="model_id", columns="scenario", values="value", aggfunc="first")
     add("readme", "Avg", "ACC", "13 scenarios (LR Total)", wide_rm["Avg"], wide.mean(axis=1, skipna=False))
-    add("readme", "Avg", "ACC", "12 accuracy scenarios", wide_rm["Avg"], wide.drop(columns=[LR]).mean(axis=1, skipna=False))
-    out = pd.DataFrame(rows, columns=["table", "average", "metric", "candidate", "n_models", "share_within", "max_abs_difference"])
+    add(
+        "readme",
+        "Avg",
+        "ACC",
+        "12 accuracy scenarios",
+        wide_rm["Avg"],
+        wide.drop(columns=[LR]).mean(axis=1, skipna=False),
+    )
+    out = pd.DataFrame(
+        rows, columns=["table", "average", "metric", "candidate", "n_models", "share_within", "max_abs_difference"]
+    )
     best = out.groupby(["table", "average", "metric"], sort=False)["share_within"].transform("max")
-    first = out.assign(_b=out["share_within"] == best).groupby(["table", "average", "metric"], sort=False)["_b"].transform(
-        lambda s: s & (s.cumsum() == 1)
+    first = (
+        out.assign(_b=out["share_within"] == best)
+        .groupby(["table", "average", "metric"], sort=False)["_b"]
+        .transform(lambda s: s & (s.cumsum() == 1))
     )
     out["chosen"] = first.astype(bool)
     return out
@@ -407,7 +467,9 @@ def score_matrix(data: EmoBenchM, table: str = "latest", metric: str = "ACC", co
         scores = data.v2[data.v2["group"] != "ref"]
     else:
         raise ValueError(f"table must be 'latest' or 'v2', got {table!r}")
-    keep = ((scores["scenario"] != LR) & (scores["metric"] == metric)) | ((scores["scenario"] == LR) & (scores["metric"] == LR_METRIC))
+    keep = ((scores["scenario"] != LR) & (scores["metric"] == metric)) | (
+        (scores["scenario"] == LR) & (scores["metric"] == LR_METRIC)
+    )
     wide = scores[keep].pivot_table(index="model_id", columns="scenario", values="value", aggfunc="first", sort=False)
     wide = wide.reindex(columns=list(data.scenarios["scenario"]))
     wide.columns.name = None
@@ -515,7 +577,9 @@ def rank_independence(
     lo_q, hi_q = 100 * (1 - level) / 2, 100 * (1 + level) / 2
 
     dims = [d for d in DIMENSIONS if any(dimension_of.get(c) == d for c in cols)]
-    members = {d: [i for i, c in enumerate(cols) if dimension_of.get(c) == d and (include_lr_in_scea or c != LR)] for d in dims}
+    members = {
+        d: [i for i, c in enumerate(cols) if dimension_of.get(c) == d and (include_lr_in_scea or c != LR)] for d in dims
+    }
     dim_obs = np.stack([x[:, members[d]].mean(axis=1) for d in dims], axis=-1)
     dim_boot = np.stack([draws[:, :, members[d]].mean(axis=2) for d in dims], axis=-1)
 
@@ -527,21 +591,81 @@ def rank_independence(
             res = stats.kendalltau(obs[:, i], obs[:, j], variant="b")
             t = tb[:, i, j]
             t = t[np.isfinite(t)]
-            approx = LR in (names[i], names[j]) or (lev == "dimension" and include_lr_in_scea and "SCEA" in (names[i], names[j]))
+            approx = LR in (names[i], names[j]) or (
+                lev == "dimension" and include_lr_in_scea and "SCEA" in (names[i], names[j])
+            )
             qlo, qhi = float(np.percentile(t, lo_q)), float(np.percentile(t, hi_q))
             tau_obs = float(res.statistic)
-            rows.append((lev, names[i], names[j], obs.shape[0], tau_obs, float(res.pvalue), qlo, qhi,
-                         max(-1.0, 2 * tau_obs - qhi), min(1.0, 2 * tau_obs - qlo), float(np.median(t)), approx))
+            rows.append(
+                (
+                    lev,
+                    names[i],
+                    names[j],
+                    obs.shape[0],
+                    tau_obs,
+                    float(res.pvalue),
+                    qlo,
+                    qhi,
+                    max(-1.0, 2 * tau_obs - qhi),
+                    min(1.0, 2 * tau_obs - qlo),
+                    float(np.median(t)),
+                    approx,
+                )
+            )
         wo = kendall_w(obs)
         wb = np.array([_kendall_w_scores(b) for b in boot])
         wb = wb[np.isfinite(wb)]
         qlo, qhi = float(np.percentile(wb, lo_q)), float(np.percentile(wb, hi_q))
-        w_rows.append((lev, wo["m"], wo["n"], wo["W"], wo["chi2"], wo["df"], wo["p_value"], qlo, qhi,
-                       max(0.0, 2 * wo["W"] - qhi), min(1.0, 2 * wo["W"] - qlo), float(np.median(wb))))
-    tau = pd.DataFrame(rows, columns=["level", "a", "b", "n_models", "tau", "p_value", "ci_low", "ci_high", "ci_low_basic",
-                                      "ci_high_basic", "boot_median", "approximate"])
-    w = pd.DataFrame(w_rows, columns=["level", "m", "n", "W", "chi2", "df", "p_value", "ci_low", "ci_high", "ci_low_basic",
-                                      "ci_high_basic", "boot_median"])
+        w_rows.append(
+            (
+                lev,
+                wo["m"],
+                wo["n"],
+                wo["W"],
+                wo["chi2"],
+                wo["df"],
+                wo["p_value"],
+                qlo,
+                qhi,
+                max(0.0, 2 * wo["W"] - qhi),
+                min(1.0, 2 * wo["W"] - qlo),
+                float(np.median(wb)),
+            )
+        )
+    tau = pd.DataFrame(
+        rows,
+        columns=[
+            "level",
+            "a",
+            "b",
+            "n_models",
+            "tau",
+            "p_value",
+            "ci_low",
+            "ci_high",
+            "ci_low_basic",
+            "ci_high_basic",
+            "boot_median",
+            "approximate",
+        ],
+    )
+    w = pd.DataFrame(
+        w_rows,
+        columns=[
+            "level",
+            "m",
+            "n",
+            "W",
+            "chi2",
+            "df",
+            "p_value",
+            "ci_low",
+            "ci_high",
+            "ci_low_basic",
+            "ci_high_basic",
+            "boot_median",
+        ],
+    )
     return RankIndependence(tau=tau, w=w)
 
 
@@ -598,8 +722,9 @@ def discriminability(
             sub = scores[members].dropna()
             ses = np.stack([binomial_se(sub[c].to_numpy(), n[c]) for c in members], axis=1)
             se = pd.Series(np.sqrt((ses**2).sum(axis=1)) / len(members), index=sub.index)
-            units.append(("dimension", dim, dim, float(sum(n[c] for c in members)), sub.mean(axis=1), se,
-                          LR not in members))
+            units.append(
+                ("dimension", dim, dim, float(sum(n[c] for c in members)), sub.mean(axis=1), se, LR not in members)
+            )
     rows, pair_rows = [], []
     for lev, unit, unit_dim, nn, v, se, exact in units:
         vals, ses, names = v.to_numpy(float), se.to_numpy(float), list(v.index)
@@ -613,14 +738,46 @@ def discriminability(
         share_holm = float(np.mean(adjust(pv, "holm") <= alpha)) if (holm and len(pv)) else np.nan
         between = float(np.var(vals, ddof=1)) if len(vals) > 1 else np.nan
         msv = float(np.mean(ses**2)) if len(ses) else np.nan
-        rows.append((lev, unit, unit_dim, nn, len(vals), len(diff), float(np.mean(ses)) if len(ses) else np.nan,
-                     float(np.mean(sep)) if len(sep) else np.nan, share_holm, between, msv,
-                     between / msv if msv and msv > 0 else np.nan, exact))
+        rows.append(
+            (
+                lev,
+                unit,
+                unit_dim,
+                nn,
+                len(vals),
+                len(diff),
+                float(np.mean(ses)) if len(ses) else np.nan,
+                float(np.mean(sep)) if len(sep) else np.nan,
+                share_holm,
+                between,
+                msv,
+                between / msv if msv and msv > 0 else np.nan,
+                exact,
+            )
+        )
         for a, b, d, s, zv, p, sp in zip(i, j, diff, sed, zz, pv, sep):
             pair_rows.append((lev, unit, names[a], names[b], d, s, zv, p, bool(sp)))
-    summary = pd.DataFrame(rows, columns=["level", "unit", "dimension", "n", "n_models", "n_pairs", "mean_se", "share_separated",
-                                          "share_separated_holm", "between_var", "mean_sampling_var", "snr", "binomial_exact"])
-    pairs = pd.DataFrame(pair_rows, columns=["level", "unit", "a", "b", "difference", "se_diff", "z", "p_value", "separated"])
+    summary = pd.DataFrame(
+        rows,
+        columns=[
+            "level",
+            "unit",
+            "dimension",
+            "n",
+            "n_models",
+            "n_pairs",
+            "mean_se",
+            "share_separated",
+            "share_separated_holm",
+            "between_var",
+            "mean_sampling_var",
+            "snr",
+            "binomial_exact",
+        ],
+    )
+    pairs = pd.DataFrame(
+        pair_rows, columns=["level", "unit", "a", "b", "difference", "se_diff", "z", "p_value", "separated"]
+    )
     return Discriminability(summary=summary, pairs=pairs)
 
 
@@ -640,7 +797,9 @@ class HumanGaps:
     summary: pd.DataFrame
 
 
-def human_gaps(data: EmoBenchM, table: str = "v2", human_n: int | None = None, z: float = 1.959963984540054) -> HumanGaps:
+def human_gaps(
+    data: EmoBenchM, table: str = "v2", human_n: int | None = None, z: float = 1.959963984540054
+) -> HumanGaps:
     """Human accuracy minus each model's, per classification scenario.
 
     Human and Random come from the v2 table (the only one with a Human row); the models from
@@ -668,12 +827,64 @@ def human_gaps(data: EmoBenchM, table: str = "v2", human_n: int | None = None, z
         lo, hi = gap - z * se, gap + z * se
         for m, mv, g, e, a, b in zip(v.index, v.to_numpy(), gap, se, lo, hi):
             rows.append((s, dim_of[s], m, h, mv, g, e, a, b, bool(mv < h), bool(a > 0), bool(b < 0)))
-        summ.append((s, dim_of[s], n[s], hn, h, float(random.get(s, np.nan)), float(v.max()), v.idxmax(), len(v),
-                     float(gap.mean()), float(np.median(gap)), float(gap.min()), float(gap.max()), float(np.mean(v < h)),
-                     float(np.mean(lo > 0)), float(np.mean(hi < 0)), bool(h < random.get(s, -np.inf))))
-    pairs = pd.DataFrame(rows, columns=["scenario", "dimension", "model_id", "human", "model", "gap", "se", "ci_low", "ci_high",
-                                        "below", "significantly_below", "significantly_above"])
-    summary = pd.DataFrame(summ, columns=["scenario", "dimension", "n", "human_n", "human", "random", "best_model", "best_model_id",
-                                          "n_models", "mean_gap", "median_gap", "min_gap", "max_gap", "share_below",
-                                          "share_significantly_below", "share_significantly_above", "human_below_random"])
+        summ.append(
+            (
+                s,
+                dim_of[s],
+                n[s],
+                hn,
+                h,
+                float(random.get(s, np.nan)),
+                float(v.max()),
+                v.idxmax(),
+                len(v),
+                float(gap.mean()),
+                float(np.median(gap)),
+                float(gap.min()),
+                float(gap.max()),
+                float(np.mean(v < h)),
+                float(np.mean(lo > 0)),
+                float(np.mean(hi < 0)),
+                bool(h < random.get(s, -np.inf)),
+            )
+        )
+    pairs = pd.DataFrame(
+        rows,
+        columns=[
+            "scenario",
+            "dimension",
+            "model_id",
+            "human",
+            "model",
+            "gap",
+            "se",
+            "ci_low",
+            "ci_high",
+            "below",
+            "significantly_below",
+            "significantly_above",
+        ],
+    )
+    summary = pd.DataFrame(
+        summ,
+        columns=[
+            "scenario",
+            "dimension",
+            "n",
+            "human_n",
+            "human",
+            "random",
+            "best_model",
+            "best_model_id",
+            "n_models",
+            "mean_gap",
+            "median_gap",
+            "min_gap",
+            "max_gap",
+            "share_below",
+            "share_significantly_below",
+            "share_significantly_above",
+            "human_below_random",
+        ],
+    )
     return HumanGaps(pairs=pairs, summary=summary)

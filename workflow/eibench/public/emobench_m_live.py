@@ -70,16 +70,27 @@ def live_model(config: Mapping[str, Any], name: str) -> LiveModel:
     or not of a live kind."""
     entries = {m["name"]: m for m in config["models"]}
     if name not in entries:
-        raise ValueError(f"config key 'models' has no model {name!r}; add an entry of kind openai_compatible or "
-                         f"anthropic (known: {', '.join(entries)})")
+        raise ValueError(
+            f"config key 'models' has no model {name!r}; add an entry of kind openai_compatible or "
+            f"anthropic (known: {', '.join(entries)})"
+        )
     if entries[name]["kind"] not in LIVE_KINDS:
-        raise ValueError(f"config key 'models' ({name}): kind {entries[name]['kind']!r} is not a live model "
-                         f"({' or '.join(LIVE_KINDS)})")
+        raise ValueError(
+            f"config key 'models' ({name}): kind {entries[name]['kind']!r} is not a live model "
+            f"({' or '.join(LIVE_KINDS)})"
+        )
     return LiveModel.from_config(entries[name], request_bounds(config.get("collection", {})))
 
 
-async def cached_complete(adapter: Adapter, cache: ResponseCache, prompt_version: str,
-                          messages: list[dict[str, Any]], stats: RunStats, where: str, sample: int = 0) -> Completion:
+async def cached_complete(
+    adapter: Adapter,
+    cache: ResponseCache,
+    prompt_version: str,
+    messages: list[dict[str, Any]],
+    stats: RunStats,
+    where: str,
+    sample: int = 0,
+) -> Completion:
     """One answer from the cache, or from the model (then stored with the digest form of the
     request). The stored answer is the one returned, as in the collector."""
     model = adapter.model
@@ -93,9 +104,11 @@ async def cached_complete(adapter: Adapter, cache: ResponseCache, prompt_version
         stats.output_tokens += done.output_tokens or 0
         stats.usage_unknown += done.input_tokens is None or done.output_tokens is None
         stats.cost_usd += model.cost(done.input_tokens, done.output_tokens) or 0.0
-        cache.put(key, {"identity": model.identity(), "prompt_version": prompt_version, "messages": digest_form,
-                        "sample": sample},
-                  Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at))
+        cache.put(
+            key,
+            {"identity": model.identity(), "prompt_version": prompt_version, "messages": digest_form, "sample": sample},
+            Entry(done.text, done.input_tokens, done.output_tokens, done.latency_seconds, done.created_at),
+        )
         entry = cache.get(key, count=False)
         if entry is None:
             return done
@@ -116,20 +129,23 @@ def _media_plan(item: S.Item, modalities: Sequence[str], max_frames: int, where:
             raise S.ItemFormatError(
                 f"{where}: field 'frames': the run sends images, but the item lists no frames of its video; extract "
                 f"them (e.g. ffmpeg -i {video} -vf fps=1 frames/{item.id}_%03d.jpg) and list the files in 'frames', "
-                "or leave 'image' out of the run's modalities")
+                "or leave 'image' out of the run's modalities"
+            )
         plan += [("image", f) for f in media.select_frames(item.frames, max_frames)]
     if "audio" in modalities:
         if not item.audio:
             raise S.ItemFormatError(
                 f"{where}: field 'audio': the run sends audio, but the item has no audio file; extract it (e.g. "
                 f"ffmpeg -i {video} -vn -ac 1 -ar 16000 audio/{item.id}.wav) and set 'audio', or leave 'audio' "
-                "out of the run's modalities")
+                "out of the run's modalities"
+            )
         plan.append(("audio", item.audio))
     return plan
 
 
-def item_messages(item: S.Item, media_root: Path, modalities: Sequence[str], max_frames: int,
-                  where: str = "item") -> list[dict[str, Any]]:
+def item_messages(
+    item: S.Item, media_root: Path, modalities: Sequence[str], max_frames: int, where: str = "item"
+) -> list[dict[str, Any]]:
     """The request of one item: one user message; text only when the run sends no media."""
     plan = _media_plan(item, modalities, max_frames, where)
     if not plan:
@@ -141,8 +157,9 @@ def item_messages(item: S.Item, media_root: Path, modalities: Sequence[str], max
     return [{"role": "user", "content": [*parts, item.prompt]}]
 
 
-def check_items(items: Sequence[S.Item], model: LiveModel, media_root: Path, modalities: Sequence[str],
-                max_frames: int, source: str) -> None:
+def check_items(
+    items: Sequence[S.Item], model: LiveModel, media_root: Path, modalities: Sequence[str], max_frames: int, source: str
+) -> None:
     """Every problem an item could meet before its call, checked for all items before the first
     call: a requested modality the model does not accept (``media.ModalityError``), media absent
     from the item, or a file missing, of an unknown type or over the size limit
@@ -155,9 +172,16 @@ def check_items(items: Sequence[S.Item], model: LiveModel, media_root: Path, mod
         media.check_request(model, item_messages(item, media_root, modalities, max_frames, where), where)
 
 
-async def predict_items(items: Sequence[S.Item], model: LiveModel, adapter: Adapter, cache: ResponseCache,
-                        media_root: Path, modalities: Sequence[str] | None = None, max_frames: int = 8,
-                        source: str = "the items") -> tuple[dict[str, str | None], RunStats]:
+async def predict_items(
+    items: Sequence[S.Item],
+    model: LiveModel,
+    adapter: Adapter,
+    cache: ResponseCache,
+    media_root: Path,
+    modalities: Sequence[str] | None = None,
+    max_frames: int = 8,
+    source: str = "the items",
+) -> tuple[dict[str, str | None], RunStats]:
     """The model's output for every item (None when the endpoint refused the request for good:
     an invalid output), and the run's stats. ``modalities``: what to send (default: what the
     model accepts); all items are checked first (:func:`check_items`)."""
@@ -196,8 +220,9 @@ class JudgePrompt:
     def load(cls, version: str = "v1") -> "JudgePrompt":
         text, raw = read_prompt_file(f"emobench_m_judge_{version}.yaml", version, "judge prompt")
         if set(raw.get("dimensions", {})) != set(S.JUDGE_DIMENSIONS):
-            raise ValueError(f"judge prompt emobench_m_judge_{version}.yaml: field 'dimensions' must hold "
-                             f"{list(S.JUDGE_DIMENSIONS)}")
+            raise ValueError(
+                f"judge prompt emobench_m_judge_{version}.yaml: field 'dimensions' must hold {list(S.JUDGE_DIMENSIONS)}"
+            )
         return cls(version, raw, hashlib.sha256(text.encode()).hexdigest()[:16])
 
     @property
@@ -218,8 +243,13 @@ class JudgePrompt:
         low, high = self.scale
         criteria = "\n".join(f"{k}: {v}" for k, v in spec["criteria"].items())
         system = Template(self.raw["system"]).substitute(low=low, high=high).strip()
-        user = Template(self.raw["user"]).substitute(name=spec["name"], description=spec["description"],
-                                                     criteria=criteria, reference=reference, candidate=candidate)
+        user = Template(self.raw["user"]).substitute(
+            name=spec["name"],
+            description=spec["description"],
+            criteria=criteria,
+            reference=reference,
+            candidate=candidate,
+        )
         return [{"role": "system", "content": system}, {"role": "user", "content": user.strip()}]
 
     def repair(self, dimension: str) -> str:
@@ -264,9 +294,15 @@ def summarise_judge(per_item: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-async def judge_live(ids: Sequence[str], references: Sequence[str], outputs: Sequence[str | None],
-                     judge: LiveModel, adapter: Adapter, cache: ResponseCache,
-                     prompt: JudgePrompt | None = None) -> tuple[dict[str, Any], RunStats]:
+async def judge_live(
+    ids: Sequence[str],
+    references: Sequence[str],
+    outputs: Sequence[str | None],
+    judge: LiveModel,
+    adapter: Adapter,
+    cache: ResponseCache,
+    prompt: JudgePrompt | None = None,
+) -> tuple[dict[str, Any], RunStats]:
     """The live judge of LR outputs: per item and dimension one request (a None output is
     graded as ""), up to ``judge.max_repairs`` repair requests when the score cannot be read;
     per-item scores (None where unread, the raw reply kept) and :func:`summarise_judge`."""
@@ -290,8 +326,11 @@ async def judge_live(ids: Sequence[str], references: Sequence[str], outputs: Seq
                 score = parse_judge_score(reply, prompt.name(dimension), prompt.scale)
                 if score is not None or attempt == judge.max_repairs:
                     return score, reply
-                messages = [*messages, {"role": "assistant", "content": reply},
-                            {"role": "user", "content": prompt.repair(dimension)}]
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": reply},
+                    {"role": "user", "content": prompt.repair(dimension)},
+                ]
         return None, reply
 
     jobs = [grade(i, r, o, d) for i, r, o in zip(ids, references, outputs) for d in S.JUDGE_DIMENSIONS]
@@ -300,13 +339,20 @@ async def judge_live(ids: Sequence[str], references: Sequence[str], outputs: Seq
     k = len(S.JUDGE_DIMENSIONS)
     for j, item_id in enumerate(ids):
         row: dict[str, Any] = {"id": item_id}
-        for d, (score, reply) in zip(S.JUDGE_DIMENSIONS, results[j * k:(j + 1) * k]):
+        for d, (score, reply) in zip(S.JUDGE_DIMENSIONS, results[j * k : (j + 1) * k]):
             row[d] = score
             row[f"{d}_reply"] = reply
-        row["total"] = None if any(row[d] is None for d in S.JUDGE_DIMENSIONS) else sum(row[d] for d in S.JUDGE_DIMENSIONS)
+        row["total"] = (
+            None if any(row[d] is None for d in S.JUDGE_DIMENSIONS) else sum(row[d] for d in S.JUDGE_DIMENSIONS)
+        )
         per_item.append(row)
-    return {"judge": judge.name, "judge_prompt": prompt.version, "scale": list(prompt.scale),
-            **summarise_judge(per_item), "per_item": per_item}, stats
+    return {
+        "judge": judge.name,
+        "judge_prompt": prompt.version,
+        "scale": list(prompt.scale),
+        **summarise_judge(per_item),
+        "per_item": per_item,
+    }, stats
 
 
 # ------------------------------------------------------------------------------ command line
@@ -318,8 +364,10 @@ def _write_new(obj: Any, path: Path) -> None:
 
     text = json.dumps(obj, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     if path.exists() and path.read_text(encoding="utf-8") != text:
-        raise FileExistsError(f"{path} exists with other content; move it away or choose another --out "
-                              "(answers already collected are in the response cache: a rerun does not ask again)")
+        raise FileExistsError(
+            f"{path} exists with other content; move it away or choose another --out "
+            "(answers already collected are in the response cache: a rerun does not ask again)"
+        )
     write_text(text, path)
 
 
@@ -333,13 +381,21 @@ async def _run(args: argparse.Namespace, config: Mapping[str, Any]) -> dict[str,
             adapter = ADAPTERS[model.kind](model, client, seed=int(config["seed"]))
             if args.command == "predict":
                 root = Path(args.media_root) if args.media_root else Path(args.items).parent
-                outputs, stats = await predict_items(items, model, adapter, cache, root, args.modalities,
-                                                     args.max_frames, str(args.items))
+                outputs, stats = await predict_items(
+                    items, model, adapter, cache, root, args.modalities, args.max_frames, str(args.items)
+                )
                 _write_new(outputs, Path(args.out))
             else:
                 aligned = S.align(items, S.read_predictions(args.predictions), missing="invalid")
-                result, stats = await judge_live([it.id for it in items], [str(it.gold) for it in items], aligned,
-                                                 model, adapter, cache, JudgePrompt.load(args.judge_prompt))
+                result, stats = await judge_live(
+                    [it.id for it in items],
+                    [str(it.gold) for it in items],
+                    aligned,
+                    model,
+                    adapter,
+                    cache,
+                    JudgePrompt.load(args.judge_prompt),
+                )
                 _write_new(result, Path(args.out))
     finally:
         cache.close()
@@ -347,7 +403,9 @@ async def _run(args: argparse.Namespace, config: Mapping[str, Any]) -> dict[str,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eibench.public.emobench_m_live", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m eibench.public.emobench_m_live", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--configfile", default="config/config.yaml")
     parser.add_argument("--schema", default="config/schema/config.schema.yaml")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -355,7 +413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--model", required=True)
     p.add_argument("--items", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--media-root", default=None, help="folder of the items' frames and audio (default: the items' folder)")
+    p.add_argument(
+        "--media-root", default=None, help="folder of the items' frames and audio (default: the items' folder)"
+    )
     p.add_argument("--modalities", nargs="+", default=None, choices=media.MODALITIES)
     p.add_argument("--max-frames", type=int, default=8)
     j = sub.add_parser("judge", help="the LLM judge of Laughter Reasoning outputs")

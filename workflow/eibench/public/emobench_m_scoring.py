@@ -112,7 +112,7 @@ def _parse_items(data: Any, path: Path | str) -> list[Item]:
             raise _fail(path, i, "conversations.human.value", "not a string")
         prompt = prompt.strip()
         if prompt.startswith(VIDEO_TOKEN):
-            prompt = prompt[len(VIDEO_TOKEN):].lstrip()
+            prompt = prompt[len(VIDEO_TOKEN) :].lstrip()
         video = raw.get("video")
         frames = raw.get("frames", [])
         if not isinstance(frames, list) or not all(isinstance(f, str) and f for f in frames):
@@ -290,13 +290,21 @@ def _score_labels(golds: Sequence[str], preds: Sequence[str | None]) -> Classifi
     vg, vp = [g for g, _ in valid], [p for _, p in valid]
     strict = [INVALID if p is None else p for p in preds]
     return ClassificationScore(
-        n=n, n_valid=len(valid), n_invalid=n - len(valid), invalid_rate=(n - len(valid)) / n if n else math.nan,
-        accuracy=_accuracy(vg, vp), weighted_f1=weighted_f1(vg, vp),
-        accuracy_strict=_accuracy(golds, strict), weighted_f1_strict=weighted_f1(list(golds), strict),
-        predictions=list(preds))
+        n=n,
+        n_valid=len(valid),
+        n_invalid=n - len(valid),
+        invalid_rate=(n - len(valid)) / n if n else math.nan,
+        accuracy=_accuracy(vg, vp),
+        weighted_f1=weighted_f1(vg, vp),
+        accuracy_strict=_accuracy(golds, strict),
+        weighted_f1_strict=weighted_f1(list(golds), strict),
+        predictions=list(preds),
+    )
 
 
-def score_classification(golds: Sequence[Any], outputs: Sequence[str | None], labels: Sequence[str]) -> ClassificationScore:
+def score_classification(
+    golds: Sequence[Any], outputs: Sequence[str | None], labels: Sequence[str]
+) -> ClassificationScore:
     """Accuracy and weighted F1 of model outputs against golds, labels extracted by
     :func:`extract_label`; golds normalised by :func:`normalise_gold`."""
     if len(golds) != len(outputs):
@@ -337,8 +345,9 @@ def parse_emotion_intent_gold(gold: Any) -> tuple[str, str]:
     raise ValueError(f"CEIA gold {gold!r}: expected one emotion key and one intent key, or a pair")
 
 
-def extract_emotion_intent(output: str | None, emotions: Sequence[str],
-                           intents: Sequence[str]) -> tuple[str | None, str | None]:
+def extract_emotion_intent(
+    output: str | None, emotions: Sequence[str], intents: Sequence[str]
+) -> tuple[str | None, str | None]:
     """(emotion, intent) of an output, each None when not found. Rule (ours; upstream's exact
     CEIA parser is not public): where the output names a part as a key ("emotion label": ...,
     Emotion: ...), the first label of that part's set after the key (and before the other key, if
@@ -357,7 +366,7 @@ def extract_emotion_intent(output: str | None, emotions: Sequence[str],
         end, next_key = len(text), keys[other]
         if next_key is not None and next_key.start() > key.end():
             end = next_key.start()
-        hit = find_label(text[key.end():end], labels)
+        hit = find_label(text[key.end() : end], labels)
         found[part] = None if hit is None else (hit[0], key.end() + hit[1], key.end() + hit[2])
     if "emotion" not in found:
         found["emotion"] = find_label(text, emotions)
@@ -365,8 +374,10 @@ def extract_emotion_intent(output: str | None, emotions: Sequence[str],
         after = found["emotion"][2] if found["emotion"] is not None else 0
         hit = find_label(text[after:], intents)
         found["intent"] = None if hit is None else (hit[0], after + hit[1], after + hit[2])
-    return (None if found["emotion"] is None else found["emotion"][0],
-            None if found["intent"] is None else found["intent"][0])
+    return (
+        None if found["emotion"] is None else found["emotion"][0],
+        None if found["intent"] is None else found["intent"][0],
+    )
 
 
 @dataclass
@@ -385,8 +396,9 @@ class EmotionIntentScore:
         return out
 
 
-def score_emotion_intent(golds: Sequence[Any], outputs: Sequence[str | None], emotions: Sequence[str],
-                         intents: Sequence[str]) -> EmotionIntentScore:
+def score_emotion_intent(
+    golds: Sequence[Any], outputs: Sequence[str | None], emotions: Sequence[str], intents: Sequence[str]
+) -> EmotionIntentScore:
     """CEIA scored jointly as upstream: the label is ``f"{emotion}_{intent}"``; accuracy and
     weighted F1 over the joint labels, plus per-part accuracies and F1."""
     if len(golds) != len(outputs):
@@ -403,7 +415,8 @@ def score_emotion_intent(golds: Sequence[Any], outputs: Sequence[str | None], em
     return EmotionIntentScore(
         joint=_score_labels(joint_gold, joint_pred),
         emotion=_score_labels([e for e, _ in pairs], [e for e, _ in preds]),
-        intent=_score_labels([i for _, i in pairs], [i for _, i in preds]))
+        intent=_score_labels([i for _, i in pairs], [i for _, i in preds]),
+    )
 
 
 # ------------------------------------------------------------------------------ generation (LR)
@@ -415,7 +428,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter[tuple[str, ...]]:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def _bleu_stats(reference: Sequence[str], hypothesis: Sequence[str], max_n: int) -> tuple[list[int], list[int]]:
@@ -530,8 +543,13 @@ def _check_judge_scores(scores: Any, scale: tuple[float, float], where: str) -> 
     return out
 
 
-def judge_generation(prompts: Sequence[str], references: Sequence[str], outputs: Sequence[str | None],
-                     judge: Judge, scale: tuple[float, float] = (0, 10)) -> dict[str, Any]:
+def judge_generation(
+    prompts: Sequence[str],
+    references: Sequence[str],
+    outputs: Sequence[str | None],
+    judge: Judge,
+    scale: tuple[float, float] = (0, 10),
+) -> dict[str, Any]:
     """Calls ``judge(prompt, reference, output)`` once per item, in order (a None output is
     passed as ""), checks the scores, and returns the per-item scores and the means of logic,
     multimodal and total (= logic + multimodal, as the paper's "Total")."""
@@ -580,11 +598,16 @@ def scenario_specs() -> dict[str, ScenarioSpec]:
         if entry["task"] not in TASKS:
             raise ValueError(f"{path}: scenario {key}: field 'task': {entry['task']!r} is not one of {TASKS}")
         spec = ScenarioSpec(
-            key, entry["name"], entry["dimension"], entry["task"],
+            key,
+            entry["name"],
+            entry["dimension"],
+            entry["task"],
             tuple(normalise_label(x) for x in entry.get("labels", ())),
             tuple(normalise_label(x) for x in entry.get("emotions", ())),
             tuple(normalise_label(x) for x in entry.get("intents", ())),
-            entry["source"], entry.get("conflict"))
+            entry["source"],
+            entry.get("conflict"),
+        )
         needed = {"classification": ("labels",), "emotion_intent": ("emotions", "intents"), "generation": ()}
         for name in needed[spec.task]:
             if not getattr(spec, name):
@@ -608,8 +631,10 @@ def check_prompt_labels(items: Sequence[Item], spec: ScenarioSpec) -> None:
     """ValueError when an item's prompt prints a label set other than the scenario's (as sets):
     the outputs would be read against labels the model was not offered. Prompts that print no
     list are not checked."""
-    kinds = {"classification": (("labels", spec.labels),),
-             "emotion_intent": (("emotion", spec.emotions), ("intent", spec.intents))}.get(spec.task, ())
+    kinds = {
+        "classification": (("labels", spec.labels),),
+        "emotion_intent": (("emotion", spec.emotions), ("intent", spec.intents)),
+    }.get(spec.task, ())
     for item in items:
         for kind, expected in kinds:
             try:
@@ -619,7 +644,8 @@ def check_prompt_labels(items: Sequence[Item], spec: ScenarioSpec) -> None:
             if set(printed) != set(expected):
                 raise ValueError(
                     f"item {item.id!r}: its prompt offers the {kind} {printed}, but scenario {spec.scenario}'s set "
-                    f"(emobench_m_labels.yaml: {spec.source}) is {list(expected)}; fix the items or the label file")
+                    f"(emobench_m_labels.yaml: {spec.source}) is {list(expected)}; fix the items or the label file"
+                )
 
 
 def score_scenario(scenario: str, items: Sequence[Item], outputs: Sequence[str | None]) -> dict[str, Any]:
@@ -663,14 +689,19 @@ def read_format_example(path: Path | str) -> FormatExample:
     instruction = data.get("instruction")
     if not isinstance(instruction, str):
         raise ItemFormatError(f"{path}: field 'instruction': missing or not a string")
-    shapes = {"classification": (("expected_value",), ("predicted_value",)),
-              "emotion_intent": (("expected_emotion", "expected_intent"), ("predicted_emotion", "predicted_intent")),
-              "generation": (("reference",), ("prediction",))}
+    shapes = {
+        "classification": (("expected_value",), ("predicted_value",)),
+        "emotion_intent": (("expected_emotion", "expected_intent"), ("predicted_emotion", "predicted_intent")),
+        "generation": (("reference",), ("prediction",)),
+    }
     examples = data["examples"]
     for task, (gold_keys, pred_keys) in shapes.items():
         if examples and all(isinstance(e, dict) and set(gold_keys + pred_keys) <= set(e) for e in examples):
             pick = (lambda e, ks: e[ks[0]]) if len(gold_keys) == 1 else (lambda e, ks: tuple(e[k] for k in ks))
-            return FormatExample(task, instruction, [pick(e, gold_keys) for e in examples],
-                                 [pick(e, pred_keys) for e in examples])
-    raise ItemFormatError(f"{path}: field 'examples': no known shape (expected_value/predicted_value, "
-                          "expected_emotion/.../predicted_intent, or reference/prediction) in every example")
+            return FormatExample(
+                task, instruction, [pick(e, gold_keys) for e in examples], [pick(e, pred_keys) for e in examples]
+            )
+    raise ItemFormatError(
+        f"{path}: field 'examples': no known shape (expected_value/predicted_value, "
+        "expected_emotion/.../predicted_intent, or reference/prediction) in every example"
+    )

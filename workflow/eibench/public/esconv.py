@@ -147,19 +147,35 @@ def check_dialog(obj: Any) -> list[tuple[str, str, str]]:
     if out:
         return out
     if obj["problem_type"] not in PROBLEM_TYPE_CATEGORY:
-        out.append(("problem_type", f"unknown value {obj['problem_type']!r}",
-                    f"use one of the 13 ESConv topics or add it to PROBLEM_TYPE_CATEGORY ({', '.join(sorted(PROBLEM_TYPE_CATEGORY))})"))
+        out.append(
+            (
+                "problem_type",
+                f"unknown value {obj['problem_type']!r}",
+                f"use one of the 13 ESConv topics or add it to PROBLEM_TYPE_CATEGORY "
+                f"({', '.join(sorted(PROBLEM_TYPE_CATEGORY))})",
+            )
+        )
     if obj["emotion_type"] not in EMOTION_PANAS:
-        out.append(("emotion_type", f"unknown value {obj['emotion_type']!r}",
-                    f"use one of the 11 ESConv emotions or add it to EMOTION_PANAS ({', '.join(sorted(EMOTION_PANAS))})"))
+        out.append(
+            (
+                "emotion_type",
+                f"unknown value {obj['emotion_type']!r}",
+                f"use one of the 11 ESConv emotions or add it to EMOTION_PANAS ({', '.join(sorted(EMOTION_PANAS))})",
+            )
+        )
     survey = obj["survey_score"]
     seeker = survey.get("seeker") if isinstance(survey, dict) else None
     if not isinstance(seeker, dict):
         out.append(("survey_score.seeker", "is missing or not an object", "restore the seeker's survey ratings"))
     else:
         if _safe_rating(seeker.get("initial_emotion_intensity")) is None:
-            out.append(("survey_score.seeker.initial_emotion_intensity", "is missing",
-                        "every ESConv conversation has the seeker's initial intensity (1..5)"))
+            out.append(
+                (
+                    "survey_score.seeker.initial_emotion_intensity",
+                    "is missing",
+                    "every ESConv conversation has the seeker's initial intensity (1..5)",
+                )
+            )
         for key in RATINGS:
             try:
                 _rating(seeker.get(key))
@@ -180,8 +196,13 @@ def check_dialog(obj: Any) -> list[tuple[str, str, str]]:
         if speaker not in (SEEKER, SUPPORTER):
             out.append((f"{where}.speaker", f"must be 'usr' or 'sys', got {speaker!r}", "name the speaker"))
         elif speaker == SUPPORTER and message.get("strategy") not in STRATEGY_QUESTION:
-            out.append((f"{where}.strategy", f"unknown or missing strategy {message.get('strategy')!r}",
-                        f"use one of the 8 strategies of strategy.json ({', '.join(STRATEGY_QUESTION)})"))
+            out.append(
+                (
+                    f"{where}.strategy",
+                    f"unknown or missing strategy {message.get('strategy')!r}",
+                    f"use one of the 8 strategies of strategy.json ({', '.join(STRATEGY_QUESTION)})",
+                )
+            )
     return out
 
 
@@ -204,8 +225,13 @@ def read_split(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as e:
-                raise EsconvFormatError(str(path), number, "$", f"not valid JSON ({e.msg} at column {e.colno})",
-                                        "one complete JSON object per line (re-download the split file)") from None
+                raise EsconvFormatError(
+                    str(path),
+                    number,
+                    "$",
+                    f"not valid JSON ({e.msg} at column {e.colno})",
+                    "one complete JSON object per line (re-download the split file)",
+                ) from None
             problems = check_dialog(obj)
             if problems:
                 field, problem, fix = problems[0]
@@ -226,7 +252,9 @@ def read_esconv(directory: str | os.PathLike[str]) -> dict[str, list[dict[str, A
     for split in SPLITS:
         path = directory / f"{split}.json"
         if not path.is_file():
-            raise FileNotFoundError(f"no ESConv split file {path}; the folder needs {', '.join(s + '.json' for s in SPLITS)}")
+            raise FileNotFoundError(
+                f"no ESConv split file {path}; the folder needs {', '.join(s + '.json' for s in SPLITS)}"
+            )
         out[split] = read_split(path)
     return out
 
@@ -306,13 +334,15 @@ def to_release(dialog: dict[str, Any], index: int, split: str) -> dict[str, Any]
     turns = []
     for number, (seeker, supporter) in enumerate(pairs, start=1):
         strategies = [m["strategy"] for m in supporter]
-        turns.append({
-            "turnNumber": number,
-            "userMessage": _join(seeker),
-            "llmResponse": _join(supporter),
-            "annotations": {"binaryJudgements": judgements(strategies)},
-            "esconvStrategies": strategies,
-        })
+        turns.append(
+            {
+                "turnNumber": number,
+                "userMessage": _join(seeker),
+                "llmResponse": _join(supporter),
+                "annotations": {"binaryJudgements": judgements(strategies)},
+                "esconvStrategies": strategies,
+            }
+        )
     seeker_survey = dialog["survey_score"]["seeker"]
     supporter_survey = dialog["survey_score"].get("supporter") or {}
     ratings = {key: _rating(seeker_survey.get(key)) for key in RATINGS}
@@ -336,7 +366,9 @@ def to_release(dialog: dict[str, Any], index: int, split: str) -> dict[str, Any]
             "experience_type": dialog["experience_type"],
             "problem_type": dialog["problem_type"],
             "seeker_ratings": ratings,
-            "supporter_relevance": _safe_rating(supporter_survey.get("relevance")) if isinstance(supporter_survey, dict) else None,
+            "supporter_relevance": _safe_rating(supporter_survey.get("relevance"))
+            if isinstance(supporter_survey, dict)
+            else None,
             "dropped_leading_supporter_messages": len(leading),
             "dropped_trailing_seeker_messages": len(trailing),
         },
@@ -358,15 +390,18 @@ def dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=1, allow_nan=False) + "\n"
 
 
-def _iter_conversations(splits: dict[str, list[dict[str, Any]]], limit: int | None,
-                        keep: tuple[str, ...] = SPLITS) -> Iterator[tuple[str, int, dict]]:
+def _iter_conversations(
+    splits: dict[str, list[dict[str, Any]]], limit: int | None, keep: tuple[str, ...] = SPLITS
+) -> Iterator[tuple[str, int, dict]]:
     for split in (s for s in SPLITS if s in keep):
         for index, dialog in enumerate(splits[split][:limit] if limit is not None else splits[split]):
             yield split, index, dialog
 
 
 def write_cohort(
-    directory_in: str | os.PathLike[str], directory_out: str | os.PathLike[str], limit: int | None = None,
+    directory_in: str | os.PathLike[str],
+    directory_out: str | os.PathLike[str],
+    limit: int | None = None,
     splits: tuple[str, ...] | list[str] | None = None,
 ) -> dict[str, Any]:
     """Convert an ESConv folder into one release-format file per conversation.
@@ -375,7 +410,8 @@ def write_cohort(
     files named ``esconv_*.json`` left there by an earlier run and not written now are removed,
     so the folder holds exactly this cohort. ``limit`` keeps the first ``limit`` conversations
     of each split; ``splits`` (default all three) the splits kept, e.g. ``["train"]`` for a sample
-    of training conversations only (a split of another name is a ValueError). Returns the counts (also the measured counts of docs/esconv.md).
+    of training conversations only (a split of another name is a ValueError). Returns the counts (also the measured
+    counts of docs/esconv.md).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
@@ -386,14 +422,26 @@ def write_cohort(
     out_dir = Path(directory_out)
     out_dir.mkdir(parents=True, exist_ok=True)
     counts: dict[str, Any] = {
-        "conversations": 0, "conversations_per_split": {s: 0 for s in SPLITS}, "turns": 0,
-        "supporter_messages": 0, "seeker_messages": 0,
-        "dropped_trailing_seeker_messages": 0, "conversations_with_dropped_trailing": 0,
-        "dropped_leading_supporter_messages": 0, "conversations_with_dropped_leading": 0,
+        "conversations": 0,
+        "conversations_per_split": {s: 0 for s in SPLITS},
+        "turns": 0,
+        "supporter_messages": 0,
+        "seeker_messages": 0,
+        "dropped_trailing_seeker_messages": 0,
+        "conversations_with_dropped_trailing": 0,
+        "dropped_leading_supporter_messages": 0,
+        "conversations_with_dropped_leading": 0,
         "conversations_without_turns": 0,
-        "strategies_mapped": 0, "strategies_unmapped": 0, "strategies": Counter(),
-        "judgements": 0, "judgements_yes": 0, "categories": Counter(), "emotion_types": Counter(),
-        "with_pre_panas": 0, "with_post_panas": 0, "with_post_chat_ratings": 0,
+        "strategies_mapped": 0,
+        "strategies_unmapped": 0,
+        "strategies": Counter(),
+        "judgements": 0,
+        "judgements_yes": 0,
+        "categories": Counter(),
+        "emotion_types": Counter(),
+        "with_pre_panas": 0,
+        "with_post_panas": 0,
+        "with_post_chat_ratings": 0,
         "post_chat_ratings": {key: Counter() for key in POST_CHAT_RATINGS},  # item -> {rating: conversations}
     }
     written: set[str] = set()

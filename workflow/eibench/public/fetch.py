@@ -39,7 +39,8 @@ def _check(path: Path, expected: str, dataset: str, file: str, origin: str) -> N
         raise DatasetError(
             f"dataset {dataset!r}, file {file!r} from {origin}: sha256 is {got}, the registry pins {expected} "
             f"(config datasets.{dataset}.files.{file}.sha256). The copy differs from the published one: "
-            "get the published file, or if the source changed on purpose, review it and update the pinned checksum.")
+            "get the published file, or if the source changed on purpose, review it and update the pinned checksum."
+        )
 
 
 def _tmp(dest: Path) -> Path:
@@ -61,8 +62,13 @@ def download(url: str, dest: Path, timeout: float = 60.0) -> None:
         raise DatasetError(f"download of {url} failed ({type(err).__name__}: {err})") from err
 
 
-def fetch_dataset(name: str, spec: dict[str, Any], dest: Path, mirror: Path | None = None,
-                  downloader: Callable[[str, Path], None] = download) -> list[Fetched]:
+def fetch_dataset(
+    name: str,
+    spec: dict[str, Any],
+    dest: Path,
+    mirror: Path | None = None,
+    downloader: Callable[[str, Path], None] = download,
+) -> list[Fetched]:
     """Provide every file of dataset ``name`` (its registry entry ``spec``) in ``dest``.
 
     ``mirror`` overrides ``spec['mirror']`` (a relative path is taken from the working
@@ -71,9 +77,11 @@ def fetch_dataset(name: str, spec: dict[str, Any], dest: Path, mirror: Path | No
     dest.mkdir(parents=True, exist_ok=True)
     mirror_dir = Path(mirror) if mirror is not None else (Path(spec["mirror"]) if spec.get("mirror") else None)
     if mirror_dir is not None and not mirror_dir.is_dir():
-        raise DatasetError(f"dataset {name!r}: the mirror folder {mirror_dir} does not exist "
-                           f"(config datasets.{name}.mirror); point it at a folder holding "
-                           f"{', '.join(sorted(spec['files']))}, or set it to null to download")
+        raise DatasetError(
+            f"dataset {name!r}: the mirror folder {mirror_dir} does not exist "
+            f"(config datasets.{name}.mirror); point it at a folder holding "
+            f"{', '.join(sorted(spec['files']))}, or set it to null to download"
+        )
     done = []
     for file, entry in sorted(spec["files"].items()):
         target = dest / file
@@ -92,7 +100,8 @@ def fetch_dataset(name: str, spec: dict[str, Any], dest: Path, mirror: Path | No
             raise DatasetError(
                 f"dataset {name!r}, file {file!r}: it has no download URL ({spec['source']}) and {where}. "
                 f"Set datasets.{name}.mirror to a folder holding it, in a config file passed with --configfile "
-                "(config/mirrors.yaml points every dataset at ../shared/data/<name>); see docs/public-data.md")
+                "(config/mirrors.yaml points every dataset at ../shared/data/<name>); see docs/public-data.md"
+            )
         try:
             _check(tmp, entry["sha256"], name, file, origin)
             os.replace(tmp, target)
@@ -114,8 +123,9 @@ def reachable(url: str, timeout: float = 3.0) -> str | None:
     return None if response.status_code < 400 else f"HTTP {response.status_code}"
 
 
-def unavailable(name: str, spec: dict[str, Any], fetched: Path,
-                probe: Callable[[str], str | None] | None = reachable) -> str | None:
+def unavailable(
+    name: str, spec: dict[str, Any], fetched: Path, probe: Callable[[str], str | None] | None = reachable
+) -> str | None:
     """Why dataset ``name`` cannot be provided without trying (None when it can): checked when
     the workflow is parsed, so that selecting data that is not there fails at once. Available
     means already fetched into ``fetched``, or a mirror folder that exists, or a download URL for
@@ -126,19 +136,25 @@ def unavailable(name: str, spec: dict[str, Any], fetched: Path,
     if spec.get("mirror"):
         if Path(spec["mirror"]).is_dir():
             return None
-        return (f"dataset {name!r}: the mirror folder {spec['mirror']} (config datasets.{name}.mirror) does not "
-                f"exist; point it at a folder holding {', '.join(sorted(spec['files']))}")
+        return (
+            f"dataset {name!r}: the mirror folder {spec['mirror']} (config datasets.{name}.mirror) does not "
+            f"exist; point it at a folder holding {', '.join(sorted(spec['files']))}"
+        )
     no_url = sorted(f for f, entry in spec["files"].items() if not entry.get("url"))
     if no_url:
-        return (f"dataset {name!r}: {', '.join(no_url)} cannot be downloaded ({spec['source']}) and no mirror is "
-                f"set: set datasets.{name}.mirror in a config file passed with --configfile "
-                "(config/mirrors.yaml points every dataset at ../shared/data/<name>); see docs/public-data.md")
+        return (
+            f"dataset {name!r}: {', '.join(no_url)} cannot be downloaded ({spec['source']}) and no mirror is "
+            f"set: set datasets.{name}.mirror in a config file passed with --configfile "
+            "(config/mirrors.yaml points every dataset at ../shared/data/<name>); see docs/public-data.md"
+        )
     if probe is not None:
         url = spec["files"][sorted(spec["files"])[0]]["url"]
         why = probe(url)
         if why:
-            return (f"dataset {name!r} is not fetched, no mirror is set and its download URL {url} cannot be "
-                    f"reached ({why}): set datasets.{name}.mirror in a config file passed with --configfile "
-                    "(config/mirrors.yaml points every dataset at ../shared/data/<name>), or run where the URL "
-                    "is reachable; see docs/public-data.md")
+            return (
+                f"dataset {name!r} is not fetched, no mirror is set and its download URL {url} cannot be "
+                f"reached ({why}): set datasets.{name}.mirror in a config file passed with --configfile "
+                "(config/mirrors.yaml points every dataset at ../shared/data/<name>), or run where the URL "
+                "is reachable; see docs/public-data.md"
+            )
     return None

@@ -23,8 +23,14 @@ from . import cross_benchmark as xb
 from . import emobench_m, eqbench
 
 
-def eqbench_replication(directory: str | Path, sizes: list[int], draws: int, rng: np.random.Generator,
-                        target_tau: float, items_in_question: int) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+def eqbench_replication(
+    directory: str | Path,
+    sizes: list[int],
+    draws: int,
+    rng: np.random.Generator,
+    target_tau: float,
+    items_in_question: int,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """Recompute the stored scores and the ranking-reliability curve.
 
     ``sizes``: numbers of items per split half (each <= 85); ``draws``: random splits and
@@ -58,8 +64,11 @@ def eqbench_replication(directory: str | Path, sizes: list[int], draws: int, rng
     return {"scores": scores, "curve": curve}, summary
 
 
-def emobench_m_replication(directory: str | Path, n_bootstrap: int, seed: int,
-                           ) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+def emobench_m_replication(
+    directory: str | Path,
+    n_bootstrap: int,
+    seed: int,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """Recompute the published averages, then rank independence, discriminability and the
     human gaps on the complete-case score matrix of the latest tables."""
     data = emobench_m.load(directory)
@@ -88,14 +97,25 @@ def emobench_m_replication(directory: str | Path, n_bootstrap: int, seed: int,
         "share_below_humans": float(gaps.pairs["below"].mean()),
         "share_significantly_below_humans": float(gaps.pairs["significantly_below"].mean()),
     }
-    tables = {"averages": averages, "rank_pairs": ranks.tau, "concordance": ranks.w,
-              "discriminability": disc.summary, "human_gaps": gaps.summary}
+    tables = {
+        "averages": averages,
+        "rank_pairs": ranks.tau,
+        "concordance": ranks.w,
+        "discriminability": disc.summary,
+        "human_gaps": gaps.summary,
+    }
     return tables, summary
 
 
-def cross_benchmark_replication(eqbench_dir: str | Path, emobench_m_dir: str | Path, n_bootstrap: int,
-                                n_permutations: int, rng: np.random.Generator, mapping: str | Path = xb.MAPPING_FILE,
-                                level: float = 0.95) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
+def cross_benchmark_replication(
+    eqbench_dir: str | Path,
+    emobench_m_dir: str | Path,
+    n_bootstrap: int,
+    n_permutations: int,
+    rng: np.random.Generator,
+    mapping: str | Path = xb.MAPPING_FILE,
+    level: float = 0.95,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Any]]:
     """Rank agreement between EQ-Bench and EmoBench-M on the units of each matching rule.
 
     ``n_bootstrap``: item-bootstrap (EQ-Bench) and binomial (EmoBench-M) redraws for the
@@ -118,15 +138,17 @@ def cross_benchmark_replication(eqbench_dir: str | Path, emobench_m_dir: str | P
         if unlisted or unknown:
             raise xb.MappingError(
                 f"{mapping}: the {bench} rows do not match the data: not listed {unlisted[:5]}, not in the data "
-                f"{unknown[:5]}; fix: one row per model name of the data (docs/cross_benchmark.md)")
+                f"{unknown[:5]}; fix: one row per model name of the data (docs/cross_benchmark.md)"
+            )
     em_scores = xb.emobench_m_measures(em_raw, em.dimension_of)
     # only the models that can enter a unit are redrawn (memory: models x draws x items)
     official = table.loc[(table["benchmark"] == "eqbench") & xb.eligible(table), "model"]
     eq_scores = eq_scores.reindex(sorted(official))
     matrix = eqbench.item_matrix(items).reindex(eq_scores.index)
     eq_draws, em_draws = xb.measurement_draws(matrix, em_raw, em.n, em.dimension_of, n_bootstrap, rng)
-    agreement, unit_table = xb.agreement_table(table, eq_scores, em_scores, eq_draws, em_draws, n_bootstrap,
-                                               n_permutations, rng, level)
+    agreement, unit_table = xb.agreement_table(
+        table, eq_scores, em_scores, eq_draws, em_draws, n_bootstrap, n_permutations, rng, level
+    )
     pairs = xb.pairs(table)
     summary: dict[str, Any] = {
         "mapping_version": xb.version_number(version),

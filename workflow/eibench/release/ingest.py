@@ -32,8 +32,9 @@ def em_files(sources: Iterable[str | Path]) -> list[Path]:
     return sorted(f for s in map(Path, sources) for f in (list_json_files(s) if s.is_dir() else [s]))
 
 
-def ingest_em_outputs(sources: Iterable[str | Path], model: str, mode: str, known_conversations: set[str],
-                      report_all: bool = False) -> EMIngest:
+def ingest_em_outputs(
+    sources: Iterable[str | Path], model: str, mode: str, known_conversations: set[str], report_all: bool = False
+) -> EMIngest:
     """Validate a model's output files for one mode (``release.read.read_em_outputs``) and
     tidy them. Raises FileNotFoundError when there is no file, ReleaseFormatError (file, JSON
     path, problem) when a file is invalid."""
@@ -43,7 +44,8 @@ def ingest_em_outputs(sources: Iterable[str | Path], model: str, mode: str, know
         raise FileNotFoundError(
             f"model {model!r}, mode {mode!r}: no EM output files (*.json) in "
             f"{', '.join(map(str, sources)) or 'its folder (no file or folder was given)'}; "
-            "collect predictions for this mode or remove the model/mode from the config")
+            "collect predictions for this mode or remove the model/mode from the config"
+        )
     tables = em_tables(read_em_outputs(files, model, mode, known_conversations, report_all=report_all))
     keys = tables["em_pairwise"]["key"].astype(str)
     off = ~keys.str.fullmatch(_POSITION_KEY)

@@ -52,14 +52,18 @@ class ReleaseFormatError(ValueError):
     #: The message is complete for a person: a rule script logs it and prints no traceback (runlog.rule_log).
     for_people = True
 
-    def __init__(self, problems: Sequence[Problem], hint: str = "", n_files: int | None = None,
-                 n_read: int | None = None):
+    def __init__(
+        self, problems: Sequence[Problem], hint: str = "", n_files: int | None = None, n_read: int | None = None
+    ):
         self.problems = list(problems)
         by_file: dict[str, list[Problem]] = {}
         for p in self.problems:
             by_file.setdefault(p.file, []).append(p)
-        head = (f"invalid release-format file {next(iter(by_file))}" if len(by_file) == 1
-                else f"{len(by_file)} invalid release-format files")
+        head = (
+            f"invalid release-format file {next(iter(by_file))}"
+            if len(by_file) == 1
+            else f"{len(by_file)} invalid release-format files"
+        )
         lines = [head + ":"]
         indent = "  " if len(by_file) == 1 else "    "  # several files: each named once, its problems below
         for file, found in by_file.items():
@@ -80,8 +84,10 @@ def _the_rest(n_files: int, n_bad: int, n_read: int | None) -> str:
     if n_read is None or n_read >= n_files:
         return f"The other {n_files - n_bad} of the {n_files} files are valid."
     valid = n_read - n_bad
-    return (f"Of the other {n_files - n_bad} of the {n_files} files, {valid} read before it are valid and "
-            f"{n_files - n_read} were not read (the read stops at the first bad file).")
+    return (
+        f"Of the other {n_files - n_bad} of the {n_files} files, {valid} read before it are valid and "
+        f"{n_files - n_read} were not read (the read stops at the first bad file)."
+    )
 
 
 def json_path(loc: Iterable[object]) -> str:
@@ -148,17 +154,22 @@ def _first_bad_value(raw: Any) -> tuple[str, str] | None:
     while stack:
         value, loc = stack.pop()
         if len(loc) > MAX_DEPTH:
-            return json_path(loc[:1]), (f"values under this field are nested more than {MAX_DEPTH} levels deep; "
-                                        "flatten or remove them")
+            return json_path(loc[:1]), (
+                f"values under this field are nested more than {MAX_DEPTH} levels deep; flatten or remove them"
+            )
         if isinstance(value, str):
             if _SURROGATE.search(value):
-                return json_path(loc), ("contains a lone UTF-16 surrogate escape (such as \\ud800), which is not a "
-                                        "character; remove it or write the character it was meant to be")
+                return json_path(loc), (
+                    "contains a lone UTF-16 surrogate escape (such as \\ud800), which is not a "
+                    "character; remove it or write the character it was meant to be"
+                )
         elif isinstance(value, dict):
             for key in reversed(list(value)):
                 if _SURROGATE.search(key):
-                    return json_path(loc), (f"the key {key!r} contains a lone UTF-16 surrogate escape (such as "
-                                            "\\ud800), which is not a character; rename the key")
+                    return json_path(loc), (
+                        f"the key {key!r} contains a lone UTF-16 surrogate escape (such as "
+                        "\\ud800), which is not a character; rename the key"
+                    )
                 stack.append((value[key], (*loc, key)))
         elif isinstance(value, list):
             stack.extend((item, (*loc, i)) for i, item in reversed(list(enumerate(value))))
@@ -250,14 +261,26 @@ def parse_file_reference(path: Path, model: type[M], display: str | None = None)
     except json.JSONDecodeError as e:
         return None, [Problem(name, "$", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}")]
     except RecursionError:
-        return None, [Problem(name, "$", f"values are nested more than {MAX_DEPTH} levels deep (first at "
-                                         f"{_too_deep_at(text)}); flatten or remove that field")]
+        return None, [
+            Problem(
+                name,
+                "$",
+                f"values are nested more than {MAX_DEPTH} levels deep (first at "
+                f"{_too_deep_at(text)}); flatten or remove that field",
+            )
+        ]
     except ValueError:  # an integer literal beyond the digit limit of int()
         found = _LONG_NUMBER.search(text)
         where = _line_col(text, found.start()) if found else "an unknown position"
-        return None, [Problem(name, "$", f"the number at {where} has more than {sys.get_int_max_str_digits()} digits, "
-                                         "too long to read; no field of the format needs more than a few digits: "
-                                         "shorten or remove it")]
+        return None, [
+            Problem(
+                name,
+                "$",
+                f"the number at {where} has more than {sys.get_int_max_str_digits()} digits, "
+                "too long to read; no field of the format needs more than a few digits: "
+                "shorten or remove it",
+            )
+        ]
     if not isinstance(raw, dict):
         return None, [Problem(name, "$", f"the top level must be a JSON object, got {type(raw).__name__}")]
     bad = _first_bad_value(raw)
@@ -300,8 +323,14 @@ def list_json_files(directory: Path) -> list[Path]:
     for p in entries:
         if p.is_symlink():
             target = _printable(Path(os.readlink(p)))
-            problems.append(Problem(_printable(p), "$", f"is a symbolic link (to {target}); only regular files "
-                                                        f"directly in the folder are read: {_LINK_FIX}"))
+            problems.append(
+                Problem(
+                    _printable(p),
+                    "$",
+                    f"is a symbolic link (to {target}); only regular files "
+                    f"directly in the folder are read: {_LINK_FIX}",
+                )
+            )
         elif _SURROGATE.search(str(p)):
             problems.append(Problem(_printable(p), "$", f"the file name is not UTF-8 text: {_NAME_FIX}"))
     if problems:
@@ -309,9 +338,7 @@ def list_json_files(directory: Path) -> list[Path]:
     return [p for p in entries if p.is_file()]
 
 
-def _read_all(
-    files: Sequence[Path], model: type[M], report_all: bool, hint: str
-) -> list[tuple[Path, M]]:
+def _read_all(files: Sequence[Path], model: type[M], report_all: bool, hint: str) -> list[tuple[Path, M]]:
     parsed: list[tuple[Path, M]] = []
     problems: list[Problem] = []
     n_read = 0
@@ -346,7 +373,8 @@ def read_conversations(files: Sequence[Path], report_all: bool = False) -> list[
                 Problem(
                     str(path),
                     "$.conversationId",
-                    f"conversation id {conv.conversationId!r} is also used by {first_seen[conv.conversationId]}; ids must be unique",
+                    f"conversation id {conv.conversationId!r} is also used by {first_seen[conv.conversationId]}; ids "
+                    f"must be unique",
                 )
             )
         else:
@@ -378,13 +406,29 @@ def read_em_outputs(
     seen: dict[str, Path] = {}
     for path, out in parsed:
         if out.em_model != expected_model:
-            problems.append(Problem(str(path), "$.em_model", f"is {out.em_model!r} but this folder holds the outputs of model {expected_model!r}"))
+            problems.append(
+                Problem(
+                    str(path),
+                    "$.em_model",
+                    f"is {out.em_model!r} but this folder holds the outputs of model {expected_model!r}",
+                )
+            )
         if out.mode != expected_mode:
-            problems.append(Problem(str(path), "$.mode", f"is {out.mode!r} but this folder holds mode {expected_mode!r}"))
+            problems.append(
+                Problem(str(path), "$.mode", f"is {out.mode!r} but this folder holds mode {expected_mode!r}")
+            )
         if known_conversations is not None and out.conversationId not in known_conversations:
-            problems.append(Problem(str(path), "$.conversationId", f"{out.conversationId!r} is not a conversation of the cohort"))
+            problems.append(
+                Problem(str(path), "$.conversationId", f"{out.conversationId!r} is not a conversation of the cohort")
+            )
         if out.conversationId in seen:
-            problems.append(Problem(str(path), "$.conversationId", f"{out.conversationId!r} is also answered by {seen[out.conversationId]}"))
+            problems.append(
+                Problem(
+                    str(path),
+                    "$.conversationId",
+                    f"{out.conversationId!r} is also answered by {seen[out.conversationId]}",
+                )
+            )
         seen.setdefault(out.conversationId, path)
     if problems:
         raise ReleaseFormatError(problems, hint, n_files=len(files))

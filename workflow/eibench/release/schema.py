@@ -81,7 +81,8 @@ def _spellings(cls: type[BaseModel]) -> tuple[tuple[str, ...], ...]:
         found = tuple(
             tuple(c for c in alias.choices if isinstance(c, str))
             for alias in (info.validation_alias for info in cls.model_fields.values())
-            if isinstance(alias, AliasChoices))
+            if isinstance(alias, AliasChoices)
+        )
         _SPELLINGS[cls] = found
     return found
 
@@ -189,7 +190,9 @@ class PairwiseComparison(_Node):
     @model_validator(mode="after")
     def _distinct(self) -> "PairwiseComparison":
         if self.responseA == self.responseB:
-            raise ValueError(f"responseA and responseB are both {self.responseA!r}; a comparison needs two different responses")
+            raise ValueError(
+                f"responseA and responseB are both {self.responseA!r}; a comparison needs two different responses"
+            )
         return self
 
 
@@ -384,6 +387,7 @@ class ConversationFile(_Node):
                 f"{self.conversationId!r}; they must name the same conversation"
             )
         return self
+
     participant_profile: Optional[ParticipantProfile] = None
     prePanas: Optional[Panas] = None
     postPanas: Optional[Panas] = None
@@ -391,7 +395,6 @@ class ConversationFile(_Node):
     #: Extension (docs/release-format.md): the person's post-chat ratings of the assistant.
     postChatRatings: GoldRatings = None
     turns: Annotated[list[Turn], UniqueTurns]
-
 
 
 # --------------------------------------------------------------------------- EM output file
@@ -474,4 +477,3 @@ class EMOutputFile(_Node):
     post_conversation: Optional[PostConversation] = None
     api_cost: Optional[float] = None
     duration_seconds: Optional[float] = None
-

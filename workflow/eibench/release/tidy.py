@@ -45,62 +45,238 @@ def _spec(name: str, doc: str, *cols: tuple[str, str]) -> TableSpec:
 GOLD_TABLES: dict[str, TableSpec] = {
     t.name: t
     for t in [
-        _spec("conversations", "one row per conversation", CID, ("source_file", STR), ("participant_id", STR),
-              ("om_model", STR), ("provider", STR), ("model_version", STR), ("timestamp", STR), ("category", STR),
-              ("subtopic", STR), ("visibility", STR), ("turn_count_declared", INT), ("n_turns", INT),
-              ("has_pre_panas", BOOL), ("has_post_panas", BOOL), ("has_conversation_wide", BOOL)),
-        _spec("participants", "one row per participant", ("participant_id", STR), ("age", STR), ("traits", STR),
-              ("goals", STR), ("diagnosis_group", STR), ("has_diagnosis", BOOL), ("n_conversations", INT),
-              ("profile_consistent", BOOL)),
-        _spec("turns", "one row per turn", CID, TURN, ("turn_index", INT), ("n_turns", INT), ("rel_position", FLT),
-              ("user_message", STR), ("llm_response", STR), ("llm_improved", STR), ("human_edited", STR),
-              ("n_mood_tags", INT), ("n_binary", INT), ("n_pairwise", INT), ("selected_pairwise_questions", STR)),
-        _spec("mood_tags", "one row per gold mood-shift tag", CID, TURN, ("tag_index", INT), ("emotion", STR),
-              ("emotion_raw", STR), ("in_panas", BOOL), ("intensity", INT)),
-        _spec("binary_judgements", "one row per binary judgement", CID, TURN, ("judgement_index", INT),
-              ("question_id", STR), ("known_question", BOOL), ("llm_value", STR), ("observed", STR), ("preferred", STR),
-              ("gold_om", STR), ("gold_hp", STR)),
-        _spec("pairwise_comparisons", "one row per pairwise comparison", CID, TURN, ("position", INT),
-              ("question_id", STR), ("response_a", STR), ("response_b", STR), ("winner", STR), ("winner_label", STR)),
-        _spec("panas_items", "one row per PANAS item answer", CID, ("phase", STR), ("item", STR), ("affect", STR),
-              ("value", FLT)),
-        _spec("panas_totals", "one row per conversation and phase", CID, ("phase", STR), ("positive", INT),
-              ("negative", INT), ("positive_source", STR), ("negative_source", STR), ("items_block", STR)),
-        _spec("survey_answers", "one row per post-chat answer (multi-select: one row per option)", CID,
-              ("question", STR), ("item_index", INT), ("answer", STR), ("answer_norm", STR)),
+        _spec(
+            "conversations",
+            "one row per conversation",
+            CID,
+            ("source_file", STR),
+            ("participant_id", STR),
+            ("om_model", STR),
+            ("provider", STR),
+            ("model_version", STR),
+            ("timestamp", STR),
+            ("category", STR),
+            ("subtopic", STR),
+            ("visibility", STR),
+            ("turn_count_declared", INT),
+            ("n_turns", INT),
+            ("has_pre_panas", BOOL),
+            ("has_post_panas", BOOL),
+            ("has_conversation_wide", BOOL),
+        ),
+        _spec(
+            "participants",
+            "one row per participant",
+            ("participant_id", STR),
+            ("age", STR),
+            ("traits", STR),
+            ("goals", STR),
+            ("diagnosis_group", STR),
+            ("has_diagnosis", BOOL),
+            ("n_conversations", INT),
+            ("profile_consistent", BOOL),
+        ),
+        _spec(
+            "turns",
+            "one row per turn",
+            CID,
+            TURN,
+            ("turn_index", INT),
+            ("n_turns", INT),
+            ("rel_position", FLT),
+            ("user_message", STR),
+            ("llm_response", STR),
+            ("llm_improved", STR),
+            ("human_edited", STR),
+            ("n_mood_tags", INT),
+            ("n_binary", INT),
+            ("n_pairwise", INT),
+            ("selected_pairwise_questions", STR),
+        ),
+        _spec(
+            "mood_tags",
+            "one row per gold mood-shift tag",
+            CID,
+            TURN,
+            ("tag_index", INT),
+            ("emotion", STR),
+            ("emotion_raw", STR),
+            ("in_panas", BOOL),
+            ("intensity", INT),
+        ),
+        _spec(
+            "binary_judgements",
+            "one row per binary judgement",
+            CID,
+            TURN,
+            ("judgement_index", INT),
+            ("question_id", STR),
+            ("known_question", BOOL),
+            ("llm_value", STR),
+            ("observed", STR),
+            ("preferred", STR),
+            ("gold_om", STR),
+            ("gold_hp", STR),
+        ),
+        _spec(
+            "pairwise_comparisons",
+            "one row per pairwise comparison",
+            CID,
+            TURN,
+            ("position", INT),
+            ("question_id", STR),
+            ("response_a", STR),
+            ("response_b", STR),
+            ("winner", STR),
+            ("winner_label", STR),
+        ),
+        _spec(
+            "panas_items",
+            "one row per PANAS item answer",
+            CID,
+            ("phase", STR),
+            ("item", STR),
+            ("affect", STR),
+            ("value", FLT),
+        ),
+        _spec(
+            "panas_totals",
+            "one row per conversation and phase",
+            CID,
+            ("phase", STR),
+            ("positive", INT),
+            ("negative", INT),
+            ("positive_source", STR),
+            ("negative_source", STR),
+            ("items_block", STR),
+        ),
+        _spec(
+            "survey_answers",
+            "one row per post-chat answer (multi-select: one row per option)",
+            CID,
+            ("question", STR),
+            ("item_index", INT),
+            ("answer", STR),
+            ("answer_norm", STR),
+        ),
         _spec("four_branch", "one row per four-branch rating", CID, ("branch", STR), ("rating", FLT)),
-        _spec("post_chat_ratings", "one row per post-chat rating of the assistant (extension)", CID,
-              ("item", STR), ("rating", FLT)),
-        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", STR), ("json_path", STR),
-              ("value_json", STR)),
+        _spec(
+            "post_chat_ratings",
+            "one row per post-chat rating of the assistant (extension)",
+            CID,
+            ("item", STR),
+            ("rating", FLT),
+        ),
+        _spec(
+            "extra_fields",
+            "unknown fields kept for the audit",
+            ("source_file", STR),
+            ("json_path", STR),
+            ("value_json", STR),
+        ),
     ]
 }
 
 EM_TABLES: dict[str, TableSpec] = {
     t.name: t
     for t in [
-        _spec("em_runs", "one row per EM output file", *EMK, ("source_file", STR), ("run_timestamp", STR),
-              ("prompt_version", STR), ("panas_strategy", STR), ("pre_panas_shown", BOOL), ("api_cost", FLT),
-              ("duration_seconds", FLT), ("n_turns", INT)),
-        _spec("em_turns", "one row per EM turn", *EMK, TURN, ("drafted_response", STR),
-              ("emotion_tags_invalid", BOOL), ("judge_overall_score", FLT), ("judge_emotional_appropriateness", FLT),
-              ("judge_helpfulness", FLT), ("judge_tone_match", FLT)),
-        _spec("em_emotion_tags", "one row per predicted emotion tag", *EMK, TURN, ("tag_index", INT),
-              ("emotion", CAT), ("emotion_raw", STR), ("in_panas", BOOL), ("intensity", INT)),
-        _spec("em_binary", "one row per predicted yes/no answer", *EMK, TURN, ("target", CAT), ("wording", CAT),
-              ("question_id", CAT), ("value", CAT), ("status", CAT)),
-        _spec("em_pairwise", "one row per predicted pairwise pick", *EMK, TURN, ("key", CAT), ("pick", CAT),
-              ("status", CAT)),
-        _spec("em_four_branch", "one row per predicted four-branch rating", *EMK, ("source", STR), TURN,
-              ("branch", STR), ("rating", FLT)),
-        _spec("em_post_chat_ratings", "one row per predicted post-chat rating (extension)", *EMK, ("item", STR),
-              ("rating", FLT)),
-        _spec("em_panas", "one row per predicted PANAS value", *EMK, ("kind", STR), ("level", STR), ("name", STR),
-              ("value", FLT)),
-        _spec("em_conversation_wide", "one row per predicted post-chat answer", *EMK, ("question", STR),
-              ("item_index", INT), ("answer", STR), ("answer_norm", STR)),
-        _spec("extra_fields", "unknown fields kept for the audit", ("source_file", STR), ("json_path", STR),
-              ("value_json", STR)),
+        _spec(
+            "em_runs",
+            "one row per EM output file",
+            *EMK,
+            ("source_file", STR),
+            ("run_timestamp", STR),
+            ("prompt_version", STR),
+            ("panas_strategy", STR),
+            ("pre_panas_shown", BOOL),
+            ("api_cost", FLT),
+            ("duration_seconds", FLT),
+            ("n_turns", INT),
+        ),
+        _spec(
+            "em_turns",
+            "one row per EM turn",
+            *EMK,
+            TURN,
+            ("drafted_response", STR),
+            ("emotion_tags_invalid", BOOL),
+            ("judge_overall_score", FLT),
+            ("judge_emotional_appropriateness", FLT),
+            ("judge_helpfulness", FLT),
+            ("judge_tone_match", FLT),
+        ),
+        _spec(
+            "em_emotion_tags",
+            "one row per predicted emotion tag",
+            *EMK,
+            TURN,
+            ("tag_index", INT),
+            ("emotion", CAT),
+            ("emotion_raw", STR),
+            ("in_panas", BOOL),
+            ("intensity", INT),
+        ),
+        _spec(
+            "em_binary",
+            "one row per predicted yes/no answer",
+            *EMK,
+            TURN,
+            ("target", CAT),
+            ("wording", CAT),
+            ("question_id", CAT),
+            ("value", CAT),
+            ("status", CAT),
+        ),
+        _spec(
+            "em_pairwise",
+            "one row per predicted pairwise pick",
+            *EMK,
+            TURN,
+            ("key", CAT),
+            ("pick", CAT),
+            ("status", CAT),
+        ),
+        _spec(
+            "em_four_branch",
+            "one row per predicted four-branch rating",
+            *EMK,
+            ("source", STR),
+            TURN,
+            ("branch", STR),
+            ("rating", FLT),
+        ),
+        _spec(
+            "em_post_chat_ratings",
+            "one row per predicted post-chat rating (extension)",
+            *EMK,
+            ("item", STR),
+            ("rating", FLT),
+        ),
+        _spec(
+            "em_panas",
+            "one row per predicted PANAS value",
+            *EMK,
+            ("kind", STR),
+            ("level", STR),
+            ("name", STR),
+            ("value", FLT),
+        ),
+        _spec(
+            "em_conversation_wide",
+            "one row per predicted post-chat answer",
+            *EMK,
+            ("question", STR),
+            ("item_index", INT),
+            ("answer", STR),
+            ("answer_norm", STR),
+        ),
+        _spec(
+            "extra_fields",
+            "unknown fields kept for the audit",
+            ("source_file", STR),
+            ("json_path", STR),
+            ("value_json", STR),
+        ),
     ]
 }
 
@@ -198,14 +374,30 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
         pid = prof.participant_id if prof else None
         turns = sorted(conv.turns, key=lambda t: t.turnNumber)
         n = len(turns)
-        rows["conversations"].append((
-            cid, src, pid, md and md.model, md and md.provider, md and md.model_version, md and md.timestamp,
-            md and md.category, md and md.subtopic, md and md.conversation_visibility, md and md.turnCount, n,
-            conv.prePanas is not None, conv.postPanas is not None, conv.conversationWideQuestions is not None,
-        ))
+        rows["conversations"].append(
+            (
+                cid,
+                src,
+                pid,
+                md and md.model,
+                md and md.provider,
+                md and md.model_version,
+                md and md.timestamp,
+                md and md.category,
+                md and md.subtopic,
+                md and md.conversation_visibility,
+                md and md.turnCount,
+                n,
+                conv.prePanas is not None,
+                conv.postPanas is not None,
+                conv.conversationWideQuestions is not None,
+            )
+        )
         if prof is not None and pid is not None:
             entry = participants.setdefault(
-                pid, {"age": prof.age, "traits": list(prof.traits), "goals": list(prof.goals), "n": 0, "consistent": True})
+                pid,
+                {"age": prof.age, "traits": list(prof.traits), "goals": list(prof.goals), "n": 0, "consistent": True},
+            )
             entry["n"] += 1
             entry["consistent"] &= (entry["age"], entry["traits"]) == (prof.age, list(prof.traits))
         for idx, turn in enumerate(turns):
@@ -214,12 +406,23 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
             alt = ann.alternateResponses if ann else None
             judgements = ann.binaryJudgements if ann else []
             comparisons = ann.pairwiseComparisons if ann else []
-            rows["turns"].append((
-                cid, t, idx, n, idx / (n - 1) if n > 1 else 0.0, turn.userMessage, turn.llmResponse,
-                alt.llmImproved if alt else None, alt.humanEdited if alt else None,
-                len(turn.moodShiftTags), len(judgements), len(comparisons),
-                ";".join(ann.selectedPairwiseQuestions) if ann else "",
-            ))
+            rows["turns"].append(
+                (
+                    cid,
+                    t,
+                    idx,
+                    n,
+                    idx / (n - 1) if n > 1 else 0.0,
+                    turn.userMessage,
+                    turn.llmResponse,
+                    alt.llmImproved if alt else None,
+                    alt.humanEdited if alt else None,
+                    len(turn.moodShiftTags),
+                    len(judgements),
+                    len(comparisons),
+                    ";".join(ann.selectedPairwiseQuestions) if ann else "",
+                )
+            )
             for k, tag in enumerate(turn.moodShiftTags):
                 word = normalize.emotion_word(tag.emotion)
                 rows["mood_tags"].append((cid, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
@@ -258,7 +461,8 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
         group = diagnosis_group(p["traits"])
         age = None if p["age"] is None else str(p["age"])
         rows["participants"].append(
-            (pid, age, ";".join(p["traits"]), ";".join(p["goals"]), group, group != "none", p["n"], p["consistent"]))
+            (pid, age, ";".join(p["traits"]), ";".join(p["goals"]), group, group != "none", p["n"], p["consistent"])
+        )
     return {name: GOLD_TABLES[name].frame(r) for name, r in rows.items()}
 
 
@@ -314,22 +518,46 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
     """Tidy tables of one or more EM output files."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
     # The answers and picks (most of the rows) are gathered column by column, not as a tuple per row.
-    binary: dict[str, list[Any]] = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "target", "wording",
-                              "question_id", "value", "status")}
-    picks: dict[str, list[Any]] = {c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "key", "pick", "status")}
+    binary: dict[str, list[Any]] = {
+        c: []
+        for c in (
+            "conversation_id",
+            "em_model",
+            "mode",
+            "turn_number",
+            "target",
+            "wording",
+            "question_id",
+            "value",
+            "status",
+        )
+    }
+    picks: dict[str, list[Any]] = {
+        c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "key", "pick", "status")
+    }
     panas_by_word = instrument.panas_by_word()
     for path, out in parsed:
         key = (out.conversationId, out.em_model, out.mode)
         post = out.post_conversation
-        rows["em_runs"].append((
-            *key, path.name, out.run_timestamp, out.prompt_version, post and post.panas_strategy,
-            post and post.pre_panas_shown, out.api_cost, out.duration_seconds, len(out.turns),
-        ))
+        rows["em_runs"].append(
+            (
+                *key,
+                path.name,
+                out.run_timestamp,
+                out.prompt_version,
+                post and post.panas_strategy,
+                post and post.pre_panas_shown,
+                out.api_cost,
+                out.duration_seconds,
+                len(out.turns),
+            )
+        )
         for turn in sorted(out.turns, key=lambda t: t.turnNumber):
             t = turn.turnNumber
             judge = turn.em_draft_judge or {}
-            rows["em_turns"].append((*key, t, turn.em_drafted_response, turn.em_emotion_tags_invalid,
-                                     *(judge.get(f) for f in JUDGE_FIELDS)))
+            rows["em_turns"].append(
+                (*key, t, turn.em_drafted_response, turn.em_emotion_tags_invalid, *(judge.get(f) for f in JUDGE_FIELDS))
+            )
             for k, tag in enumerate(turn.em_emotion_tags):
                 word = normalize.emotion_word(tag.emotion)
                 rows["em_emotion_tags"].append((*key, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))

@@ -23,8 +23,16 @@ from .numbers import Numbers, fmt
 INGEST, AGG, OWN = "ingest_conversations", "aggregate_scores", "paper_numbers"
 
 #: Leaderboard columns of the paper's table, in order (composite first).
-TABLE_METRICS = ("composite", "tracking", "evaluation", "holistic", "emotion_f1", "binary_om_acc", "binary_hp_acc",
-                 "pairwise_acc")
+TABLE_METRICS = (
+    "composite",
+    "tracking",
+    "evaluation",
+    "holistic",
+    "emotion_f1",
+    "binary_om_acc",
+    "binary_hp_acc",
+    "pairwise_acc",
+)
 
 
 def add_data_counts(nums: Numbers, conv: pd.DataFrame, turns: pd.DataFrame, people: pd.DataFrame) -> None:
@@ -47,8 +55,9 @@ def main_rows(board: pd.DataFrame, mode: str) -> pd.DataFrame:
     return board[(board["mode"] == mode) & (board["rule_set"] == "parity")]
 
 
-def add_leaderboard(nums: Numbers, main: pd.DataFrame, ranked_roles: Sequence[str],
-                    model_roles: Mapping[str, str]) -> pd.DataFrame:
+def add_leaderboard(
+    nums: Numbers, main: pd.DataFrame, ranked_roles: Sequence[str], model_roles: Mapping[str, str]
+) -> pd.DataFrame:
     """Counts of compared models and human raters, the top and bottom model with their
     composite, and every row's composite and emotion F1 with their intervals. Returns the
     compared models' rows. ValueError when no model is compared (the paper ranks models)."""
@@ -59,30 +68,46 @@ def add_leaderboard(nums: Numbers, main: pd.DataFrame, ranked_roles: Sequence[st
     nums.add("n_human_conversations", int(humans["n_conversations"].max()) if len(humans) else 0, AGG)
     nums.add("n_ranked_baselines", int((models["role"] == "baseline").sum()), AGG)
     if models.empty:
-        raise ValueError("no evaluated model (kind simulated, openai_compatible, anthropic or outputs_dir) in the "
-                         "config: the paper ranks evaluated models; add one to 'models', or set "
-                         "statistics.baselines_as_models: true to rank the baselines (a cohort without models)")
+        raise ValueError(
+            "no evaluated model (kind simulated, openai_compatible, anthropic or outputs_dir) in the "
+            "config: the paper ranks evaluated models; add one to 'models', or set "
+            "statistics.baselines_as_models: true to rank the baselines (a cohort without models)"
+        )
     top, bottom = models.iloc[0], models.iloc[-1]
     nums.add("top_model", str(top["em_model"]), AGG)
     nums.add("top_role", str(model_roles[top["em_model"]]), AGG)
     nums.add("top_composite", float(top["composite"]), AGG, ci=(float(top["composite_lo"]), float(top["composite_hi"])))
     nums.add("bottom_model", str(bottom["em_model"]), AGG)
-    nums.add("bottom_composite", float(bottom["composite"]), AGG,
-             ci=(float(bottom["composite_lo"]), float(bottom["composite_hi"])))
+    nums.add(
+        "bottom_composite",
+        float(bottom["composite"]),
+        AGG,
+        ci=(float(bottom["composite_lo"]), float(bottom["composite_hi"])),
+    )
     for _, r in main.iterrows():
         for metric in ("composite", "emotion_f1"):
-            nums.add(f"{metric}.{r['em_model']}", float(r[metric]), AGG, digits=1 if metric == "composite" else 3,
-                     ci=(float(r[f"{metric}_lo"]), float(r[f"{metric}_hi"])))
+            nums.add(
+                f"{metric}.{r['em_model']}",
+                float(r[metric]),
+                AGG,
+                digits=1 if metric == "composite" else 3,
+                ci=(float(r[f"{metric}_lo"]), float(r[f"{metric}_hi"])),
+            )
     return models
 
 
-def add_strict_comparison(nums: Numbers, board: pd.DataFrame, models: pd.DataFrame, mode: str,
-                          ranked_roles: Sequence[str]) -> None:
+def add_strict_comparison(
+    nums: Numbers, board: pd.DataFrame, models: pd.DataFrame, mode: str, ranked_roles: Sequence[str]
+) -> None:
     """Parity against strict: Kendall tau-b between the two rule sets' composite ranks of the
     compared ``models`` (NaN with fewer than two) and the models whose rank moves."""
     strict = board[(board["mode"] == mode) & (board["rule_set"] == "strict") & board["role"].isin(ranked_roles)]
-    ranks = models.set_index("em_model")["rank"].astype(int).to_frame("parity").join(
-        strict.set_index("em_model")["rank"].astype(int).rename("strict"))
+    ranks = (
+        models.set_index("em_model")["rank"]
+        .astype(int)
+        .to_frame("parity")
+        .join(strict.set_index("em_model")["rank"].astype(int).rename("strict"))
+    )
     moved = sorted(ranks.index[ranks["parity"] != ranks["strict"]])
     tau = float(kendalltau(ranks["parity"], ranks["strict"]).statistic) if len(ranks) > 1 else float("nan")
     nums.add("strict_rank_tau", tau, OWN, note="Kendall tau-b, parity vs strict composite ranks")
@@ -95,10 +120,15 @@ def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mo
     """The parity rules that fired, summed over the compared models (``rules``: rule_counts.csv),
     and the kinds of annotation the cohort lacks altogether (their metrics are undefined, not
     parity defaults). Returns the display table of the rules fired, most frequent first."""
-    rules = rules[(rules["rule_set"] == "parity") & (rules["mode"] == mode) & rules["em_model"].isin(models["em_model"])]
-    fired = (rules.groupby(["rule", "description"], as_index=False)["count"].sum()
-             .query("count > 0 and not rule.str.startswith('panas_prediction_')")  # those count strategies, not rules
-             .sort_values(["count", "rule"], ascending=[False, True]))
+    rules = rules[
+        (rules["rule_set"] == "parity") & (rules["mode"] == mode) & rules["em_model"].isin(models["em_model"])
+    ]
+    fired = (
+        rules.groupby(["rule", "description"], as_index=False)["count"]
+        .sum()
+        .query("count > 0 and not rule.str.startswith('panas_prediction_')")  # those count strategies, not rules
+        .sort_values(["count", "rule"], ascending=[False, True])
+    )
     nums.add("n_rules_fired", int(len(fired)), AGG)
     flagged = {r.split(":", 1)[1] for r in rules["rule"] if r.startswith("annotation_absent_from_cohort:")}
     absent = [k.name for k in KINDS if k.name in flagged]
@@ -122,26 +152,41 @@ def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: 
     nums.add("worst_invalid_model", str(worst["em_model"]) if total else "none", AGG)
     nums.add("worst_invalid_rate", float(worst["rate"]) * 100 if total else 0.0, AGG, digits=2)
     by_task = invalid.pivot_table(index="em_model", columns="task", values="invalid", aggfunc="sum").reindex(
-        main["em_model"])
+        main["em_model"]
+    )
     rates = per_model.set_index("em_model").loc[by_task.index, "rate"]
-    return pd.DataFrame({"Model": by_task.index, **{t: by_task[t].astype(int).astype(str) for t in by_task.columns},
-                         "Rate (%)": [fmt(100 * r, 2) for r in rates]})
+    return pd.DataFrame(
+        {
+            "Model": by_task.index,
+            **{t: by_task[t].astype(int).astype(str) for t in by_task.columns},
+            "Rate (%)": [fmt(100 * r, 2) for r in rates],
+        }
+    )
 
 
 def leaderboard_table(board: pd.DataFrame, main: pd.DataFrame, rank_intervals: pd.DataFrame, mode: str) -> pd.DataFrame:
     """The leaderboard as printed (strings): rank, its 95% interval over the bootstrap resamples
     (``rank_intervals``: rank_intervals.csv, composite rows), model, composite under parity and
     strict, pillars and principal metrics, and conversations scored."""
-    table = pd.DataFrame({
-        "Rank": [str(int(x)) if pd.notna(x) else "–" for x in main["rank"]],
-        "Model": main["em_model"],
-        **{BY_NAME[c].label: [fmt(v, 1 if c == "composite" else 3) for v in main[c]] for c in TABLE_METRICS},
-        "Conversations": main["n_conversations"].astype(int).astype(str),
-    })
+    table = pd.DataFrame(
+        {
+            "Rank": [str(int(x)) if pd.notna(x) else "–" for x in main["rank"]],
+            "Model": main["em_model"],
+            **{BY_NAME[c].label: [fmt(v, 1 if c == "composite" else 3) for v in main[c]] for c in TABLE_METRICS},
+            "Conversations": main["n_conversations"].astype(int).astype(str),
+        }
+    )
     strict_all = board[(board["mode"] == mode) & (board["rule_set"] == "strict")].set_index("em_model")
     table.insert(3, "Composite (strict)", [fmt(strict_all.loc[m, "composite"], 1) for m in main["em_model"]])
     iv = rank_intervals[rank_intervals["metric"] == "composite"].set_index("em_model")
-    table.insert(1, "Rank 95%", [f"{iv.loc[m, 'rank_lo']:.0f}–{iv.loc[m, 'rank_hi']:.0f}"
-                                 if m in iv.index and iv.loc[m, ["rank_lo", "rank_hi"]].notna().all() else "–"
-                                 for m in main["em_model"]])
+    table.insert(
+        1,
+        "Rank 95%",
+        [
+            f"{iv.loc[m, 'rank_lo']:.0f}–{iv.loc[m, 'rank_hi']:.0f}"
+            if m in iv.index and iv.loc[m, ["rank_lo", "rank_hi"]].notna().all()
+            else "–"
+            for m in main["em_model"]
+        ],
+    )
     return table

@@ -40,8 +40,10 @@ def claim_unit(claim: dict[str, Any]) -> str:
     does (eibench.stats.claims), rather than printing a unit nobody checked."""
     test = claim.get("test")
     if test not in _UNITS:
-        raise ValueError(f"claim {claim.get('id')!r}: no unit for test {test!r} "
-                         f"(known: {', '.join(sorted(_UNITS))}); add it to eibench/report/claim_units.py")
+        raise ValueError(
+            f"claim {claim.get('id')!r}: no unit for test {test!r} "
+            f"(known: {', '.join(sorted(_UNITS))}); add it to eibench/report/claim_units.py"
+        )
     return _UNITS[test](claim.get("params", {}))
 
 

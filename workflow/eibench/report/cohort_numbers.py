@@ -66,5 +66,9 @@ def add_cohort(nums: Numbers, about: Mapping[str, str | None], kinds: Mapping[st
     pillars = covered_pillars(board)
     nums.add("composite.n_pillars", len(pillars), AGG)
     nums.add("composite.all_pillars", len(pillars) == len(PILLAR_WEIGHTS), AGG)
-    nums.add("composite.pillars", joined([pillar_name(p) for p in pillars]) or "none", AGG,
-             note="pillars with a value for at least one compared model")
+    nums.add(
+        "composite.pillars",
+        joined([pillar_name(p) for p in pillars]) or "none",
+        AGG,
+        note="pillars with a value for at least one compared model",
+    )

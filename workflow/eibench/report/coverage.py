@@ -37,11 +37,18 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     each with its coverage and p) and ``sim.n_coverage_above`` / ``sim.coverage_above`` (above
     it: conservative intervals)."""
     rows = planted[planted["coverage"].notna()]
-    ps = [float(p) if pd.notna(c) and pd.notna(p) else float("nan")
-          for c, p in zip(planted["coverage"], planted["coverage_p"])]
-    tested = [(e, float(c), p) for e, c, p in zip(planted["effect"], planted["coverage"], ps)
-              if pd.notna(c) and math.isfinite(p)]
-    untested = [e for e, c, p in zip(planted["effect"], planted["coverage"], ps) if pd.notna(c) and not math.isfinite(p)]
+    ps = [
+        float(p) if pd.notna(c) and pd.notna(p) else float("nan")
+        for c, p in zip(planted["coverage"], planted["coverage_p"])
+    ]
+    tested = [
+        (e, float(c), p)
+        for e, c, p in zip(planted["effect"], planted["coverage"], ps)
+        if pd.notna(c) and math.isfinite(p)
+    ]
+    untested = [
+        e for e, c, p in zip(planted["effect"], planted["coverage"], ps) if pd.notna(c) and not math.isfinite(p)
+    ]
     below = [(e, c, p) for e, c, p in tested if c < level and p < alpha]
     above = [(e, c, p) for e, c, p in tested if c > level and p < alpha]
 
@@ -55,8 +62,11 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     add("sim.coverage_level", level * 100, digits=0, note="nominal coverage the binomial tests compare with")
     add("sim.n_coverage_tested", len(tested))
     add("sim.n_coverage_untested", len(untested))
-    add("sim.coverage_untested", "; ".join(untested) or "none",
-        note="coverages that are means over the models of each study, not counts of independent intervals")
+    add(
+        "sim.coverage_untested",
+        "; ".join(untested) or "none",
+        note="coverages that are means over the models of each study, not counts of independent intervals",
+    )
     add("sim.n_coverage_below", len(below))
     add("sim.coverage_below", listing(below), note=f"coverage below the nominal level, binomial p < {alpha}")
     add("sim.n_coverage_above", len(above))

@@ -38,8 +38,11 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
     add("n_mapped_strategies", sum(q is not None for q in STRATEGY_QUESTION.values()))
     add("n_strategies", len(STRATEGY_QUESTION))
     add("n_judgements", int(c["judgements"]))
-    add("pct_judgements_yes", 100.0 * c["judgements_yes"] / c["judgements"] if c["judgements"] else float("nan"),
-        digits=1)
+    add(
+        "pct_judgements_yes",
+        100.0 * c["judgements_yes"] / c["judgements"] if c["judgements"] else float("nan"),
+        digits=1,
+    )
     add("n_with_pre_panas", int(c["with_pre_panas"]))
     add("n_with_post_panas", int(c["with_post_panas"]))
     add("n_with_post_chat_ratings", int(c["with_post_chat_ratings"]))

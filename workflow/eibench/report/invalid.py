@@ -9,8 +9,12 @@ from collections import Counter
 
 import pandas as pd
 
-BINARY_TASK = {("om", "observer"): "binary_om_observer", ("hp", "observer"): "binary_hp_observer",
-               ("om", "participant"): "binary_om_participant", ("hp", "participant"): "binary_hp_participant"}
+BINARY_TASK = {
+    ("om", "observer"): "binary_om_observer",
+    ("hp", "observer"): "binary_hp_observer",
+    ("om", "participant"): "binary_om_participant",
+    ("hp", "participant"): "binary_hp_participant",
+}
 _TURN_RECORD = re.compile(r"\$\.turns\[\d+\]\.em_invalid_answers")
 _POST_RECORD = "$.post_conversation.em_invalid_answers"
 
@@ -31,8 +35,10 @@ def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     recorded: Counter = Counter()
     for path, value in zip(em["extra_fields"]["json_path"].astype(str), em["extra_fields"]["value_json"].astype(str)):
         if _TURN_RECORD.fullmatch(path) or path == _POST_RECORD:
-            recorded.update(task.split("_panas")[0] + "_panas" if task.startswith("post_panas") else task
-                            for task in json.loads(value))
+            recorded.update(
+                task.split("_panas")[0] + "_panas" if task.startswith("post_panas") else task
+                for task in json.loads(value)
+            )
     rows.append(("draft", len(turns), recorded["draft"]))
     n_conversations = len(em["em_runs"])
     rows.append(("post_panas", n_conversations, recorded["post_panas"]))

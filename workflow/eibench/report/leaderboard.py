@@ -37,12 +37,21 @@ def leaderboard(summary: pd.DataFrame, ranked_roles: tuple[str, ...] = ("model",
             board[f"{m}_lo"] = mean - Z95 * se
             board[f"{m}_hi"] = mean + Z95 * se
     board["n_conversations"] = board["n_conversations"].astype("int64")
-    board = board.sort_values(["mode", "rule_set", "composite", "em_model"], ascending=[True, True, False, True],
-                              kind="stable", na_position="last")
+    board = board.sort_values(
+        ["mode", "rule_set", "composite", "em_model"],
+        ascending=[True, True, False, True],
+        kind="stable",
+        na_position="last",
+    )
     ranked = board["role"].isin(ranked_roles) & board["composite"].notna()
     board["rank"] = pd.array([pd.NA] * len(board), dtype="Int64")
-    board.loc[ranked, "rank"] = (board[ranked].groupby(["mode", "rule_set"])["composite"]
-                                 .rank(method="min", ascending=False).astype("int64").to_numpy())
+    board.loc[ranked, "rank"] = (
+        board[ranked]
+        .groupby(["mode", "rule_set"])["composite"]
+        .rank(method="min", ascending=False)
+        .astype("int64")
+        .to_numpy()
+    )
     return board.reset_index(drop=True)
 
 

@@ -53,9 +53,21 @@ def bootstrap_mean(values: np.ndarray, n_bootstrap: int, seed: int) -> tuple[flo
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
-def add_local_model(nums: Numbers, model: str, model_id: str, record: ResponseRecord, conversation_scores: pd.DataFrame,
-                    invalid: pd.DataFrame, metric: str, chance: str, seed: int, mode: str = "default",
-                    rule_set: str = "parity", n_bootstrap: int = 2000, n_permutations: int = 20000) -> None:
+def add_local_model(
+    nums: Numbers,
+    model: str,
+    model_id: str,
+    record: ResponseRecord,
+    conversation_scores: pd.DataFrame,
+    invalid: pd.DataFrame,
+    metric: str,
+    chance: str,
+    seed: int,
+    mode: str = "default",
+    rule_set: str = "parity",
+    n_bootstrap: int = 2000,
+    n_permutations: int = 20000,
+) -> None:
     """Add ``local_model.*`` (see the module docstring). ``conversation_scores``: one row per
     model, mode, rule set and conversation with a column ``metric``; ``invalid``: the rows of
     results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid)."""

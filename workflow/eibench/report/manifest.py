@@ -29,7 +29,7 @@ def read_provenance(log_files: Iterable[Path]) -> list[dict[str, Any]]:
                 at = line.find(PROVENANCE_TAG)
                 if at >= 0:
                     try:
-                        record = json.loads(line[at + len(PROVENANCE_TAG):])
+                        record = json.loads(line[at + len(PROVENANCE_TAG) :])
                     except json.JSONDecodeError:
                         continue  # a line cut by a killed job: not a record
         if record is not None:
@@ -64,8 +64,14 @@ def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]])
         if k is not None and k not in used:
             used[k] = len(used)
         full = root / rel
-        entries.append({"path": rel, "bytes": full.stat().st_size, "sha256": sha256_of(full),
-                        "job": None if k is None else used[k]})
+        entries.append(
+            {
+                "path": rel,
+                "bytes": full.stat().st_size,
+                "sha256": sha256_of(full),
+                "job": None if k is None else used[k],
+            }
+        )
     listed: list[dict[str, Any] | None] = [None] * len(used)
     for k, slot in used.items():
         job = dict(jobs[k])
@@ -74,8 +80,9 @@ def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]])
     return {"files": entries, "jobs": listed}
 
 
-def results_files(root: Path, folders: Iterable[str], exclude: Iterable[str] = (),
-                  exclude_folders: Iterable[str] = ()) -> list[str]:
+def results_files(
+    root: Path, folders: Iterable[str], exclude: Iterable[str] = (), exclude_folders: Iterable[str] = ()
+) -> list[str]:
     """Every file below ``folders`` of ``root`` (relative POSIX paths), minus the files
     ``exclude`` and whatever lies below ``exclude_folders``."""
     skip = {Path(e).as_posix() for e in exclude}

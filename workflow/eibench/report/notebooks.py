@@ -51,14 +51,16 @@ def kernel_environment(state: Path, seed: int) -> Iterator[None]:
                 os.environ[name] = value
 
 
-def execute(source: str | os.PathLike[str], cwd: str | os.PathLike[str], timeout: int,
-            kernel: str = "python3") -> nbformat.NotebookNode:
+def execute(
+    source: str | os.PathLike[str], cwd: str | os.PathLike[str], timeout: int, kernel: str = "python3"
+) -> nbformat.NotebookNode:
     """The notebook at ``source`` executed top to bottom in a fresh ``kernel`` whose working
     folder is ``cwd``; ``timeout``: seconds per cell. A cell that raises or runs out of time
     raises :class:`NotebookError` naming the notebook and the cell (by its first line)."""
     nb = nbformat.read(source, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name=kernel, record_timing=False,
-                            resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name=kernel, record_timing=False, resources={"metadata": {"path": str(cwd)}}
+    )
     try:
         client.execute()
     except CellExecutionError as error:
@@ -70,8 +72,12 @@ def execute(source: str | os.PathLike[str], cwd: str | os.PathLike[str], timeout
 
 def errors(nb: nbformat.NotebookNode) -> list[str]:
     """The error outputs of an executed notebook, as ``ename: evalue``."""
-    return [f"{o['ename']}: {o['evalue']}" for cell in nb.cells for o in cell.get("outputs", [])
-            if o.get("output_type") == "error"]
+    return [
+        f"{o['ename']}: {o['evalue']}"
+        for cell in nb.cells
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
 
 
 # nbconvert's lab template, without the two scripts it loads from a CDN (require.js, for
@@ -85,8 +91,12 @@ _OFFLINE = """{%- extends 'lab/index.html.j2' -%}
 def to_html(nb: nbformat.NotebookNode, title: str) -> str:
     """The executed notebook as one self-contained HTML page titled ``title`` (nbconvert's
     ``lab`` template, images embedded, no script loaded from the network)."""
-    exporter = HTMLExporter(template_name="lab", embed_images=True, extra_loaders=[DictLoader({"offline.j2": _OFFLINE})],
-                            template_file="offline.j2")
+    exporter = HTMLExporter(
+        template_name="lab",
+        embed_images=True,
+        extra_loaders=[DictLoader({"offline.j2": _OFFLINE})],
+        template_file="offline.j2",
+    )
     body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": title}})
     return body
 

@@ -64,11 +64,21 @@ class Numbers:
         try:
             return self.scripts[rule]
         except KeyError:
-            raise ValueError(f"rule {rule!r} has no script in the rule-to-script map "
-                             f"({len(self.scripts)} rules): name the rule whose output holds the number") from None
+            raise ValueError(
+                f"rule {rule!r} has no script in the rule-to-script map "
+                f"({len(self.scripts)} rules): name the rule whose output holds the number"
+            ) from None
 
-    def add(self, key: str, value: Any, rule: str, script: str | None = None, digits: int = 2,
-            ci: tuple[float, float] | None = None, note: str = "") -> None:
+    def add(
+        self,
+        key: str,
+        value: Any,
+        rule: str,
+        script: str | None = None,
+        digits: int = 2,
+        ci: tuple[float, float] | None = None,
+        note: str = "",
+    ) -> None:
         """Add entry ``key``. ``script`` defaults to the rule's script from the map; a script given
         must agree with the map (a stale path is an error, not a wrong pointer in the PDF)."""
         if key in self.entries:
@@ -107,5 +117,9 @@ class Numbers:
                 return [clean(v) for v in x]
             return x
 
-        return json.dumps(clean({"meta": self.meta, "entries": self.entries}), indent=1, sort_keys=True,
-                          ensure_ascii=False) + "\n"
+        return (
+            json.dumps(
+                clean({"meta": self.meta, "entries": self.entries}), indent=1, sort_keys=True, ensure_ascii=False
+            )
+            + "\n"
+        )

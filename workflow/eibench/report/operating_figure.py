@@ -14,15 +14,23 @@ from . import style
 WIDTH_IN = 16.6 / 2.54
 
 
-def design_curves(models: pd.DataFrame, participants: pd.DataFrame, conversations: pd.DataFrame,
-                  power_bar: float = 0.8) -> plt.Figure:
+def design_curves(
+    models: pd.DataFrame, participants: pd.DataFrame, conversations: pd.DataFrame, power_bar: float = 0.8
+) -> plt.Figure:
     """Left: power of the independence claim against the number of models; middle: power of the
     diagnosis claim against the number of participants (each with its Clopper-Pearson 95%
     interval and the ``power_bar`` line); right: median reliability and signal-to-noise of each
     metric's model means against the number of conversations."""
     style.apply()
-    plt.rcParams.update({"xtick.labelsize": 7.5, "ytick.labelsize": 7.5, "legend.fontsize": 7.5,
-                         "axes.labelsize": 8, "axes.titlesize": 8.5})
+    plt.rcParams.update(
+        {
+            "xtick.labelsize": 7.5,
+            "ytick.labelsize": 7.5,
+            "legend.fontsize": 7.5,
+            "axes.labelsize": 8,
+            "axes.titlesize": 8.5,
+        }
+    )
     fig, axes = plt.subplots(1, 3, figsize=(WIDTH_IN, 2.7), layout="constrained")
     for ax, curve, label in ((axes[0], models, "evaluated models"), (axes[1], participants, "participants")):
         claim = str(curve["claim"].iloc[0]) if len(curve) else ""

@@ -64,14 +64,22 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
         nums.add(f"{key}.simulated", bool(r["simulated"]), RULE)
         if not r["simulated"]:
             nums.add(f"{key}.note", str(r["note"]), RULE)
-            rows.append({"Claim": r["id"], "Rule": RULES.get(r["test"], r["test"]), "Power [95% CI]": "–",
-                         "FPR [95% CI]": "–", "Coverage [95% CI]": "–", "p vs 0.95": "–", "Sign recovery": "–",
-                         "Note": str(r["note"])})
+            rows.append(
+                {
+                    "Claim": r["id"],
+                    "Rule": RULES.get(r["test"], r["test"]),
+                    "Power [95% CI]": "–",
+                    "FPR [95% CI]": "–",
+                    "Coverage [95% CI]": "–",
+                    "p vs 0.95": "–",
+                    "Sign recovery": "–",
+                    "Note": str(r["note"]),
+                }
+            )
             continue
         for name in ("power", "fpr", "coverage"):
             if pd.notna(r[name]):
-                nums.add(f"{key}.{name}", float(r[name]), RULE,
-                         ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])))
+                nums.add(f"{key}.{name}", float(r[name]), RULE, ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])))
         if pd.notna(r["coverage_p"]):
             nums.add(f"{key}.coverage_p", float(r["coverage_p"]), RULE, digits=3)
         if pd.notna(r["sign_recovery"]):
@@ -79,31 +87,49 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
         note = str(r["note"])
         if r["coverage_vs_nominal"] == "below nominal":
             note = "; ".join(x for x in (note, "coverage below nominal") if x)
-        rows.append({"Claim": r["id"], "Rule": RULES.get(r["test"], r["test"]),
-                     "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
-                     "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
-                     "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
-                     "p vs 0.95": _p(r["coverage_p"]),
-                     "Sign recovery": fmt(float(r["sign_recovery"])) if pd.notna(r["sign_recovery"]) else "–",
-                     "Note": note})
+        rows.append(
+            {
+                "Claim": r["id"],
+                "Rule": RULES.get(r["test"], r["test"]),
+                "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
+                "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
+                "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
+                "p vs 0.95": _p(r["coverage_p"]),
+                "Sign recovery": fmt(float(r["sign_recovery"])) if pd.notna(r["sign_recovery"]) else "–",
+                "Note": note,
+            }
+        )
 
     models = pd.read_csv(paths["models"])
     value, reached = _smallest(models, "supported", power_bar)
     nums.add("operating.models.claim", str(models["claim"].iloc[0]), CURVES)
     nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
     nums.add("operating.models.reached", reached, CURVES)
-    nums.add("operating.models.needed", int(value), CURVES,
-             note="smallest number of models with simulated power >= the bar, else the largest tried")
-    nums.add("operating.models.largest_power", float(models["supported"].iloc[-1]), CURVES,
-             ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])))
+    nums.add(
+        "operating.models.needed",
+        int(value),
+        CURVES,
+        note="smallest number of models with simulated power >= the bar, else the largest tried",
+    )
+    nums.add(
+        "operating.models.largest_power",
+        float(models["supported"].iloc[-1]),
+        CURVES,
+        ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])),
+    )
     nums.add("operating.power_bar", float(power_bar), CURVES, digits=1)
     margins = pd.read_csv(paths["margins"])
     tau, detected = _smallest(margins, "not_supported", power_bar)
     nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
     nums.add("operating.margin.n_models", int(margins["n_models"].iloc[0]), CURVES)
     nums.add("operating.margin.detected", detected, CURVES)
-    nums.add("operating.margin.smallest_tau", float(tau), CURVES, digits=2,
-             note="smallest true Kendall tau the rule calls 'not supported' with the power bar, else the largest tried")
+    nums.add(
+        "operating.margin.smallest_tau",
+        float(tau),
+        CURVES,
+        digits=2,
+        note="smallest true Kendall tau the rule calls 'not supported' with the power bar, else the largest tried",
+    )
     nums.add("operating.margin.power_at_margin", float(margins["not_supported"].iloc[0]), CURVES)
     part = pd.read_csv(paths["participants"])
     value, reached = _smallest(part, "supported", power_bar)
@@ -112,11 +138,23 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
     nums.add("operating.participants.reached", reached, CURVES)
     nums.add("operating.participants.needed", int(value), CURVES)
     conv = pd.read_csv(paths["conversations"])
-    nums.add("operating.conversations.grid", ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique())),
-             CURVES)
+    nums.add(
+        "operating.conversations.grid", ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique())), CURVES
+    )
     largest = conv[conv["n_conversations"] == conv["n_conversations"].max()]
     low = largest.sort_values(["reliability", "metric"]).iloc[0]
     nums.add("operating.conversations.least_reliable", str(low["metric"]), CURVES)
     nums.add("operating.conversations.least_reliability", float(low["reliability"]), CURVES)
-    return pd.DataFrame(rows, columns=["Claim", "Rule", "Power [95% CI]", "FPR [95% CI]", "Coverage [95% CI]",
-                                       "p vs 0.95", "Sign recovery", "Note"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "Claim",
+            "Rule",
+            "Power [95% CI]",
+            "FPR [95% CI]",
+            "Coverage [95% CI]",
+            "p vs 0.95",
+            "Sign recovery",
+            "Note",
+        ],
+    )

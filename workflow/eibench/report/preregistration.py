@@ -24,8 +24,12 @@ from .numbers import Numbers
 FROZEN = "config/preregistration.yaml"
 # The files whose history is the history of the decision rules: the frozen file and the code
 # that turns test results into verdicts.
-RULE_FILES = (FROZEN, "workflow/eibench/stats/claims.py", "workflow/eibench/stats/multiplicity.py",
-              "workflow/eibench/stats/testability.py")
+RULE_FILES = (
+    FROZEN,
+    "workflow/eibench/stats/claims.py",
+    "workflow/eibench/stats/multiplicity.py",
+    "workflow/eibench/stats/testability.py",
+)
 # Commits of config/config.yaml that changed a line declaring a claim or a decision setting.
 CONFIG_FILE = "config/config.yaml"
 CONFIG_PATTERN = r"(- id|family|test|margin|alpha|independence_margin|direction|category|better|worse): "
@@ -61,8 +65,13 @@ def differences(frozen: dict[str, Any], statistics: dict[str, Any]) -> list[str]
 
 
 def _git(repo: Path, *args: str, timeout: float) -> str:
-    return subprocess.run(["git", "--no-optional-locks", "-C", str(repo), *args], capture_output=True, text=True,
-                          check=True, timeout=timeout).stdout
+    return subprocess.run(
+        ["git", "--no-optional-locks", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeout,
+    ).stdout
 
 
 def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
@@ -89,8 +98,12 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
         history[commit] = {"commit": commit, "date": date, "subject": subject}
     rows = sorted(history.values(), key=lambda r: -rank.get(r["commit"], -1))
     if not last:
-        return {**empty, "history": rows, "frozen_dirty": dirty,
-                "why": f"{FROZEN} is not committed: it has no freezing commit"}
+        return {
+            **empty,
+            "history": rows,
+            "frozen_dirty": dirty,
+            "why": f"{FROZEN} is not committed: it has no freezing commit",
+        }
     commit, date, _ = last.split("\t", 2)
     return {"frozen_commit": commit, "frozen_date": date, "frozen_dirty": dirty, "history": rows, "why": ""}
 
@@ -100,8 +113,11 @@ def preregistration_state(repo: Path, statistics: dict[str, Any]) -> dict[str, A
     sha256, the git record (:func:`git_record`) and the differences from the claims tested."""
     path = Path(repo) / FROZEN
     frozen = read_frozen(path)
-    return {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(), "differences": differences(frozen, statistics),
-            **git_record(repo)}
+    return {
+        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "differences": differences(frozen, statistics),
+        **git_record(repo),
+    }
 
 
 def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
@@ -120,7 +136,9 @@ def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
     nums.add("prereg.history_why", state["why"] or "none", RULE)
 
     def cut(s: str) -> str:
-        return s if len(s) <= SUBJECT_CHARS else s[:SUBJECT_CHARS - 1].rstrip() + "…"
+        return s if len(s) <= SUBJECT_CHARS else s[: SUBJECT_CHARS - 1].rstrip() + "…"
 
-    return pd.DataFrame([{"Commit": r["commit"], "Date": r["date"], "Subject": cut(r["subject"])}
-                         for r in state["history"]], columns=["Commit", "Date", "Subject"])
+    return pd.DataFrame(
+        [{"Commit": r["commit"], "Date": r["date"], "Subject": cut(r["subject"])} for r in state["history"]],
+        columns=["Commit", "Date", "Subject"],
+    )

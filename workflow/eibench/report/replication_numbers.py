@@ -10,13 +10,21 @@ from pathlib import Path
 from .numbers import Numbers
 
 #: Digits printed per summary key (default 2); counts are printed as integers.
-DIGITS = {"max_abs_difference": 3, "items_for_target": 0, "w_scenarios": 2, "w_dimensions": 2,
-          "family_p_permutation": 3, "developer_p_permutation": 3}
+DIGITS = {
+    "max_abs_difference": 3,
+    "items_for_target": 0,
+    "w_scenarios": 2,
+    "w_dimensions": 2,
+    "family_p_permutation": 3,
+    "developer_p_permutation": 3,
+}
 #: Summary keys with an interval, read from two other keys (cross_benchmark: the measurement
 #: interval; its model interval stays two numbers of their own).
-INTERVALS = {"tau_largest_half": ("tau_largest_half_lo", "tau_largest_half_hi"),
-             "family_tau": ("family_tau_lo_items", "family_tau_hi_items"),
-             "developer_tau": ("developer_tau_lo_items", "developer_tau_hi_items")}
+INTERVALS = {
+    "tau_largest_half": ("tau_largest_half_lo", "tau_largest_half_hi"),
+    "family_tau": ("family_tau_lo_items", "family_tau_hi_items"),
+    "developer_tau": ("developer_tau_lo_items", "developer_tau_hi_items"),
+}
 
 
 def add_replication(nums: Numbers, name: str, summary_path: str | Path) -> None:

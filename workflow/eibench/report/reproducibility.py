@@ -29,8 +29,21 @@ from ..checksums import sha256_of
 from .numbers import Numbers
 
 #: The packages whose versions the statement prints (distribution names), in this order.
-KEY_PACKAGES = ("snakemake", "pandas", "numpy", "scipy", "statsmodels", "pingouin", "matplotlib", "seaborn",
-                "typst", "pydantic", "pyarrow", "vaderSentiment", "NRCLex")
+KEY_PACKAGES = (
+    "snakemake",
+    "pandas",
+    "numpy",
+    "scipy",
+    "statsmodels",
+    "pingouin",
+    "matplotlib",
+    "seaborn",
+    "typst",
+    "pydantic",
+    "pyarrow",
+    "vaderSentiment",
+    "NRCLex",
+)
 
 # What `pip freeze` leaves out by default, and this project itself (identified by its commit and
 # the library digest, and listed by pip freeze with the path of its checkout).
@@ -48,8 +61,13 @@ def git_state(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
         return {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT}
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", "--no-optional-locks", "-C", str(repo), *args], capture_output=True,
-                              text=True, check=True, timeout=timeout).stdout
+        return subprocess.run(
+            ["git", "--no-optional-locks", "-C", str(repo), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=timeout,
+        ).stdout
 
     try:
         commit = git("rev-parse", "HEAD").strip()
@@ -120,8 +138,9 @@ def files_digest(entries: Iterable[str | Path]) -> tuple[int, str]:
     return len(files), hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
-def rebuild_command(configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None,
-                    workdir: Path | None = None) -> str:
+def rebuild_command(
+    configfiles: Iterable[str | Path] = (), overrides: Mapping[str, Any] | None = None, workdir: Path | None = None
+) -> str:
     """The command that rebuilds the paper with this configuration: ``snakemake --cores 8``
     with the extra config files (relative to ``workdir`` when inside it) and ``--config``
     overrides of the run (YAML flow style, one ``key=value`` per top-level key)."""
@@ -141,33 +160,56 @@ def rebuild_command(configfiles: Iterable[str | Path] = (), overrides: Mapping[s
         parts.append("--config")
         for key in sorted(overrides):
             value = overrides[key]
-            text = value if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True,
-                                                                         width=10**6).strip()
+            text = (
+                value if isinstance(value, str) else yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
+            )
             if text.endswith("\n..."):  # a scalar dumped as a YAML document
                 text = text[: -len("\n...")]
             parts.append(f"{key}={text}")
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest: str,
-              inputs: Mapping[str, tuple[int, str]], command: str, library_digest: str = "") -> list[dict[str, Any]]:
+def statement(
+    git: Mapping[str, Any],
+    versions: Mapping[str, str],
+    config_digest: str,
+    inputs: Mapping[str, tuple[int, str]],
+    command: str,
+    library_digest: str = "",
+) -> list[dict[str, Any]]:
     """The entries of the reproducibility statement, in print order: ``key`` (in numbers.json),
     ``item`` (its label in the paper's table) and ``value``. The source tree, the command, the
     configuration digest, the library digest (when given), the package versions, then per input
-    set (label -> (number of files, sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM output files)
+    set (label -> (number of files, sha256); "cohort" for the conversation files, "<model>/<mode>" for a model's EM
+    output files)
     its digest, labelled with its number of files."""
-    rows: list[dict[str, Any]] = [{"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
-            {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
-            {"key": "repro.command", "item": "Command", "value": command},
-            {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest}]
+    rows: list[dict[str, Any]] = [
+        {"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
+        {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
+        {"key": "repro.command", "item": "Command", "value": command},
+        {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest},
+    ]
     if library_digest:  # eibench.code_digest: the library files the rule scripts run
-        rows.append({"key": "repro.library_digest", "item": "Library digest (workflow/eibench files the rules run)",
-                     "value": library_digest})
-    rows += [{"key": f"repro.version.{name}", "item": "Python" if name == "python" else name, "value": version}
-             for name, version in versions.items() if name != "pip_freeze_sha256"]
+        rows.append(
+            {
+                "key": "repro.library_digest",
+                "item": "Library digest (workflow/eibench files the rules run)",
+                "value": library_digest,
+            }
+        )
+    rows += [
+        {"key": f"repro.version.{name}", "item": "Python" if name == "python" else name, "value": version}
+        for name, version in versions.items()
+        if name != "pip_freeze_sha256"
+    ]
     if "pip_freeze_sha256" in versions:
-        rows.append({"key": "repro.pip_freeze_sha256", "item": "pip freeze --exclude-editable | sha256sum",
-                     "value": versions["pip_freeze_sha256"]})
+        rows.append(
+            {
+                "key": "repro.pip_freeze_sha256",
+                "item": "pip freeze --exclude-editable | sha256sum",
+                "value": versions["pip_freeze_sha256"],
+            }
+        )
     for label, (n, digest) in inputs.items():
         rows.append({"key": f"repro.input.{label}.n_files", "item": None, "value": int(n)})
         item = f"Conversation files ({n})" if label == "cohort" else f"Predictions {label} ({n} files)"
@@ -175,9 +217,16 @@ def statement(git: Mapping[str, Any], versions: Mapping[str, str], config_digest
     return rows
 
 
-def add_reproducibility(nums: Numbers, git: Mapping[str, Any], versions: Mapping[str, str], config_digest: str,
-                        command: str, library_digest: str, cohort_files: Iterable[str | Path],
-                        prediction_sets: Mapping[str, Iterable[str | Path]]) -> None:
+def add_reproducibility(
+    nums: Numbers,
+    git: Mapping[str, Any],
+    versions: Mapping[str, str],
+    config_digest: str,
+    command: str,
+    library_digest: str,
+    cohort_files: Iterable[str | Path],
+    prediction_sets: Mapping[str, Iterable[str | Path]],
+) -> None:
     """Add the reproducibility statement (:func:`statement`) to ``nums`` as entries of rule
     paper_numbers, the digests of the cohort's files and of each prediction set ("<model>/<mode>"
     -> its EM output files) included, and list its printed rows in ``nums.meta["reproducibility"]``."""

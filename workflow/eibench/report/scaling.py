@@ -23,19 +23,34 @@ FAMILY = ("1x", "10x", "50x", "100models")
 SIZE_SERIES = ("1x", "10x", "50x")
 #: The exponents the table prints: key -> (label, configurations). "10x-50x" is the one of the
 #: bar of issue 8 (<= 1.1); "1x-10x" is pulled below the true growth by fixed costs (start-up).
-SPANS = {"1x-10x": ("Exponent, 1x to 10x", ("1x", "10x")),
-         "10x-50x": ("Exponent, 10x to 50x", ("10x", "50x")),
-         "fit": ("Exponent, fit 1x to 50x", SIZE_SERIES)}
+SPANS = {
+    "1x-10x": ("Exponent, 1x to 10x", ("1x", "10x")),
+    "10x-50x": ("Exponent, 10x to 50x", ("10x", "50x")),
+    "fit": ("Exponent, fit 1x to 50x", SIZE_SERIES),
+}
 
 INTEGER_COLUMNS = ("conversations", "models")
-MEASURED_COLUMNS = ("dry_run_wall_s", "data_wall_s", "scoring_wall_s", "scoring_cpu_s", "scoring_peak_mib",
-                    "statistics_wall_s", "statistics_cpu_s", "statistics_peak_mib", "simulation_cpu_s_per_study",
-                    "simulation_peak_mib")
+MEASURED_COLUMNS = (
+    "dry_run_wall_s",
+    "data_wall_s",
+    "scoring_wall_s",
+    "scoring_cpu_s",
+    "scoring_peak_mib",
+    "statistics_wall_s",
+    "statistics_cpu_s",
+    "statistics_peak_mib",
+    "simulation_cpu_s_per_study",
+    "simulation_peak_mib",
+)
 TEXT_COLUMNS = ("date", "commit", "machine")
 COLUMNS = ("configuration", *INTEGER_COLUMNS, *MEASURED_COLUMNS, *TEXT_COLUMNS)
 #: The quantities whose growth in the number of conversations is fitted.
-GROWTH = {"scoring_cpu_s": "Scoring", "statistics_cpu_s": "Statistics",
-          "simulation_cpu_s_per_study": "Simulation per study", "peak_mib": "Peak memory"}
+GROWTH = {
+    "scoring_cpu_s": "Scoring",
+    "statistics_cpu_s": "Statistics",
+    "simulation_cpu_s_per_study": "Simulation per study",
+    "peak_mib": "Peak memory",
+}
 
 NOT_MEASURED = "not measured"
 REGENERATE = "run  python benchmarks/bench_scaling.py  to measure it again"
@@ -62,8 +77,9 @@ def read_record(path: str | Path) -> pd.DataFrame:
         raise RecordError(f"{path}: columns {missing} are missing; {REGENERATE}")
     configs = list(df["configuration"])
     if not configs or not set(configs) <= set(FAMILY) or len(set(configs)) != len(configs):
-        raise RecordError(f"{path}: field 'configuration' must list some of {list(FAMILY)}, each once, found "
-                          f"{configs}; {REGENERATE}")
+        raise RecordError(
+            f"{path}: field 'configuration' must list some of {list(FAMILY)}, each once, found {configs}; {REGENERATE}"
+        )
     df = df.set_index("configuration").loc[[c for c in FAMILY if c in configs]].reset_index()[list(COLUMNS)]
     for col in (*INTEGER_COLUMNS, *MEASURED_COLUMNS):
         values = pd.to_numeric(df[col], errors="coerce")
@@ -71,8 +87,10 @@ def read_record(path: str | Path) -> pd.DataFrame:
         if col in INTEGER_COLUMNS:
             bad += df["configuration"][np.isfinite(values) & (values != np.round(values))].tolist()
         if bad:
-            raise RecordError(f"{path}: field {col!r} of {bad} must be a positive "
-                              f"{'whole number' if col in INTEGER_COLUMNS else 'number'}; {REGENERATE}")
+            raise RecordError(
+                f"{path}: field {col!r} of {bad} must be a positive "
+                f"{'whole number' if col in INTEGER_COLUMNS else 'number'}; {REGENERATE}"
+            )
         df[col] = values.astype(int) if col in INTEGER_COLUMNS else values.astype(float)
     for col in TEXT_COLUMNS:
         empty = df["configuration"][df[col].str.strip() == ""].tolist()
@@ -80,8 +98,9 @@ def read_record(path: str | Path) -> pd.DataFrame:
             raise RecordError(f"{path}: field {col!r} of {empty} is empty; {REGENERATE}")
     sizes = df.set_index("configuration")["conversations"].reindex(list(SIZE_SERIES)).dropna()
     if not sizes.is_monotonic_increasing or not sizes.is_unique:
-        raise RecordError(f"{path}: field 'conversations' must grow along {list(SIZE_SERIES)}, found "
-                          f"{sizes.tolist()}; {REGENERATE}")
+        raise RecordError(
+            f"{path}: field 'conversations' must grow along {list(SIZE_SERIES)}, found {sizes.tolist()}; {REGENERATE}"
+        )
     return df
 
 
@@ -107,8 +126,9 @@ def _column(rows: pd.DataFrame, column: str) -> np.ndarray:
 def exponents(record: pd.DataFrame) -> dict[str, dict[str, float]]:
     """For each quantity of ``GROWTH``: the exponent over each span of ``SPANS`` (NaN where a
     configuration of the span is not in the record)."""
-    return {col: {span: growth_exponent(record, col, configs) for span, (_, configs) in SPANS.items()}
-            for col in GROWTH}
+    return {
+        col: {span: growth_exponent(record, col, configs) for span, (_, configs) in SPANS.items()} for col in GROWTH
+    }
 
 
 def _seconds(x: float) -> str:
@@ -120,17 +140,41 @@ def paper_table(record: pd.DataFrame) -> pd.DataFrame:
     then the growth exponents (1x to 10x, 10x to 50x, least squares over 1x/10x/50x) of the
     CPU times and of the peak memory ("not measured" when a configuration they need is not in
     the record). Every cell is display text."""
-    head = ["Configuration", "Conversations", "Models", "DAG, wall (s)", "Scoring, CPU (s)", "Statistics, CPU (s)",
-            "Simulation, CPU per study (s)", "Peak memory (MiB)"]
+    head = [
+        "Configuration",
+        "Conversations",
+        "Models",
+        "DAG, wall (s)",
+        "Scoring, CPU (s)",
+        "Statistics, CPU (s)",
+        "Simulation, CPU per study (s)",
+        "Peak memory (MiB)",
+    ]
     rows = []
     for r in record.itertuples(index=False):
-        rows.append([r.configuration, f"{r.conversations:,}", f"{r.models:,}", _seconds(r.dry_run_wall_s),
-                     _seconds(r.scoring_cpu_s), _seconds(r.statistics_cpu_s), _seconds(r.simulation_cpu_s_per_study),
-                     f"{max(r.scoring_peak_mib, r.statistics_peak_mib):,.0f}"])
+        rows.append(
+            [
+                r.configuration,
+                f"{r.conversations:,}",
+                f"{r.models:,}",
+                _seconds(r.dry_run_wall_s),
+                _seconds(r.scoring_cpu_s),
+                _seconds(r.statistics_cpu_s),
+                _seconds(r.simulation_cpu_s_per_study),
+                f"{max(r.scoring_peak_mib, r.statistics_peak_mib):,.0f}",
+            ]
+        )
     fitted = exponents(record)
     for kind, (label, _) in SPANS.items():
-        rows.append([label, "", "", "", *(f"{fitted[col][kind]:.2f}" if np.isfinite(fitted[col][kind])
-                                          else NOT_MEASURED for col in GROWTH)])
+        rows.append(
+            [
+                label,
+                "",
+                "",
+                "",
+                *(f"{fitted[col][kind]:.2f}" if np.isfinite(fitted[col][kind]) else NOT_MEASURED for col in GROWTH),
+            ]
+        )
     return pd.DataFrame(rows, columns=head)
 
 

@@ -26,8 +26,7 @@ NO_DATA = "no data"
 #: Colours of the verdicts of the human-versus-model comparisons (the Holm-adjusted paired
 #: bootstrap decides). An unadjusted interval that excludes zero without a Holm-significant
 #: difference is drawn in its own colour, so no coloured point contradicts the interval shown.
-VERDICT_COLOURS = {"humans better": style.PALETTE[3], "model better": style.PALETTE[0],
-                   "no difference": "#888888"}
+VERDICT_COLOURS = {"humans better": style.PALETTE[3], "model better": style.PALETTE[0], "no difference": "#888888"}
 UNADJUSTED_ONLY = "interval excludes 0, not after Holm"
 UNADJUSTED_COLOUR = style.PALETTE[1]
 #: Short forms of the rank-independence verdicts printed in the heatmap cells.
@@ -76,8 +75,9 @@ def _no_data_axes(ax: plt.Axes, what: str = "") -> None:
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
-    ax.text(0.5, 0.5, NO_DATA + (f": {what}" if what else ""), ha="center", va="center", transform=ax.transAxes,
-            color=GREY)
+    ax.text(
+        0.5, 0.5, NO_DATA + (f": {what}" if what else ""), ha="center", va="center", transform=ax.transAxes, color=GREY
+    )
 
 
 def _has(df: pd.DataFrame | None, *columns: str) -> bool:
@@ -88,8 +88,17 @@ def _interval(ax: plt.Axes, x, y, lo, hi, colour, **kw) -> None:
     """Dots at (x, y) with horizontal intervals [lo, hi]; NaN bounds draw the dot alone."""
     x, y, lo, hi = (np.asarray(v, float) for v in (x, y, lo, hi))
     err = np.vstack([np.where(np.isfinite(lo), x - lo, 0.0), np.where(np.isfinite(hi), hi - x, 0.0)])
-    ax.errorbar(x, y, xerr=np.clip(err, 0, None), fmt="o", color=colour, ms=kw.pop("ms", 3.5),
-                capsize=kw.pop("capsize", 1.5), lw=kw.pop("lw", 1), **kw)
+    ax.errorbar(
+        x,
+        y,
+        xerr=np.clip(err, 0, None),
+        fmt="o",
+        color=colour,
+        ms=kw.pop("ms", 3.5),
+        capsize=kw.pop("capsize", 1.5),
+        lw=kw.pop("lw", 1),
+        **kw,
+    )
 
 
 def _rows(ax: plt.Axes, labels, zero: bool = False) -> None:
@@ -130,17 +139,39 @@ def _finite_max(values, default: float) -> float:
     return float(x.max()) if len(x) else default
 
 
-def _facet_forest(table: pd.DataFrame, metrics: list[str], models: list[str], x: str, lo: str, hi: str,
-                  colour_of, xlabel, col_wrap: int, panel_h: float, zero: bool) -> sns.FacetGrid:
+def _facet_forest(
+    table: pd.DataFrame,
+    metrics: list[str],
+    models: list[str],
+    x: str,
+    lo: str,
+    hi: str,
+    colour_of,
+    xlabel,
+    col_wrap: int,
+    panel_h: float,
+    zero: bool,
+) -> sns.FacetGrid:
     """Small multiples with seaborn: one panel per metric (registry label as title), one row per
     model (``models`` bottom to top), each point coloured by ``colour_of(row)``."""
     y_of = {m: i for i, m in enumerate(models)}
-    data = table.assign(_panel=table["metric"].map(metric_label), _y=table["em_model"].astype(str).map(y_of),
-                        _colour=[colour_of(r) for _, r in table.iterrows()])
+    data = table.assign(
+        _panel=table["metric"].map(metric_label),
+        _y=table["em_model"].astype(str).map(y_of),
+        _colour=[colour_of(r) for _, r in table.iterrows()],
+    )
     col_wrap = max(1, min(col_wrap, len(metrics)))
-    grid = sns.FacetGrid(data, col="_panel", col_order=[metric_label(m) for m in metrics], col_wrap=col_wrap,
-                         sharex=False, sharey=True, height=panel_h, aspect=style.TEXT_WIDTH / col_wrap / panel_h,
-                         despine=True)
+    grid = sns.FacetGrid(
+        data,
+        col="_panel",
+        col_order=[metric_label(m) for m in metrics],
+        col_wrap=col_wrap,
+        sharex=False,
+        sharey=True,
+        height=panel_h,
+        aspect=style.TEXT_WIDTH / col_wrap / panel_h,
+        despine=True,
+    )
 
     def draw(data, **_):
         ax = plt.gca()
@@ -164,12 +195,24 @@ def forest(board: pd.DataFrame, metric: str, caption_source: str) -> plt.Figure:
     rows = board.sort_values([metric, "em_model"], ascending=[True, False], kind="stable")
     fig, ax = plt.subplots(figsize=(0.85 * style.TEXT_WIDTH, 0.2 * len(rows) + 1.0))
     for role, part in rows.assign(_y=np.arange(len(rows))).groupby("role", sort=True):
-        _interval(ax, part[metric], part["_y"], part[f"{metric}_lo"], part[f"{metric}_hi"],
-                  style.ROLE_COLOURS.get(role, style.PALETTE[4]))
+        _interval(
+            ax,
+            part[metric],
+            part["_y"],
+            part[f"{metric}_lo"],
+            part[f"{metric}_hi"],
+            style.ROLE_COLOURS.get(role, style.PALETTE[4]),
+        )
     _rows(ax, rows["em_model"])
     ax.set_xlabel(f"{metric_label(metric)} (mean over conversations, 95% interval)")
-    ax.legend(handles=[plt.Line2D([], [], marker="o", ls="", color=c, label=r) for r, c in style.ROLE_COLOURS.items()
-                       if r in set(rows["role"])], loc="lower right")
+    ax.legend(
+        handles=[
+            plt.Line2D([], [], marker="o", ls="", color=c, label=r)
+            for r, c in style.ROLE_COLOURS.items()
+            if r in set(rows["role"])
+        ],
+        loc="lower right",
+    )
     style.source(fig, caption_source)
     return fig
 
@@ -197,8 +240,14 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
         i, j = sorted((pos[str(r["metric_a"])], pos[str(r["metric_b"])]), reverse=True)
         tau[i - 1, j] = r["tau"]
         if np.isfinite(r["tau"]):
-            ci = f"[{_short(r['lo95'])}, {_short(r['hi95'])}]" if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"]) else "[n/a]"
-            text[i - 1, j] = f"{r['tau']:.2f}\n{ci}\n{RANK_VERDICTS.get(str(r.get('verdict', '')), r.get('verdict', ''))}"
+            ci = (
+                f"[{_short(r['lo95'])}, {_short(r['hi95'])}]"
+                if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"])
+                else "[n/a]"
+            )
+            text[i - 1, j] = (
+                f"{r['tau']:.2f}\n{ci}\n{RANK_VERDICTS.get(str(r.get('verdict', '')), r.get('verdict', ''))}"
+            )
         else:
             text[i - 1, j] = "n/a"
     upper = np.triu(np.ones_like(tau, bool), k=1)
@@ -207,13 +256,24 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     ax.grid(False)
     grey = np.where(~upper & np.isnan(tau), 0.0, np.nan)  # pairs without a tau: grey cells
     sns.heatmap(grey, mask=~np.isfinite(grey), cmap=["#DDDDDD"], vmin=0, vmax=1, cbar=False, ax=ax)
-    sns.heatmap(tau, mask=upper | np.isnan(tau), cmap=TAU_CMAP, vmin=-1, vmax=1, square=True, ax=ax,
-                linewidths=0.5, linecolor="white", annot=np.where(upper, "", text), fmt="",
-                annot_kws={"fontsize": style.MIN_PT, "linespacing": 1.05},
-                xticklabels=[_wrap(metric_label(m), 12) for m in metrics[:-1]],
-                yticklabels=[_wrap(metric_label(m), 14) for m in metrics[1:]],
-                cbar_ax=ax.inset_axes((0.55, 0.9, 0.42, 0.035)),  # in the empty upper triangle
-                cbar_kws={"orientation": "horizontal", "label": "Kendall tau-b between model rankings"})
+    sns.heatmap(
+        tau,
+        mask=upper | np.isnan(tau),
+        cmap=TAU_CMAP,
+        vmin=-1,
+        vmax=1,
+        square=True,
+        ax=ax,
+        linewidths=0.5,
+        linecolor="white",
+        annot=np.where(upper, "", text),
+        fmt="",
+        annot_kws={"fontsize": style.MIN_PT, "linespacing": 1.05},
+        xticklabels=[_wrap(metric_label(m), 12) for m in metrics[:-1]],
+        yticklabels=[_wrap(metric_label(m), 14) for m in metrics[1:]],
+        cbar_ax=ax.inset_axes((0.55, 0.9, 0.42, 0.035)),  # in the empty upper triangle
+        cbar_kws={"orientation": "horizontal", "label": "Kendall tau-b between model rankings"},
+    )
     for t in ax.texts:  # the cells without a tau are not annotated by seaborn (masked)
         t.set_color("white" if abs(float(t.get_text().split("\n")[0] or 0)) > 0.6 else "black")
     for (i, j), s in np.ndenumerate(text):
@@ -243,8 +303,9 @@ def with_roles(table: pd.DataFrame, roles: dict[str, str]) -> pd.DataFrame:
     return out
 
 
-def capability_profiles(intervals: pd.DataFrame, caption_source: str,
-                        metrics: tuple[str, ...] | None = None, order_by: str = "composite") -> plt.Figure:
+def capability_profiles(
+    intervals: pd.DataFrame, caption_source: str, metrics: tuple[str, ...] | None = None, order_by: str = "composite"
+) -> plt.Figure:
     """Small multiples (seaborn FacetGrid): one panel per principal metric, each model's
     estimate and 95% interval over conversations.
 
@@ -267,9 +328,19 @@ def capability_profiles(intervals: pd.DataFrame, caption_source: str,
     models = sorted(models, key=lambda m: (np.isfinite(score[m]), np.nan_to_num(score[m], nan=0.0)))
     rows = intervals[intervals["metric"].isin(shown)]
     role = rows["role"] if "role" in rows else pd.Series("model", index=rows.index)
-    grid = _facet_forest(rows.assign(role=role), shown, models, "estimate", "lo", "hi",
-                         lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]), direction, 5,
-                         0.15 * len(models) + 1.3, zero=False)
+    grid = _facet_forest(
+        rows.assign(role=role),
+        shown,
+        models,
+        "estimate",
+        "lo",
+        "hi",
+        lambda r: style.ROLE_COLOURS.get(r["role"], style.PALETTE[4]),
+        direction,
+        5,
+        0.15 * len(models) + 1.3,
+        zero=False,
+    )
     _legend(grid.figure, style.ROLE_COLOURS, role)
     style.source(grid.figure, caption_source)
     _layout(grid.figure, legend=True)
@@ -287,8 +358,10 @@ def discriminability(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     rows = table.sort_values(["snr", "metric"], ascending=[True, False], kind="stable", na_position="first")
     y = np.arange(len(rows))
     fig, axes = plt.subplots(1, 3, figsize=(style.TEXT_WIDTH, 0.25 * len(rows) + 1.2), sharey=True)
-    for ax, col, xlabel in ((axes[0], "reliability", "reliability of\nmodel means"),
-                            (axes[1], "snr", "signal-to-noise ratio")):
+    for ax, col, xlabel in (
+        (axes[0], "reliability", "reliability of\nmodel means"),
+        (axes[1], "snr", "signal-to-noise ratio"),
+    ):
         nan = np.full(len(rows), np.nan)
         _interval(ax, rows[col], y, rows.get(f"{col}_lo", nan), rows.get(f"{col}_hi", nan), style.PALETTE[0])
         ax.set_xlabel(xlabel)
@@ -308,8 +381,9 @@ def _p(p) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_source: str,
-                     topic_metric: str = "composite") -> plt.Figure:
+def subgroups_topics(
+    diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_source: str, topic_metric: str = "composite"
+) -> plt.Figure:
     """Two panels. Left: the adjusted effect of a diagnosis (diagnosed minus not) per metric with
     its 95% interval and the permutation p-value. Right: the mean of ``topic_metric`` per topic
     with its 95% interval, hardest at the bottom, annotated with the bootstrap probability of
@@ -317,9 +391,13 @@ def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_sour
     an open dot (and named in the legend). A panel without rows says "no data".
     """
     style.apply()
-    n = max(len(diagnosis) if diagnosis is not None else 0, len(topics) // max(1, topics["metric"].nunique())
-            if _has(topics, "metric") else 0)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(style.TEXT_WIDTH - 0.8, max(3.6, 0.45 * n + 1.5)), gridspec_kw={"width_ratios": [1, 1.1]})
+    n = max(
+        len(diagnosis) if diagnosis is not None else 0,
+        len(topics) // max(1, topics["metric"].nunique()) if _has(topics, "metric") else 0,
+    )
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(style.TEXT_WIDTH - 0.8, max(3.6, 0.45 * n + 1.5)), gridspec_kw={"width_ratios": [1, 1.1]}
+    )
     if _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi"):
         order = metric_order(diagnosis["metric"])
         rows = diagnosis.assign(_o=[order.index(m) for m in diagnosis["metric"]])
@@ -335,16 +413,33 @@ def subgroups_topics(diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_sour
     if tp is not None and len(tp):
         tp = tp.sort_values(["mean", "category"], kind="stable")
         y = np.arange(len(tp))
-        ref = tp["is_reference"].astype(str).str.lower().eq("true").to_numpy() if "is_reference" in tp \
+        ref = (
+            tp["is_reference"].astype(str).str.lower().eq("true").to_numpy()
+            if "is_reference" in tp
             else np.zeros(len(tp), bool)
+        )
         _interval(right, tp["mean"], y, tp["lo"], tp["hi"], style.PALETTE[0], label="topic mean")
         if ref.any():  # drawn over the filled dot, larger, so it reads as an open ring
-            right.plot(tp["mean"].to_numpy()[ref], y[ref], "o", mfc="white", mec=style.PALETTE[0], mew=1.2, ms=6,
-                       zorder=5, label="reference category")
+            right.plot(
+                tp["mean"].to_numpy()[ref],
+                y[ref],
+                "o",
+                mfc="white",
+                mec=style.PALETTE[0],
+                mew=1.2,
+                ms=6,
+                zorder=5,
+                label="reference category",
+            )
             right.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.1)
         hardest = tp["p_hardest"] if "p_hardest" in tp else [np.nan] * len(tp)
-        _rows(right, [_wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) else "")
-                      for c, q in zip(tp["category"], hardest)])
+        _rows(
+            right,
+            [
+                _wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) else "")
+                for c, q in zip(tp["category"], hardest)
+            ],
+        )
         right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
     else:
         _no_data_axes(right, f"topics ({topic_metric})")
@@ -364,9 +459,19 @@ def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     style.apply()
     models = sorted(set(table["em_model"].astype(str)) - {POOLED}, reverse=True)
     models += [POOLED] if POOLED in set(table["em_model"]) else []
-    grid = _facet_forest(table, metric_order(table["metric"]), models, "slope", "slope_lo", "slope_hi",
-                         lambda r: style.PALETTE[7] if r["em_model"] == POOLED else style.PALETTE[0],
-                         "slope over the conversation", 4, 0.17 * len(models) + 1.2, zero=True)
+    grid = _facet_forest(
+        table,
+        metric_order(table["metric"]),
+        models,
+        "slope",
+        "slope_lo",
+        "slope_hi",
+        lambda r: style.PALETTE[7] if r["em_model"] == POOLED else style.PALETTE[0],
+        "slope over the conversation",
+        4,
+        0.17 * len(models) + 1.2,
+        zero=True,
+    )
     style.source(grid.figure, caption_source)
     _layout(grid.figure)
     return grid.figure
@@ -393,8 +498,19 @@ def humans_vs_models(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     style.apply()
     models = sorted(table["em_model"].astype(str).unique(), reverse=True)
     colours = [human_colour(r) for _, r in table.iterrows()]
-    grid = _facet_forest(table, metric_order(table["metric"]), models, "human_minus_model", "lo", "hi",
-                         human_colour, "human minus model", 4, 0.17 * len(models) + 1.2, zero=True)
+    grid = _facet_forest(
+        table,
+        metric_order(table["metric"]),
+        models,
+        "human_minus_model",
+        "lo",
+        "hi",
+        human_colour,
+        "human minus model",
+        4,
+        0.17 * len(models) + 1.2,
+        zero=True,
+    )
     legend = {f"{k} (Holm p ≤ 0.05)" if k != "no difference" else k: c for k, c in VERDICT_COLOURS.items()}
     legend[UNADJUSTED_ONLY] = UNADJUSTED_COLOUR
     _legend(grid.figure, legend, [k for k, c in legend.items() if c in set(colours)])
@@ -403,8 +519,13 @@ def humans_vs_models(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     return grid.figure
 
 
-def simulation_calibration(null_rates: pd.DataFrame, planted: pd.DataFrame, caption_source: str,
-                           nominal_coverage: float = 0.95, coverage_bar: float = 0.90) -> plt.Figure:
+def simulation_calibration(
+    null_rates: pd.DataFrame,
+    planted: pd.DataFrame,
+    caption_source: str,
+    nominal_coverage: float = 0.95,
+    coverage_bar: float = 0.90,
+) -> plt.Figure:
     """Two panels from the validation by simulation. Left: each test's false-positive rate under
     the null generator, its binomial 95% band around the nominal level (grey bar) and the
     nominal alpha (dashed). Right: the coverage of the 95% intervals of each planted effect
@@ -417,8 +538,14 @@ def simulation_calibration(null_rates: pd.DataFrame, planted: pd.DataFrame, capt
     if _has(null_rates, "test", "false_positive_rate", "alpha"):
         rows, y = null_rates.iloc[::-1], np.arange(len(null_rates))
         if "band_lo" in rows and "band_hi" in rows:
-            left.barh(y, rows["band_hi"] - rows["band_lo"], left=rows["band_lo"], height=0.5, color="#DDDDDD",
-                      label="binomial 95% band")
+            left.barh(
+                y,
+                rows["band_hi"] - rows["band_lo"],
+                left=rows["band_lo"],
+                height=0.5,
+                color="#DDDDDD",
+                label="binomial 95% band",
+            )
         left.plot(rows["false_positive_rate"], y, "o", color=style.PALETTE[0], ms=4, label="false-positive rate")
         for a in sorted(set(rows["alpha"].dropna())):
             left.axvline(a, color=GREY, lw=0.8, ls="--", label="nominal alpha")

@@ -19,8 +19,23 @@ from ..stats.mixed import is_fit_failure
 from .numbers import Numbers, fmt, fmt_interval
 
 #: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
-STATS_TABLES = ("claims", "rank_summary", "rank_pairs", "discriminability", "comparisons", "diagnosis", "romantic",
-                "topics", "page", "humans_paired", "agreement", "alt_test", "profiles", "null_rates", "planted")
+STATS_TABLES = (
+    "claims",
+    "rank_summary",
+    "rank_pairs",
+    "discriminability",
+    "comparisons",
+    "diagnosis",
+    "romantic",
+    "topics",
+    "page",
+    "humans_paired",
+    "agreement",
+    "alt_test",
+    "profiles",
+    "null_rates",
+    "planted",
+)
 
 
 def _label(metric: str) -> str:
@@ -83,58 +98,93 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             add(f"claims.{family}.{verdict.replace(' ', '_')}", n, "stats_claims")
     untestable = claims[claims["verdict"] == "not testable"]
     add("claims.n_not_testable", int(len(untestable)), "stats_claims")
-    add("claims.not_testable", "; ".join(f"{c['id']} ({str(c['detail']).removeprefix('not testable: ')})"
-                                         for _, c in untestable.iterrows()) or "none", "stats_claims",
-        note="the claims this cohort cannot test, each with its reason")
+    add(
+        "claims.not_testable",
+        "; ".join(f"{c['id']} ({str(c['detail']).removeprefix('not testable: ')})" for _, c in untestable.iterrows())
+        or "none",
+        "stats_claims",
+        note="the claims this cohort cannot test, each with its reason",
+    )
     add("claims.n_headline", int((claims["family"] == "headline").sum()), "stats_claims")
     add("claims.n_exploratory", int((claims["family"] == "exploratory").sum()), "stats_claims")
-    tables["claims"] = pd.DataFrame({
-        "ID": claims["id"],
-        "Family": claims["family"],
-        "Claim": claims["text"],
-        "Estimate [95% interval]": [_estimate_cell(e, lo, hi)
-                                    for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])],
-        "p (adjusted)": [_p(q) for q in claims["p_adjusted"]],
-        "Verdict": claims["verdict"],
-    })
+    tables["claims"] = pd.DataFrame(
+        {
+            "ID": claims["id"],
+            "Family": claims["family"],
+            "Claim": claims["text"],
+            "Estimate [95% interval]": [
+                _estimate_cell(e, lo, hi) for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])
+            ],
+            "p (adjusted)": [_p(q) for q in claims["p_adjusted"]],
+            "Verdict": claims["verdict"],
+        }
+    )
 
     rank = json.loads(Path(paths["rank_summary"]).read_text())
     add("ranks.n_models", _count(rank["n_models"]), "stats_ranks")
-    add("ranks.critical_tau", _num(rank["critical_tau"]), "stats_ranks",
-        note="smallest |tau-b| significant at alpha by the exact test for this many models")
+    add(
+        "ranks.critical_tau",
+        _num(rank["critical_tau"]),
+        "stats_ranks",
+        note="smallest |tau-b| significant at alpha by the exact test for this many models",
+    )
     add("ranks.margin", _num(rank["margin"]), "stats_ranks")
-    add("ranks.power_at_margin", _num(rank["power_at_margin"]), "stats_ranks",
-        note="power of the exact test when the true tau equals the margin")
+    add(
+        "ranks.power_at_margin",
+        _num(rank["power_at_margin"]),
+        "stats_ranks",
+        note="power of the exact test when the true tau equals the margin",
+    )
     add("ranks.kendall_w", _num(rank["kendall_w"]), "stats_ranks")
     add("ranks.median_abs_tau", _num(rank["median_abs_tau"]), "stats_ranks")
     for k in ("n_pairs", "n_independent", "n_related", "n_inconclusive"):
         add(f"ranks.{k}", _count(rank[k]), "stats_ranks")
 
     disc = pd.read_csv(paths["discriminability"])
-    tables["discriminability"] = pd.DataFrame({
-        "Metric": [_label(m) for m in disc["metric"]],
-        "Reliability [95%]": [" ".join(fmt_interval(r, lo, hi, 3))
-                              for r, lo, hi in zip(disc["reliability"], disc["reliability_lo"], disc["reliability_hi"])],
-        "Signal-to-noise [95%]": [" ".join(fmt_interval(s, lo, hi, 2))
-                                  for s, lo, hi in zip(disc["snr"], disc["snr_lo"], disc["snr_hi"])],
-        "Pairs separated (Holm)": [f"{int(k)} of {int(n)}" if n > 0 else "–"
-                                   for k, n in zip(disc["pairs_separated"], disc["pairs"])],
-    })
+    tables["discriminability"] = pd.DataFrame(
+        {
+            "Metric": [_label(m) for m in disc["metric"]],
+            "Reliability [95%]": [
+                " ".join(fmt_interval(r, lo, hi, 3))
+                for r, lo, hi in zip(disc["reliability"], disc["reliability_lo"], disc["reliability_hi"])
+            ],
+            "Signal-to-noise [95%]": [
+                " ".join(fmt_interval(s, lo, hi, 2)) for s, lo, hi in zip(disc["snr"], disc["snr_lo"], disc["snr_hi"])
+            ],
+            "Pairs separated (Holm)": [
+                f"{int(k)} of {int(n)}" if n > 0 else "–" for k, n in zip(disc["pairs_separated"], disc["pairs"])
+            ],
+        }
+    )
     comparisons = _read_optional(paths["comparisons"])
     for _, c in comparisons.iterrows():
         key = f"disc.{c['metric_a']}_vs_{c['metric_b']}"
-        add(key, float(c["difference"]), "stats_discriminability", ci=(float(c["lo"]), float(c["hi"])),
-            note="difference of log F (between-model over within-model variance of the means)")
+        add(
+            key,
+            float(c["difference"]),
+            "stats_discriminability",
+            ci=(float(c["lo"]), float(c["hi"])),
+            note="difference of log F (between-model over within-model variance of the means)",
+        )
         add(f"{key}.f_ratio", float(c["f_ratio"]), "stats_discriminability")
     for _, r in disc.iterrows():
-        add(f"disc.{r['metric']}.share_separated", float(r["share_pairs_separated"]) * 100, "stats_discriminability",
-            digits=0)
+        add(
+            f"disc.{r['metric']}.share_separated",
+            float(r["share_pairs_separated"]) * 100,
+            "stats_discriminability",
+            digits=0,
+        )
 
     diag = pd.read_csv(paths["diagnosis"]).set_index("metric")
     for metric, r in diag.iterrows():
         key = f"diagnosis.{metric}"
-        add(f"{key}.effect", float(r["adjusted_effect"]), "stats_subgroups", digits=3,
-            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
+        add(
+            f"{key}.effect",
+            float(r["adjusted_effect"]),
+            "stats_subgroups",
+            digits=3,
+            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])),
+        )
         add(f"{key}.p_permutation", _p(float(r["p_permutation"])), "stats_subgroups")
         add(f"{key}.n_permutations", _count(r["n_permutations"]), "stats_subgroups")
         add(f"{key}.exact", bool(r["exact"]) if pd.notna(r["exact"]) else "–", "stats_subgroups")
@@ -146,27 +196,43 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     romantic = romantic[romantic["metric"] == "composite"] if len(romantic) else romantic
     if len(romantic):
         r = romantic.iloc[0]  # the first pre-specified category
-        add("topics.romantic_composite", float(r["adjusted"]), "stats_topics", digits=1,
-            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])))
-        add("topics.hardest", str(r["hardest"]) if pd.notna(r["hardest"]) else "–", "stats_topics",
-            note="none with fewer than two topic categories")
+        add(
+            "topics.romantic_composite",
+            float(r["adjusted"]),
+            "stats_topics",
+            digits=1,
+            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])),
+        )
+        add(
+            "topics.hardest",
+            str(r["hardest"]) if pd.notna(r["hardest"]) else "–",
+            "stats_topics",
+            note="none with fewer than two topic categories",
+        )
         add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
-    counts = mixed_model_counts(diag.reset_index(), _read_optional(paths["romantic"]),
-                                _read_optional(paths["topics"]))
+    counts = mixed_model_counts(diag.reset_index(), _read_optional(paths["romantic"]), _read_optional(paths["topics"]))
     for name, n in counts.items():
-        add(f"mixed.{name}", n, "stats_subgroups",
+        add(
+            f"mixed.{name}",
+            n,
+            "stats_subgroups",
             note="mixed models of the diagnosis and topic analyses (stats/mixed.py); the tables of rules "
-                 "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note")
+            "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note",
+        )
 
     page = pd.read_csv(paths["page"]).set_index("metric")
     for metric, r in page.iterrows():
-        add(f"drift.{metric}.late_minus_early", float(r["late_minus_early"]), "stats_drift", digits=3,
-            ci=(float(r["late_early_lo"]), float(r["late_early_hi"])))
+        add(
+            f"drift.{metric}.late_minus_early",
+            float(r["late_minus_early"]),
+            "stats_drift",
+            digits=3,
+            ci=(float(r["late_early_lo"]), float(r["late_early_hi"])),
+        )
         # Two-sided, as in the claims: twice the smaller of the two one-sided p-values.
-        add(f"drift.{metric}.p_page", _p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))),
-            "stats_drift")
+        add(f"drift.{metric}.p_page", _p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))), "stats_drift")
 
     humans = _read_optional(paths["humans_paired"])
     add("humans.available", not humans.empty, "stats_humans")
@@ -185,39 +251,59 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
 
     prof = json.loads(Path(paths["profiles"]).read_text())
     nan = float("nan")
-    add("profiles.tau", nan if prof["tau"] is None else float(prof["tau"]), "stats_profiles",
-        ci=tuple(nan if prof[k] is None else float(prof[k]) for k in ("lo", "hi")))
+    add(
+        "profiles.tau",
+        nan if prof["tau"] is None else float(prof["tau"]),
+        "stats_profiles",
+        ci=tuple(nan if prof[k] is None else float(prof[k]) for k in ("lo", "hi")),
+    )
     add("profiles.n_flips", _count(prof["n_flips"]), "stats_profiles")
     add("profiles.n_clear_flips", _count(prof["n_clear_flips"]), "stats_profiles")
 
     null = pd.read_csv(paths["null_rates"])
     tested = null[null["n_simulations"] > 0]  # a test that could not run in this design is left out
     typical = tested.sort_values("n_simulations").iloc[-1] if len(tested) else null.iloc[0]
-    add("sim.n_null", int(typical["n_simulations"]), "stats_simulation_summary",
-        note="simulated studies per test (a test is left out of a study where it cannot run)")
+    add(
+        "sim.n_null",
+        int(typical["n_simulations"]),
+        "stats_simulation_summary",
+        note="simulated studies per test (a test is left out of a study where it cannot run)",
+    )
     add("sim.alpha", float(null["alpha"].iloc[0]), "stats_simulation_summary")
     add("sim.n_tests", int(len(tested)), "stats_simulation_summary")
     within = tested["within_band"].astype(str) == "True"
     add("sim.n_within_band", int(within.sum()), "stats_simulation_summary")
-    add("sim.n_within_joint_band", int((tested["within_joint_band"].astype(str) == "True").sum()),
-        "stats_simulation_summary")
+    add(
+        "sim.n_within_joint_band",
+        int((tested["within_joint_band"].astype(str) == "True").sum()),
+        "stats_simulation_summary",
+    )
     add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", "stats_simulation_summary")
-    add("sim.joint_band", f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
-        "stats_simulation_summary")
+    add(
+        "sim.joint_band",
+        f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
+        "stats_simulation_summary",
+    )
     left = null[null["left_out"].fillna("").astype(str) != ""] if "left_out" in null else null.iloc[:0]
     add("sim.n_left_out", int(len(left)), "stats_simulation_summary")
-    add("sim.left_out", "; ".join(f"{t} ({r})" for t, r in zip(left["test"], left["left_out"])) or "none",
-        "stats_simulation_summary", note="the tests this cohort's design cannot support, each with its reason")
+    add(
+        "sim.left_out",
+        "; ".join(f"{t} ({r})" for t, r in zip(left["test"], left["left_out"])) or "none",
+        "stats_simulation_summary",
+        note="the tests this cohort's design cannot support, each with its reason",
+    )
     outside = tested.loc[~within, "test"].tolist()
     add("sim.outside_band", "; ".join(outside) if outside else "none", "stats_simulation_summary")
-    tables["null_rates"] = pd.DataFrame({
-        "Test": null["test"],
-        "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
-        "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
-        "Studies": null["n_simulations"].astype(int).astype(str),
-        "Within band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_band"]],
-        "Within joint band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]],
-    })
+    tables["null_rates"] = pd.DataFrame(
+        {
+            "Test": null["test"],
+            "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
+            "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
+            "Studies": null["n_simulations"].astype(int).astype(str),
+            "Within band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_band"]],
+            "Within joint band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]],
+        }
+    )
     planted = pd.read_csv(paths["planted"])
     # The studies behind the recovery numbers: the most any planted effect ran in (the first row
     # can be an effect this design leaves out, with none).
@@ -225,13 +311,15 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     cov = planted["coverage"].dropna()
     add("sim.min_coverage", float(cov.min()) * 100 if len(cov) else float("nan"), "stats_simulation_summary", digits=0)
     add("sim.min_sign_recovery", float(planted["sign_recovery"].min()) * 100, "stats_simulation_summary", digits=0)
-    tables["planted"] = pd.DataFrame({
-        "Planted effect": planted["effect"],
-        "Planted value": [fmt(x, 3) for x in planted["planted"]],
-        "Mean estimate": [fmt(x, 3) for x in planted["mean_estimate"]],
-        "Correct sign": [fmt(x, 2) for x in planted["sign_recovery"]],
-        "Coverage": [fmt(x, 2) for x in planted["coverage"]],
-    })
+    tables["planted"] = pd.DataFrame(
+        {
+            "Planted effect": planted["effect"],
+            "Planted value": [fmt(x, 3) for x in planted["planted"]],
+            "Mean estimate": [fmt(x, 3) for x in planted["mean_estimate"]],
+            "Correct sign": [fmt(x, 2) for x in planted["sign_recovery"]],
+            "Coverage": [fmt(x, 2) for x in planted["coverage"]],
+        }
+    )
     return tables
 
 

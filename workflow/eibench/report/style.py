@@ -44,25 +44,31 @@ FONT_PT = 8.0
 def apply() -> None:
     """Set the paper's theme (seaborn "ticks" style, Okabe-Ito palette, fonts of at least
     ``FONT_PT`` points, deterministic SVG). Call before drawing each figure."""
-    sns.set_theme(context="paper", style="ticks", palette=list(PALETTE), font="DejaVu Sans", rc={
-        "figure.dpi": 100,
-        "font.size": FONT_PT,
-        "axes.titlesize": FONT_PT + 1,
-        "axes.labelsize": FONT_PT + 1,
-        "xtick.labelsize": FONT_PT,
-        "ytick.labelsize": FONT_PT,
-        "legend.fontsize": FONT_PT,
-        "legend.title_fontsize": FONT_PT,
-        "figure.titlesize": FONT_PT,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "axes.grid": True,
-        "axes.grid.axis": "x",
-        "grid.alpha": 0.3,
-        "legend.frameon": False,
-        "svg.hashsalt": "eibench",  # fixed ids inside the SVG: identical bytes on every run
-        "svg.fonttype": "path",
-    })
+    sns.set_theme(
+        context="paper",
+        style="ticks",
+        palette=list(PALETTE),
+        font="DejaVu Sans",
+        rc={
+            "figure.dpi": 100,
+            "font.size": FONT_PT,
+            "axes.titlesize": FONT_PT + 1,
+            "axes.labelsize": FONT_PT + 1,
+            "xtick.labelsize": FONT_PT,
+            "ytick.labelsize": FONT_PT,
+            "legend.fontsize": FONT_PT,
+            "legend.title_fontsize": FONT_PT,
+            "figure.titlesize": FONT_PT,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "axes.grid.axis": "x",
+            "grid.alpha": 0.3,
+            "legend.frameon": False,
+            "svg.hashsalt": "eibench",  # fixed ids inside the SVG: identical bytes on every run
+            "svg.fonttype": "path",
+        },
+    )
 
 
 def source(fig: plt.Figure, text: str) -> None:

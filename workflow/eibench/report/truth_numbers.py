@@ -24,15 +24,25 @@ from .numbers import Numbers, fmt
 RULE = "null_stats_claims"
 
 # The capability of the simulator that drives each metric a claim can name (simulate.py).
-CAPABILITY = {"emotion_f1": "emotion", "emotion_va": "emotion", "binary_om_acc": "behaviour",
-              "binary_hp_acc": "preference", "pairwise_acc": "preference", "cw_q1_f1": "holistic",
-              "conversation_wide": "holistic", "four_branch": "holistic", "panas_adjusted": "holistic"}
+CAPABILITY = {
+    "emotion_f1": "emotion",
+    "emotion_va": "emotion",
+    "binary_om_acc": "behaviour",
+    "binary_hp_acc": "preference",
+    "pairwise_acc": "preference",
+    "cw_q1_f1": "holistic",
+    "conversation_wide": "holistic",
+    "four_branch": "holistic",
+    "panas_adjusted": "holistic",
+}
 
 
 def _cap(metric: str, claim_id: str) -> str:
     if metric not in CAPABILITY:
-        raise ValueError(f"claim {claim_id}: metric {metric!r} has no simulator capability in "
-                         f"eibench.report.truth_numbers.CAPABILITY; add it there")
+        raise ValueError(
+            f"claim {claim_id}: metric {metric!r} has no simulator capability in "
+            f"eibench.report.truth_numbers.CAPABILITY; add it there"
+        )
     return CAPABILITY[metric]
 
 
@@ -63,24 +73,35 @@ def planted_truth(claim: dict[str, Any], sim: dict[str, Any], null_sim: dict[str
     if test == "topic_hardest":
         rom = sim["effects"]["romantic"]
         rom0 = null_sim["effects"]["romantic"]
+
         # composite: every capability; the romantic category is the hardest when it is harder on
         # at least one capability and easier on none (the other categories carry no effect)
         def hardest(r: dict[str, float]) -> bool:
             return min(r.values()) < 0 and max(r.values()) <= 0
-        return {"planted": "romantic " + " ".join(f"{v:+.2f}" for v in rom.values()) + " (all capabilities)",
-                "holds": hardest(rom), "holds_null": hardest(rom0)}
+
+        return {
+            "planted": "romantic " + " ".join(f"{v:+.2f}" for v in rom.values()) + " (all capabilities)",
+            "holds": hardest(rom),
+            "holds_null": hardest(rom0),
+        }
     if test == "humans_vs_models":
         cap = _cap(params["metric"], cid)
         sign = 1 if params["direction"] == "humans_better" else -1
         m, m0 = float(sim["human"]["ability_mean"][cap]), float(null_sim["human"]["ability_mean"][cap])
         # the models' abilities are centred at 0: the raters beat most of them when their mean is above 0
-        return {"planted": f"human {cap} {m:+.2f} vs models 0 (sd {sim['ability_sd'][cap]:.2f})",
-                "holds": m * sign > 0, "holds_null": m0 * sign > 0}
+        return {
+            "planted": f"human {cap} {m:+.2f} vs models 0 (sd {sim['ability_sd'][cap]:.2f})",
+            "holds": m * sign > 0,
+            "holds_null": m0 * sign > 0,
+        }
     if test == "rank_independence":
         off, off0 = _max_off_diagonal(sim["ability_correlation"]), _max_off_diagonal(null_sim["ability_correlation"])
         margin = params["margin"]
-        return {"planted": f"ability correlation at most {off:.2f} (margin {margin})",
-                "holds": bool(off < margin), "holds_null": bool(off0 < margin)}
+        return {
+            "planted": f"ability correlation at most {off:.2f} (margin {margin})",
+            "holds": bool(off < margin),
+            "holds_null": bool(off0 < margin),
+        }
     return {"planted": "not planted", "holds": None, "holds_null": None}
 
 
@@ -101,8 +122,14 @@ def _estimate(row: pd.Series) -> str:
     return f"{fmt(float(row['estimate']), 3)} [{fmt(float(row['lo']), 3)}, {fmt(float(row['hi']), 3)}]"
 
 
-def add_truth(nums: Numbers, planted: pd.DataFrame, null: pd.DataFrame, claims: list[dict[str, Any]],
-              sim: dict[str, Any], null_sim: dict[str, Any]) -> pd.DataFrame:
+def add_truth(
+    nums: Numbers,
+    planted: pd.DataFrame,
+    null: pd.DataFrame,
+    claims: list[dict[str, Any]],
+    sim: dict[str, Any],
+    null_sim: dict[str, Any],
+) -> pd.DataFrame:
     """Add the truth numbers (``truth.*``) and return the display table, one row per claim.
 
     ``planted`` and ``null``: the claims tables (results/stats/claims.csv and
@@ -112,25 +139,37 @@ def add_truth(nums: Numbers, planted: pd.DataFrame, null: pd.DataFrame, claims: 
     p, n = planted.set_index("id"), null.set_index("id")
     missing = [c["id"] for c in claims if c["id"] not in p.index or c["id"] not in n.index]
     if missing:
-        raise ValueError(f"claims {missing} are declared (statistics.claims) but missing from the planted or null "
-                         f"claims table; rerun rules stats_claims and null_stats_claims")
+        raise ValueError(
+            f"claims {missing} are declared (statistics.claims) but missing from the planted or null "
+            f"claims table; rerun rules stats_claims and null_stats_claims"
+        )
     rows: list[dict[str, Any]] = []
     counts: dict[tuple[str, str], int] = {}
     for c in claims:
         cid = c["id"]
         truth = planted_truth(c, sim, null_sim)
-        out_p, out_n = outcome(p.loc[cid, "verdict"], truth["holds"]), outcome(n.loc[cid, "verdict"], truth["holds_null"])
+        out_p, out_n = (
+            outcome(p.loc[cid, "verdict"], truth["holds"]),
+            outcome(n.loc[cid, "verdict"], truth["holds_null"]),
+        )
         for cohort, o in (("planted", out_p), ("null", out_n)):
             counts[(cohort, o)] = counts.get((cohort, o), 0) + 1
         nums.add(f"truth.{cid}.planted", truth["planted"], RULE)
         nums.add(f"truth.{cid}.null_verdict", str(n.loc[cid, "verdict"]), RULE)
         nums.add(f"truth.{cid}.planted_outcome", out_p, RULE)
         nums.add(f"truth.{cid}.null_outcome", out_n, RULE)
-        rows.append({"Claim": cid, "Planted (logits)": truth["planted"],
-                     "Planted: estimate [95%]": _estimate(p.loc[cid]), "Planted: verdict": p.loc[cid, "verdict"],
-                     "Planted: outcome": out_p,
-                     "Null: estimate [95%]": _estimate(n.loc[cid]), "Null: verdict": n.loc[cid, "verdict"],
-                     "Null: outcome": out_n})
+        rows.append(
+            {
+                "Claim": cid,
+                "Planted (logits)": truth["planted"],
+                "Planted: estimate [95%]": _estimate(p.loc[cid]),
+                "Planted: verdict": p.loc[cid, "verdict"],
+                "Planted: outcome": out_p,
+                "Null: estimate [95%]": _estimate(n.loc[cid]),
+                "Null: verdict": n.loc[cid, "verdict"],
+                "Null: outcome": out_n,
+            }
+        )
     for cohort in ("planted", "null"):
         for o in ("recovered", "missed", "wrong sign", "false positive", "no false positive"):
             nums.add(f"truth.{cohort}.n_{o.replace(' ', '_')}", counts.get((cohort, o), 0), RULE)
@@ -152,13 +191,24 @@ def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> pd.DataFrame:
     nums.add("truth.models.n_models", int(expected["em_model"].nunique()), rule)
     nums.add("truth.models.n_intervals", int(len(have)), rule)
     nums.add("truth.models.n_covered", int(covered.sum()), rule)
-    nums.add("truth.models.max_abs_error", float((have["estimate"] - have["expected"]).abs().max()) if len(have)
-             else float("nan"), rule, digits=3)
-    return pd.DataFrame({
-        "Model": expected["em_model"], "Metric": expected["metric"],
-        "Ability (logits)": [fmt(float(x), 2) for x in expected["ability_logit"]],
-        "Expected (exact)": [fmt(float(x), 3) for x in expected["expected"]],
-        "Estimate [95%]": [f"{fmt(float(r.estimate), 3)} [{fmt(float(r.lo), 3)}, {fmt(float(r.hi), 3)}]"
-                           if pd.notna(r.estimate) else "–" for r in expected.itertuples()],
-        "Covered": ["yes" if str(c).lower() == "true" else "no" for c in expected["covered"]],
-    })
+    nums.add(
+        "truth.models.max_abs_error",
+        float((have["estimate"] - have["expected"]).abs().max()) if len(have) else float("nan"),
+        rule,
+        digits=3,
+    )
+    return pd.DataFrame(
+        {
+            "Model": expected["em_model"],
+            "Metric": expected["metric"],
+            "Ability (logits)": [fmt(float(x), 2) for x in expected["ability_logit"]],
+            "Expected (exact)": [fmt(float(x), 3) for x in expected["expected"]],
+            "Estimate [95%]": [
+                f"{fmt(float(r.estimate), 3)} [{fmt(float(r.lo), 3)}, {fmt(float(r.hi), 3)}]"
+                if pd.notna(r.estimate)
+                else "–"
+                for r in expected.itertuples()
+            ],
+            "Covered": ["yes" if str(c).lower() == "true" else "no" for c in expected["covered"]],
+        }
+    )

@@ -18,8 +18,11 @@ import pandas as pd
 from .numbers import Numbers, fmt
 
 RULE = "stats_resampling"
-SCHEME_LABELS = {"conversation": "conversations", "participant": "participants",
-                 "two_stage": "participants, then conversations"}
+SCHEME_LABELS = {
+    "conversation": "conversations",
+    "participant": "participants",
+    "two_stage": "participants, then conversations",
+}
 
 
 def digits_for(half_widths: Any) -> int:
@@ -60,8 +63,10 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     humans = schemes[schemes["role"] == "human"]
     first = models.dropna(subset=["rank"]).sort_values(["rank", "em_model"])
     if first.empty:
-        raise ValueError(f"{paths['schemes']}: no ranked model (role 'model' with a rank); the uncertainty "
-                         "section needs at least one evaluated model")
+        raise ValueError(
+            f"{paths['schemes']}: no ranked model (role 'model' with a rank); the uncertainty "
+            "section needs at least one evaluated model"
+        )
     leader = first["em_model"].iloc[0]
     add("leader", leader)
     add("n_models", int(models["em_model"].nunique()))
@@ -84,8 +89,12 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
         top = a.iloc[0] if len(a) else None
         if top is not None:
             dd = digits_for([(top["hi"] - top["lo"]) / 2])
-            add(f"{scheme}.top_pair_difference", float(top["difference"]), digits=dd,
-                ci=(float(top["lo"]), float(top["hi"])))
+            add(
+                f"{scheme}.top_pair_difference",
+                float(top["difference"]),
+                digits=dd,
+                ci=(float(top["lo"]), float(top["hi"])),
+            )
             add(f"{scheme}.top_pair_excludes_zero", bool(top["lo"] > 0 or top["hi"] < 0))
             add(f"{scheme}.top_pair_p_holm", _p(top["p_holm"]))
             add(f"{scheme}.top_pair_separated", bool(top["separated"]))
@@ -164,32 +173,51 @@ def display_tables(paths: dict[str, str], uncertainty: dict[str, Any]) -> dict[s
     order = uncertainty["schemes"]
     base = schemes[schemes["scheme"] == order[0]].copy()
     base["kind"] = base["role"].map({"model": 0, "human": 1}).fillna(2)
-    base = base[base["role"].isin(["model", "human"])].sort_values(["kind", "rank", "estimate", "em_model"],
-                                                                   ascending=[True, True, False, True])
+    base = base[base["role"].isin(["model", "human"])].sort_values(
+        ["kind", "rank", "estimate", "em_model"], ascending=[True, True, False, True]
+    )
     d = digits_for(schemes["width"] / 2)
-    board = pd.DataFrame({"Model": base["em_model"].to_numpy(),
-                          "Role": base["role"].map({"model": "model", "human": "human rater"}).to_numpy(),
-                          "n": base["n_conversations"].astype(int).astype(str).to_numpy(),
-                          "Composite": [fmt(x, d) for x in base["estimate"]]})
+    board = pd.DataFrame(
+        {
+            "Model": base["em_model"].to_numpy(),
+            "Role": base["role"].map({"model": "model", "human": "human rater"}).to_numpy(),
+            "n": base["n_conversations"].astype(int).astype(str).to_numpy(),
+            "Composite": [fmt(x, d) for x in base["estimate"]],
+        }
+    )
     for scheme in order:
         s = schemes[schemes["scheme"] == scheme].set_index("em_model").loc[base["em_model"]]
         tag = scheme.replace("_", "-")
         board[f"95% ({tag})"] = [f"[{fmt(lo, d)}, {fmt(hi, d)}]" for lo, hi in zip(s["lo"], s["hi"])]
-        board[f"Rank ({tag})"] = [f"{lo:.0f}–{hi:.0f}" if pd.notna(lo) else "–" for lo, hi in zip(s["rank_lo"], s["rank_hi"])]
+        board[f"Rank ({tag})"] = [
+            f"{lo:.0f}–{hi:.0f}" if pd.notna(lo) else "–" for lo, hi in zip(s["rank_lo"], s["rank_hi"])
+        ]
     pairs = adjacent[adjacent["scheme"] == order[0]].sort_values("rank")
     dp = digits_for((adjacent["hi"] - adjacent["lo"]) / 2)
-    adj = pd.DataFrame({"Rank": pairs["rank"].astype(str).to_numpy(), "Model": pairs["model"].to_numpy(),
-                        "Next": pairs["next_model"].to_numpy(), "Difference": [fmt(x, dp) for x in pairs["difference"]]})
+    adj = pd.DataFrame(
+        {
+            "Rank": pairs["rank"].astype(str).to_numpy(),
+            "Model": pairs["model"].to_numpy(),
+            "Next": pairs["next_model"].to_numpy(),
+            "Difference": [fmt(x, dp) for x in pairs["difference"]],
+        }
+    )
     for scheme in order:
         s = adjacent[adjacent["scheme"] == scheme].sort_values("rank")
         tag = scheme.replace("_", "-")
         adj[f"95% ({tag})"] = [f"[{fmt(lo, dp)}, {fmt(hi, dp)}]" for lo, hi in zip(s["lo"], s["hi"])]
         adj[f"Holm p ({tag})"] = [_p(p) for p in s["p_holm"]]
-    rel = pd.DataFrame({"Conversations": curve["n_conversations"].astype(str),
-                        "Half": curve["half"].astype(str),
-                        "Half-sample tau": [fmt(x, 2) for x in curve["tau_half"]],
-                        "95% of splits": [f"[{fmt(lo, 2)}, {fmt(hi, 2)}]" for lo, hi in zip(curve["tau_half_lo"], curve["tau_half_hi"])],
-                        "Reliability": [fmt(x, 2) for x in curve["reliability"]]})
+    rel = pd.DataFrame(
+        {
+            "Conversations": curve["n_conversations"].astype(str),
+            "Half": curve["half"].astype(str),
+            "Half-sample tau": [fmt(x, 2) for x in curve["tau_half"]],
+            "95% of splits": [
+                f"[{fmt(lo, 2)}, {fmt(hi, 2)}]" for lo, hi in zip(curve["tau_half_lo"], curve["tau_half_hi"])
+            ],
+            "Reliability": [fmt(x, 2) for x in curve["reliability"]],
+        }
+    )
     out = {"uncertainty_leaderboard": board, "uncertainty_adjacent": adj, "uncertainty_reliability": rel}
     for by in ("topic", "group"):
         b = breakdowns[breakdowns["by"] == by]
@@ -202,10 +230,16 @@ def display_tables(paths: dict[str, str], uncertainty: dict[str, Any]) -> dict[s
         levels = sorted(b["level"].unique())
         n_of = b.groupby("level")["n_conversations"].max()
         rows = base[["em_model", "role"]].drop_duplicates()
-        table = pd.DataFrame({"Model": rows["em_model"].to_numpy(),
-                              "Role": rows["role"].map({"model": "model", "human": "human rater"}).to_numpy()})
+        table = pd.DataFrame(
+            {
+                "Model": rows["em_model"].to_numpy(),
+                "Role": rows["role"].map({"model": "model", "human": "human rater"}).to_numpy(),
+            }
+        )
         cell = b.set_index(["em_model", "level"])
         for level in levels:
-            table[f"{level} ({int(n_of[level])})"] = [_cell(cell, m, level, db, int(n_of[level])) for m in rows["em_model"]]
+            table[f"{level} ({int(n_of[level])})"] = [
+                _cell(cell, m, level, db, int(n_of[level])) for m in rows["em_model"]
+            ]
         out[f"uncertainty_{by}"] = table
     return out

@@ -19,15 +19,28 @@ def weight_sensitivity(table: pd.DataFrame, concentration: float) -> plt.Figure:
     """``table``: rows of rule stats_resampling's weight_sensitivity.csv (em_model, rank_published,
     rank_equal_weights, p_first_around, p_first_flat), in published-rank order."""
     style.apply()
-    plt.rcParams.update({"font.size": FONT_PT, "axes.titlesize": FONT_PT, "axes.labelsize": FONT_PT,
-                         "xtick.labelsize": FONT_PT, "ytick.labelsize": FONT_PT, "legend.fontsize": FONT_PT})
+    plt.rcParams.update(
+        {
+            "font.size": FONT_PT,
+            "axes.titlesize": FONT_PT,
+            "axes.labelsize": FONT_PT,
+            "xtick.labelsize": FONT_PT,
+            "ytick.labelsize": FONT_PT,
+            "legend.fontsize": FONT_PT,
+        }
+    )
     t = table.sort_values(["rank_published", "em_model"]).reset_index(drop=True)
     n = len(t)
     fig, (left, right) = plt.subplots(1, 2, figsize=(PRINT_WIDTH_IN, 0.5 + 0.22 * n), width_ratios=(3, 2))
     y = np.arange(n)
     h = 0.38
-    left.barh(y - h / 2, t["p_first_around"], height=h, color=style.PALETTE[0],
-              label=f"around published (concentration {concentration:g})")
+    left.barh(
+        y - h / 2,
+        t["p_first_around"],
+        height=h,
+        color=style.PALETTE[0],
+        label=f"around published (concentration {concentration:g})",
+    )
     left.barh(y + h / 2, t["p_first_flat"], height=h, color=style.PALETTE[1], label="flat (any weights)")
     left.set_yticks(y, t["em_model"])
     left.invert_yaxis()

@@ -46,7 +46,8 @@ def bootstrap_p(differences: np.ndarray, axis: int = 0) -> np.ndarray:
     resampled differences on either side of 0, capped at 1; NaN when no resample has a value.
 
     0 means that no resample fell on the other side of 0, i.e. p < 2 / n_resamples (the
-    smallest non-zero value; the paper prints '< 0.001' for 2,000 resamples). It is the percentile interval inverted, not a Monte-Carlo test under the null,
+    smallest non-zero value; the paper prints '< 0.001' for 2,000 resamples). It is the percentile interval inverted,
+    not a Monte-Carlo test under the null,
     so no +1 correction applies; with it, Holm over many pairs could never reject with 2,000
     resamples (the smallest p would be 2 / 2,001)."""
     d = np.asarray(differences)
@@ -91,6 +92,8 @@ def two_stage_weights(cluster: np.ndarray, n_resamples: int, rng: np.random.Gene
 
 
 #: The resampling schemes: name -> weights function (cluster codes, n_resamples, rng).
-SCHEMES = {"conversation": lambda cluster, n, rng: cluster_weights(np.arange(len(cluster)), n, rng),
-           "participant": cluster_weights,
-           "two_stage": two_stage_weights}
+SCHEMES = {
+    "conversation": lambda cluster, n, rng: cluster_weights(np.arange(len(cluster)), n, rng),
+    "participant": cluster_weights,
+    "two_stage": two_stage_weights,
+}

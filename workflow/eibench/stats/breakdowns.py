@@ -11,8 +11,9 @@ from .bootstrap import percentile_interval, resampled_means
 from .study import Study
 
 
-def breakdown(study: Study, metric: str, models: list[int], labels: np.ndarray, weights: np.ndarray,
-              by: str, level: float = 0.95) -> pd.DataFrame:
+def breakdown(
+    study: Study, metric: str, models: list[int], labels: np.ndarray, weights: np.ndarray, by: str, level: float = 0.95
+) -> pd.DataFrame:
     """One row per model and level of ``labels`` (one label per conversation; None/NaN are
     left out): the model's mean of ``metric`` over that level's conversations, its interval,
     and the number of conversations with a value. ``by`` names the grouping in the output."""
@@ -26,6 +27,16 @@ def breakdown(study: Study, metric: str, models: list[int], labels: np.ndarray, 
         lo, hi = percentile_interval(boot, level)
         for j, i in enumerate(models):
             x = values[j][np.isfinite(values[j])]
-            rows.append((by, level_name, study.models[i], study.roles[study.models[i]],
-                         float(x.mean()) if len(x) else np.nan, float(lo[j]), float(hi[j]), len(x)))
+            rows.append(
+                (
+                    by,
+                    level_name,
+                    study.models[i],
+                    study.roles[study.models[i]],
+                    float(x.mean()) if len(x) else np.nan,
+                    float(lo[j]),
+                    float(hi[j]),
+                    len(x),
+                )
+            )
     return pd.DataFrame(rows, columns=["by", "level", "em_model", "role", "estimate", "lo", "hi", "n_conversations"])

@@ -65,8 +65,9 @@ def _majority(n: int) -> int:
     return n // 2 + 1
 
 
-def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[str, Any] | None = None,
-                 alpha: float = 0.05) -> dict[str, Any]:
+def claim_result(
+    claim: dict[str, Any], results: dict[str, Any], design: dict[str, Any] | None = None, alpha: float = 0.05
+) -> dict[str, Any]:
     """The estimate, interval and p-value of one claim's test, from the analyses' results;
     with the cohort's ``design``, a claim the cohort cannot test is 'not testable' with its
     reasons and reads no result."""
@@ -82,19 +83,27 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
         # The claim's own equivalence margin on the 90% interval (two one-sided tests at 5%),
         # resampling models and conversations; 'related' when the 95% interval excludes 0.
         if n and not np.isclose(float(sel["margin"].iloc[0]), margin):
-            raise ValueError(f"claim {claim['id']}: its margin {margin} differs from statistics.independence_margin "
-                             f"{sel['margin'].iloc[0]}, at which rule stats_ranks computed the pairs' equivalence "
-                             f"p-values; set the two equal in the config")
+            raise ValueError(
+                f"claim {claim['id']}: its margin {margin} differs from statistics.independence_margin "
+                f"{sel['margin'].iloc[0]}, at which rule stats_ranks computed the pairs' equivalence "
+                f"p-values; set the two equal in the config"
+            )
         independent = (sel["lo90"] > -margin) & (sel["hi90"] < margin)
         related = (sel["lo95"] > 0) | (sel["hi95"] < 0)
         share_related = float(related.mean()) if n else np.nan
         # More than half of the pairs equivalent: the partial conjunction of the pairs' TOST p-values.
         p = partial_conjunction(sel["p_equivalence"].to_numpy(float), _majority(n)) if n else np.nan
-        out.update(estimate=float(sel["tau"].abs().median()) if n else np.nan, lo=np.nan, hi=np.nan, p_value=p,
-                   predicted_sign=None, refuted=share_related > 0.5,
-                   detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
-                          f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related; "
-                          f"partial-conjunction p over the pairs' equivalence tests")
+        out.update(
+            estimate=float(sel["tau"].abs().median()) if n else np.nan,
+            lo=np.nan,
+            hi=np.nan,
+            p_value=p,
+            predicted_sign=None,
+            refuted=share_related > 0.5,
+            detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
+            f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related; "
+            f"partial-conjunction p over the pairs' equivalence tests",
+        )
         return out
     if test == "discriminability_difference":
         c = results["discriminability_comparisons"].get((params["better"], params["worse"]))
@@ -105,29 +114,52 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
         row = results["diagnosis"].set_index("metric").loc[params["metric"]]
         # The estimate and interval are the mixed model's adjusted effect; the p-value is the
         # participant-level permutation test's (the participant is the unit of the claim).
-        out.update(_directional(row["adjusted_effect"], row["adjusted_lo"], row["adjusted_hi"], row["p_permutation"],
-                                params["direction"]))
-        out["detail"] = (f"participant-level permutation test ({int(row['n_permutations'])} relabellings, "
-                         f"difference of participant means {row['difference']:.3f}); estimate and interval: "
-                         f"mixed model adjusted for topic and length")
-        if (np.isfinite(row["difference"]) and np.isfinite(row["adjusted_effect"])
-                and np.sign(row["difference"]) != np.sign(row["adjusted_effect"])):
+        out.update(
+            _directional(
+                row["adjusted_effect"],
+                row["adjusted_lo"],
+                row["adjusted_hi"],
+                row["p_permutation"],
+                params["direction"],
+            )
+        )
+        out["detail"] = (
+            f"participant-level permutation test ({int(row['n_permutations'])} relabellings, "
+            f"difference of participant means {row['difference']:.3f}); estimate and interval: "
+            f"mixed model adjusted for topic and length"
+        )
+        if (
+            np.isfinite(row["difference"])
+            and np.isfinite(row["adjusted_effect"])
+            and np.sign(row["difference"]) != np.sign(row["adjusted_effect"])
+        ):
             out["verdict"] = "inconclusive"  # the two analyses disagree on the direction
             out["detail"] += "; the two analyses disagree in sign"
     elif test == "turn_drift":
         page = results["drift_pages"][params["metric"]]
         # Two-sided, like the other tests; NaN when the test did not run (no p of 1 from no data).
         p = _min_or_nan(1.0, 2 * _min_or_nan(page["p_decreasing"], page["p_increasing"]))
-        out.update(_directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p,
-                                params["direction"]))
+        out.update(
+            _directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p, params["direction"])
+        )
         out["detail"] = f"Page's trend test over early/middle/late with the models as blocks; slope {page['slope']:.3f}"
     elif test == "turn_flat":
         page = results["drift_pages"][params["metric"]]
         lo, hi, margin = page["late_early_lo"], page["late_early_hi"], params["margin"]
-        out.update(estimate=page["late_minus_early"], lo=lo, hi=hi, p_value=np.nan,
-                   detail=f"late - early within +/-{margin} for equivalence")
-        out["verdict"] = ("supported" if -margin < lo and hi < margin else
-                          "not supported" if lo > margin or hi < -margin else "inconclusive")
+        out.update(
+            estimate=page["late_minus_early"],
+            lo=lo,
+            hi=hi,
+            p_value=np.nan,
+            detail=f"late - early within +/-{margin} for equivalence",
+        )
+        out["verdict"] = (
+            "supported"
+            if -margin < lo and hi < margin
+            else "not supported"
+            if lo > margin or hi < -margin
+            else "inconclusive"
+        )
         return out
     elif test == "topic_hardest":
         c = results["romantic"].get((params["metric"], params["category"]))
@@ -136,15 +168,23 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
         # The hardest topic has the worst scores: lower when higher is better, else higher.
         worse = "negative" if BY_NAME[params["metric"]].higher_is_better else "positive"
         out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"], worse))
-        out["detail"] = (f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
-                         f"{c['romantic']} is hardest {c['p_romantic_hardest']:.2f}")
+        out["detail"] = (
+            f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
+            f"{c['romantic']} is hardest {c['p_romantic_hardest']:.2f}"
+        )
         out["requires_hardest"] = c["hardest"] == c["romantic"]
     elif test == "profile_flips":
         s = results["profiles"]
-        out.update(estimate=s["tau"], lo=s["lo"], hi=s["hi"], p_value=np.nan,
-                   detail=f"{s['n_flips']} pairs of models change order, {s['n_clear_flips']} clearly")
-        out["verdict"] = ("supported" if s["n_clear_flips"] > 0 else
-                          "not supported" if s["n_flips"] == 0 else "inconclusive")
+        out.update(
+            estimate=s["tau"],
+            lo=s["lo"],
+            hi=s["hi"],
+            p_value=np.nan,
+            detail=f"{s['n_flips']} pairs of models change order, {s['n_clear_flips']} clearly",
+        )
+        out["verdict"] = (
+            "supported" if s["n_clear_flips"] > 0 else "not supported" if s["n_flips"] == 0 else "inconclusive"
+        )
         return out
     elif test == "humans_vs_models":
         if params["metric"] not in results["humans"]:
@@ -159,18 +199,25 @@ def claim_result(claim: dict[str, Any], results: dict[str, Any], design: dict[st
         # bootstrap p-values, a model whose difference points the other way counting p = 1.
         sign = (1 if BY_NAME[params["metric"]].higher_is_better else -1) * (1 if want == "humans better" else -1)
         per_model = np.where(np.sign(t["human_minus_model"].to_numpy(float)) == sign, t["p_boot"].to_numpy(float), 1.0)
-        out.update(estimate=share, lo=np.nan, hi=np.nan, p_value=partial_conjunction(per_model, _majority(len(t))),
-                   predicted_sign=None, refuted=opposite >= 0.5,
-                   detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm); "
-                          f"partial-conjunction p over the models")
+        out.update(
+            estimate=share,
+            lo=np.nan,
+            hi=np.nan,
+            p_value=partial_conjunction(per_model, _majority(len(t))),
+            predicted_sign=None,
+            refuted=opposite >= 0.5,
+            detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm); "
+            f"partial-conjunction p over the models",
+        )
         return out
     else:
         raise ValueError(f"claim {claim['id']}: unknown test {test!r}")
     return out
 
 
-def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float,
-             design: dict[str, Any] | None = None) -> pd.DataFrame:
+def verdicts(
+    claims: list[dict[str, Any]], results: dict[str, Any], alpha: float, design: dict[str, Any] | None = None
+) -> pd.DataFrame:
     """Every claim with its numbers and verdict; p-values adjusted within each family, over its
     testable claims only (a not-testable claim has no p-value)."""
     rows = [claim_result(c, results, design, alpha) for c in claims]
@@ -185,14 +232,16 @@ def verdicts(claims: list[dict[str, Any]], results: dict[str, Any], alpha: float
             continue
         q, sign, est = r.get("p_adjusted", np.nan), r["predicted_sign"], r["estimate"]
         if sign is None:  # a claim about most of a set: its partial-conjunction p decides (claim_result)
-            r["verdict"] = ("supported" if np.isfinite(q) and q <= alpha else
-                            "not supported" if r["refuted"] else "inconclusive")
+            r["verdict"] = (
+                "supported" if np.isfinite(q) and q <= alpha else "not supported" if r["refuted"] else "inconclusive"
+            )
         elif np.isfinite(q) and q <= alpha and np.sign(est) == sign and r.get("requires_hardest", True):
             r["verdict"] = "supported"
         elif np.isfinite(q) and q <= alpha and np.sign(est) == -sign:
             r["verdict"] = "not supported"
-        elif (np.isfinite(r["lo"]) and np.isfinite(r["hi"])
-              and ((sign > 0 and r["hi"] < 0) or (sign < 0 and r["lo"] > 0))):
+        elif (
+            np.isfinite(r["lo"]) and np.isfinite(r["hi"]) and ((sign > 0 and r["hi"] < 0) or (sign < 0 and r["lo"] > 0))
+        ):
             r["verdict"] = "not supported"
         else:
             r["verdict"] = "inconclusive"

@@ -71,6 +71,7 @@ def cohort_design(study: Study) -> dict[str, Any]:
         "metrics_humans": metrics_defined(study, humans),
         "conversation_participant": [int(p) for p in study.participant],
         "conversation_category": [c if isinstance(c, str) else None for c in study.category],
-        "participant_diagnosed": [bool(study.diagnosed[study.participant == p].any())
-                                  for p in range(len(study.participants))],
+        "participant_diagnosed": [
+            bool(study.diagnosed[study.participant == p].any()) for p in range(len(study.participants))
+        ],
     }

@@ -51,8 +51,9 @@ def log_f(means: np.ndarray, se2: np.ndarray) -> np.ndarray:
     return np.log(np.divide(observed, noise, out=np.full(np.shape(noise), np.nan), where=noise > 0))
 
 
-def discriminability(study: Study, metrics: list[str], models: list[int], weights: np.ndarray,
-                     alpha: float = 0.05, pairs: bool = True) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+def discriminability(
+    study: Study, metrics: list[str], models: list[int], weights: np.ndarray, alpha: float = 0.05, pairs: bool = True
+) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """One row per metric; also the per-resample log F ratio of each metric (for comparisons).
     ``pairs`` False skips the Holm-separated pairs (the slow part), e.g. inside simulations."""
     ones = np.ones((1, study.n_conversations))
@@ -74,20 +75,55 @@ def discriminability(study: Study, metrics: list[str], models: list[int], weight
         lo, hi = percentile_interval(snr_b)
         rlo, rhi = percentile_interval(rel_b)
         point_log_f = float(log_f(means, _weighted_se2(values, ones)[0]))
-        rows.append((metric, float(rel), float(rlo), float(rhi), float(snr), float(lo), float(hi), point_log_f,
-                     float(np.sum(separated) / tested) if tested else np.nan, int(np.sum(separated)), tested))
-    table = pd.DataFrame(rows, columns=["metric", "reliability", "reliability_lo", "reliability_hi", "snr", "snr_lo",
-                                        "snr_hi", "log_f", "share_pairs_separated", "pairs_separated", "pairs"])
+        rows.append(
+            (
+                metric,
+                float(rel),
+                float(rlo),
+                float(rhi),
+                float(snr),
+                float(lo),
+                float(hi),
+                point_log_f,
+                float(np.sum(separated) / tested) if tested else np.nan,
+                int(np.sum(separated)),
+                tested,
+            )
+        )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "reliability",
+            "reliability_lo",
+            "reliability_hi",
+            "snr",
+            "snr_lo",
+            "snr_hi",
+            "log_f",
+            "share_pairs_separated",
+            "pairs_separated",
+            "pairs",
+        ],
+    )
     return table, snr_boot
 
 
-def compare(log_f_boot: dict[str, np.ndarray], metric_a: str, metric_b: str,
-            log_f_point: dict[str, float] | None = None) -> dict[str, Any]:
+def compare(
+    log_f_boot: dict[str, np.ndarray], metric_a: str, metric_b: str, log_f_point: dict[str, float] | None = None
+) -> dict[str, Any]:
     """Discriminability of metric a minus metric b as a log F-ratio difference: estimate (on
     the full sample when ``log_f_point`` is given, else the median of the resamples), 95%
     percentile interval, two-sided bootstrap p-value, and the F ratio exp(estimate)."""
     d = log_f_boot[metric_a] - log_f_boot[metric_b]
     lo, hi = percentile_interval(d)
     est = float(log_f_point[metric_a] - log_f_point[metric_b]) if log_f_point else float(np.nanmedian(d))
-    return {"metric_a": metric_a, "metric_b": metric_b, "difference": est, "lo": float(lo), "hi": float(hi),
-            "p_boot": float(bootstrap_p(d)), "f_ratio": float(np.exp(est))}
+    return {
+        "metric_a": metric_a,
+        "metric_b": metric_b,
+        "difference": est,
+        "lo": float(lo),
+        "hi": float(hi),
+        "p_boot": float(bootstrap_p(d)),
+        "f_ratio": float(np.exp(est)),
+    }

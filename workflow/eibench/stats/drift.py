@@ -28,7 +28,9 @@ def _weighted_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return _slope_from_sums(w.sum(axis=1), w @ x, w @ y, w @ (x * y), w @ (x * x))
 
 
-def _slope_from_sums(sw: np.ndarray, swx: np.ndarray, swy: np.ndarray, swxy: np.ndarray, swxx: np.ndarray) -> np.ndarray:
+def _slope_from_sums(
+    sw: np.ndarray, swx: np.ndarray, swy: np.ndarray, swxy: np.ndarray, swxx: np.ndarray
+) -> np.ndarray:
     mx = swx / sw
     my = swy / sw
     sxy = swxy - sw * mx * my
@@ -74,8 +76,21 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
         bin_means.append(means)
         late_early = _bin_contrast(y, b, c, conv_weights)
         llo, lhi = percentile_interval(late_early)
-        rows.append((metric, name, float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
-                     means[2] - means[0], float(llo), float(lhi), len(y)))
+        rows.append(
+            (
+                metric,
+                name,
+                float(slope),
+                float(lo),
+                float(hi),
+                float(bootstrap_p(boot)),
+                *means,
+                means[2] - means[0],
+                float(llo),
+                float(lhi),
+                len(y),
+            )
+        )
         pooled_x.append(x)
         pooled_y.append(y)
         pooled_c.append(c)
@@ -87,11 +102,39 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
     means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
     late_early = _bin_contrast(y, b, c, conv_weights)
     llo, lhi = percentile_interval(late_early)
-    rows.append((metric, "all evaluated models", float(slope), float(lo), float(hi), float(bootstrap_p(boot)), *means,
-                 means[2] - means[0], float(llo), float(lhi), len(y)))
-    table = pd.DataFrame(rows, columns=["metric", "em_model", "slope", "slope_lo", "slope_hi", "p_slope",
-                                        "mean_early", "mean_middle", "mean_late", "late_minus_early", "late_early_lo",
-                                        "late_early_hi", "n_turns"])
+    rows.append(
+        (
+            metric,
+            "all evaluated models",
+            float(slope),
+            float(lo),
+            float(hi),
+            float(bootstrap_p(boot)),
+            *means,
+            means[2] - means[0],
+            float(llo),
+            float(lhi),
+            len(y),
+        )
+    )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "em_model",
+            "slope",
+            "slope_lo",
+            "slope_hi",
+            "p_slope",
+            "mean_early",
+            "mean_middle",
+            "mean_late",
+            "late_minus_early",
+            "late_early_lo",
+            "late_early_hi",
+            "n_turns",
+        ],
+    )
     data = np.array(bin_means)
     ok = ~np.isnan(data).any(axis=1)
     page = {"metric": metric, "L": np.nan, "p_decreasing": np.nan, "p_increasing": np.nan, "n_blocks": int(ok.sum())}
@@ -99,8 +142,14 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
         down = page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1])  # early highest ... late lowest
         up = page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3])
         page.update(L=float(down.statistic), p_decreasing=float(down.pvalue), p_increasing=float(up.pvalue))
-    page.update(slope=float(slope), slope_lo=float(lo), slope_hi=float(hi), late_minus_early=means[2] - means[0],
-                late_early_lo=float(llo), late_early_hi=float(lhi))
+    page.update(
+        slope=float(slope),
+        slope_lo=float(lo),
+        slope_hi=float(hi),
+        late_minus_early=means[2] - means[0],
+        late_early_lo=float(llo),
+        late_early_hi=float(lhi),
+    )
     return table, page
 
 

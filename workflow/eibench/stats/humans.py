@@ -31,8 +31,9 @@ from .multiplicity import adjust_present, reject
 from .study import Study
 
 
-def human_vs_models(study: Study, metric: str, humans: list[int], models: list[int], weights: np.ndarray,
-                    alpha: float = 0.05) -> pd.DataFrame:
+def human_vs_models(
+    study: Study, metric: str, humans: list[int], models: list[int], weights: np.ndarray, alpha: float = 0.05
+) -> pd.DataFrame:
     """Per model: mean human score - model score over the humans' conversations."""
     values = study.values[metric]
     human = np.full(values.shape[1], np.nan)
@@ -46,17 +47,43 @@ def human_vs_models(study: Study, metric: str, humans: list[int], models: list[i
         boot = resampled_means(diff[None, :], weights)[:, 0]
         lo, hi = percentile_interval(boot)
         p.append(float(bootstrap_p(boot)))
-        rows.append([metric, study.models[m], float(np.nanmean(diff)), float(lo), float(hi), p[-1],
-                     int(np.isfinite(diff).sum())])
+        rows.append(
+            [
+                metric,
+                study.models[m],
+                float(np.nanmean(diff)),
+                float(lo),
+                float(hi),
+                p[-1],
+                int(np.isfinite(diff).sum()),
+            ]
+        )
     adjusted = adjust_present(p, "holm") if p else np.array([])
     sign = 1 if BY_NAME[metric].higher_is_better else -1  # a lower error is better
     for row, q in zip(rows, adjusted):
         row.append(float(q))
         better = sign * row[2]
-        row.append("humans better" if q <= alpha and better > 0 else "model better" if q <= alpha and better < 0
-                   else "no difference")
-    return pd.DataFrame(rows, columns=["metric", "em_model", "human_minus_model", "lo", "hi", "p_boot",
-                                       "n_conversations", "p_holm", "verdict"])
+        row.append(
+            "humans better"
+            if q <= alpha and better > 0
+            else "model better"
+            if q <= alpha and better < 0
+            else "no difference"
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "em_model",
+            "human_minus_model",
+            "lo",
+            "hi",
+            "p_boot",
+            "n_conversations",
+            "p_holm",
+            "verdict",
+        ],
+    )
 
 
 # ----------------------------------------------------------------- Krippendorff's alpha
@@ -90,7 +117,9 @@ def krippendorff_alpha(units: dict[object, list[object]], distance) -> float:
         distinct[x] = distinct.get(x, 0) + 1
     keys = list(distinct)
     if distance is masi:  # as many distinct tag sets as labelled turns: the pairs are vectorised
-        expected = _masi_expected(cast(list[frozenset], keys), np.array([distinct[k] for k in keys], dtype=float)) / (n * (n - 1))
+        expected = _masi_expected(cast(list[frozenset], keys), np.array([distinct[k] for k in keys], dtype=float)) / (
+            n * (n - 1)
+        )
     else:
         expected = sum(distinct[a] * distinct[b] * distance(a, b) for a in keys for b in keys) / (n * (n - 1))
     return 1.0 - observed / expected if expected > 0 else float("nan")
@@ -108,14 +137,17 @@ def _masi_expected(sets: list[frozenset], counts: np.ndarray, block: int = 1024)
     size = member.sum(axis=1)
     total = 0.0
     for start in range(0, len(sets), block):
-        inter = member[start:start + block] @ member.T  # whole numbers, exact in floating point
-        sa, sb = size[start:start + block, None], size[None, :]
+        inter = member[start : start + block] @ member.T  # whole numbers, exact in floating point
+        sa, sb = size[start : start + block, None], size[None, :]
         union = sa + sb - inter
-        weight = np.where((inter == sa) & (inter == sb), 1.0,
-                          np.where(inter == np.minimum(sa, sb), 2 / 3, np.where(inter > 0, 1 / 3, 0.0)))
+        weight = np.where(
+            (inter == sa) & (inter == sb),
+            1.0,
+            np.where(inter == np.minimum(sa, sb), 2 / 3, np.where(inter > 0, 1 / 3, 0.0)),
+        )
         jaccard = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
         d = np.where(union > 0, 1.0 - jaccard * weight, 0.0)  # two empty sets: distance 0
-        total += float(counts[start:start + block] @ d @ counts)
+        total += float(counts[start : start + block] @ d @ counts)
     return total
 
 
@@ -133,32 +165,51 @@ def human_agreement(human_tables: dict[str, dict[str, pd.DataFrame]]) -> pd.Data
     ``human_tables``: rater -> that rater's tidy EM tables (em_binary, em_pairwise,
     em_emotion_tags, em_turns, em_four_branch).
     """
-    kinds: dict[str, tuple[dict, Callable[[Any, Any], float]]] = {"binary_hp": ({}, nominal), "pairwise": ({}, nominal),
-                                             "emotion_tags": ({}, masi), "four_branch": ({}, interval)}
+    kinds: dict[str, tuple[dict, Callable[[Any, Any], float]]] = {
+        "binary_hp": ({}, nominal),
+        "pairwise": ({}, nominal),
+        "emotion_tags": ({}, masi),
+        "four_branch": ({}, interval),
+    }
     for tables in human_tables.values():
         for unit, value in hp_answers(tables).items():
             kinds["binary_hp"][0].setdefault(unit, []).append(value)
         for unit, value in pairwise_picks(tables).items():
             kinds["pairwise"][0].setdefault(unit, []).append(value)
         tags = tables["em_emotion_tags"]
-        sets = {k: frozenset(g["emotion"].astype(str)) for k, g in tags.groupby(["conversation_id", "turn_number"],
-                                                                                   observed=True)}
-        for (cid, t) in zip(tables["em_turns"]["conversation_id"].astype(str), tables["em_turns"]["turn_number"]):
+        sets = {
+            k: frozenset(g["emotion"].astype(str))
+            for k, g in tags.groupby(["conversation_id", "turn_number"], observed=True)
+        }
+        for cid, t in zip(tables["em_turns"]["conversation_id"].astype(str), tables["em_turns"]["turn_number"]):
             kinds["emotion_tags"][0].setdefault((cid, t), []).append(sets.get((cid, t), frozenset()))
         f = tables["em_four_branch"]
         f = f[f["source"] == "post"]
-        for cell, rating in zip(zip(f["conversation_id"].astype(str), f["branch"].astype(str)), f["rating"].astype(float)):
+        for cell, rating in zip(
+            zip(f["conversation_id"].astype(str), f["branch"].astype(str)), f["rating"].astype(float)
+        ):
             kinds["four_branch"][0].setdefault(cell, []).append(float(rating))
     rows = []
     for kind, (units, distance) in kinds.items():
         pairable = sum(1 for v in units.values() if len(v) >= 2)
         rows.append((kind, krippendorff_alpha(units, distance), pairable, len(human_tables)))
     table = pd.DataFrame(rows, columns=["answers", "krippendorff_alpha", "units", "raters"])
-    ratings = pd.concat([t["em_four_branch"].loc[t["em_four_branch"]["source"] == "post"]
-                         .assign(rater=rater) for rater, t in human_tables.items()], ignore_index=True)
-    icc, complete = icc_absolute_agreement(pd.DataFrame({
-        "unit": ratings["conversation_id"].astype(str) + "/" + ratings["branch"].astype(str),
-        "rater": ratings["rater"], "rating": ratings["rating"].astype(float)}))
+    ratings = pd.concat(
+        [
+            t["em_four_branch"].loc[t["em_four_branch"]["source"] == "post"].assign(rater=rater)
+            for rater, t in human_tables.items()
+        ],
+        ignore_index=True,
+    )
+    icc, complete = icc_absolute_agreement(
+        pd.DataFrame(
+            {
+                "unit": ratings["conversation_id"].astype(str) + "/" + ratings["branch"].astype(str),
+                "rater": ratings["rater"],
+                "rating": ratings["rating"].astype(float),
+            }
+        )
+    )
     # The ICC needs numbers on an interval scale: the four-branch ratings only.
     table["icc_a1"] = np.where(table["answers"] == "four_branch", icc, np.nan)
     table["icc_units"] = np.where(table["answers"] == "four_branch", complete, 0)
@@ -189,8 +240,13 @@ def icc_absolute_agreement(ratings: pd.DataFrame) -> tuple[float, int]:
 
 
 # ----------------------------------------------------------------- alternative-annotator test
-def alt_test(annotations: Mapping[str, Mapping[Any, Any]], model: Mapping[Any, Any], epsilon: float,
-             similarity=lambda a, b: float(a == b), alpha: float = 0.05) -> dict[str, float]:
+def alt_test(
+    annotations: Mapping[str, Mapping[Any, Any]],
+    model: Mapping[Any, Any],
+    epsilon: float,
+    similarity=lambda a, b: float(a == b),
+    alpha: float = 0.05,
+) -> dict[str, float]:
     """Leave-one-annotator-out test: can the model replace one of the annotators?
 
     ``annotations``: annotator -> {item: answer}; ``model``: {item: answer}. For each
@@ -224,14 +280,26 @@ def alt_test(annotations: Mapping[str, Mapping[Any, Any]], model: Mapping[Any, A
         rho.append(float(np.mean(wins_m)))
     rejected = reject(pvalues, alpha, "fdr_by") if pvalues else np.array([], dtype=bool)
     omega = float(np.mean(rejected)) if len(names) else float("nan")
-    return {"winning_rate": omega, "advantage_probability": float(np.nanmean(rho)) if rho else float("nan"),
-            "passes": bool(omega >= 0.5), "n_annotators": len(names), "epsilon": epsilon}
+    return {
+        "winning_rate": omega,
+        "advantage_probability": float(np.nanmean(rho)) if rho else float("nan"),
+        "passes": bool(omega >= 0.5),
+        "n_annotators": len(names),
+        "epsilon": epsilon,
+    }
 
 
 #: Metrics on which the human raters are compared with the models (rule stats_humans), besides
 #: those the ``humans_vs_models`` claims name.
-HUMAN_METRICS = ("binary_hp_acc", "pairwise_acc", "emotion_f1", "binary_om_acc", "cw_q1_f1", "conversation_wide",
-                 "composite")
+HUMAN_METRICS = (
+    "binary_hp_acc",
+    "pairwise_acc",
+    "emotion_f1",
+    "binary_om_acc",
+    "cw_q1_f1",
+    "conversation_wide",
+    "composite",
+)
 
 
 def compared_metrics(claims: list[dict]) -> list[str]:
@@ -244,8 +312,12 @@ def hp_answers(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], st
     observer wording: (conversation, turn, question) -> yes / no / na; other values left out."""
     b = tables["em_binary"]
     b = b[(b["target"] == "hp") & (b["wording"] == "observer") & b["value"].isin(["yes", "no", "na"])]
-    return dict(zip(zip(b["conversation_id"].astype(str), b["turn_number"], b["question_id"].astype(str)),
-                    b["value"].astype(str)))
+    return dict(
+        zip(
+            zip(b["conversation_id"].astype(str), b["turn_number"], b["question_id"].astype(str)),
+            b["value"].astype(str),
+        )
+    )
 
 
 def pairwise_picks(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], str]:
@@ -253,11 +325,17 @@ def pairwise_picks(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str]
     missing picks left out."""
     t = tables["em_pairwise"]
     t = t[t["pick"].isin(["A", "B"])]
-    return dict(zip(zip(t["conversation_id"].astype(str), t["turn_number"], t["key"].astype(str)), t["pick"].astype(str)))
+    return dict(
+        zip(zip(t["conversation_id"].astype(str), t["turn_number"], t["key"].astype(str)), t["pick"].astype(str))
+    )
 
 
-def alt_tests(human_tables: dict[str, dict[str, pd.DataFrame]], model_tables: dict[str, dict[str, pd.DataFrame]],
-              epsilon: float, alpha: float) -> pd.DataFrame:
+def alt_tests(
+    human_tables: dict[str, dict[str, pd.DataFrame]],
+    model_tables: dict[str, dict[str, pd.DataFrame]],
+    epsilon: float,
+    alpha: float,
+) -> pd.DataFrame:
     """The alternative-annotator test (:func:`alt_test`) of every model against the human raters,
     on their binary "preferred" answers and on their pairwise picks: one row per (answers, model),
     models in ``model_tables`` order. Empty with fewer than two human raters (the test leaves one
@@ -267,6 +345,7 @@ def alt_tests(human_tables: dict[str, dict[str, pd.DataFrame]], model_tables: di
         for task, extract in (("binary_hp", hp_answers), ("pairwise", pairwise_picks)):
             annotations = {h: extract(t) for h, t in human_tables.items()}
             for name, tables in model_tables.items():
-                rows.append({"answers": task, "em_model": name,
-                             **alt_test(annotations, extract(tables), epsilon, alpha=alpha)})
+                rows.append(
+                    {"answers": task, "em_model": name, **alt_test(annotations, extract(tables), epsilon, alpha=alpha)}
+                )
     return pd.DataFrame(rows)

@@ -19,15 +19,29 @@ from .study import Study
 STUDY_METRICS = list(ANALYSABLE)
 
 
-def load_study(conversation_scores: str, turn_scores: str, conversations: str, participants: str,
-               roles: dict[str, str], stats: dict[str, Any]) -> Study:
-    return Study.from_tables(pd.read_parquet(conversation_scores), pd.read_parquet(turn_scores),
-                             pd.read_parquet(conversations), pd.read_parquet(participants), roles,
-                             sorted(set(STUDY_METRICS)), stats["mode"], stats["rule_set"])
+def load_study(
+    conversation_scores: str,
+    turn_scores: str,
+    conversations: str,
+    participants: str,
+    roles: dict[str, str],
+    stats: dict[str, Any],
+) -> Study:
+    return Study.from_tables(
+        pd.read_parquet(conversation_scores),
+        pd.read_parquet(turn_scores),
+        pd.read_parquet(conversations),
+        pd.read_parquet(participants),
+        roles,
+        sorted(set(STUDY_METRICS)),
+        stats["mode"],
+        stats["rule_set"],
+    )
 
 
-def resamples(study: Study, stats: dict[str, Any], seed: int, n: int | None = None,
-              scheme: str | None = None) -> np.ndarray:
+def resamples(
+    study: Study, stats: dict[str, Any], seed: int, n: int | None = None, scheme: str | None = None
+) -> np.ndarray:
     """The cluster-bootstrap weights shared by every analysis: [n_bootstrap, n_conversations].
 
     ``scheme`` (default: the config's ``statistics.cluster``) is a name of

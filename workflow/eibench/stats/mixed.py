@@ -44,8 +44,11 @@ BOUNDARY_RATIO = 1e-6
 # statsmodels notices that are not failures by themselves: an optimiser attempt that failed and
 # the retry with the next optimiser (MixedLM tries bfgs, lbfgs, cg; whether the last attempt
 # converged is its converged flag), and its scale-dependent boundary notice.
-_NOT_FAILURES = ("Maximum Likelihood optimization failed to converge", "Retrying MixedLM optimization",
-                 "The MLE may be on the boundary")
+_NOT_FAILURES = (
+    "Maximum Likelihood optimization failed to converge",
+    "Retrying MixedLM optimization",
+    "The MLE may be on the boundary",
+)
 
 
 @dataclass(frozen=True)
@@ -85,8 +88,10 @@ def fit_failure(result, caught: list[warnings.WarningMessage]) -> str:
     if not np.isfinite(variance) or not np.isfinite(scale) or scale <= 0:
         return f"singular fit (random-intercept variance {variance:.3g}, residual variance {scale:.3g})"
     if variance <= BOUNDARY_RATIO * scale:
-        return (f"boundary fit (random-intercept variance {variance:.3g} is zero relative to the residual "
-                f"variance {scale:.3g})")
+        return (
+            f"boundary fit (random-intercept variance {variance:.3g} is zero relative to the residual "
+            f"variance {scale:.3g})"
+        )
     bse = np.asarray(result.bse_fe, dtype=float)
     if not np.all(np.isfinite(bse)):
         bad = [name for name, se in zip(result.fe_params.index, bse) if not np.isfinite(se)]
@@ -119,5 +124,4 @@ def fit(formula: str, frame: pd.DataFrame, term: str, group: str = "participant"
     if term not in result.params.index or not np.isfinite(result.bse.get(term, np.nan)):
         return result, Coefficient.missing(f"term {term!r} not estimable in this design")
     lo, hi = (float(x) for x in result.conf_int(alpha=1 - level).loc[term])
-    return result, Coefficient(float(result.params[term]), float(result.bse[term]), lo, hi,
-                               float(result.pvalues[term]))
+    return result, Coefficient(float(result.params[term]), float(result.bse[term]), lo, hi, float(result.pvalues[term]))

@@ -84,8 +84,9 @@ def margin_correlation(tau: float) -> float:
     return float(np.sin(np.pi * tau / 2))
 
 
-def _rank_pairs(study, metrics: list[str], models: list[int], weights: np.ndarray, rng: np.random.Generator,
-                margin: float):
+def _rank_pairs(
+    study, metrics: list[str], models: list[int], weights: np.ndarray, rng: np.random.Generator, margin: float
+):
     """ranks.rank_independence's pair table (tau, joint model-and-conversation 90% and 95%
     intervals, the equivalence p within +-``margin``), without its split-half reliabilities and
     power, which the verdict does not read."""
@@ -96,10 +97,14 @@ def _rank_pairs(study, metrics: list[str], models: list[int], weights: np.ndarra
     lo95, hi95 = percentile_interval(joint, 0.95)
     lo90, hi90 = percentile_interval(joint, 0.90)
     p_eq = equivalence_p(joint, margin)
-    rows = [(metrics[a], metrics[b], point[a, b], lo95[a, b], hi95[a, b], lo90[a, b], hi90[a, b], p_eq[a, b], margin)
-            for a in range(len(metrics)) for b in range(a + 1, len(metrics))]
-    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90", "p_equivalence",
-                                       "margin"])
+    rows = [
+        (metrics[a], metrics[b], point[a, b], lo95[a, b], hi95[a, b], lo90[a, b], hi90[a, b], p_eq[a, b], margin)
+        for a in range(len(metrics))
+        for b in range(a + 1, len(metrics))
+    ]
+    return pd.DataFrame(
+        rows, columns=["metric_a", "metric_b", "tau", "lo95", "hi95", "lo90", "hi90", "p_equivalence", "margin"]
+    )
 
 
 def _romantic(study, metric: str, models: list[int], weights: np.ndarray) -> dict[str, Any]:
@@ -116,10 +121,15 @@ def _romantic(study, metric: str, models: list[int], weights: np.ndarray) -> dic
     both = _weighted_group_means(conv, is_rom, [True, False], weights)
     diff = both[:, 0] - both[:, 1]
     lo, hi = percentile_interval(diff)
-    return {"difference": float(conv[ok & is_rom].mean() - conv[ok & ~is_rom].mean()), "lo": float(lo),
-            "hi": float(hi), "p_boot": float(bootstrap_p(diff)), "romantic": ROMANTIC,
-            "hardest": categories[int(np.nanargmin(point))],
-            "p_romantic_hardest": float(p_hardest[categories.index(ROMANTIC)]) if ROMANTIC in categories else np.nan}
+    return {
+        "difference": float(conv[ok & is_rom].mean() - conv[ok & ~is_rom].mean()),
+        "lo": float(lo),
+        "hi": float(hi),
+        "p_boot": float(bootstrap_p(diff)),
+        "romantic": ROMANTIC,
+        "hardest": categories[int(np.nanargmin(point))],
+        "p_romantic_hardest": float(p_hardest[categories.index(ROMANTIC)]) if ROMANTIC in categories else np.nan,
+    }
 
 
 def _drift_page(y: np.ndarray, rel: np.ndarray, conversation: np.ndarray, weights: np.ndarray) -> dict[str, Any]:
@@ -136,11 +146,18 @@ def _drift_page(y: np.ndarray, rel: np.ndarray, conversation: np.ndarray, weight
     page = {"p_decreasing": np.nan, "p_increasing": np.nan}
     ok = ~np.isnan(data).any(axis=1)
     if ok.sum() >= 2:
-        page = {"p_decreasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1]).pvalue),
-                "p_increasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3]).pvalue)}
+        page = {
+            "p_decreasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1]).pvalue),
+            "p_increasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3]).pvalue),
+        }
     slope = float(_weighted_slope(np.tile(rel, len(y)), y.ravel(), np.ones((1, y.size)))[0])
-    return {**page, "slope": slope, "late_minus_early": means[2] - means[0], "late_early_lo": float(llo),
-            "late_early_hi": float(lhi)}
+    return {
+        **page,
+        "slope": slope,
+        "late_minus_early": means[2] - means[0],
+        "late_early_lo": float(llo),
+        "late_early_hi": float(lhi),
+    }
 
 
 def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
@@ -156,17 +173,35 @@ def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
         conv = batch.values[metric][:, models].mean(axis=1)
         fit = _diagnosis(batch, conv, rngs)
         scores = np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
-        diff = scores[:, labels].mean(axis=1) - scores[:, ~labels].mean(axis=1) if 0 < k < n else np.full(len(conv), np.nan)
+        diff = (
+            scores[:, labels].mean(axis=1) - scores[:, ~labels].mean(axis=1)
+            if 0 < k < n
+            else np.full(len(conv), np.nan)
+        )
         per_metric[metric] = (fit, diff)
     S = batch.om_turns.shape[0]
-    return [pd.DataFrame([{"metric": m, "adjusted_effect": f["est_diagnosis"][s], "adjusted_lo": f["lo_diagnosis"][s],
-                           "adjusted_hi": f["hi_diagnosis"][s], "p_permutation": f["p_diagnosis_permutation"][s],
-                           "n_permutations": min(comb(n, k), MAX_EXACT), "difference": d[s]}
-                          for m, (f, d) in per_metric.items()]) for s in range(S)]
+    return [
+        pd.DataFrame(
+            [
+                {
+                    "metric": m,
+                    "adjusted_effect": f["est_diagnosis"][s],
+                    "adjusted_lo": f["lo_diagnosis"][s],
+                    "adjusted_hi": f["hi_diagnosis"][s],
+                    "p_permutation": f["p_diagnosis_permutation"][s],
+                    "n_permutations": min(comb(n, k), MAX_EXACT),
+                    "difference": d[s],
+                }
+                for m, (f, d) in per_metric.items()
+            ]
+        )
+        for s in range(S)
+    ]
 
 
-def study_results(batch, claims: list[dict[str, Any]], weights: np.ndarray, alpha: float, rngs,
-                  rank_rngs) -> list[dict[str, Any]]:
+def study_results(
+    batch, claims: list[dict[str, Any]], weights: np.ndarray, alpha: float, rngs, rank_rngs
+) -> list[dict[str, Any]]:
     """For each study of ``batch``, the ``results`` dictionary claims.verdicts reads, holding
     the analyses the (simulated) ``claims`` name."""
     g = batch.g
@@ -178,7 +213,7 @@ def study_results(batch, claims: list[dict[str, Any]], weights: np.ndarray, alph
     for c in claims:
         if c["test"] == "discriminability_difference":
             a, b = c["params"]["better"], c["params"]["worse"]
-            va, vb = batch.values[a][:, :g.n_models], batch.values[b][:, :g.n_models]
+            va, vb = batch.values[a][:, : g.n_models], batch.values[b][:, : g.n_models]
             ones = np.ones((1, va.shape[-1]))
             discr[(a, b)] = (_log_f(va, weights), _log_f(vb, weights), _log_f(va, ones)[:, 0], _log_f(vb, ones)[:, 0])
     out = []
@@ -192,16 +227,24 @@ def study_results(batch, claims: list[dict[str, Any]], weights: np.ndarray, alph
         for c in claims:
             params = c["params"]
             if c["test"] == "rank_independence":
-                r["rank_pairs"] = _rank_pairs(study, [m for m in params["metrics"] if m in METRICS], models,
-                                              weights, rank_rngs[s], params["margin"])
+                r["rank_pairs"] = _rank_pairs(
+                    study,
+                    [m for m in params["metrics"] if m in METRICS],
+                    models,
+                    weights,
+                    rank_rngs[s],
+                    params["margin"],
+                )
             elif c["test"] == "turn_drift":
                 if params["metric"] != "binary_om_acc":
                     raise ValueError(f"claim {c['id']}: the simulated studies have turns of binary_om_acc only")
-                r["drift_pages"][params["metric"]] = _drift_page(batch.om_turns[s], batch.rel, batch.turn_conversation,
-                                                                 weights)
+                r["drift_pages"][params["metric"]] = _drift_page(
+                    batch.om_turns[s], batch.rel, batch.turn_conversation, weights
+                )
             elif c["test"] == "topic_hardest":
-                r["romantic"][(params["metric"], params["category"])] = _romantic(study, params["metric"], models,
-                                                                                  weights)
+                r["romantic"][(params["metric"], params["category"])] = _romantic(
+                    study, params["metric"], models, weights
+                )
             elif c["test"] == "humans_vs_models" and humans:
                 r["humans"][params["metric"]] = human_vs_models(study, params["metric"], humans, models, weights, alpha)
         out.append(r)
@@ -226,8 +269,15 @@ def planted_makes_true(claim: dict[str, Any], g: Generator, truth: dict[str, flo
 
 def noise_free(g: Generator) -> Generator:
     """The generator without random parts: its study's statistics are the planted estimands."""
-    return replace(g, ability_sd=0.0, participant_sd=0.0, conversation_sd=0.0, noise_sd=0.0, turn_noise_sd=0.0,
-                   ability_correlation=0.0)
+    return replace(
+        g,
+        ability_sd=0.0,
+        participant_sd=0.0,
+        conversation_sd=0.0,
+        noise_sd=0.0,
+        turn_noise_sd=0.0,
+        ability_correlation=0.0,
+    )
 
 
 def estimands(g: Generator, claims: list[dict[str, Any]], design: tuple) -> dict[str, float]:
@@ -249,27 +299,40 @@ def estimands(g: Generator, claims: list[dict[str, Any]], design: tuple) -> dict
         if c["test"] == "diagnosis_effect":
             out[c["id"]] = g.effect("diagnosis", METRICS[params["metric"]][0])
         elif c["test"] == "turn_drift":
-            out[c["id"]] = _drift_page(batch.om_turns[0], batch.rel, batch.turn_conversation, weights)["late_minus_early"]
+            out[c["id"]] = _drift_page(batch.om_turns[0], batch.rel, batch.turn_conversation, weights)[
+                "late_minus_early"
+            ]
         elif c["test"] == "topic_hardest":
             out[c["id"]] = _romantic(study, params["metric"], models, weights)["difference"]
     return out
 
 
-def simulate_verdicts(g: Generator, claims: list[dict[str, Any]], rngs, rank_rngs, weights: np.ndarray,
-                      alpha: float, design: tuple | None = None, chunk: int = 25) -> pd.DataFrame:
+def simulate_verdicts(
+    g: Generator,
+    claims: list[dict[str, Any]],
+    rngs,
+    rank_rngs,
+    weights: np.ndarray,
+    alpha: float,
+    design: tuple | None = None,
+    chunk: int = 25,
+) -> pd.DataFrame:
     """Every simulated study through every claim's rule: one row per study and claim (study,
     id, estimate, lo, hi, p_adjusted, verdict), ``chunk`` studies drawn at a time."""
     design = design if design is not None else _design(g, np.random.default_rng(0))
     rows = []
     for start in range(0, len(rngs), chunk):
-        part, rparts = rngs[start:start + chunk], rank_rngs[start:start + chunk]
+        part, rparts = rngs[start : start + chunk], rank_rngs[start : start + chunk]
         batch = draw(g, part, design=design)
         for k, results in enumerate(study_results(batch, claims, weights, alpha, part, rparts)):
             table = verdicts(claims, results, alpha)
             table.insert(0, "study", start + k)
             rows.append(table[["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"]])
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
-        columns=["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"])
+    return (
+        pd.concat(rows, ignore_index=True)
+        if rows
+        else pd.DataFrame(columns=["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"])
+    )
 
 
 def _rate(hits: int, n: int) -> tuple[float, float, float]:
@@ -279,9 +342,15 @@ def _rate(hits: int, n: int) -> tuple[float, float, float]:
     return (hits / n, ci["coverage_lo"], ci["coverage_hi"])
 
 
-def operating_table(claims: list[dict[str, Any]], null: pd.DataFrame, planted: pd.DataFrame,
-                    margin: pd.DataFrame | None, truth: dict[str, float], planted_sign: dict[str, int],
-                    skipped: dict[str, str]) -> pd.DataFrame:
+def operating_table(
+    claims: list[dict[str, Any]],
+    null: pd.DataFrame,
+    planted: pd.DataFrame,
+    margin: pd.DataFrame | None,
+    truth: dict[str, float],
+    planted_sign: dict[str, int],
+    skipped: dict[str, str],
+) -> pd.DataFrame:
     """One row per claim: power, false-positive rate (each with its Clopper-Pearson interval),
     coverage with its interval and binomial p against 0.95, sign recovery; a claim in
     ``skipped`` has its reason and no number. ``planted_sign``: per claim, +1 when the planted
@@ -289,8 +358,13 @@ def operating_table(claims: list[dict[str, Any]], null: pd.DataFrame, planted: p
     rows = []
     for c in claims:
         cid = c["id"]
-        row: dict[str, Any] = {"id": cid, "family": c["family"], "test": c["test"], "simulated": cid not in skipped,
-                               "note": ("not simulated: " + skipped[cid]) if cid in skipped else ""}
+        row: dict[str, Any] = {
+            "id": cid,
+            "family": c["family"],
+            "test": c["test"],
+            "simulated": cid not in skipped,
+            "note": ("not simulated: " + skipped[cid]) if cid in skipped else "",
+        }
         if cid in skipped:
             rows.append(row)
             continue
@@ -308,10 +382,12 @@ def operating_table(claims: list[dict[str, Any]], null: pd.DataFrame, planted: p
             if planted_sign.get(cid, 0) <= 0:
                 row["note"] = "power not simulated: the generator plants no effect for this claim"
         row["n_true"], row["n_false"] = len(true_rows), len(false_rows)
-        row["power"], row["power_lo"], row["power_hi"] = _rate(int((true_rows["verdict"] == "supported").sum()),
-                                                               len(true_rows))
-        row["fpr"], row["fpr_lo"], row["fpr_hi"] = _rate(int((false_rows["verdict"] == "supported").sum()),
-                                                         len(false_rows))
+        row["power"], row["power_lo"], row["power_hi"] = _rate(
+            int((true_rows["verdict"] == "supported").sum()), len(true_rows)
+        )
+        row["fpr"], row["fpr_lo"], row["fpr_hi"] = _rate(
+            int((false_rows["verdict"] == "supported").sum()), len(false_rows)
+        )
         if cid in truth and len(pl):
             t = truth[cid]
             ok = pl["lo"].notna() & pl["hi"].notna()
@@ -320,39 +396,84 @@ def operating_table(claims: list[dict[str, Any]], null: pd.DataFrame, planted: p
             row.update(estimand=t, coverage=covered / ok.sum() if ok.sum() else np.nan, **test)
             row["sign_recovery"] = float((np.sign(pl["estimate"]) == np.sign(t)).mean()) if t != 0 else np.nan
         rows.append(row)
-    columns = ["id", "family", "test", "simulated", "n_true", "n_false", "power", "power_lo", "power_hi", "fpr",
-               "fpr_lo", "fpr_hi", "estimand", "coverage", "coverage_lo", "coverage_hi", "coverage_p",
-               "coverage_vs_nominal", "sign_recovery", "note"]
+    columns = [
+        "id",
+        "family",
+        "test",
+        "simulated",
+        "n_true",
+        "n_false",
+        "power",
+        "power_lo",
+        "power_hi",
+        "fpr",
+        "fpr_lo",
+        "fpr_hi",
+        "estimand",
+        "coverage",
+        "coverage_lo",
+        "coverage_hi",
+        "coverage_p",
+        "coverage_vs_nominal",
+        "sign_recovery",
+        "note",
+    ]
     return pd.DataFrame(rows).reindex(columns=columns)
 
 
-def reliability_curve(g: Generator, metrics: list[str], conversations: list[int], rngs_for, design_rng_for) -> pd.DataFrame:
+def reliability_curve(
+    g: Generator, metrics: list[str], conversations: list[int], rngs_for, design_rng_for
+) -> pd.DataFrame:
     """Reliability and signal-to-noise ratio (discriminability._reliability_snr, after Heineman
     et al. 2025) of the models' mean of each metric, per number of conversations: the median over
     the simulated studies of a drawn design of that size. ``rngs_for(n)`` gives the studies'
     generators, ``design_rng_for(n)`` the design's."""
     rows = []
     for n in conversations:
-        gn = replace(g, n_conversations=n, conversation_participant=None, conversation_category=None,
-                     participant_diagnosed=None, turns_each=None)
+        gn = replace(
+            g,
+            n_conversations=n,
+            conversation_participant=None,
+            conversation_category=None,
+            participant_diagnosed=None,
+            turns_each=None,
+        )
         batch = draw(gn, rngs_for(n), design_rng=design_rng_for(n))
         for metric in metrics:
-            v = batch.values[metric][:, :g.n_models]  # [S, models, conversations]
+            v = batch.values[metric][:, : g.n_models]  # [S, models, conversations]
             means = np.nanmean(v, axis=-1)
             cnt = np.isfinite(v).sum(axis=-1)
             se2 = np.nanvar(v, axis=-1, ddof=1) / cnt
             rel, snr = _reliability_snr(means, se2)
-            rows.append({"n_conversations": n, "metric": metric, "n_studies": len(v),
-                         "reliability": float(np.median(rel)), "snr": float(np.median(snr))})
+            rows.append(
+                {
+                    "n_conversations": n,
+                    "metric": metric,
+                    "n_studies": len(v),
+                    "reliability": float(np.median(rel)),
+                    "snr": float(np.median(snr)),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-__all__ = ["NOT_SIMULATED", "simulated_claims", "margin_correlation", "simulate_verdicts", "estimands",
-           "operating_table", "planted_makes_true", "reliability_curve", "verdict_curve", "first_reaching"]
+__all__ = [
+    "NOT_SIMULATED",
+    "simulated_claims",
+    "margin_correlation",
+    "simulate_verdicts",
+    "estimands",
+    "operating_table",
+    "planted_makes_true",
+    "reliability_curve",
+    "verdict_curve",
+    "first_reaching",
+]
 
 
-def verdict_curve(claims: list[dict[str, Any]], target: str, points: list[tuple[Any, Generator]], rngs_for,
-                  weights_for, alpha: float) -> pd.DataFrame:
+def verdict_curve(
+    claims: list[dict[str, Any]], target: str, points: list[tuple[Any, Generator]], rngs_for, weights_for, alpha: float
+) -> pd.DataFrame:
     """The share of simulated studies in which claim ``target``'s rule says 'supported' (with its
     Clopper-Pearson interval) and 'not supported', per design point: ``points`` are (value,
     generator) pairs; ``rngs_for(value)`` gives (study generators, model-resampling generators,
@@ -366,8 +487,16 @@ def verdict_curve(claims: list[dict[str, Any]], target: str, points: list[tuple[
         table = simulate_verdicts(g, claims, rngs, rank_rngs, weights_for(value, g), alpha, design)
         v = table[table["id"] == target]["verdict"]
         share, lo, hi = _rate(int((v == "supported").sum()), len(v))
-        rows.append({"value": value, "n_studies": len(v), "supported": share, "supported_lo": lo, "supported_hi": hi,
-                     "not_supported": float((v == "not supported").mean()) if len(v) else np.nan})
+        rows.append(
+            {
+                "value": value,
+                "n_studies": len(v),
+                "supported": share,
+                "supported_lo": lo,
+                "supported_hi": hi,
+                "not_supported": float((v == "not supported").mean()) if len(v) else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 

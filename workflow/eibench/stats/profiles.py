@@ -30,8 +30,9 @@ def turn_level(study: Study) -> np.ndarray:
     return (w["tracking"] * t + w["evaluation"] * e) / (w["tracking"] + w["evaluation"])
 
 
-def profiles(study: Study, models: list[int], weights: np.ndarray,
-             alpha: float = 0.05) -> tuple[pd.DataFrame, dict[str, Any]]:
+def profiles(
+    study: Study, models: list[int], weights: np.ndarray, alpha: float = 0.05
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     turn, conv = turn_level(study)[models], study.values["holistic"][models]
     mt, mc = np.nanmean(turn, axis=1), np.nanmean(conv, axis=1)
     tau = float(tau_b_matrix(np.stack([mt, mc], axis=-1))[0, 1])
@@ -49,17 +50,22 @@ def profiles(study: Study, models: list[int], weights: np.ndarray,
         better_turn = study.models[models[a]] if dt > 0 else study.models[models[b]]
         better_conv = study.models[models[a]] if dc > 0 else study.models[models[b]]
         rows.append((better_turn, better_conv, float(abs(dt)), float(abs(dc)), p))
-    flips = pd.DataFrame(rows, columns=["better_per_turn", "better_on_conversation", "turn_gap", "conversation_gap",
-                                        "p_flip"])
+    flips = pd.DataFrame(
+        rows, columns=["better_per_turn", "better_on_conversation", "turn_gap", "conversation_gap", "p_flip"]
+    )
     # Holm over every pair of models (the pairs that did not flip count as p = 1): the flips
     # were found by looking at all of them.
     n_pairs = len(models) * (len(models) - 1) // 2
-    padded = (adjust_present(list(flips["p_flip"]) + [1.0] * (n_pairs - len(flips)), "holm") if n_pairs
-              else np.array([]))
-    flips["p_holm"] = padded[:len(flips)]
+    padded = adjust_present(list(flips["p_flip"]) + [1.0] * (n_pairs - len(flips)), "holm") if n_pairs else np.array([])
+    flips["p_holm"] = padded[: len(flips)]
     flips["clear"] = flips["p_holm"] <= alpha
     # No count from no data: without both rankings there is no pair to flip (None, not 0).
     ranked = bool(np.isfinite(mt).sum() >= 2 and np.isfinite(mc).sum() >= 2)
-    summary = {"tau": tau, "lo": float(lo), "hi": float(hi), "n_flips": int(len(flips)) if ranked else None,
-               "n_clear_flips": (int(flips["clear"].sum()) if len(flips) else 0) if ranked else None}
+    summary = {
+        "tau": tau,
+        "lo": float(lo),
+        "hi": float(hi),
+        "n_flips": int(len(flips)) if ranked else None,
+        "n_clear_flips": (int(flips["clear"].sum()) if len(flips) else 0) if ranked else None,
+    }
     return flips, summary

@@ -38,7 +38,9 @@ def tau_b_matrix(means: np.ndarray) -> np.ndarray:
     return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
 
 
-def oriented_means(study: Study, metrics: list[str], models: list[int], weights: np.ndarray | None = None) -> np.ndarray:
+def oriented_means(
+    study: Study, metrics: list[str], models: list[int], weights: np.ndarray | None = None
+) -> np.ndarray:
     """Model means [.., n_models, n_metrics], sign-flipped where lower is better, so that a
     higher value always ranks a model higher."""
     cols = []
@@ -93,8 +95,9 @@ def power(n: int, tau: float, alpha: float, n_sims: int, rng: np.random.Generato
     return float(np.mean(np.abs(t) >= critical_tau(n, alpha) - 1e-12))
 
 
-def split_half_reliability(study: Study, metrics: list[str], models: list[int], n_splits: int,
-                           rng: np.random.Generator) -> dict[str, float]:
+def split_half_reliability(
+    study: Study, metrics: list[str], models: list[int], n_splits: int, rng: np.random.Generator
+) -> dict[str, float]:
     """Per metric: the mean Kendall tau between the model rankings of two random halves of the
     conversations, stepped up to the full sample with Spearman-Brown (2 t / (1 + t))."""
     n = study.n_conversations
@@ -122,12 +125,23 @@ def equivalence_p(joint: np.ndarray, margin: float) -> np.ndarray:
     resamples at or beyond either bound; NaN where no resample has a value."""
     valid = np.isfinite(joint)
     n_valid = np.maximum(valid.sum(axis=0), 1)
-    return np.where(valid.any(axis=0), np.maximum((joint >= margin).sum(axis=0) / n_valid,
-                                                   (joint <= -margin).sum(axis=0) / n_valid), np.nan)
+    return np.where(
+        valid.any(axis=0),
+        np.maximum((joint >= margin).sum(axis=0) / n_valid, (joint <= -margin).sum(axis=0) / n_valid),
+        np.nan,
+    )
 
 
-def rank_independence(study: Study, metrics: list[str], models: list[int], weights: np.ndarray, margin: float,
-                      n_splits: int, rng: np.random.Generator, alpha: float = 0.05) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+def rank_independence(
+    study: Study,
+    metrics: list[str],
+    models: list[int],
+    weights: np.ndarray,
+    margin: float,
+    n_splits: int,
+    rng: np.random.Generator,
+    alpha: float = 0.05,
+) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
     """Tables of pairwise rank correlations and per-metric reliabilities, and a summary.
 
     Two intervals per pair: resampling conversations only (the uncertainty of these models'
@@ -157,12 +171,43 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
             verdict = "related"
         else:
             verdict = "inconclusive"
-        rows.append((metrics[a], metrics[b], float(point[a, b]), float(lo95[a, b]), float(hi95[a, b]),
-                     float(jlo95[a, b]), float(jhi95[a, b]), float(jlo90[a, b]), float(jhi90[a, b]), float(p), corrected,
-                     verdict, float(p_equivalence[a, b]), margin))
-    pairs = pd.DataFrame(rows, columns=["metric_a", "metric_b", "tau", "lo95_conversations", "hi95_conversations",
-                                        "lo95", "hi95", "lo90", "hi90", "p_exact", "tau_corrected", "verdict",
-                                        "p_equivalence", "margin"])
+        rows.append(
+            (
+                metrics[a],
+                metrics[b],
+                float(point[a, b]),
+                float(lo95[a, b]),
+                float(hi95[a, b]),
+                float(jlo95[a, b]),
+                float(jhi95[a, b]),
+                float(jlo90[a, b]),
+                float(jhi90[a, b]),
+                float(p),
+                corrected,
+                verdict,
+                float(p_equivalence[a, b]),
+                margin,
+            )
+        )
+    pairs = pd.DataFrame(
+        rows,
+        columns=[
+            "metric_a",
+            "metric_b",
+            "tau",
+            "lo95_conversations",
+            "hi95_conversations",
+            "lo95",
+            "hi95",
+            "lo90",
+            "hi90",
+            "p_exact",
+            "tau_corrected",
+            "verdict",
+            "p_equivalence",
+            "margin",
+        ],
+    )
     rel = pd.DataFrame([(m, reliability[m]) for m in metrics], columns=["metric", "split_half_reliability"])
     n = len(models)
     summary = {
@@ -180,8 +225,9 @@ def rank_independence(study: Study, metrics: list[str], models: list[int], weigh
     return pairs, rel, summary
 
 
-def reliability_curve(study: Study, metric: str, models: list[int], sizes: list[int], n_splits: int,
-                      rng: np.random.Generator) -> pd.DataFrame:
+def reliability_curve(
+    study: Study, metric: str, models: list[int], sizes: list[int], n_splits: int, rng: np.random.Generator
+) -> pd.DataFrame:
     """Split-half rank reliability of ``metric``'s model ranking as the conversations are
     subsampled: for each size n (capped at the cohort's conversations; sizes below 4 are
     dropped), ``n_splits`` random subsets of n conversations, each split into two random
@@ -196,12 +242,23 @@ def reliability_curve(study: Study, metric: str, models: list[int], sizes: list[
         w1, w2 = np.zeros((n_splits, n_all)), np.zeros((n_splits, n_all))
         rows_idx = np.arange(n_splits)[:, None]
         w1[rows_idx, order[:, : n // 2]] = 1
-        w2[rows_idx, order[:, n // 2: 2 * (n // 2)]] = 1
+        w2[rows_idx, order[:, n // 2 : 2 * (n // 2)]] = 1
         a = oriented_means(study, [metric], models, w1)[..., 0]
         b = oriented_means(study, [metric], models, w2)[..., 0]
         taus = tau_b_matrix(np.stack([a, b], axis=-1))[:, 0, 1]
         t = float(np.nanmean(taus))
         lo, hi = np.nanquantile(taus, [0.025, 0.975])
         rows.append((metric, n, n // 2, t, float(lo), float(hi), 2 * t / (1 + t) if t > -1 else float("nan"), n_splits))
-    return pd.DataFrame(rows, columns=["metric", "n_conversations", "half", "tau_half", "tau_half_lo",
-                                       "tau_half_hi", "reliability", "n_splits"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "n_conversations",
+            "half",
+            "tau_half",
+            "tau_half_lo",
+            "tau_half_hi",
+            "reliability",
+            "n_splits",
+        ],
+    )

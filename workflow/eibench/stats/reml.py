@@ -59,8 +59,14 @@ def fit_many(X: np.ndarray, groups: np.ndarray, Y: np.ndarray, term: int, level:
     _, code = np.unique(groups, return_inverse=True)
     G = int(code.max()) + 1 if N else 0
     if G < 2 or N - p <= 0 or np.linalg.matrix_rank(X) < p:
-        return {"estimate": nan, "se": nan.copy(), "lo": nan.copy(), "hi": nan.copy(), "p_value": nan.copy(),
-                "gamma": nan.copy()}
+        return {
+            "estimate": nan,
+            "se": nan.copy(),
+            "lo": nan.copy(),
+            "hi": nan.copy(),
+            "p_value": nan.copy(),
+            "gamma": nan.copy(),
+        }
     onehot = np.zeros((N, G))
     onehot[np.arange(N), code] = 1.0
     n_g = onehot.sum(axis=0)
@@ -91,6 +97,12 @@ def fit_many(X: np.ndarray, groups: np.ndarray, Y: np.ndarray, term: int, level:
     est = beta[:, term]
     bad = ~np.isfinite(value) | (gamma <= BOUNDARY_RATIO) | ~np.isfinite(se)
     z = stats.norm.ppf(0.5 + level / 2)
-    out = {"estimate": est, "se": se, "lo": est - z * se, "hi": est + z * se,
-           "p_value": 2 * stats.norm.sf(np.abs(est / se)), "gamma": gamma}
+    out = {
+        "estimate": est,
+        "se": se,
+        "lo": est - z * se,
+        "hi": est + z * se,
+        "p_value": 2 * stats.norm.sf(np.abs(est / se)),
+        "gamma": gamma,
+    }
     return {k: (v if k == "gamma" else np.where(bad, np.nan, v)) for k, v in out.items()}

@@ -60,8 +60,17 @@ METRICS = {
 }
 CAPABILITIES = ("emotion", "behaviour", "preference", "holistic")
 ROMANTIC = "Romantic relationships"
-CATEGORIES = ("Family", "Finances and housing", "Friendships and social life", "Grief and loss", "Health and wellbeing",
-              ROMANTIC, "Self-esteem and identity", "Studies", "Work and career")
+CATEGORIES = (
+    "Family",
+    "Finances and housing",
+    "Friendships and social life",
+    "Grief and loss",
+    "Health and wellbeing",
+    ROMANTIC,
+    "Self-esteem and identity",
+    "Studies",
+    "Work and career",
+)
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,9 @@ class Generator:
 
 def _derived(values: dict[str, np.ndarray]) -> None:
     values["tracking"] = 0.5 * values["emotion_f1"] + 0.5 * values["emotion_va"]
-    values["evaluation"] = 0.5 * (0.5 * values["binary_om_acc"] + 0.5 * values["binary_hp_acc"]) + 0.5 * values["pairwise_acc"]
+    values["evaluation"] = (
+        0.5 * (0.5 * values["binary_om_acc"] + 0.5 * values["binary_hp_acc"]) + 0.5 * values["pairwise_acc"]
+    )
     panas_part = (values["panas_adjusted"] + 1) / 2
     values["holistic"] = 0.4 * panas_part + 0.3 * values["conversation_wide"] + 0.3 * values["four_branch"]
     values["composite"] = 100 * (0.24 * values["tracking"] + 0.49 * values["evaluation"] + 0.27 * values["holistic"])
@@ -142,27 +153,36 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
     M = g.n_models + g.n_humans
     ability = rng.normal(0, g.ability_sd, size=(M, 4))
     for c, capability in enumerate(CAPABILITIES):
-        ability[g.n_models:, c] += g.effect("human_shift", capability)
+        ability[g.n_models :, c] += g.effect("human_shift", capability)
     human_convs = np.sort(rng.choice(n, size=min(g.human_conversations, n), replace=False))
     answers = np.ones((M, n), dtype=bool)
-    answers[g.n_models:] = False
-    answers[g.n_models:, human_convs] = True
+    answers[g.n_models :] = False
+    answers[g.n_models :, human_convs] = True
 
     values = {m: np.full((M, n), np.nan) for m in METRICS}
     turn_level: dict[str, list[np.ndarray]] = {"binary_om_acc": [], "emotion_f1": []}
     rel = [np.arange(t) / (t - 1) if t > 1 else np.zeros(1) for t in n_turns]
     for metric, (capability, mean, per_turn) in METRICS.items():
         c = CAPABILITIES.index(capability)
-        base = (mean + ability[:, c][:, None] + g.effect("diagnosis", capability) * diag[None, :]
-                + g.effect("romantic", capability) * romantic[None, :] + u[participant_row, c][None, :]
-                + w[:, c][None, :])
+        base = (
+            mean
+            + ability[:, c][:, None]
+            + g.effect("diagnosis", capability) * diag[None, :]
+            + g.effect("romantic", capability) * romantic[None, :]
+            + u[participant_row, c][None, :]
+            + w[:, c][None, :]
+        )
         if not per_turn:
             values[metric] = np.where(answers, base + rng.normal(0, g.noise_sd, size=(M, n)), np.nan)
             continue
         drift = g.effect("drift", capability)
         grid = np.full((M, n), np.nan)
         for j in range(n):
-            y = base[:, j][:, None] + drift * (rel[j] - 0.5)[None, :] + rng.normal(0, g.turn_noise_sd, size=(M, len(rel[j])))
+            y = (
+                base[:, j][:, None]
+                + drift * (rel[j] - 0.5)[None, :]
+                + rng.normal(0, g.turn_noise_sd, size=(M, len(rel[j])))
+            )
             grid[:, j] = y.mean(axis=1)
             if metric in turn_level:
                 turn_level[metric].append(y[answers[:, j]].ravel())
@@ -178,12 +198,26 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
         model_col.append(np.repeat(who, len(rel[j])))
         conv_col.append(np.full(len(who) * len(rel[j]), j))
         rel_col.append(np.tile(rel[j], len(who)))
-    turns = pd.DataFrame({"em_model": np.array(models, dtype=object)[np.concatenate(model_col)],
-                          "conversation_id": np.array(ids, dtype=object)[np.concatenate(conv_col)],
-                          "rel_position": np.concatenate(rel_col),
-                          **{m: np.concatenate(v) for m, v in turn_level.items()}})
-    study = Study(models, roles, ids, participant, [f"P{p:02d}" for p in range(P)], diag, category,
-                  n_turns.astype(float), values, turns)
+    turns = pd.DataFrame(
+        {
+            "em_model": np.array(models, dtype=object)[np.concatenate(model_col)],
+            "conversation_id": np.array(ids, dtype=object)[np.concatenate(conv_col)],
+            "rel_position": np.concatenate(rel_col),
+            **{m: np.concatenate(v) for m, v in turn_level.items()},
+        }
+    )
+    study = Study(
+        models,
+        roles,
+        ids,
+        participant,
+        [f"P{p:02d}" for p in range(P)],
+        diag,
+        category,
+        n_turns.astype(float),
+        values,
+        turns,
+    )
     truth = {"ability": ability, "diag_share": float(diag.mean()), "romantic_share": float(romantic.mean())}
     return study, truth
 
@@ -197,33 +231,44 @@ RUN_COLUMNS = {  # the columns of run_tests each group of tests fills
 }
 
 
-def run_tests(study: Study, n_bootstrap: int, rng: np.random.Generator, alpha: float,
-              skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+def run_tests(
+    study: Study, n_bootstrap: int, rng: np.random.Generator, alpha: float, skip: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     """Every test of the paper on one (simulated) study: p-values, estimates and intervals; the
     tests named in ``skip`` (keys of TESTS) are not run and their columns are NaN."""
     models = study.with_role("model")
     weights = cluster_weights(np.arange(study.n_conversations), n_bootstrap, rng)
     out: dict[str, Any] = {c: float("nan") for cols in RUN_COLUMNS.values() for c in cols}
-    run = {group for group, cols in RUN_COLUMNS.items()
-           if not all(t in skip for t, col in TESTS.items() if col in cols)}
+    run = {
+        group for group, cols in RUN_COLUMNS.items() if not all(t in skip for t, col in TESTS.items() if col in cols)
+    }
     if "diagnosis" in run:
         conv = conversation_means(study, "emotion_f1", models)
         scores, diag = participant_scores(study, conv)
         out["p_diagnosis_permutation"] = permutation_test(scores, diag, rng)["p_value"]
         mm = mixed_model(study, conv)
-        out.update(p_diagnosis_mixed=mm["p_value"], est_diagnosis=mm["estimate"], lo_diagnosis=mm["lo"],
-                   hi_diagnosis=mm["hi"])
+        out.update(
+            p_diagnosis_mixed=mm["p_value"], est_diagnosis=mm["estimate"], lo_diagnosis=mm["lo"], hi_diagnosis=mm["hi"]
+        )
     if "romantic" in run:
         _, contrast = topic_effects(study, "composite", models, weights, ROMANTIC)
-        out.update(p_romantic_boot=contrast["p_boot"], p_romantic_mixed=contrast["p_mixed"],
-                   est_romantic=contrast["adjusted"], lo_romantic=contrast["adjusted_lo"],
-                   hi_romantic=contrast["adjusted_hi"])
+        out.update(
+            p_romantic_boot=contrast["p_boot"],
+            p_romantic_mixed=contrast["p_mixed"],
+            est_romantic=contrast["adjusted"],
+            lo_romantic=contrast["adjusted_lo"],
+            hi_romantic=contrast["adjusted_hi"],
+        )
     if "drift" in run:
         table, page = turn_drift(study, "binary_om_acc", models, weights)
         pooled = table.iloc[-1]
-        out.update(p_drift_slope=float(pooled["p_slope"]), p_page=page["p_decreasing"],
-                   est_drift=float(pooled["slope"]), lo_drift=float(pooled["slope_lo"]),
-                   hi_drift=float(pooled["slope_hi"]))
+        out.update(
+            p_drift_slope=float(pooled["p_slope"]),
+            p_page=page["p_decreasing"],
+            est_drift=float(pooled["slope"]),
+            lo_drift=float(pooled["slope_lo"]),
+            hi_drift=float(pooled["slope_hi"]),
+        )
     if "rank" in run:
         means = oriented_means(study, ["emotion_f1", "binary_om_acc"], models)
         out["p_rank_tau"] = float(stats.kendalltau(means[:, 0], means[:, 1]).pvalue)
@@ -243,17 +288,20 @@ def human_tests(study: Study, g: Generator, n_bootstrap: int, rng: np.random.Gen
     per model the share with the right sign and with an interval covering the planted shift."""
     weights = cluster_weights(np.arange(study.n_conversations), n_bootstrap, rng)
     if not study.with_role("human") or "human vs model: paired cluster bootstrap" in g.skip:
-        return dict.fromkeys(("p_human_vs_model", "humans_better_share", "est_human", "sign_human", "cover_human"),
-                             float("nan"))
+        return dict.fromkeys(
+            ("p_human_vs_model", "humans_better_share", "est_human", "sign_human", "cover_human"), float("nan")
+        )
     hv = human_vs_models(study, "binary_hp_acc", study.with_role("human"), study.with_role("model"), weights, alpha)
     shift = g.effect("human_shift", "preference")  # every model's true difference from the humans
     # The false-positive check uses one pre-specified comparison (the first model) per study, so
     # that each study is one Bernoulli trial; the shares below use every model.
-    return {"p_human_vs_model": float(hv["p_boot"].iloc[0]),
-            "humans_better_share": float((hv["verdict"] == "humans better").mean()),
-            "est_human": float(hv["human_minus_model"].mean()),
-            "sign_human": float((np.sign(hv["human_minus_model"]) == np.sign(shift)).mean()),
-            "cover_human": float(((hv["lo"] <= shift) & (shift <= hv["hi"])).mean())}
+    return {
+        "p_human_vs_model": float(hv["p_boot"].iloc[0]),
+        "humans_better_share": float((hv["verdict"] == "humans better").mean()),
+        "est_human": float(hv["human_minus_model"].mean()),
+        "sign_human": float((np.sign(hv["human_minus_model"]) == np.sign(shift)).mean()),
+        "cover_human": float(((hv["lo"] <= shift) & (shift <= hv["hi"])).mean()),
+    }
 
 
 def simulate_and_test(g: Generator, n_bootstrap: int, seed_rng: np.random.Generator, alpha: float) -> dict[str, Any]:
@@ -274,13 +322,23 @@ TEST_NEEDS = {
     "romantic": {"test": "topic_hardest", "params": {"metric": "composite", "category": ROMANTIC}},
     "drift": {"test": "turn_drift", "params": {"metric": "binary_om_acc"}},
     "rank": {"test": "rank_independence", "params": {"metrics": ["emotion_f1", "binary_om_acc"], "margin": 1.0}},
-    "discriminability": {"test": "discriminability_difference",
-                         "params": {"better": "pairwise_acc", "worse": "binary_hp_acc"}},
+    "discriminability": {
+        "test": "discriminability_difference",
+        "params": {"better": "pairwise_acc", "worse": "binary_hp_acc"},
+    },
     "human": {"test": "humans_vs_models", "params": {"metric": "binary_hp_acc"}},
 }
+
+
 def _group(test: str) -> str:
-    for group, key in (("diagnosis", "diagnosis"), ("romantic", "romantic"), ("drift", "turn drift"),
-                       ("rank", "rank independence"), ("discriminability", "discriminability"), ("human", "human")):
+    for group, key in (
+        ("diagnosis", "diagnosis"),
+        ("romantic", "romantic"),
+        ("drift", "turn drift"),
+        ("rank", "rank independence"),
+        ("discriminability", "discriminability"),
+        ("human", "human"),
+    ):
         if test.startswith(key):
             return group
     raise KeyError(test)
@@ -303,14 +361,20 @@ def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
     of evaluated models and human raters and the conversations the raters answered, and the
     tests the design cannot support left out."""
     people = design["participant_diagnosed"]
-    return {"n_conversations": design["n_conversations"], "n_participants": len(people),
-            "n_diagnosed": int(sum(people)), "n_models": len(design["models"]), "n_humans": len(design["humans"]),
-            "human_conversations": design["human_conversations"],
-            "turns": (min(design["turns"]), max(design["turns"])),
-            "conversation_participant": tuple(design["conversation_participant"]),
-            "conversation_category": tuple(design["conversation_category"]),
-            "participant_diagnosed": tuple(people), "turns_each": tuple(design["turns"]),
-            "skip": frozenset(left_out(design, alpha))}
+    return {
+        "n_conversations": design["n_conversations"],
+        "n_participants": len(people),
+        "n_diagnosed": int(sum(people)),
+        "n_models": len(design["models"]),
+        "n_humans": len(design["humans"]),
+        "human_conversations": design["human_conversations"],
+        "turns": (min(design["turns"]), max(design["turns"])),
+        "conversation_participant": tuple(design["conversation_participant"]),
+        "conversation_category": tuple(design["conversation_category"]),
+        "participant_diagnosed": tuple(people),
+        "turns_each": tuple(design["turns"]),
+        "skip": frozenset(left_out(design, alpha)),
+    }
 
 
 def simulated_design(study: Study) -> dict[str, Any]:
@@ -320,13 +384,20 @@ def simulated_design(study: Study) -> dict[str, Any]:
     from .design import cohort_design
 
     d = cohort_design(study)
-    return {"n_conversations": d["n_conversations"], "participants": d["participants"],
-            "categories": d["categories"], "conversations_without_category": d["conversations_without_category"],
-            "turns": d["turns"], "turn_positions": d["turn_positions"], "n_models": len(d["models"]),
-            "n_humans": len(d["humans"]), "human_conversations": d["human_conversations"],
-            "conversation_participant": d["conversation_participant"],
-            "conversation_category": d["conversation_category"],
-            "participant_diagnosed": d["participant_diagnosed"]}
+    return {
+        "n_conversations": d["n_conversations"],
+        "participants": d["participants"],
+        "categories": d["categories"],
+        "conversations_without_category": d["conversations_without_category"],
+        "turns": d["turns"],
+        "turn_positions": d["turn_positions"],
+        "n_models": len(d["models"]),
+        "n_humans": len(d["humans"]),
+        "human_conversations": d["human_conversations"],
+        "conversation_participant": d["conversation_participant"],
+        "conversation_category": d["conversation_category"],
+        "participant_diagnosed": d["participant_diagnosed"],
+    }
 
 
 def null_generator(design: dict[str, Any] | None = None) -> Generator:
@@ -337,8 +408,13 @@ def null_generator(design: dict[str, Any] | None = None) -> Generator:
 def planted_generator(config: dict[str, Any], design: dict[str, Any] | None = None) -> Generator:
     """The planted effects of the config's statistics.simulation.planted (score units)."""
     p = config
-    return Generator(**(design or {}), diagnosis=tuple(p["diagnosis"].items()), romantic=tuple(p["romantic"].items()),
-                     drift=tuple(p["turn_drift"].items()), human_shift=tuple(p["human_shift"].items()))
+    return Generator(
+        **(design or {}),
+        diagnosis=tuple(p["diagnosis"].items()),
+        romantic=tuple(p["romantic"].items()),
+        drift=tuple(p["turn_drift"].items()),
+        human_shift=tuple(p["human_shift"].items()),
+    )
 
 
 TESTS = {  # test -> the p-value it reports in run_tests (null calibration)
@@ -368,12 +444,27 @@ def summarise_null(results: pd.DataFrame, alpha: float, left: dict[str, str] | N
         n = len(x)
         rate = float(np.mean(x <= alpha)) if n else float("nan")  # rejection as in the verdicts
         lo, hi = (stats.binom.ppf(0.025, n, alpha) / n, stats.binom.ppf(0.975, n, alpha) / n) if n else (np.nan, np.nan)
-        jlo, jhi = (stats.binom.ppf(tail, n, alpha) / n, stats.binom.ppf(1 - tail, n, alpha) / n) if n else (np.nan, np.nan)
+        jlo, jhi = (
+            (stats.binom.ppf(tail, n, alpha) / n, stats.binom.ppf(1 - tail, n, alpha) / n) if n else (np.nan, np.nan)
+        )
         inside = (bool(lo <= rate <= hi), bool(jlo <= rate <= jhi)) if n else (None, None)  # None: not tested
         rows.append((test, n, rate, alpha, lo, hi, inside[0], jlo, jhi, inside[1], left.get(test, "")))
-    return pd.DataFrame(rows, columns=["test", "n_simulations", "false_positive_rate", "alpha", "band_lo", "band_hi",
-                                       "within_band", "joint_band_lo", "joint_band_hi", "within_joint_band",
-                                       "left_out"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "test",
+            "n_simulations",
+            "false_positive_rate",
+            "alpha",
+            "band_lo",
+            "band_hi",
+            "within_band",
+            "joint_band_lo",
+            "joint_band_hi",
+            "within_joint_band",
+            "left_out",
+        ],
+    )
 
 
 NOMINAL_COVERAGE = 0.95
@@ -385,14 +476,24 @@ def coverage_test(covered: int, n: int, nominal: float = NOMINAL_COVERAGE, alpha
     nominal' / 'above nominal' when p <= alpha, else 'consistent with nominal'; NaNs and ''
     when n = 0."""
     if n == 0:
-        return {"coverage_lo": float("nan"), "coverage_hi": float("nan"), "coverage_p": float("nan"),
-                "coverage_vs_nominal": ""}
+        return {
+            "coverage_lo": float("nan"),
+            "coverage_hi": float("nan"),
+            "coverage_p": float("nan"),
+            "coverage_vs_nominal": "",
+        }
     test = stats.binomtest(int(covered), int(n), nominal)
     ci = test.proportion_ci(confidence_level=0.95, method="exact")
     rate = covered / n
-    verdict = ("below nominal" if rate < nominal else "above nominal") if test.pvalue <= alpha else "consistent with nominal"
-    return {"coverage_lo": float(ci.low), "coverage_hi": float(ci.high), "coverage_p": float(test.pvalue),
-            "coverage_vs_nominal": verdict}
+    verdict = (
+        ("below nominal" if rate < nominal else "above nominal") if test.pvalue <= alpha else "consistent with nominal"
+    )
+    return {
+        "coverage_lo": float(ci.low),
+        "coverage_hi": float(ci.high),
+        "coverage_p": float(test.pvalue),
+        "coverage_vs_nominal": verdict,
+    }
 
 
 def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] | None = None) -> pd.DataFrame:
@@ -402,8 +503,11 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
     human row, a share over the models of a study, has none); ``left``: the tests left out for
     this design (column ``left_out``)."""
     left = left or {}
-    source = {"diagnosis": "diagnosis: mixed model (Wald)", "romantic": "romantic contrast: mixed model (Wald)",
-              "drift": "turn drift: slope, cluster bootstrap"}
+    source = {
+        "diagnosis": "diagnosis: mixed model (Wald)",
+        "romantic": "romantic contrast: mixed model (Wald)",
+        "drift": "turn drift: slope, cluster bootstrap",
+    }
     human = "human vs model: paired cluster bootstrap"
     truths = {
         "diagnosis effect on emotion F1 (mixed model)": ("diagnosis", g.effect("diagnosis", "emotion")),
@@ -417,18 +521,44 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
         est, lo, hi = est[ok], lo[ok], hi[ok]
         sign = float(np.mean(np.sign(est) == np.sign(truth))) if truth != 0 and len(est) else float("nan")
         covered = int(np.sum((lo <= truth) & (truth <= hi)))
-        rows.append((name, truth, float(np.mean(est)) if len(est) else float("nan"), sign,
-                     covered / len(est) if len(est) else float("nan"), int(ok.sum()),
-                     left.get(source[key], "")))
+        rows.append(
+            (
+                name,
+                truth,
+                float(np.mean(est)) if len(est) else float("nan"),
+                sign,
+                covered / len(est) if len(est) else float("nan"),
+                int(ok.sum()),
+                left.get(source[key], ""),
+            )
+        )
         binomial.append(coverage_test(covered, len(est)))
     shift = float(g.effect("human_shift", "preference"))
-    rows.append(("human minus model, binary HP accuracy (paired bootstrap, per model)", shift,
-                 float(results["est_human"].mean()), float(results["sign_human"].mean()) if shift != 0 else float("nan"),
-                 float(results["cover_human"].mean()), int(results["est_human"].notna().sum()), left.get(human, "")))
+    rows.append(
+        (
+            "human minus model, binary HP accuracy (paired bootstrap, per model)",
+            shift,
+            float(results["est_human"].mean()),
+            float(results["sign_human"].mean()) if shift != 0 else float("nan"),
+            float(results["cover_human"].mean()),
+            int(results["est_human"].notna().sum()),
+            left.get(human, ""),
+        )
+    )
     power = float(results["humans_better_share"].mean())
-    rows.append(("power: share of models the humans are declared better than (Holm)", float("nan"), power,
-                 float("nan"), float("nan"), int(results["humans_better_share"].notna().sum()), left.get(human, "")))
+    rows.append(
+        (
+            "power: share of models the humans are declared better than (Holm)",
+            float("nan"),
+            power,
+            float("nan"),
+            float("nan"),
+            int(results["humans_better_share"].notna().sum()),
+            left.get(human, ""),
+        )
+    )
     binomial += [coverage_test(0, 0)] * 2
-    table = pd.DataFrame(rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage",
-                                        "n_simulations", "left_out"])
+    table = pd.DataFrame(
+        rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage", "n_simulations", "left_out"]
+    )
     return pd.concat([table.iloc[:, :5], pd.DataFrame(binomial), table.iloc[:, 5:]], axis=1)

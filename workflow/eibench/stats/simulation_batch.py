@@ -83,8 +83,12 @@ def _design(g: Generator, rng: np.random.Generator):
     return participant, diagnosed_p, category, n_turns
 
 
-def draw(g: Generator, rngs: list[np.random.Generator], design_rng: np.random.Generator | None = None,
-         design: tuple | None = None) -> Batch:
+def draw(
+    g: Generator,
+    rngs: list[np.random.Generator],
+    design_rng: np.random.Generator | None = None,
+    design: tuple | None = None,
+) -> Batch:
     """One study per generator in ``rngs``, all of ``g``'s design (``design``, else drawn from
     ``design_rng`` when ``g`` has no copied design)."""
     if design is None:
@@ -131,8 +135,13 @@ def draw(g: Generator, rngs: list[np.random.Generator], design_rng: np.random.Ge
         answers[Mm:, human_convs] = True
         conv_part = fixed + (u + w).T  # [4, n]
         base = ability.T[cap][:, :, None] + (offset + conv_part[cap])[:, None, :]  # [K, M, n]
-        y = (base[om][:, turn_conv] - offset[om][turn_conv] + mean[om] + om_drift[None, :]
-             + rng.normal(0, g.turn_noise_sd, size=(M, len(rel))))
+        y = (
+            base[om][:, turn_conv]
+            - offset[om][turn_conv]
+            + mean[om]
+            + om_drift[None, :]
+            + rng.normal(0, g.turn_noise_sd, size=(M, len(rel)))
+        )
         om_turns[s] = y[:Mm]
         value = base + rng.standard_normal((K, M, n)) * sd[:, None, :]
         value[om] = np.add.reduceat(y, starts, axis=1) / n_turns[None, :]
@@ -163,11 +172,26 @@ def to_study(batch: Batch, s: int, twin: bool = False) -> Study:
     ids = [f"c{j:04d}" for j in range(len(batch.participant))]
     values = {"binary_hp_acc": batch.twin_hp[s]} if twin else {m: v[s] for m, v in batch.values.items()}
     Mm = g.n_models
-    turns = pd.DataFrame({"em_model": np.repeat(np.array(models[:Mm], dtype=object), len(batch.rel)),
-                          "conversation_id": np.tile(np.array(ids, dtype=object)[batch.turn_conversation], Mm),
-                          "rel_position": np.tile(batch.rel, Mm), "binary_om_acc": batch.om_turns[s].ravel()})
-    return Study(models, roles, ids, batch.participant, [f"P{p:02d}" for p in range(batch.participants)],
-                 batch.diagnosed, batch.category, batch.n_turns, values, turns)
+    turns = pd.DataFrame(
+        {
+            "em_model": np.repeat(np.array(models[:Mm], dtype=object), len(batch.rel)),
+            "conversation_id": np.tile(np.array(ids, dtype=object)[batch.turn_conversation], Mm),
+            "rel_position": np.tile(batch.rel, Mm),
+            "binary_om_acc": batch.om_turns[s].ravel(),
+        }
+    )
+    return Study(
+        models,
+        roles,
+        ids,
+        batch.participant,
+        [f"P{p:02d}" for p in range(batch.participants)],
+        batch.diagnosed,
+        batch.category,
+        batch.n_turns,
+        values,
+        turns,
+    )
 
 
 def _percentiles(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,7 +222,11 @@ def _boot_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def _diagnosis(batch: Batch, conv: np.ndarray, rngs) -> dict[str, np.ndarray]:
     S = conv.shape[0]
     present = [p for p in range(batch.participants) if (batch.participant == p).any()]
-    scores = np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1) if present else np.zeros((S, 0))
+    scores = (
+        np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
+        if present
+        else np.zeros((S, 0))
+    )
     labels = np.array([bool(batch.diagnosed[batch.participant == p][0]) for p in present], dtype=bool)
     n, k = len(present), int(labels.sum())
     perm = np.full(S, np.nan)
@@ -219,14 +247,21 @@ def _diagnosis(batch: Batch, conv: np.ndarray, rngs) -> dict[str, np.ndarray]:
         cols += [(batch.category[rows] == c).astype(float) for c in cats[1:]]
     cols.append(batch.n_turns[rows])
     fit = reml.fit_many(np.column_stack(cols), batch.participant[rows], conv[:, rows], term=1)
-    return {"p_diagnosis_permutation": perm, "p_diagnosis_mixed": fit["p_value"], "est_diagnosis": fit["estimate"],
-            "lo_diagnosis": fit["lo"], "hi_diagnosis": fit["hi"]}
+    return {
+        "p_diagnosis_permutation": perm,
+        "p_diagnosis_mixed": fit["p_value"],
+        "est_diagnosis": fit["estimate"],
+        "lo_diagnosis": fit["lo"],
+        "hi_diagnosis": fit["hi"],
+    }
 
 
 def _romantic(batch: Batch, conv: np.ndarray, weights: np.ndarray) -> dict[str, np.ndarray]:
     S = conv.shape[0]
     is_rom = batch.category == ROMANTIC
-    both = np.stack([_boot_means(conv[:, is_rom], weights[:, is_rom]), _boot_means(conv[:, ~is_rom], weights[:, ~is_rom])])
+    both = np.stack(
+        [_boot_means(conv[:, is_rom], weights[:, is_rom]), _boot_means(conv[:, ~is_rom], weights[:, ~is_rom])]
+    )
     p_boot = bootstrap_p(both[0] - both[1], axis=-1)
     rows = batch.participant >= 0
     n_in = int(is_rom[rows].sum())
@@ -235,8 +270,13 @@ def _romantic(batch: Batch, conv: np.ndarray, weights: np.ndarray) -> dict[str, 
     else:
         X = np.column_stack([np.ones(rows.sum()), is_rom[rows].astype(float), batch.n_turns[rows]])
         fit = reml.fit_many(X, batch.participant[rows], conv[:, rows], term=1)
-    return {"p_romantic_boot": p_boot, "p_romantic_mixed": fit["p_value"], "est_romantic": fit["estimate"],
-            "lo_romantic": fit["lo"], "hi_romantic": fit["hi"]}
+    return {
+        "p_romantic_boot": p_boot,
+        "p_romantic_mixed": fit["p_value"],
+        "est_romantic": fit["estimate"],
+        "lo_romantic": fit["lo"],
+        "hi_romantic": fit["hi"],
+    }
 
 
 def _drift(batch: Batch, weights: np.ndarray) -> dict[str, np.ndarray]:
@@ -245,16 +285,25 @@ def _drift(batch: Batch, weights: np.ndarray) -> dict[str, np.ndarray]:
     x = batch.rel
     starts = np.r_[0, np.cumsum(batch.n_turns.astype(int))[:-1]]
     per_conv = lambda v: np.add.reduceat(v, starts, axis=-1)  # noqa: E731 - sums per conversation
-    sums = [np.full((1, n), 0.0) + Mm * per_conv(np.ones_like(x)), Mm * per_conv(x)[None, :],
-            per_conv(y.sum(axis=1)), per_conv((y * x).sum(axis=1)), Mm * per_conv(x * x)[None, :]]
+    sums = [
+        np.full((1, n), 0.0) + Mm * per_conv(np.ones_like(x)),
+        Mm * per_conv(x)[None, :],
+        per_conv(y.sum(axis=1)),
+        per_conv((y * x).sum(axis=1)),
+        Mm * per_conv(x * x)[None, :],
+    ]
     point_w = np.ones((1, n))
 
     def slope(w):
         sw, swx, swy, swxy, swxx = (s @ w.T for s in sums)  # [S or 1, B]
         mx, my = swx / sw, swy / sw
         sxx = swxx - sw * mx * mx
-        return np.divide(swxy - sw * mx * my, sxx, out=np.full(np.broadcast(swy, sxx).shape, np.nan),
-                         where=np.broadcast_to(sxx > 0, np.broadcast(swy, sxx).shape))
+        return np.divide(
+            swxy - sw * mx * my,
+            sxx,
+            out=np.full(np.broadcast(swy, sxx).shape, np.nan),
+            where=np.broadcast_to(sxx > 0, np.broadcast(swy, sxx).shape),
+        )
 
     boot = slope(weights)
     est = slope(point_w)[:, 0]
@@ -268,8 +317,13 @@ def _drift(batch: Batch, weights: np.ndarray) -> dict[str, np.ndarray]:
         ok = ~np.isnan(data).any(axis=1)
         if ok.sum() >= 2:
             page[s] = page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1]).pvalue
-    return {"p_drift_slope": bootstrap_p(boot, axis=-1), "p_page": page, "est_drift": est, "lo_drift": lo,
-            "hi_drift": hi}
+    return {
+        "p_drift_slope": bootstrap_p(boot, axis=-1),
+        "p_page": page,
+        "est_drift": est,
+        "lo_drift": lo,
+        "hi_drift": hi,
+    }
 
 
 def _log_f(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -291,8 +345,10 @@ def _humans(batch: Batch, weights: np.ndarray, alpha: float) -> dict[str, np.nda
     S, Mm = v.shape[0], g.n_models
     shift = g.effect("human_shift", "preference")
     if not g.n_humans or "human vs model: paired cluster bootstrap" in g.skip:
-        return {k: np.full(S, np.nan) for k in ("p_human_vs_model", "humans_better_share", "est_human", "sign_human",
-                                                 "cover_human")}
+        return {
+            k: np.full(S, np.nan)
+            for k in ("p_human_vs_model", "humans_better_share", "est_human", "sign_human", "cover_human")
+        }
     hv = v[:, Mm:]
     rated = np.isfinite(hv).any(axis=1)
     human = np.where(rated, np.nansum(hv, axis=1) / np.maximum(np.isfinite(hv).sum(axis=1), 1), np.nan)
@@ -303,9 +359,13 @@ def _humans(batch: Batch, weights: np.ndarray, alpha: float) -> dict[str, np.nda
     point = np.nanmean(diff, axis=-1)
     holm = np.stack([adjust_present(row, "holm") for row in p])
     better = (holm <= alpha) & (point > 0)  # binary HP accuracy: higher is better
-    return {"p_human_vs_model": p[:, 0], "humans_better_share": better.mean(axis=1), "est_human": point.mean(axis=1),
-            "sign_human": (np.sign(point) == np.sign(shift)).mean(axis=1),
-            "cover_human": ((lo <= shift) & (shift <= hi)).mean(axis=1)}
+    return {
+        "p_human_vs_model": p[:, 0],
+        "humans_better_share": better.mean(axis=1),
+        "est_human": point.mean(axis=1),
+        "sign_human": (np.sign(point) == np.sign(shift)).mean(axis=1),
+        "cover_human": ((lo <= shift) & (shift <= hi)).mean(axis=1),
+    }
 
 
 def _kendall_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -336,8 +396,9 @@ def run_tests(batch: Batch, weights: np.ndarray, alpha: float, rngs=None) -> pd.
     S = batch.om_turns.shape[0]
     models = slice(0, g.n_models)
     out: dict[str, Any] = {c: np.full(S, np.nan) for cols in RUN_COLUMNS.values() for c in cols}
-    run = {group for group, cols in RUN_COLUMNS.items()
-           if not all(t in g.skip for t, col in TESTS.items() if col in cols)}
+    run = {
+        group for group, cols in RUN_COLUMNS.items() if not all(t in g.skip for t, col in TESTS.items() if col in cols)
+    }
     if "diagnosis" in run:
         out.update(_diagnosis(batch, batch.values["emotion_f1"][:, models].mean(axis=1), rngs))
     if "romantic" in run:
@@ -349,7 +410,9 @@ def run_tests(batch: Batch, weights: np.ndarray, alpha: float, rngs=None) -> pd.
         b = batch.values["binary_om_acc"][:, models].mean(axis=2)
         out["p_rank_tau"] = _kendall_p(a, b)
     if "discriminability" in run:
-        d = _log_f(batch.values["pairwise_acc"][:, models], weights) - _log_f(batch.values["binary_hp_acc"][:, models], weights)
+        d = _log_f(batch.values["pairwise_acc"][:, models], weights) - _log_f(
+            batch.values["binary_hp_acc"][:, models], weights
+        )
         out["p_discriminability"] = bootstrap_p(d, axis=-1)
     for test in g.skip:
         if TESTS[test] in out:
@@ -371,8 +434,14 @@ def chunk_size(design: tuple, g: Generator, n_bootstrap: int) -> int:
     return int(max(1, min(50, CHUNK_BYTES // max(per_study, 1))))
 
 
-def simulate_and_test_many(g: Generator, rngs: list[np.random.Generator], weights: np.ndarray, alpha: float,
-                           chunk: int | None = None, design_rng: np.random.Generator | None = None) -> pd.DataFrame:
+def simulate_and_test_many(
+    g: Generator,
+    rngs: list[np.random.Generator],
+    weights: np.ndarray,
+    alpha: float,
+    chunk: int | None = None,
+    design_rng: np.random.Generator | None = None,
+) -> pd.DataFrame:
     """Studies drawn from ``rngs`` (one generator each) through every test with the shared
     ``weights``, ``chunk`` studies at a time (default ``chunk_size``: memory is bounded by the
     chunk, time grows linearly with the number of studies)."""
@@ -380,12 +449,15 @@ def simulate_and_test_many(g: Generator, rngs: list[np.random.Generator], weight
     design = _design(g, design_rng if design_rng is not None else np.random.default_rng(0))  # one for all chunks
     chunk = chunk or chunk_size(design, g, weights.shape[0])
     for start in range(0, len(rngs), chunk):
-        part = rngs[start:start + chunk]
+        part = rngs[start : start + chunk]
         parts.append(run_tests(draw(g, part, design=design), weights, alpha, part))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def shared_weights(g: Generator, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
     """The cluster-bootstrap weights every simulated study of this design shares."""
-    return cluster_weights(np.arange(g.n_conversations if g.conversation_participant is None
-                                     else len(g.conversation_participant)), n_bootstrap, rng)
+    return cluster_weights(
+        np.arange(g.n_conversations if g.conversation_participant is None else len(g.conversation_participant)),
+        n_bootstrap,
+        rng,
+    )

@@ -28,18 +28,32 @@ class Study:
     turns: pd.DataFrame | None = None  # turn-level scores: em_model, conversation_id, rel_position, metrics
 
     @classmethod
-    def from_tables(cls, conversation_scores: pd.DataFrame, turn_scores: pd.DataFrame, gold_conversations: pd.DataFrame,
-                    participants: pd.DataFrame, roles: dict[str, str], metrics: list[str], mode: str = "default",
-                    rule_set: str = "parity") -> "Study":
+    def from_tables(
+        cls,
+        conversation_scores: pd.DataFrame,
+        turn_scores: pd.DataFrame,
+        gold_conversations: pd.DataFrame,
+        participants: pd.DataFrame,
+        roles: dict[str, str],
+        metrics: list[str],
+        mode: str = "default",
+        rule_set: str = "parity",
+    ) -> "Study":
         conv = gold_conversations.sort_values("conversation_id").reset_index(drop=True)
         ids = list(conv["conversation_id"].astype(str))
         people = participants.set_index("participant_id")
         pids = sorted(set(conv["participant_id"].dropna().astype(str)))
         pcode = {p: i for i, p in enumerate(pids)}
         participant = np.array([pcode.get(str(p), -1) if pd.notna(p) else -1 for p in conv["participant_id"]])
-        diagnosed = np.array([bool(people.loc[p, "has_diagnosis"]) if pd.notna(p) and p in people.index else False
-                              for p in conv["participant_id"]])
-        scores = conversation_scores[(conversation_scores["mode"] == mode) & (conversation_scores["rule_set"] == rule_set)]
+        diagnosed = np.array(
+            [
+                bool(people.loc[p, "has_diagnosis"]) if pd.notna(p) and p in people.index else False
+                for p in conv["participant_id"]
+            ]
+        )
+        scores = conversation_scores[
+            (conversation_scores["mode"] == mode) & (conversation_scores["rule_set"] == rule_set)
+        ]
         models = sorted(set(scores["em_model"].astype(str)))
         col = {c: i for i, c in enumerate(ids)}
         row = {m: i for i, m in enumerate(models)}
@@ -53,8 +67,18 @@ class Study:
         turns = turn_scores[(turn_scores["mode"] == mode) & (turn_scores["rule_set"] == rule_set)].copy()
         turns["em_model"] = turns["em_model"].astype(str)
         turns["conversation_id"] = turns["conversation_id"].astype(str)
-        return cls(models, {m: roles.get(m, "model") for m in models}, ids, participant, pids, diagnosed,
-                   conv["category"].astype(object).to_numpy(), conv["n_turns"].to_numpy(float), values, turns)
+        return cls(
+            models,
+            {m: roles.get(m, "model") for m in models},
+            ids,
+            participant,
+            pids,
+            diagnosed,
+            conv["category"].astype(object).to_numpy(),
+            conv["n_turns"].to_numpy(float),
+            values,
+            turns,
+        )
 
     def defined(self, metric: str, models: list[int]) -> bool:
         """Whether ``metric`` has at least one value for these model rows (a cohort can lack a

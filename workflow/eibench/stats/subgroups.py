@@ -28,8 +28,9 @@ def conversation_means(study: Study, metric: str, models: list[int]) -> np.ndarr
     """Per conversation, the mean of the metric over the given models (NaN if none)."""
     values = study.values[metric][models]
     ok = ~np.isnan(values)
-    return np.divide(np.nansum(values, axis=0), ok.sum(axis=0), out=np.full(values.shape[1], np.nan),
-                     where=ok.sum(axis=0) > 0)
+    return np.divide(
+        np.nansum(values, axis=0), ok.sum(axis=0), out=np.full(values.shape[1], np.nan), where=ok.sum(axis=0) > 0
+    )
 
 
 def participant_scores(study: Study, conv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -79,15 +80,30 @@ def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
     The outcome is one value per conversation (the mean over the models), so the conversation's
     random intercept is the residual term of this model."""
     term = "diagnosed"
-    frame = pd.DataFrame({"y": conv, "participant": study.participant, "diagnosed": study.diagnosed.astype(float),
-                          "category": study.category, "n_turns": study.n_turns})
+    frame = pd.DataFrame(
+        {
+            "y": conv,
+            "participant": study.participant,
+            "diagnosed": study.diagnosed.astype(float),
+            "category": study.category,
+            "n_turns": study.n_turns,
+        }
+    )
     frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
     formula = "y ~ diagnosed + C(category) + n_turns" if frame["category"].nunique() > 1 else "y ~ diagnosed + n_turns"
     _, c = mixed.fit(formula, frame, term)
     sd = float(frame["y"].std(ddof=1)) if len(frame) > 1 else float("nan")
-    return {"estimate": c.estimate, "se": c.se, "lo": c.lo, "hi": c.hi, "p_value": c.p_value,
-            "standardised": c.estimate / sd if sd > 0 else float("nan"), "reason": c.reason,
-            "n_conversations": int(len(frame)), "n_participants": int(frame["participant"].nunique())}
+    return {
+        "estimate": c.estimate,
+        "se": c.se,
+        "lo": c.lo,
+        "hi": c.hi,
+        "p_value": c.p_value,
+        "standardised": c.estimate / sd if sd > 0 else float("nan"),
+        "reason": c.reason,
+        "n_conversations": int(len(frame)),
+        "n_participants": int(frame["participant"].nunique()),
+    }
 
 
 def diagnosis_effects(study: Study, metrics: list[str], models: list[int], rng: np.random.Generator) -> pd.DataFrame:
@@ -98,9 +114,38 @@ def diagnosis_effects(study: Study, metrics: list[str], models: list[int], rng: 
         scores, diag = participant_scores(study, conv)
         perm = permutation_test(scores, diag, rng)
         mm = mixed_model(study, conv)
-        rows.append((metric, int(diag.sum()), int((~diag).sum()), perm["difference"], perm["p_value"],
-                     perm["n_permutations"], perm["exact"], mm["estimate"], mm["lo"], mm["hi"], mm["p_value"],
-                     mm["standardised"], mm["reason"]))
-    return pd.DataFrame(rows, columns=["metric", "n_diagnosed", "n_not_diagnosed", "difference", "p_permutation",
-                                       "n_permutations", "exact", "adjusted_effect", "adjusted_lo", "adjusted_hi",
-                                       "p_mixed", "standardised_effect", "mixed_model_note"])
+        rows.append(
+            (
+                metric,
+                int(diag.sum()),
+                int((~diag).sum()),
+                perm["difference"],
+                perm["p_value"],
+                perm["n_permutations"],
+                perm["exact"],
+                mm["estimate"],
+                mm["lo"],
+                mm["hi"],
+                mm["p_value"],
+                mm["standardised"],
+                mm["reason"],
+            )
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "n_diagnosed",
+            "n_not_diagnosed",
+            "difference",
+            "p_permutation",
+            "n_permutations",
+            "exact",
+            "adjusted_effect",
+            "adjusted_lo",
+            "adjusted_hi",
+            "p_mixed",
+            "standardised_effect",
+            "mixed_model_note",
+        ],
+    )

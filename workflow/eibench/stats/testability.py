@@ -88,33 +88,46 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
     test, params = claim["test"], claim.get("params", {})
     if test == "rank_independence":
         defined = [m for m in params["metrics"] if m in design["metrics_models"]]
-        out = [] if len(defined) >= 2 else [
-            f"{len(defined)} of its metrics ({', '.join(params['metrics'])}) have values in this cohort; "
-            "a rank comparison needs two"]
+        out = (
+            []
+            if len(defined) >= 2
+            else [
+                f"{len(defined)} of its metrics ({', '.join(params['metrics'])}) have values in this cohort; "
+                "a rank comparison needs two"
+            ]
+        )
         out += _models_reason(design, min_kendall_models(alpha), f"the exact Kendall test at alpha {alpha}")
         n = len(design["models"])
         if n >= 2 and not tau_within_margin(n, params["margin"]):
             out.append(f"with {n} models no Kendall tau lies within the margin {params['margin']}")
         return out
     if test == "discriminability_difference":
-        return (_metric_reasons([params["better"], params["worse"]], design)
-                + _models_reason(design, 2, "a comparison of models"))
+        return _metric_reasons([params["better"], params["worse"]], design) + _models_reason(
+            design, 2, "a comparison of models"
+        )
     if test == "diagnosis_effect":
         out = _metric_reasons([params["metric"]], design)
         groups = design["participants"]
         d, nd = groups["diagnosed"], groups["not_diagnosed"]
         if d["conversations"] < MIN_CONVERSATIONS or nd["conversations"] < MIN_CONVERSATIONS:
-            out.append(f"conversations of participants with a diagnosis: {d['conversations']}, without: "
-                       f"{nd['conversations']}; each group needs at least {MIN_CONVERSATIONS}")
+            out.append(
+                f"conversations of participants with a diagnosis: {d['conversations']}, without: "
+                f"{nd['conversations']}; each group needs at least {MIN_CONVERSATIONS}"
+            )
         else:
             p = min_permutation_p(d["participants"], nd["participants"])
             if not p <= alpha:
-                out.append(f"{d['participants']} participants with a diagnosis and {nd['participants']} without: the "
-                           f"smallest p of the permutation test is {p:.3f}, above alpha {alpha}")
+                out.append(
+                    f"{d['participants']} participants with a diagnosis and {nd['participants']} without: the "
+                    f"smallest p of the permutation test is {p:.3f}, above alpha {alpha}"
+                )
         return out
     if test == "turn_drift":
-        return (_metric_reasons([params["metric"]], design) + _positions_reason(design)
-                + _models_reason(design, min_page_models(alpha), f"Page's trend test at alpha {alpha}"))
+        return (
+            _metric_reasons([params["metric"]], design)
+            + _positions_reason(design)
+            + _models_reason(design, min_page_models(alpha), f"Page's trend test at alpha {alpha}")
+        )
     if test == "turn_flat":
         return _metric_reasons([params["metric"]], design) + _positions_reason(design)
     if test == "topic_hardest":
@@ -122,12 +135,15 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
         inside = design["categories"].get(params["category"], 0)
         outside = sum(n for c, n in design["categories"].items() if c != params["category"])
         if inside < MIN_CONVERSATIONS or outside < MIN_CONVERSATIONS:
-            out.append(f"conversations in {params['category']!r}: {inside}, in other categories: {outside}; "
-                       f"each side needs at least {MIN_CONVERSATIONS}")
+            out.append(
+                f"conversations in {params['category']!r}: {inside}, in other categories: {outside}; "
+                f"each side needs at least {MIN_CONVERSATIONS}"
+            )
         return out
     if test == "profile_flips":
-        return (_metric_reasons(["tracking", "evaluation", "holistic"], design)
-                + _models_reason(design, 2, "a change of order"))
+        return _metric_reasons(["tracking", "evaluation", "holistic"], design) + _models_reason(
+            design, 2, "a change of order"
+        )
     if test == "humans_vs_models":
         out = _metric_reasons([params["metric"]], design)
         if not design["humans"]:

@@ -38,8 +38,9 @@ def _weighted_group_means(conv: np.ndarray, group: np.ndarray, labels: list, wei
     return out
 
 
-def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndarray, romantic: str,
-                  higher_is_better: bool = True) -> tuple[pd.DataFrame, dict[str, Any]]:
+def topic_effects(
+    study: Study, metric: str, models: list[int], weights: np.ndarray, romantic: str, higher_is_better: bool = True
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Per category: mean, bootstrap interval, P(hardest); mixed-model effects; romantic contrast."""
     conv = conversation_means(study, metric, models)
     categories = sorted({c for c in study.category if isinstance(c, str)})
@@ -52,8 +53,9 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
     else:  # one category is not the hardest of anything
         p_hardest = np.full(len(categories), np.nan)
 
-    frame = pd.DataFrame({"y": conv, "participant": study.participant, "category": study.category,
-                          "n_turns": study.n_turns})
+    frame = pd.DataFrame(
+        {"y": conv, "participant": study.participant, "category": study.category, "n_turns": study.n_turns}
+    )
     # The mixed models adjust for the participant: they use the conversations with a known one.
     frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
     reference = max(categories, key=lambda c: (int((frame["category"] == c).sum()), c))
@@ -64,18 +66,51 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
     wald = fit.conf_int(alpha=0.05) if fit is not None else pd.DataFrame()
     for j, c in enumerate(categories):
         name = f"C(category, Treatment({reference!r}))[T.{c}]"
-        effect = 0.0 if c == reference else (float(fit.params[name]) if fit is not None and name in fit.params.index
-                                             else np.nan)
+        effect = (
+            0.0
+            if c == reference
+            else (float(fit.params[name]) if fit is not None and name in fit.params.index else np.nan)
+        )
         elo, ehi = (float(wald.loc[name, 0]), float(wald.loc[name, 1])) if name in wald.index else (np.nan, np.nan)
-        rows.append((metric, c, int((study.category == c).sum()), float(point[j]), float(lo[j]), float(hi[j]),
-                     float(p_hardest[j]), effect, elo, ehi, c == reference, note))
-    table = pd.DataFrame(rows, columns=["metric", "category", "n_conversations", "mean", "lo", "hi", "p_hardest",
-                                        "effect_vs_reference", "effect_lo", "effect_hi", "is_reference",
-                                        "mixed_model_note"])
+        rows.append(
+            (
+                metric,
+                c,
+                int((study.category == c).sum()),
+                float(point[j]),
+                float(lo[j]),
+                float(hi[j]),
+                float(p_hardest[j]),
+                effect,
+                elo,
+                ehi,
+                c == reference,
+                note,
+            )
+        )
+    table = pd.DataFrame(
+        rows,
+        columns=[
+            "metric",
+            "category",
+            "n_conversations",
+            "mean",
+            "lo",
+            "hi",
+            "p_hardest",
+            "effect_vs_reference",
+            "effect_lo",
+            "effect_hi",
+            "is_reference",
+            "mixed_model_note",
+        ],
+    )
 
     is_romantic = np.array([c == romantic for c in study.category])
     ok = ~np.isnan(conv)
-    contrast_point = conv[ok & is_romantic].mean() - conv[ok & ~is_romantic].mean() if (ok & is_romantic).any() else np.nan
+    contrast_point = (
+        conv[ok & is_romantic].mean() - conv[ok & ~is_romantic].mean() if (ok & is_romantic).any() else np.nan
+    )
     both = _weighted_group_means(conv, is_romantic, [True, False], weights)
     diff = both[:, 0] - both[:, 1]
     dlo, dhi = percentile_interval(diff)
@@ -88,11 +123,22 @@ def topic_effects(study: Study, metric: str, models: list[int], weights: np.ndar
         r = mixed.Coefficient.missing(f"no conversation {side} {romantic!r} among those with a known participant")
     else:
         _, r = mixed.fit("y ~ romantic + n_turns", frame.assign(romantic=frame["romantic"].astype(float)), "romantic")
-    contrast = {"metric": metric, "romantic": romantic, "n_romantic": int(is_romantic.sum()),
-                "difference": float(contrast_point), "lo": float(dlo), "hi": float(dhi), "p_boot": float(bootstrap_p(diff)),
-                "adjusted": r.estimate, "adjusted_lo": r.lo, "adjusted_hi": r.hi,
-                "p_mixed": r.p_value, "mixed_model_note": r.reason,
-                "hardest": (categories[int(np.nanargmin(point if higher_is_better else -point))]
-                            if len(categories) >= 2 else None),
-                "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else np.nan}
+    contrast = {
+        "metric": metric,
+        "romantic": romantic,
+        "n_romantic": int(is_romantic.sum()),
+        "difference": float(contrast_point),
+        "lo": float(dlo),
+        "hi": float(dhi),
+        "p_boot": float(bootstrap_p(diff)),
+        "adjusted": r.estimate,
+        "adjusted_lo": r.lo,
+        "adjusted_hi": r.hi,
+        "p_mixed": r.p_value,
+        "mixed_model_note": r.reason,
+        "hardest": (
+            categories[int(np.nanargmin(point if higher_is_better else -point))] if len(categories) >= 2 else None
+        ),
+        "p_romantic_hardest": float(p_hardest[categories.index(romantic)]) if romantic in categories else np.nan,
+    }
     return table, contrast

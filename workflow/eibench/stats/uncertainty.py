@@ -22,13 +22,24 @@ def model_intervals(study: Study, metrics: list[str], weights: np.ndarray, level
         se = np.nanstd(boot, axis=0, ddof=1)
         for i, model in enumerate(study.models):
             x = values[i][~np.isnan(values[i])]
-            rows.append((model, study.roles[model], metric, float(x.mean()) if len(x) else np.nan, float(se[i]),
-                         float(lo[i]), float(hi[i]), len(x)))
+            rows.append(
+                (
+                    model,
+                    study.roles[model],
+                    metric,
+                    float(x.mean()) if len(x) else np.nan,
+                    float(se[i]),
+                    float(lo[i]),
+                    float(hi[i]),
+                    len(x),
+                )
+            )
     return pd.DataFrame(rows, columns=["em_model", "role", "metric", "estimate", "se", "lo", "hi", "n_conversations"])
 
 
-def paired_differences(study: Study, metrics: list[str], weights: np.ndarray, models: list[int],
-                       level: float = 0.95) -> pd.DataFrame:
+def paired_differences(
+    study: Study, metrics: list[str], weights: np.ndarray, models: list[int], level: float = 0.95
+) -> pd.DataFrame:
     """Every pair of the given models: mean difference a - b over the conversations both
     answered, its bootstrap interval and two-sided bootstrap p-value (unadjusted)."""
     rows = []
@@ -39,13 +50,26 @@ def paired_differences(study: Study, metrics: list[str], weights: np.ndarray, mo
             boot = resampled_means(diff[None, :], weights)[:, 0]
             lo, hi = percentile_interval(boot, level)
             est = np.nanmean(diff) if np.isfinite(diff).any() else np.nan
-            rows.append((metric, study.models[a], study.models[b], float(est), float(lo), float(hi),
-                         float(bootstrap_p(boot)), int(np.isfinite(diff).sum())))
-    return pd.DataFrame(rows, columns=["metric", "model_a", "model_b", "difference", "lo", "hi", "p_boot", "n_conversations"])
+            rows.append(
+                (
+                    metric,
+                    study.models[a],
+                    study.models[b],
+                    float(est),
+                    float(lo),
+                    float(hi),
+                    float(bootstrap_p(boot)),
+                    int(np.isfinite(diff).sum()),
+                )
+            )
+    return pd.DataFrame(
+        rows, columns=["metric", "model_a", "model_b", "difference", "lo", "hi", "p_boot", "n_conversations"]
+    )
 
 
-def rank_intervals(study: Study, metrics: list[str], weights: np.ndarray, models: list[int],
-                   level: float = 0.95) -> pd.DataFrame:
+def rank_intervals(
+    study: Study, metrics: list[str], weights: np.ndarray, models: list[int], level: float = 0.95
+) -> pd.DataFrame:
     """Rank of each of the given models (1 = best) on each metric, with its bootstrap interval."""
     rows = []
     for metric in metrics:
@@ -60,8 +84,9 @@ def rank_intervals(study: Study, metrics: list[str], weights: np.ndarray, models
     return pd.DataFrame(rows, columns=["em_model", "metric", "rank", "rank_lo", "rank_hi"])
 
 
-def scheme_table(study: Study, metric: str, models: list[int], weights: dict[str, np.ndarray],
-                 level: float = 0.95) -> pd.DataFrame:
+def scheme_table(
+    study: Study, metric: str, models: list[int], weights: dict[str, np.ndarray], level: float = 0.95
+) -> pd.DataFrame:
     """One row per resampling scheme and model (or human rater): the mean of ``metric`` over
     the conversations it answered, its percentile interval and width (metric units), and, for
     the ranked ``models`` only, the rank (1 = best) with its bootstrap interval. Every row
@@ -80,17 +105,47 @@ def scheme_table(study: Study, metric: str, models: list[int], weights: dict[str
         r_lo, r_hi = percentile_interval(r_boot, level)
         for i, model in enumerate(study.models):
             j = ranked.get(i)
-            rows.append((scheme, model, study.roles[model], float(point[i]), float(lo[i]), float(hi[i]),
-                         float(hi[i] - lo[i]), float(r_point[j]) if j is not None else np.nan,
-                         float(np.floor(r_lo[j])) if j is not None else np.nan,
-                         float(np.ceil(r_hi[j])) if j is not None else np.nan,
-                         int(np.isfinite(values[i]).sum())))
-    return pd.DataFrame(rows, columns=["scheme", "em_model", "role", "estimate", "lo", "hi", "width", "rank",
-                                       "rank_lo", "rank_hi", "n_conversations"])
+            rows.append(
+                (
+                    scheme,
+                    model,
+                    study.roles[model],
+                    float(point[i]),
+                    float(lo[i]),
+                    float(hi[i]),
+                    float(hi[i] - lo[i]),
+                    float(r_point[j]) if j is not None else np.nan,
+                    float(np.floor(r_lo[j])) if j is not None else np.nan,
+                    float(np.ceil(r_hi[j])) if j is not None else np.nan,
+                    int(np.isfinite(values[i]).sum()),
+                )
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "scheme",
+            "em_model",
+            "role",
+            "estimate",
+            "lo",
+            "hi",
+            "width",
+            "rank",
+            "rank_lo",
+            "rank_hi",
+            "n_conversations",
+        ],
+    )
 
 
-def adjacent_pairs(study: Study, metric: str, models: list[int], weights: dict[str, np.ndarray],
-                   alpha: float = 0.05, level: float = 0.95) -> pd.DataFrame:
+def adjacent_pairs(
+    study: Study,
+    metric: str,
+    models: list[int],
+    weights: dict[str, np.ndarray],
+    alpha: float = 0.05,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Each ranked model against the next one down (by the point estimate), paired over the
     conversations both answered, under every resampling scheme: the difference better - next
     (metric units, positive when the better-ranked model is ahead), its percentile interval,
@@ -109,10 +164,35 @@ def adjacent_pairs(study: Study, metric: str, models: list[int], weights: dict[s
             diff = values[a] - values[b] if higher else values[b] - values[a]
             boot = resampled_means(diff[None, :], w)[:, 0]
             lo, hi = percentile_interval(boot, level)
-            block.append([scheme, pos, study.models[a], study.models[b], float(np.nanmean(diff)), float(lo), float(hi),
-                          float(bootstrap_p(boot)), int(np.isfinite(diff).sum())])
+            block.append(
+                [
+                    scheme,
+                    pos,
+                    study.models[a],
+                    study.models[b],
+                    float(np.nanmean(diff)),
+                    float(lo),
+                    float(hi),
+                    float(bootstrap_p(boot)),
+                    int(np.isfinite(diff).sum()),
+                ]
+            )
         adjusted = adjust([r[7] for r in block], "holm") if block else np.array([])
         for r, q in zip(block, adjusted):
             rows.append((*r, float(q), bool(q <= alpha)))
-    return pd.DataFrame(rows, columns=["scheme", "rank", "model", "next_model", "difference", "lo", "hi", "p_boot",
-                                       "n_conversations", "p_holm", "separated"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "scheme",
+            "rank",
+            "model",
+            "next_model",
+            "difference",
+            "lo",
+            "hi",
+            "p_boot",
+            "n_conversations",
+            "p_holm",
+            "separated",
+        ],
+    )

@@ -41,8 +41,9 @@ def study_pillars(study: Study, models: list[int]) -> np.ndarray:
     return np.stack([study.values[p][models] for p in PILLARS], axis=-1)
 
 
-def rank_stability(study: Study, models: list[int], concentration: float, n_draws: int,
-                   rng: np.random.Generator) -> tuple[pd.DataFrame, dict]:
+def rank_stability(
+    study: Study, models: list[int], concentration: float, n_draws: int, rng: np.random.Generator
+) -> tuple[pd.DataFrame, dict]:
     """Per model: composite and rank under the published weights and under equal weights,
     and the share of weight draws in which it ranks first (ties share the first place
     equally) and its median rank, for the Dirichlet around the published weights and for
@@ -52,11 +53,19 @@ def rank_stability(study: Study, models: list[int], concentration: float, n_draw
     published = np.array([PILLAR_WEIGHTS[p] for p in PILLARS])
     equal = np.full(len(PILLARS), 1 / len(PILLARS))
     fixed = composites(pillars, np.stack([published, equal]))
-    draws = {"around": rng.dirichlet(concentration * published, size=n_draws),
-             "flat": rng.dirichlet(np.ones(len(PILLARS)), size=n_draws)}
-    table = pd.DataFrame({"em_model": [study.models[i] for i in models], "composite_published": fixed[0],
-                          "rank_published": ranks_desc(fixed[0]), "composite_equal_weights": fixed[1],
-                          "rank_equal_weights": ranks_desc(fixed[1])})
+    draws = {
+        "around": rng.dirichlet(concentration * published, size=n_draws),
+        "flat": rng.dirichlet(np.ones(len(PILLARS)), size=n_draws),
+    }
+    table = pd.DataFrame(
+        {
+            "em_model": [study.models[i] for i in models],
+            "composite_published": fixed[0],
+            "rank_published": ranks_desc(fixed[0]),
+            "composite_equal_weights": fixed[1],
+            "rank_equal_weights": ranks_desc(fixed[1]),
+        }
+    )
     for name, w in draws.items():
         ranks = ranks_desc(composites(pillars, w))  # [n_draws, n_models]
         first = ranks == ranks.min(axis=1, keepdims=True)
@@ -65,9 +74,12 @@ def rank_stability(study: Study, models: list[int], concentration: float, n_draw
     leader = int(np.argmin(table["rank_published"].to_numpy()))
     equal_leader = int(np.argmin(table["rank_equal_weights"].to_numpy()))
     summary = {
-        "concentration": concentration, "n_draws": n_draws, "n_models": len(models),
+        "concentration": concentration,
+        "n_draws": n_draws,
+        "n_models": len(models),
         "weights_sd": {p: float(np.sqrt(w * (1 - w) / (concentration + 1))) for p, w in zip(PILLARS, published)},
-        "leader": table["em_model"][leader], "equal_weights_leader": table["em_model"][equal_leader],
+        "leader": table["em_model"][leader],
+        "equal_weights_leader": table["em_model"][equal_leader],
         "leader_changes_under_equal_weights": bool(leader != equal_leader),
         "p_leader_first_around": float(table["p_first_around"][leader]),
         "p_leader_first_flat": float(table["p_first_flat"][leader]),

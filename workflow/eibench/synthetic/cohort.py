@@ -165,7 +165,9 @@ def _turn(
         if legacy:
             judgements.append({"questionId": q, "llmValue": llm, "did_occur": observed, "should_occur": preferred})
         else:
-            judgements.append({"questionId": q, "llmValue": llm, "observedBehavior": observed, "preferredBehavior": preferred})
+            judgements.append(
+                {"questionId": q, "llmValue": llm, "observedBehavior": observed, "preferredBehavior": preferred}
+            )
 
     pw = params["pairwise"]
     alternates = None
@@ -173,7 +175,10 @@ def _turn(
     selected: list[str] = []
     if rng.random() < pw["p_alternates"]:
         word = words[0] if words else ""
-        alternates = {"llmImproved": templates.improved_reply(topic, word), "humanEdited": templates.edited_reply(topic)}
+        alternates = {
+            "llmImproved": templates.improved_reply(topic, word),
+            "humanEdited": templates.edited_reply(topic),
+        }
         if legacy:
             alternates = {"alternate1": alternates["llmImproved"], "alternate2": alternates["humanEdited"]}
         extra = list(instrument.pairwise_question_ids()[1:])
@@ -204,7 +209,9 @@ def _turn(
     }
 
 
-def _conversation_wide(rng: np.random.Generator, quality: float, legacy: bool, survey: dict[str, Any]) -> dict[str, Any]:
+def _conversation_wide(
+    rng: np.random.Generator, quality: float, legacy: bool, survey: dict[str, Any]
+) -> dict[str, Any]:
     options = instrument.survey_options()
     looking = list(options["q1_lookingFor"])
     k = 1 if rng.random() < survey["p_single_goal"] else 2
@@ -222,8 +229,13 @@ def _conversation_wide(rng: np.random.Generator, quality: float, legacy: bool, s
     four = {b: int(np.clip(round(rng.normal(fb["mean"] + quality, fb["sd"])), 1, 7)) for b in instrument.FOUR_BRANCHES}
     if legacy:
         return {"Q1": q1, "Q2": q2, "Q3": fit[level], "q3_followUp_whatFeltOff": follow, "fourBranchScores": four}
-    return {"q1_lookingFor": q1, "q2_emotionClarity": q2, "q3_modelFit": fit[level],
-            "q3_followUp_whatFeltOff": follow, "fourBranchScores": four}
+    return {
+        "q1_lookingFor": q1,
+        "q2_emotionClarity": q2,
+        "q3_modelFit": fit[level],
+        "q3_followUp_whatFeltOff": follow,
+        "fourBranchScores": four,
+    }
 
 
 def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[str, Any]], CohortTruth]:
@@ -257,8 +269,12 @@ def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[s
         valence = person.valence0
         turns = []
         for t in range(1, n_turns + 1):
-            valence = float(np.clip(valence + crng.normal(params["mood"]["drift"], params["mood"]["walk_sd"]), 0.02, 0.98))
-            turns.append(_turn(crng, params, t, subtopic, valence, person.expressivity, truth.behaviour_base_rates, legacy))
+            valence = float(
+                np.clip(valence + crng.normal(params["mood"]["drift"], params["mood"]["walk_sd"]), 0.02, 0.98)
+            )
+            turns.append(
+                _turn(crng, params, t, subtopic, valence, person.expressivity, truth.behaviour_base_rates, legacy)
+            )
         shift = (valence - person.valence0) * params["panas"]["valence_to_affect"]
         item_sd = params["panas"]["item_sd"]
         pre = _panas(crng, person.pa_base, person.na_base, item_sd)
@@ -293,9 +309,16 @@ def generate_cohort(params: dict[str, Any], seed: int) -> tuple[dict[str, dict[s
             "turns": turns,
         }
         files[f"{cid}.json"] = conv
-        truth.conversations.append({
-            "conversation_id": cid, "participant_id": person.participant_id, "trait_group": person.trait_group,
-            "category": category, "subtopic": subtopic, "romantic": category == params["romantic_category"],
-            "n_turns": n_turns, "legacy_format": legacy,
-        })
+        truth.conversations.append(
+            {
+                "conversation_id": cid,
+                "participant_id": person.participant_id,
+                "trait_group": person.trait_group,
+                "category": category,
+                "subtopic": subtopic,
+                "romantic": category == params["romantic_category"],
+                "n_turns": n_turns,
+                "legacy_format": legacy,
+            }
+        )
     return files, truth

@@ -27,8 +27,14 @@ from .simulate import CAPABILITIES, SimulatedModel, _Gold, shared_effects, sigmo
 METRICS = {"binary_om_acc": ("behaviour", "gold_om"), "binary_hp_acc": ("preference", "gold_hp")}
 
 
-def turn_logits(tables: dict[str, pd.DataFrame], model: SimulatedModel, mode: str, sim: dict[str, Any], seed: int,
-                romantic_category: str) -> dict[tuple[str, int], dict[str, float]]:
+def turn_logits(
+    tables: dict[str, pd.DataFrame],
+    model: SimulatedModel,
+    mode: str,
+    sim: dict[str, Any],
+    seed: int,
+    romantic_category: str,
+) -> dict[tuple[str, int], dict[str, float]]:
     """The logit of every capability at every turn, keyed (conversation id, turn number)."""
     gold = _Gold(tables)
     u = shared_effects(sorted(gold.diagnosed), sim["participant_sd"], seed, "participant-difficulty")
@@ -43,16 +49,28 @@ def turn_logits(tables: dict[str, pd.DataFrame], model: SimulatedModel, mode: st
         for turn in gold.turns.get(cid, []):
             rel = float(turn.rel_position)
             out[(cid, int(turn.turn_number))] = {
-                k: sim["base_logit"][k] + model.ability[k] + eff["diagnosis"][k] * diag + eff["romantic"][k] * romantic
-                + u.get(pid, {}).get(k, 0.0) + w[cid][k] + (sim["omniscient_bonus"][k] if omniscient else 0.0)
+                k: sim["base_logit"][k]
+                + model.ability[k]
+                + eff["diagnosis"][k] * diag
+                + eff["romantic"][k] * romantic
+                + u.get(pid, {}).get(k, 0.0)
+                + w[cid][k]
+                + (sim["omniscient_bonus"][k] if omniscient else 0.0)
                 + eff["turn_drift"][k] * (rel - 0.5)
-                for k in CAPABILITIES}
+                for k in CAPABILITIES
+            }
     return out
 
 
-def expected_binary_accuracy(tables: dict[str, pd.DataFrame], model: SimulatedModel, mode: str, sim: dict[str, Any],
-                             seed: int, romantic_category: str,
-                             conversations: list[str] | None = None) -> dict[str, float]:
+def expected_binary_accuracy(
+    tables: dict[str, pd.DataFrame],
+    model: SimulatedModel,
+    mode: str,
+    sim: dict[str, Any],
+    seed: int,
+    romantic_category: str,
+    conversations: list[str] | None = None,
+) -> dict[str, float]:
     """The model's expected ``binary_om_acc`` and ``binary_hp_acc`` (parity rule set, observer
     wording), each in [0, 1], over ``conversations`` (None: all of the cohort's). NaN when no
     conversation is given."""

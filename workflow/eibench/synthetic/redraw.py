@@ -23,9 +23,17 @@ from ..release.tidy import em_tables
 from .simulate import draw_ability, human_subset, simulate_outputs
 
 
-def redrawn_composites(gold: dict[str, pd.DataFrame], profiles: dict[str, str], sim: dict[str, Any], seed: int,
-                       mode: str, romantic_category: str, draws: int, va_matching: str = "optimal",
-                       compat: str = "none") -> pd.DataFrame:
+def redrawn_composites(
+    gold: dict[str, pd.DataFrame],
+    profiles: dict[str, str],
+    sim: dict[str, Any],
+    seed: int,
+    mode: str,
+    romantic_category: str,
+    draws: int,
+    va_matching: str = "optimal",
+    compat: str = "none",
+) -> pd.DataFrame:
     """One row per redraw (1..``draws``) and simulated model (``profiles``: name -> profile):
     the model's mean composite over the conversations it answered (parity rule set)."""
     index = GoldIndex.build(gold)
@@ -49,8 +57,13 @@ def spread(redrawn: pd.DataFrame, published: pd.DataFrame, level: float = 0.95) 
     bootstrap interval's width beside them (``published``: em_model, estimate, width, from the
     scheme table of one scheme; its estimate is the published draw's composite)."""
     first = published[published["em_model"].isin(set(redrawn["em_model"]))]
-    pooled = pd.concat([redrawn[["em_model", "composite"]], first.rename(columns={"estimate": "composite"})[
-        ["em_model", "composite"]]], ignore_index=True)
+    pooled = pd.concat(
+        [
+            redrawn[["em_model", "composite"]],
+            first.rename(columns={"estimate": "composite"})[["em_model", "composite"]],
+        ],
+        ignore_index=True,
+    )
     g = pooled.groupby("em_model")["composite"]
     out = pd.DataFrame({"draws": g.size(), "sd": g.std(ddof=1), "min": g.min(), "max": g.max()})
     out = out.join(published.set_index("em_model")[["estimate", "width"]], how="left")

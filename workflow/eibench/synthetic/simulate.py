@@ -80,7 +80,9 @@ class _Gold:
 
     def __init__(self, tables: dict[str, pd.DataFrame]):
         self.conversations = {r.conversation_id: r for r in with_none(tables["conversations"]).itertuples(index=False)}
-        self.diagnosed = {r.participant_id: bool(r.has_diagnosis) for r in tables["participants"].itertuples(index=False)}
+        self.diagnosed = {
+            r.participant_id: bool(r.has_diagnosis) for r in tables["participants"].itertuples(index=False)
+        }
         self.turns = self._by(tables["turns"], turn=False)
         self.tags = self._by(tables["mood_tags"], turn=True)
         self.binary = self._by(tables["binary_judgements"], turn=True)
@@ -115,12 +117,16 @@ def _neighbour(word: str, rng: np.random.Generator, kernel: float) -> str:
     me = instrument.panas_by_word().get(word)
     if me is None:
         return str(rng.choice([i.word for i in items]))
-    dist = np.array([math.hypot(i.valence - me.valence, i.arousal - me.arousal) if i.word != word else np.inf for i in items])
+    dist = np.array(
+        [math.hypot(i.valence - me.valence, i.arousal - me.arousal) if i.word != word else np.inf for i in items]
+    )
     w = np.exp(-dist / kernel)
     return items[int(rng.choice(len(items), p=w / w.sum()))].word
 
 
-def _predict_tags(rng: np.random.Generator, gold_tags: list[Any], p: float, sim: dict[str, Any]) -> list[dict[str, Any]]:
+def _predict_tags(
+    rng: np.random.Generator, gold_tags: list[Any], p: float, sim: dict[str, Any]
+) -> list[dict[str, Any]]:
     words = list(dict.fromkeys(t.emotion for t in gold_tags))
     levels: dict[str, Any] = {}
     for t in gold_tags:
@@ -150,7 +156,9 @@ def _predict_tags(rng: np.random.Generator, gold_tags: list[Any], p: float, sim:
     return out
 
 
-def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any], p: float, sim: dict[str, Any]) -> dict[str, Any]:
+def _predict_survey(
+    rng: np.random.Generator, survey: list[Any], four: list[Any], p: float, sim: dict[str, Any]
+) -> dict[str, Any]:
     options = instrument.survey_options()
     answers: dict[str, list[str]] = defaultdict(list)
     for r in sorted(survey, key=lambda r: (r.question, r.item_index)):
@@ -174,11 +182,18 @@ def _predict_survey(rng: np.random.Generator, survey: list[Any], four: list[Any]
         b: int(np.clip(round(gold_four.get(b, 4.5) + rng.normal(0, _noise_sd(sim, "four_branch", p))), 1, 7))
         for b in instrument.FOUR_BRANCHES
     }
-    return {"q1_lookingFor": list(dict.fromkeys(q1)), "q2_emotionClarity": q2, "q3_modelFit": q3,
-            "q3_followUp_whatFeltOff": list(follow), "fourBranchScores": four_pred}
+    return {
+        "q1_lookingFor": list(dict.fromkeys(q1)),
+        "q2_emotionClarity": q2,
+        "q3_modelFit": q3,
+        "q3_followUp_whatFeltOff": list(follow),
+        "fourBranchScores": four_pred,
+    }
 
 
-def _predict_panas(rng: np.random.Generator, totals: list[Any], items: list[Any], p: float, sim: dict[str, Any]) -> dict[str, Any]:
+def _predict_panas(
+    rng: np.random.Generator, totals: list[Any], items: list[Any], p: float, sim: dict[str, Any]
+) -> dict[str, Any]:
     pred_totals: dict[str, int] = {}
     for row in (r for r in totals if r.phase == "post"):
         for key, gold in (("totalPositiveAffect", row.positive), ("totalNegativeAffect", row.negative)):
@@ -186,7 +201,8 @@ def _predict_panas(rng: np.random.Generator, totals: list[Any], items: list[Any]
             pred_totals[key] = int(np.clip(round(base + rng.normal(0, _noise_sd(sim, "panas_total", p))), 10, 70))
     pred_items = {
         r.item: int(np.clip(round(r.value + rng.normal(0, _noise_sd(sim, "panas_item", p))), 1, 7))
-        for r in items if r.phase == "post"
+        for r in items
+        if r.phase == "post"
     }
     return {"items": pred_items, "totals": pred_totals}
 
@@ -219,15 +235,23 @@ def simulate_outputs(
 
     outputs: dict[str, dict[str, Any]] = {}
     for cid in ids:
-        rng = rng_for(seed, "predict", model.name, mode, cid) if not redraw else \
-            rng_for(seed, "predict", model.name, mode, cid, "redraw", str(redraw))
+        rng = (
+            rng_for(seed, "predict", model.name, mode, cid)
+            if not redraw
+            else rng_for(seed, "predict", model.name, mode, cid, "redraw", str(redraw))
+        )
         meta = gold.conversations[cid]
         pid = meta.participant_id
         diag = float(gold.diagnosed.get(pid, False))
         romantic = float(meta.category == romantic_category)
         fixed = {
-            k: sim["base_logit"][k] + model.ability[k] + eff["diagnosis"][k] * diag + eff["romantic"][k] * romantic
-            + u.get(pid, {}).get(k, 0.0) + w[cid][k] + (sim["omniscient_bonus"][k] if omniscient else 0.0)
+            k: sim["base_logit"][k]
+            + model.ability[k]
+            + eff["diagnosis"][k] * diag
+            + eff["romantic"][k] * romantic
+            + u.get(pid, {}).get(k, 0.0)
+            + w[cid][k]
+            + (sim["omniscient_bonus"][k] if omniscient else 0.0)
             for k in CAPABILITIES
         }
 
@@ -252,23 +276,29 @@ def simulate_outputs(
                 else:
                     picks[str(c.position)] = "A" if rng.random() < 0.5 else "B"
             pred_tags = _predict_tags(rng, gold.tags.get((cid, t), []), p_e, sim)
-            turns_out.append({
-                "turnNumber": t,
-                "em_emotion_tags": pred_tags,
-                "em_drafted_response": templates.drafted_reply(meta.subtopic or "this", pred_tags[0]["emotion"] if pred_tags else ""),
-                "em_binary_om_assessment": om,
-                "em_binary_human_prediction": hp,
-                "em_binary_om_assessment_hp": om_w,
-                "em_binary_human_prediction_hp": hp_w,
-                "em_pairwise_selections": picks,
-            })
+            turns_out.append(
+                {
+                    "turnNumber": t,
+                    "em_emotion_tags": pred_tags,
+                    "em_drafted_response": templates.drafted_reply(
+                        meta.subtopic or "this", pred_tags[0]["emotion"] if pred_tags else ""
+                    ),
+                    "em_binary_om_assessment": om,
+                    "em_binary_human_prediction": hp,
+                    "em_binary_om_assessment_hp": om_w,
+                    "em_binary_human_prediction_hp": hp_w,
+                    "em_pairwise_selections": picks,
+                }
+            )
         p_h = accuracy("holistic")
         post = {
             "panas_strategy": "absolute",
             "pre_panas_shown": omniscient,
             "predicted_post_panas": _predict_panas(rng, gold.totals.get(cid, []), gold.items.get(cid, []), p_h, sim),
             "predicted_panas_delta": None,
-            "predicted_conversation_wide": _predict_survey(rng, gold.survey.get(cid, []), gold.four.get(cid, []), p_h, sim),
+            "predicted_conversation_wide": _predict_survey(
+                rng, gold.survey.get(cid, []), gold.four.get(cid, []), p_h, sim
+            ),
         }
         outputs[f"{cid}.json"] = {
             "conversationId": cid,

@@ -32,17 +32,31 @@ def chance_outputs(views: list[ConversationView], model: str, mode: str, seed: i
 
         turns = []
         for turn in view.turns:
-            tags = [] if rng.random() < 0.5 else [{"emotion": str(rng.choice(words)), "intensity": int(rng.integers(1, 8))}]
-            entry: dict[str, Any] = {"turnNumber": turn.turn_number, "em_emotion_tags": tags, "em_drafted_response": None}
-            for name in ("em_binary_om_assessment", "em_binary_human_prediction",
-                         "em_binary_om_assessment_hp", "em_binary_human_prediction_hp"):
+            tags = (
+                []
+                if rng.random() < 0.5
+                else [{"emotion": str(rng.choice(words)), "intensity": int(rng.integers(1, 8))}]
+            )
+            entry: dict[str, Any] = {
+                "turnNumber": turn.turn_number,
+                "em_emotion_tags": tags,
+                "em_drafted_response": None,
+            }
+            for name in (
+                "em_binary_om_assessment",
+                "em_binary_human_prediction",
+                "em_binary_om_assessment_hp",
+                "em_binary_human_prediction_hp",
+            ):
                 entry[name] = {q: coin("yes", "no") for q in turn.judged_questions}
             entry["em_pairwise_selections"] = {str(c.position): coin("A", "B") for c in turn.comparisons}
             turns.append(entry)
         items = {i.name: int(rng.integers(1, 8)) for i in instrument.panas_items()}
         post = {
-            "panas_strategy": "absolute", "pre_panas_shown": False,
-            "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
+            "panas_strategy": "absolute",
+            "pre_panas_shown": False,
+            "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)},
+            "predicted_panas_delta": None,
             "predicted_conversation_wide": {
                 "q1_lookingFor": [str(rng.choice(options["q1_lookingFor"]))],
                 "q2_emotionClarity": str(rng.choice(options["q2_emotionClarity"])),
@@ -53,7 +67,8 @@ def chance_outputs(views: list[ConversationView], model: str, mode: str, seed: i
         }
         if view.rating_items:  # drawn last, so the draws above do not depend on the cohort
             scales = instrument.rating_items()
-            post["predicted_post_chat_ratings"] = {name: int(rng.integers(scales[name].low, scales[name].high + 1))
-                                                   for name in view.rating_items}
+            post["predicted_post_chat_ratings"] = {
+                name: int(rng.integers(scales[name].low, scales[name].high + 1)) for name in view.rating_items
+            }
         out[f"{view.conversation_id}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out

@@ -69,8 +69,9 @@ def _top(sims: np.ndarray, candidates: np.ndarray, k: int) -> np.ndarray:
     return candidates[order[:k]]
 
 
-def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, encoder: Any | None = None,
-                      k: int = K) -> dict[str, dict[str, Any]]:
+def embedding_outputs(
+    tables: dict[str, pd.DataFrame], model: str, mode: str, encoder: Any | None = None, k: int = K
+) -> dict[str, dict[str, Any]]:
     encoder = encoder or load_encoder()
     turns = with_none(tables["turns"]).sort_values(["conversation_id", "turn_number"]).reset_index(drop=True)
     row_of = {(r.conversation_id, r.turn_number): i for i, r in enumerate(turns.itertuples(index=False))}
@@ -81,7 +82,9 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
     tags = defaultdict(list)
     for r in with_none(tables["mood_tags"]).itertuples(index=False):
         tags[row_of[(r.conversation_id, r.turn_number)]].append((r.emotion, r.intensity))
-    judged: defaultdict[str, tuple[list, list, list, list]] = defaultdict(lambda: ([], [], [], []))  # question -> rows, gold_om, rows, gold_hp
+    judged: defaultdict[str, tuple[list, list, list, list]] = defaultdict(
+        lambda: ([], [], [], [])
+    )  # question -> rows, gold_om, rows, gold_hp
     for r in with_none(tables["binary_judgements"]).itertuples(index=False):
         row = row_of[(r.conversation_id, r.turn_number)]
         if r.gold_om in ("yes", "no"):
@@ -90,15 +93,23 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
         if r.gold_hp in ("yes", "no"):
             judged[r.question_id][2].append(row)
             judged[r.question_id][3].append(r.gold_hp)
-    judged_arrays = {q: (np.array(a, dtype=np.int64), np.array(b, dtype=object), np.array(c, dtype=np.int64),
-                         np.array(d, dtype=object)) for q, (a, b, c, d) in judged.items()}
+    judged_arrays = {
+        q: (
+            np.array(a, dtype=np.int64),
+            np.array(b, dtype=object),
+            np.array(c, dtype=np.int64),
+            np.array(d, dtype=object),
+        )
+        for q, (a, b, c, d) in judged.items()
+    }
     comparisons = defaultdict(list)  # sorted label pair -> [(row, winner label)]
     labels = defaultdict(list)  # (conversation, turn) -> [(response_a, response_b)] in position order
     for r in with_none(tables["pairwise_comparisons"]).sort_values("position").itertuples(index=False):
         labels[(r.conversation_id, r.turn_number)].append((r.response_a, r.response_b))
         if r.winner_label is not None:
             comparisons[tuple(sorted((r.response_a, r.response_b)))].append(
-                (row_of[(r.conversation_id, r.turn_number)], r.winner_label))
+                (row_of[(r.conversation_id, r.turn_number)], r.winner_label)
+            )
 
     conv_ids = sorted(set(conv_of_row))
     conv_vec = np.stack([user[conv_of_row == c].mean(axis=0) for c in conv_ids]) if conv_ids else np.zeros((0, 1))
@@ -133,7 +144,9 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
             for word, n in sorted(words.items(), key=lambda kv: (-kv[1], kv[0])):
                 if n * 2 >= len(near):
                     levels = [lv for i in near for w, lv in tags[i] if w == word and lv is not None]
-                    predicted.append({"emotion": word, "intensity": int(round(statistics.median(levels))) if levels else 4})
+                    predicted.append(
+                        {"emotion": word, "intensity": int(round(statistics.median(levels))) if levels else 4}
+                    )
             sims_reply = reply @ reply[row]
             om, hp = {}, {}
             for q in turn.judged_questions:
@@ -158,8 +171,15 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
                     picks[str(comp.position)] = "B" if wins[label_b] > wins[label_a] else "A"
                 else:
                     picks[str(comp.position)] = "A"
-            entries.append({"turnNumber": turn.turn_number, "em_emotion_tags": predicted, "em_drafted_response": None,
-                            **binary_fields(om, hp), "em_pairwise_selections": picks})
+            entries.append(
+                {
+                    "turnNumber": turn.turn_number,
+                    "em_emotion_tags": predicted,
+                    "em_drafted_response": None,
+                    **binary_fields(om, hp),
+                    "em_pairwise_selections": picks,
+                }
+            )
 
         ci = conv_ids.index(c)
         sims_conv = conv_vec @ conv_vec[ci]
@@ -177,19 +197,24 @@ def embedding_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str, en
         for branch in instrument.FOUR_BRANCHES:
             values = [four[n][branch] for n in near_convs if branch in four[n]]
             fb[branch] = int(min(7, max(1, round(float(np.mean(values)))))) if values else 4
-        post = {"panas_strategy": "absolute", "pre_panas_shown": False,
-                "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
-                "predicted_conversation_wide": {
-                    "q1_lookingFor": [most_common("q1_lookingFor", options["q1_lookingFor"])],
-                    "q2_emotionClarity": most_common("q2_emotionClarity", options["q2_emotionClarity"]),
-                    "q3_modelFit": most_common("q3_modelFit", options["q3_modelFit"]),
-                    "q3_followUp_whatFeltOff": [], "fourBranchScores": fb}}
+        post = {
+            "panas_strategy": "absolute",
+            "pre_panas_shown": False,
+            "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)},
+            "predicted_panas_delta": None,
+            "predicted_conversation_wide": {
+                "q1_lookingFor": [most_common("q1_lookingFor", options["q1_lookingFor"])],
+                "q2_emotionClarity": most_common("q2_emotionClarity", options["q2_emotionClarity"]),
+                "q3_modelFit": most_common("q3_modelFit", options["q3_modelFit"]),
+                "q3_followUp_whatFeltOff": [],
+                "fourBranchScores": fb,
+            },
+        }
         if view.rating_items:
             ratings: dict[str, Any] = {}
             post["predicted_post_chat_ratings"] = ratings
             for name in view.rating_items:
                 values = [rated[n][name] for n in near_convs if name in rated[n]]
-                ratings[name] = rounded_rating(float(np.mean(values)) if values else None,
-                                                                           scales[name])
+                ratings[name] = rounded_rating(float(np.mean(values)) if values else None, scales[name])
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, entries, post)
     return out

@@ -128,15 +128,18 @@ NRC_SUFFIXES = ("'s", "s", "ed", "d", "ing", "ly")
 DIRECT_CUES: dict[str, str] = {
     **dict.fromkeys(("afraid", "fear", "fearful"), "afraid"),
     **dict.fromkeys(("scared", "scare", "scary", "terrified", "frightened"), "scared"),
-    **dict.fromkeys(("nervous", "nervously", "nerves", "anxious", "anxiety", "worried", "worry", "worrying"), "nervous"),
+    **dict.fromkeys(
+        ("nervous", "nervously", "nerves", "anxious", "anxiety", "worried", "worry", "worrying"), "nervous"
+    ),
     **dict.fromkeys(("jittery", "jitters", "jumpy", "restless"), "jittery"),
     **dict.fromkeys(("distressed", "distress", "distressing", "overwhelmed", "panic", "panicked"), "distressed"),
     **dict.fromkeys(("upset", "upsetting", "sad", "unhappy", "miserable", "heartbroken"), "upset"),
     **dict.fromkeys(("guilty", "guilt"), "guilty"),
     **dict.fromkeys(("ashamed", "shame", "shameful", "embarrassed"), "ashamed"),
     **dict.fromkeys(("hostile", "hostility", "angry", "anger", "furious", "resentful"), "hostile"),
-    **dict.fromkeys(("irritable", "irritated", "irritating", "annoyed", "frustrated", "frustrating", "frustration"),
-                    "irritable"),
+    **dict.fromkeys(
+        ("irritable", "irritated", "irritating", "annoyed", "frustrated", "frustrating", "frustration"), "irritable"
+    ),
     **dict.fromkeys(("interested", "curious"), "interested"),
     **dict.fromkeys(("excited", "exciting", "excitement", "thrilled"), "excited"),
     **dict.fromkeys(("strong", "stronger", "confident"), "strong"),
@@ -168,17 +171,29 @@ FEELING_WORDS = frozenset(("feel", "feels", "feeling", "feelings", "felt", "emot
 CUES: dict[str, str] = {
     "question": r"\?",
     "advice": r"\b(you could|try|consider|you should|make sure|it might help|you might want to)\b",
-    "validation": r"\bmakes? (complete |total |perfect )?sense\b|\bunderstandable\b|\bit'?s (okay|ok|alright)\b|\bvalid\b",
+    "validation": (
+        r"\bmakes? (complete |total |perfect )?sense\b|\bunderstandable\b|\bit'?s (okay|ok|alright)\b|"
+        r"\bvalid\b"
+    ),
     "hedged_emotion": r"\bit sounds like\b|\bsounds like you\b|\byou (might|may) be feeling\b|\bit seems\b",
     "explanation": r"\bbecause\b|\boften\b|\bthis happens\b|\bthat'?s why\b|\bwhich is why\b",
     "safety": r"\bcrisis\b|\bhotline\b|\bhelpline\b|\bemergency\b|\bunsafe\b|\b(hurt|harm)(ing)? yourself\b|\bsuicid",
     "moral": r"\bwrong\b|\bshould not have\b|\bshouldn'?t have\b|\bfault\b",
     "reflection": r"\byou (mentioned|said|described|shared|wrote)\b",
     "catastrophising": r"\b(get|gets|getting) (much |even )?worse\b|\bdisaster|\bcatastroph|\bnever get better\b",
-    "other_perspective": r"\bother person\b|\btheir (side|perspective|point of view)\b|\bhow (they|he|she) (see|sees|feel|feels)\b",
-    "complexity": r"\bcomplicated\b|\bcomplex\b|\bmany sides\b|\bmultifaceted\b|\bnot (always )?(simple|black and white)\b",
+    "other_perspective": (
+        r"\bother person\b|\btheir (side|perspective|point of view)\b|\bhow (they|he|she) (see|sees|"
+        r"feel|feels)\b"
+    ),
+    "complexity": (
+        r"\bcomplicated\b|\bcomplex\b|\bmany sides\b|\bmultifaceted\b|\bnot (always )?(simple|black and "
+        r"white)\b"
+    ),
     "own_perspective": r"\byour own\b|\bwhat do you make of\b|\breflect on\b|\bwhat do you think\b",
-    "constraints": r"\b(when|if) you feel ready\b|\bmight (be|feel) (hard|difficult)\b|\bnot easy\b|\bisn'?t easy\b|\bcan be (hard|difficult)\b",
+    "constraints": (
+        r"\b(when|if) you feel ready\b|\bmight (be|feel) (hard|difficult)\b|\bnot easy\b|\bisn'?t easy\b|"
+        r"\bcan be (hard|difficult)\b"
+    ),
     "mixed": r"\bmixed (feelings|emotions)\b|\bpart of you\b|\bat the same time\b",
     "alternatives": r"\bor (maybe|perhaps)\b|\banother (possibility|way to see)\b|\bit could also be\b",
 }
@@ -393,8 +408,9 @@ def valence_trend(messages: list[str | None]) -> float:
     return mean_valence(messages[-k:]) - mean_valence(messages[:k])
 
 
-def post_panas(messages: list[str | None], pre_items: dict[str, float] | None,
-               pre_totals: dict[str, float] | None) -> dict[str, Any]:
+def post_panas(
+    messages: list[str | None], pre_items: dict[str, float] | None, pre_totals: dict[str, float] | None
+) -> dict[str, Any]:
     """Rule 4: predicted post-chat PANAS {items: {Name: 1..7}, totals}. ``pre_items`` and
     ``pre_totals`` (affect -> 10..70) are None outside the omniscient modes."""
     v = mean_valence(messages)
@@ -423,8 +439,12 @@ def post_chat_ratings(messages: list[str | None], items: tuple[str, ...]) -> dic
     k = max(1, len(messages) // 3)
     closing = mean_valence(messages[-k:]) if messages else 0.5
     scales = instrument.rating_items()
-    return {name: round_half_up(scales[name].low + (scales[name].high - scales[name].low) * closing,
-                                scales[name].low, scales[name].high) for name in items}
+    return {
+        name: round_half_up(
+            scales[name].low + (scales[name].high - scales[name].low) * closing, scales[name].low, scales[name].high
+        )
+        for name in items
+    }
 
 
 def _option(question: str, text: str) -> str:
@@ -480,15 +500,27 @@ def lexicon_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str) -> d
     omniscient = mode in OMNISCIENT_MODES
     conversations = {r.conversation_id: r for r in _rows(tables["conversations"], ["conversation_id", "source_file"])}
     turns: dict[str, list[Any]] = defaultdict(list)
-    turn_rows = _rows(tables["turns"], ["conversation_id", "turn_number", "turn_index", "user_message",
-                                        "llm_response", "llm_improved", "human_edited"])
+    turn_rows = _rows(
+        tables["turns"],
+        [
+            "conversation_id",
+            "turn_number",
+            "turn_index",
+            "user_message",
+            "llm_response",
+            "llm_improved",
+            "human_edited",
+        ],
+    )
     for r in sorted(turn_rows, key=lambda r: (r.conversation_id, r.turn_index)):
         turns[r.conversation_id].append(r)
     questions: dict[tuple[str, int], list[tuple[int, str]]] = defaultdict(list)
     for r in _rows(tables["binary_judgements"], ["conversation_id", "turn_number", "judgement_index", "question_id"]):
         questions[(r.conversation_id, r.turn_number)].append((r.judgement_index, r.question_id))
     comparisons: dict[tuple[str, int], list[Any]] = defaultdict(list)
-    for r in _rows(tables["pairwise_comparisons"], ["conversation_id", "turn_number", "position", "response_a", "response_b"]):
+    for r in _rows(
+        tables["pairwise_comparisons"], ["conversation_id", "turn_number", "position", "response_a", "response_b"]
+    ):
         comparisons[(r.conversation_id, r.turn_number)].append(r)
     pre_items, pre_totals = _pre_panas(tables) if omniscient else ({}, {})
     rating_items = cohort_rating_items(tables)
@@ -508,16 +540,18 @@ def lexicon_outputs(tables: dict[str, pd.DataFrame], model: str, mode: str) -> d
                 str(c.position): pick(texts.get(c.response_a), texts.get(c.response_b))
                 for c in sorted(comparisons.get((cid, t), []), key=lambda c: c.position)
             }
-            turns_out.append({
-                "turnNumber": t,
-                "em_emotion_tags": tags,
-                "em_drafted_response": drafted_response(tags),
-                "em_binary_om_assessment": om,
-                "em_binary_human_prediction": hp,
-                "em_binary_om_assessment_hp": dict(om),
-                "em_binary_human_prediction_hp": dict(hp),
-                "em_pairwise_selections": picks,
-            })
+            turns_out.append(
+                {
+                    "turnNumber": t,
+                    "em_emotion_tags": tags,
+                    "em_drafted_response": drafted_response(tags),
+                    "em_binary_om_assessment": om,
+                    "em_binary_human_prediction": hp,
+                    "em_binary_om_assessment_hp": dict(om),
+                    "em_binary_human_prediction_hp": dict(hp),
+                    "em_pairwise_selections": picks,
+                }
+            )
         messages = [turn.user_message for turn in turns.get(cid, [])]
         share_tagged = n_tagged / len(turns_out) if turns_out else 0.0
         post = {

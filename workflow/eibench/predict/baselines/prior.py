@@ -54,8 +54,9 @@ def _best(counts: dict[Any, float], order: list[Any]) -> Any:
     return max(order, key=lambda k: (counts.get(k, 0.0), -order.index(k)))
 
 
-def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame], model: str,
-                  mode: str) -> dict[str, dict[str, Any]]:
+def prior_outputs(
+    views: list[ConversationView], tables: dict[str, pd.DataFrame], model: str, mode: str
+) -> dict[str, dict[str, Any]]:
     loo = _LeaveOneOut()
     words = sorted(i.word for i in instrument.panas_items())
     turns_all = with_none(tables["turns"])
@@ -112,17 +113,24 @@ def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame]
         for turn in view.turns:
             answers = {}
             for target in ("om", "hp"):
-                answers[target] = {q: "yes" if w((target, q, "yes")) > w((target, q, "no")) else "no"
-                                   for q in turn.judged_questions}
+                answers[target] = {
+                    q: "yes" if w((target, q, "yes")) > w((target, q, "no")) else "no" for q in turn.judged_questions
+                }
             picks = {}
             # Which kind of reply (original, improved, edited) is A and B: the prior is about reply kinds.
             for comp, (label_a, label_b) in zip(turn.comparisons, labels[(c, turn.turn_number)]):
                 pair = tuple(sorted((label_a, label_b)))
                 a_wins, b_wins = w(("wins", pair, label_a)), w(("wins", pair, label_b))
                 picks[str(comp.position)] = "B" if b_wins > a_wins else "A"
-            turns.append({"turnNumber": turn.turn_number, "em_emotion_tags": [dict(t) for t in tags],
-                          "em_drafted_response": None, **binary_fields(answers["om"], answers["hp"]),
-                          "em_pairwise_selections": picks})
+            turns.append(
+                {
+                    "turnNumber": turn.turn_number,
+                    "em_emotion_tags": [dict(t) for t in tags],
+                    "em_drafted_response": None,
+                    **binary_fields(answers["om"], answers["hp"]),
+                    "em_pairwise_selections": picks,
+                }
+            )
         items = {}
         for item in instrument.panas_items():
             n = w(("item_n", item.name))
@@ -132,20 +140,33 @@ def prior_outputs(views: list[ConversationView], tables: dict[str, pd.DataFrame]
             n = w(("branch_n", branch))
             four[branch] = int(min(7, max(1, round(w(("branch_sum", branch)) / n)))) if n else 4
         cw = {
-            "q1_lookingFor": [_best({o: w(("q1_lookingFor", o)) for o in options["q1_lookingFor"]}, list(options["q1_lookingFor"]))],
-            "q2_emotionClarity": _best({o: w(("q2_emotionClarity", o)) for o in options["q2_emotionClarity"]},
-                                       list(options["q2_emotionClarity"])),
-            "q3_modelFit": _best({o: w(("q3_modelFit", o)) for o in options["q3_modelFit"]}, list(options["q3_modelFit"])),
+            "q1_lookingFor": [
+                _best({o: w(("q1_lookingFor", o)) for o in options["q1_lookingFor"]}, list(options["q1_lookingFor"]))
+            ],
+            "q2_emotionClarity": _best(
+                {o: w(("q2_emotionClarity", o)) for o in options["q2_emotionClarity"]},
+                list(options["q2_emotionClarity"]),
+            ),
+            "q3_modelFit": _best(
+                {o: w(("q3_modelFit", o)) for o in options["q3_modelFit"]}, list(options["q3_modelFit"])
+            ),
             "q3_followUp_whatFeltOff": [],
             "fourBranchScores": four,
         }
-        post = {"panas_strategy": "absolute", "pre_panas_shown": False,
-                "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)}, "predicted_panas_delta": None,
-                "predicted_conversation_wide": cw}
+        post = {
+            "panas_strategy": "absolute",
+            "pre_panas_shown": False,
+            "predicted_post_panas": {"items": items, "totals": instrument.panas_totals(items)},
+            "predicted_panas_delta": None,
+            "predicted_conversation_wide": cw,
+        }
         if view.rating_items:
             post["predicted_post_chat_ratings"] = {
-                name: rounded_rating(w(("rating_sum", name)) / n if (n := w(("rating_n", name))) else None,
-                                     instrument.rating_items()[name])
-                for name in view.rating_items}
+                name: rounded_rating(
+                    w(("rating_sum", name)) / n if (n := w(("rating_n", name))) else None,
+                    instrument.rating_items()[name],
+                )
+                for name in view.rating_items
+            }
         out[f"{c}.json"] = output_file(view, model, mode, VERSION, turns, post)
     return out
