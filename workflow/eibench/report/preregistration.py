@@ -20,6 +20,7 @@ import pandas as pd
 import yaml
 
 from .numbers import Numbers
+from .reproducibility import git_output
 
 FROZEN = "config/preregistration.yaml"
 # The files whose history is the history of the decision rules: the frozen file and the code
@@ -64,16 +65,6 @@ def differences(frozen: dict[str, Any], statistics: dict[str, Any]) -> list[str]
     return out
 
 
-def _git(repo: Path, *args: str, timeout: float) -> str:
-    return subprocess.run(
-        ["git", "--no-optional-locks", "-C", str(repo), *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=timeout,
-    ).stdout
-
-
 def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     """The frozen file's last commit (``frozen_commit``, ``frozen_date`` YYYY-MM-DD), whether it has
     uncommitted changes, and ``history``: every commit that changed a rule file (or a claim line
@@ -84,11 +75,11 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
         return {**empty, "why": "not a git checkout: the freezing commit and the history of rule changes are unknown"}
     fmt = "--format=%h%x09%cs%x09%s"
     try:
-        last = _git(repo, "log", "-1", fmt, "--", FROZEN, timeout=timeout).strip()
-        dirty = bool(_git(repo, "status", "--porcelain", "--", FROZEN, timeout=timeout).strip())
-        lines = _git(repo, "log", fmt, "--", *RULE_FILES, timeout=timeout).splitlines()
-        lines += _git(repo, "log", fmt, "-G", CONFIG_PATTERN, "--", CONFIG_FILE, timeout=timeout).splitlines()
-        order = _git(repo, "log", "--format=%h", timeout=timeout).split()
+        last = git_output(repo, "log", "-1", fmt, "--", FROZEN, timeout=timeout).strip()
+        dirty = bool(git_output(repo, "status", "--porcelain", "--", FROZEN, timeout=timeout).strip())
+        lines = git_output(repo, "log", fmt, "--", *RULE_FILES, timeout=timeout).splitlines()
+        lines += git_output(repo, "log", fmt, "-G", CONFIG_PATTERN, "--", CONFIG_FILE, timeout=timeout).splitlines()
+        order = git_output(repo, "log", "--format=%h", timeout=timeout).split()
     except (OSError, subprocess.SubprocessError) as exc:
         return {**empty, "why": f"git could not read the checkout ({type(exc).__name__})"}
     rank = {h: i for i, h in enumerate(order)}

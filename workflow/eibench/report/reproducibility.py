@@ -52,6 +52,13 @@ _NOT_FROZEN = ("pip", "setuptools", "wheel", "distribute", "eibench")
 NOT_A_CHECKOUT = "not a git checkout"
 
 
+def git_output(repo: Path, *args: str, timeout: float) -> str:
+    """The standard output of ``git -C repo args`` (read-only: ``--no-optional-locks``, so git
+    does not refresh its index); CalledProcessError or TimeoutExpired as subprocess raises them."""
+    command = ["git", "--no-optional-locks", "-C", str(repo), *args]
+    return subprocess.run(command, capture_output=True, text=True, check=True, timeout=timeout).stdout
+
+
 def git_state(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     """The commit of ``repo``'s working tree and whether it has uncommitted changes (tracked or
     untracked files that git does not ignore). ``commit`` is None when ``repo`` has no ``.git``
@@ -61,13 +68,7 @@ def git_state(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
         return {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT}
 
     def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "--no-optional-locks", "-C", str(repo), *args],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=timeout,
-        ).stdout
+        return git_output(repo, *args, timeout=timeout)
 
     try:
         commit = git("rev-parse", "HEAD").strip()
