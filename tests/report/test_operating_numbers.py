@@ -130,3 +130,26 @@ def test_a_curve_that_never_reaches_the_bar_reports_the_largest_tried(tmp_path):
     assert e["operating.models.reached"]["value"] is False and e["operating.models.needed"]["value"] == 40
     assert e["operating.models.largest_power"]["value"] == 0.3
     assert e["operating.margin.detected"]["value"] is False
+
+
+def test_a_curve_not_computed_prints_its_reason_and_no_number(tmp_path):
+    from eibench.stats.operating import not_computed_curve
+
+    paths = _files(tmp_path)
+    for name, claim in (("models", "C1"), ("margins", "C1"), ("participants", "")):
+        curve = not_computed_curve("claim C1 is not simulated: fewer than two of its metrics are simulated")
+        curve.insert(0, "claim", claim)
+        if name == "margins":
+            curve.insert(1, "margin", None)
+            curve.insert(2, "n_models", 11)
+        curve.to_csv(paths[name], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    e = nums.entries
+    assert e["operating.models.computed"]["value"] is False
+    assert e["operating.models.note"]["value"].startswith("claim C1 is not simulated")
+    assert e["operating.participants.computed"]["value"] is False and e["operating.participants.claim"]["value"] == ""
+    assert not any(
+        k.startswith(("operating.models.needed", "operating.margin.", "operating.participants.needed")) for k in e
+    )
+    assert e["operating.conversations.least_reliable"]["value"] == "b"  # the reliability curve is still printed

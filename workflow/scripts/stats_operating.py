@@ -21,13 +21,6 @@ with rule_log(snakemake) as log:  # noqa: F821
     design = generator_design(cohort_design, alpha)
     null, planted = null_generator(design), planted_generator(st["simulation"]["planted"], design)
     claims = st["claims"]
-    by_id = {c["id"]: c for c in claims}
-    for key in ("independence_claim", "diagnosis_claim"):
-        if cfg[key] not in by_id:
-            raise ValueError(
-                f"statistics.operating.{key}: no claim {cfg[key]!r} in statistics.claims "
-                f"(ids: {', '.join(by_id)}); name one of them"
-            )
     keep, skipped = op.simulated_claims(claims)
     # A claim this cohort cannot test is not testable in its simulated studies either.
     for c in list(keep):
@@ -35,6 +28,9 @@ with rule_log(snakemake) as log:  # noqa: F821
         if reasons:
             keep.remove(c)
             skipped[c["id"]] = "not testable in this design: " + "; ".join(reasons)
+    # The claims the design curves follow; a curve whose claim is not simulated has no numbers.
+    c1, c1_reason = op.curve_claim("independence_claim", cfg["independence_claim"], claims, keep, skipped)
+    c3, c3_reason = op.curve_claim("diagnosis_claim", cfg["diagnosis_claim"], claims, keep, skipped)
 
     def rngs(*names: str, count: int = n):
         return [rng_for(p.seed, "operating", str(cfg["seed"]), *names, str(k)) for k in range(count)]
@@ -78,9 +74,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             n,
         )
     else:
-        # C1 against the number of models (claim true: independent abilities).
-        c1 = by_id[cfg["independence_claim"]]
-        points = [(k, replace(null, n_models=k)) for k in cfg["models"]]
+        # The independence claim against the number of models (claim true: independent abilities).
         fixed = lambda tag: (  # noqa: E731
             lambda v: (
                 rngs(tag, str(v), "studies"),
@@ -89,40 +83,51 @@ with rule_log(snakemake) as log:  # noqa: F821
             )
         )
         same_weights = lambda v, g: weights  # noqa: E731 - one design of this study's conversations
-        models_curve = op.verdict_curve([c1], c1["id"], points, fixed("models"), same_weights, alpha)
-        models_curve.insert(0, "claim", c1["id"])
+        if c1 is not None and not c1_reason:
+            points = [(k, replace(null, n_models=k)) for k in cfg["models"]]
+            models_curve = op.verdict_curve([c1], c1["id"], points, fixed("models"), same_weights, alpha)
+            # The margin: the smallest true tau the claim's rule detects ('not supported': related).
+            taus = [(t, replace(null, ability_correlation=op.margin_correlation(t))) for t in cfg["tau_grid"]]
+            margins = op.verdict_curve([c1], c1["id"], taus, fixed("tau"), same_weights, alpha)
+            margin_value = c1["params"]["margin"]
+        else:
+            models_curve, margins, margin_value = (
+                op.not_computed_curve(c1_reason),
+                op.not_computed_curve(c1_reason),
+                None,
+            )
+        models_curve.insert(0, "claim", c1["id"] if c1 is not None else "")
         write_csv(models_curve, out.models)
-        # The margin: the smallest true tau the claim's rule detects ('not supported': related).
-        taus = [(t, replace(null, ability_correlation=op.margin_correlation(t))) for t in cfg["tau_grid"]]
-        margins = op.verdict_curve([c1], c1["id"], taus, fixed("tau"), same_weights, alpha)
-        margins.insert(0, "claim", c1["id"])
-        margins.insert(1, "margin", c1["params"]["margin"])
+        margins.insert(0, "claim", c1["id"] if c1 is not None else "")
+        margins.insert(1, "margin", margin_value)
         margins.insert(2, "n_models", null.n_models)
         write_csv(margins, out.margins)
         # The diagnosis claim against the number of participants: drawn designs of this study's
         # size with that many participants (the share diagnosed kept), the claim's Holm family.
-        c3 = by_id[cfg["diagnosis_claim"]]
-        family = [
-            c
-            for c in keep
-            if c["family"] == c3["family"]
-            and c["test"] not in ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")
-        ]
-        share = null.n_diagnosed / max(null.n_participants, 1)
-        drawn = dict(
-            conversation_participant=None, conversation_category=None, participant_diagnosed=None, turns_each=None
-        )
-        points = [
-            (k, replace(planted, n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share))), **drawn))
-            for k in cfg["participants"]
-        ]
-        part_rngs = lambda v: (  # noqa: E731
-            rngs("participants", str(v), "studies"),
-            rngs("participants", str(v), "models"),
-            rng_for(p.seed, "operating", str(cfg["seed"]), "participants", str(v), "design"),
-        )
-        part_curve = op.verdict_curve(family, c3["id"], points, part_rngs, same_weights, alpha)
-        part_curve.insert(0, "claim", c3["id"])
+        if c3 is not None and not c3_reason:
+            family = [
+                c
+                for c in keep
+                if c["family"] == c3["family"]
+                and c["test"] not in ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")
+            ]
+            share = null.n_diagnosed / max(null.n_participants, 1)
+            drawn = dict(
+                conversation_participant=None, conversation_category=None, participant_diagnosed=None, turns_each=None
+            )
+            points = [
+                (k, replace(planted, n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share))), **drawn))
+                for k in cfg["participants"]
+            ]
+            part_rngs = lambda v: (  # noqa: E731
+                rngs("participants", str(v), "studies"),
+                rngs("participants", str(v), "models"),
+                rng_for(p.seed, "operating", str(cfg["seed"]), "participants", str(v), "design"),
+            )
+            part_curve = op.verdict_curve(family, c3["id"], points, part_rngs, same_weights, alpha)
+        else:
+            part_curve = op.not_computed_curve(c3_reason)
+        part_curve.insert(0, "claim", c3["id"] if c3 is not None else "")
         write_csv(part_curve, out.participants)
         # Reliability and signal-to-noise of the models' means against the number of conversations.
         rel = op.reliability_curve(

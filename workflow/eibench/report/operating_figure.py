@@ -6,6 +6,8 @@ its own size and every text is at least 7 pt (style.apply's 9 pt, ticks and lege
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -33,7 +35,24 @@ def design_curves(
     )
     fig, axes = plt.subplots(1, 3, figsize=(WIDTH_IN, 2.7), layout="constrained")
     for ax, curve, label in ((axes[0], models, "evaluated models"), (axes[1], participants, "participants")):
-        claim = str(curve["claim"].iloc[0]) if len(curve) else ""
+        claim = str(curve["claim"].iloc[0]) if len(curve) and pd.notna(curve["claim"].iloc[0]) else ""
+        if not len(curve) or curve["value"].isna().any():
+            # A curve with no simulated number (stats.operating.not_computed_curve): say why.
+            note = str(curve["note"].iloc[0]) if len(curve) and "note" in curve else "no design point"
+            ax.text(
+                0.5,
+                0.5,
+                "not computed:\n" + textwrap.fill(note, 34),
+                ha="center",
+                va="center",
+                fontsize=7.5,
+                transform=ax.transAxes,
+            )
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_xlabel(f"number of {label}")
+            ax.set_title(f"{claim or 'no claim'}: share 'supported'", loc="left")
+            continue
         x = curve["value"].to_numpy(float)
         y = curve["supported"].to_numpy(float)
         err = [y - curve["supported_lo"].to_numpy(float), curve["supported_hi"].to_numpy(float) - y]

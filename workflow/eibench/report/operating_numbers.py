@@ -45,6 +45,20 @@ def _smallest(curve: pd.DataFrame, column: str, level: float) -> tuple[Any, bool
     return (hit["value"].min(), True) if len(hit) else (curve["value"].max(), False)
 
 
+def _computed(nums: Numbers, key: str, curve: pd.DataFrame) -> bool:
+    """Entries ``key.claim``, ``key.computed`` and, for a curve with no simulated number (one
+    row whose note says why, stats.operating.not_computed_curve), ``key.note``; whether the
+    curve has numbers."""
+    claim = curve["claim"].iloc[0] if len(curve) else ""
+    nums.add(f"{key}.claim", "" if pd.isna(claim) else str(claim), CURVES)
+    computed = bool(len(curve)) and bool(curve["value"].notna().all())
+    nums.add(f"{key}.computed", computed, CURVES)
+    if not computed:
+        notes = curve["note"].dropna().astype(str) if "note" in curve else pd.Series(dtype=str)
+        nums.add(f"{key}.note", notes.iloc[0] if len(notes) else "no design point", CURVES)
+    return computed
+
+
 def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) -> pd.DataFrame:
     """Entries ``operating.*`` from the files ``paths`` (claims, models, margins, participants,
     conversations: results/stats/operating/*.csv), and the display table."""
@@ -100,43 +114,43 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
             }
         )
 
-    models = pd.read_csv(paths["models"])
-    value, reached = _smallest(models, "supported", power_bar)
-    nums.add("operating.models.claim", str(models["claim"].iloc[0]), CURVES)
-    nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
-    nums.add("operating.models.reached", reached, CURVES)
-    nums.add(
-        "operating.models.needed",
-        int(value),
-        CURVES,
-        note="smallest number of models with simulated power >= the bar, else the largest tried",
-    )
-    nums.add(
-        "operating.models.largest_power",
-        float(models["supported"].iloc[-1]),
-        CURVES,
-        ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])),
-    )
+    models = pd.read_csv(paths["models"], keep_default_na=True)
+    margins = pd.read_csv(paths["margins"], keep_default_na=True)
     nums.add("operating.power_bar", float(power_bar), CURVES, digits=1)
-    margins = pd.read_csv(paths["margins"])
-    tau, detected = _smallest(margins, "not_supported", power_bar)
-    nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
-    nums.add("operating.margin.n_models", int(margins["n_models"].iloc[0]), CURVES)
-    nums.add("operating.margin.detected", detected, CURVES)
-    nums.add(
-        "operating.margin.smallest_tau",
-        float(tau),
-        CURVES,
-        digits=2,
-        note="smallest true Kendall tau the rule calls 'not supported' with the power bar, else the largest tried",
-    )
-    nums.add("operating.margin.power_at_margin", float(margins["not_supported"].iloc[0]), CURVES)
-    part = pd.read_csv(paths["participants"])
-    value, reached = _smallest(part, "supported", power_bar)
-    nums.add("operating.participants.claim", str(part["claim"].iloc[0]), CURVES)
-    nums.add("operating.participants.grid", ", ".join(str(int(v)) for v in part["value"]), CURVES)
-    nums.add("operating.participants.reached", reached, CURVES)
-    nums.add("operating.participants.needed", int(value), CURVES)
+    if _computed(nums, "operating.models", models):
+        value, reached = _smallest(models, "supported", power_bar)
+        nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
+        nums.add("operating.models.reached", reached, CURVES)
+        nums.add(
+            "operating.models.needed",
+            int(value),
+            CURVES,
+            note="smallest number of models with simulated power >= the bar, else the largest tried",
+        )
+        nums.add(
+            "operating.models.largest_power",
+            float(models["supported"].iloc[-1]),
+            CURVES,
+            ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])),
+        )
+        tau, detected = _smallest(margins, "not_supported", power_bar)
+        nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
+        nums.add("operating.margin.n_models", int(margins["n_models"].iloc[0]), CURVES)
+        nums.add("operating.margin.detected", detected, CURVES)
+        nums.add(
+            "operating.margin.smallest_tau",
+            float(tau),
+            CURVES,
+            digits=2,
+            note="smallest true Kendall tau the rule calls 'not supported' with the power bar, else the largest tried",
+        )
+        nums.add("operating.margin.power_at_margin", float(margins["not_supported"].iloc[0]), CURVES)
+    part = pd.read_csv(paths["participants"], keep_default_na=True)
+    if _computed(nums, "operating.participants", part):
+        value, reached = _smallest(part, "supported", power_bar)
+        nums.add("operating.participants.grid", ", ".join(str(int(v)) for v in part["value"]), CURVES)
+        nums.add("operating.participants.reached", reached, CURVES)
+        nums.add("operating.participants.needed", int(value), CURVES)
     conv = pd.read_csv(paths["conversations"])
     nums.add(
         "operating.conversations.grid", ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique())), CURVES

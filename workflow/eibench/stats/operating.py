@@ -319,6 +319,9 @@ def simulate_verdicts(
 ) -> pd.DataFrame:
     """Every simulated study through every claim's rule: one row per study and claim (study,
     id, estimate, lo, hi, p_adjusted, verdict), ``chunk`` studies drawn at a time."""
+    columns = ["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"]
+    if not claims:
+        return pd.DataFrame(columns=columns)
     design = design if design is not None else _design(g, np.random.default_rng(0))
     rows = []
     for start in range(0, len(rngs), chunk):
@@ -327,12 +330,8 @@ def simulate_verdicts(
         for k, results in enumerate(study_results(batch, claims, weights, alpha, part, rparts)):
             table = verdicts(claims, results, alpha)
             table.insert(0, "study", start + k)
-            rows.append(table[["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"]])
-    return (
-        pd.concat(rows, ignore_index=True)
-        if rows
-        else pd.DataFrame(columns=["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"])
-    )
+            rows.append(table[columns])
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
 
 
 def _rate(hits: int, n: int) -> tuple[float, float, float]:
@@ -468,6 +467,9 @@ __all__ = [
     "reliability_curve",
     "verdict_curve",
     "first_reaching",
+    "CURVE_COLUMNS",
+    "curve_claim",
+    "not_computed_curve",
 ]
 
 
@@ -495,9 +497,43 @@ def verdict_curve(
                 "supported_lo": lo,
                 "supported_hi": hi,
                 "not_supported": float((v == "not supported").mean()) if len(v) else np.nan,
+                "note": "",
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=CURVE_COLUMNS)
+
+
+#: The columns of a design curve (verdict_curve), with ``note`` saying why a curve has no numbers.
+CURVE_COLUMNS = ["value", "n_studies", "supported", "supported_lo", "supported_hi", "not_supported", "note"]
+
+
+def not_computed_curve(reason: str) -> pd.DataFrame:
+    """A design curve with no simulated number: one row whose values are missing and whose
+    ``note`` is ``reason`` (the claim it follows is absent, not simulated or not testable)."""
+    row: dict[str, float | str] = {c: np.nan for c in CURVE_COLUMNS}
+    row["note"] = reason
+    return pd.DataFrame([row], columns=CURVE_COLUMNS)
+
+
+def curve_claim(
+    key: str, claim_id: str | None, claims: list[dict[str, Any]], kept: list[dict[str, Any]], skipped: dict[str, str]
+) -> tuple[dict[str, Any] | None, str]:
+    """The claim a design curve follows (configuration key ``statistics.operating.<key>``) and,
+    when the curve cannot be computed, why: none is named (``claim_id`` None), or the named claim
+    is not simulated or not testable in this design (its reason from ``skipped``). A name that
+    is not among ``claims`` is a configuration error (ValueError naming the key and the ids)."""
+    if claim_id is None:
+        return None, f"no claim is named by statistics.operating.{key}"
+    ids = [c["id"] for c in claims]
+    if claim_id not in ids:
+        raise ValueError(
+            f"statistics.operating.{key}: no claim {claim_id!r} in statistics.claims "
+            f"(ids: {', '.join(ids)}); name one of them, or null for no curve"
+        )
+    claim = next(c for c in claims if c["id"] == claim_id)
+    if claim not in kept:
+        return claim, f"claim {claim_id} is not simulated: {skipped.get(claim_id, 'not simulated')}"
+    return claim, ""
 
 
 def first_reaching(curve: pd.DataFrame, column: str, level: float = 0.8) -> Any:
