@@ -73,9 +73,13 @@ BOARD_COLUMNS = [
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 shown = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
 assert NEW_MODEL not in set(board["em_model"]), f"{NEW_MODEL!r} is already a model of the run: choose another name"
-# The best evaluated model; a cohort compared with baselines only (e.g. ESConv) has none: its best baseline.
-source_role = "model" if (shown["role"] == "model").any() else "baseline"
-SOURCE_MODEL = SOURCE_MODEL or shown[shown["role"] == source_role].sort_values("rank")["em_model"].iloc[0]
+# The best evaluated model whose output files the run collected under results/predictions/ (a
+# model of kind outputs_dir is read from its own folder, so it has none there); a cohort compared
+# with baselines only (e.g. ESConv) has no evaluated model: its best baseline.
+collected = shown[[any((RESULTS / "predictions" / m / MODE).glob("shard-*/*.json")) for m in shown["em_model"]]]
+assert len(collected), f"no model of the run has output files under {RESULTS / 'predictions'}/<model>/{MODE}/"
+source_role = "model" if (collected["role"] == "model").any() else "baseline"
+SOURCE_MODEL = SOURCE_MODEL or collected[collected["role"] == source_role].sort_values("rank")["em_model"].iloc[0]
 shown[BOARD_COLUMNS]
 
 # %% [markdown]
