@@ -160,3 +160,16 @@ def test_a_cohort_without_participants_raters_or_romantic_chats_runs_and_leaves_
         g, [np.random.default_rng(i) for i in range(3)], sb.shared_weights(g, 20, np.random.default_rng(0)), 0.05
     )
     assert len(out) == 3 and out[list(sim.TESTS.values())].isna().all().all()
+
+
+def test_a_drawn_design_without_participants_leaves_every_participant_unknown():
+    """The reliability curve draws designs of other sizes from a cohort's generator; one with no
+    participants (mood tags only) has every conversation's participant unknown (-1)."""
+    g = sim.Generator(
+        n_conversations=12, n_models=3, n_participants=0, n_diagnosed=0, n_humans=0, human_conversations=0
+    )
+    participant, diagnosed, category, turns = sb._design(g, np.random.default_rng(1))
+    assert (participant == -1).all() and len(participant) == 12 and diagnosed.size == 0
+    assert len(category) == 12 and ((turns >= g.turns[0]) & (turns <= g.turns[1])).all()
+    batch = sb.draw(g, [np.random.default_rng(2)], design_rng=np.random.default_rng(1))
+    assert batch.values["emotion_f1"].shape[-1] == 12 and not batch.diagnosed.any()

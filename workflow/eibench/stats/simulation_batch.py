@@ -74,6 +74,11 @@ def _design(g: Generator, rng: np.random.Generator):
         diagnosed_p = np.array(g.participant_diagnosed, dtype=bool)
         category = np.array(g.conversation_category, dtype=object)
         n_turns = np.array(g.turns_each, dtype=int)
+    elif P == 0:  # a design without participants (e.g. mood tags only): every conversation's is unknown (-1)
+        diagnosed_p = np.zeros(0, dtype=bool)
+        participant = np.full(n, -1, dtype=int)
+        category = rng.choice(np.array(CATEGORIES, dtype=object), size=n)
+        n_turns = rng.integers(g.turns[0], g.turns[1] + 1, size=n)
     else:
         diagnosed_p = np.zeros(P, dtype=bool)
         diagnosed_p[rng.choice(P, size=g.n_diagnosed, replace=False)] = True
