@@ -163,6 +163,18 @@ def em_tables(wildcards):
 SCORE_PARTS = ("turn", "conversation", "summary", "rule_counts", "missing", "invalid")
 
 
+def paper_table(name, rule, subcategory):
+    """The printed table ``results/paper/tables/<name>.csv`` as an item of the audit report
+    (`snakemake --report`), captioned by ``workflow/report/table_<name>.rst`` with its rule."""
+    return report(
+        f"results/paper/tables/{name}.csv",
+        caption=f"../report/table_{name}.rst",
+        category="Tables",
+        subcategory=subcategory,
+        labels={"table": name, "rule": rule},
+    )
+
+
 def scores_of(part):
     return expand(f"results/scores/{{model}}/{{mode}}/{part}.parquet", model=list(MODELS), mode=MODES)
 

@@ -379,7 +379,7 @@ rule paper_numbers:
             subcategory="Scoring",
             labels={"table": "invalid_answers", "rule": "paper_numbers"},
         ),
-        preregistration_table="results/paper/tables/preregistration_history.csv",
+        preregistration_table=paper_table("preregistration_history", "paper_numbers", "Claims"),
     log:
         "logs/report/paper_numbers.log",
     benchmark:

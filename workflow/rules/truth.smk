@@ -42,7 +42,10 @@ TRUTH_PARAMS = (
     else {}
 )
 TRUTH_OUTPUTS = (
-    {"truth_table": "results/paper/tables/truth.csv", "truth_models_table": "results/paper/tables/truth_models.csv"}
+    {
+        "truth_table": paper_table("truth", "paper_numbers", "Validation"),
+        "truth_models_table": paper_table("truth_models", "paper_numbers", "Validation"),
+    }
     if NULL_COHORT
     else {}
 )

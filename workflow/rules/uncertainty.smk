@@ -76,7 +76,7 @@ rule table_uncertainty:
     input:
         **{k: v for k, v in UNCERTAINTY_STATS.items() if k != "seed_noise"},
     output:
-        **{name: f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
+        **{name: paper_table(name, "table_uncertainty", "Uncertainty") for name in UNCERTAINTY_TABLES},
     log:
         "logs/report/table_uncertainty.log",
     benchmark:
