@@ -26,14 +26,22 @@ SMALL = ("--configfile", "config/small.yaml")
 
 
 def rule_scripts(repo: Path) -> dict[str, Path]:
-    """rule name -> its script, read from the `rule NAME:` ... `script: "PATH"` of every .smk."""
-    out = {}
+    """rule name -> its script, read from the `rule NAME:` ... `script: "PATH"` of every .smk
+    (indented rules inside an `if` too), and `use rule A as B with:`, which runs A's script
+    unless its block names another."""
+    out, uses = {}, {}
     for smk in sorted((repo / "workflow" / "rules").glob("*.smk")):
-        for block in re.split(r"^(?=rule \w+:)", smk.read_text(encoding="utf-8"), flags=re.M):
-            name = re.match(r"rule (\w+):", block)
+        text = smk.read_text(encoding="utf-8")
+        for block in re.split(r"^(?=[ \t]*(?:use )?rule \w+)", text, flags=re.M):
             script = re.search(r"^\s+script:\s*\n\s+\"([^\"]+)\"", block, flags=re.M)
-            if name and script:
-                out[name.group(1)] = (smk.parent / script.group(1)).resolve()
+            path = (smk.parent / script.group(1)).resolve() if script else None
+            if used := re.match(r"[ \t]*use rule (\w+) as (\w+)", block):
+                uses[used.group(2)] = (used.group(1), path)
+            elif (name := re.match(r"[ \t]*rule (\w+):", block)) and path:
+                out[name.group(1)] = path
+    for name, (base, path) in uses.items():
+        if path or base in out:
+            out[name] = path or out[base]
     return out
 
 
