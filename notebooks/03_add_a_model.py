@@ -250,16 +250,17 @@ after["new"] = np.where(after["em_model"] == NEW_MODEL, "<- new", "")
 display(after[BOARD_COLUMNS + ["rank_before", "new"]])
 
 # %%
-# The demonstration model flips answers of the source model, so it cannot score higher on the
-# binary and pairwise metrics (the emotion tags are untouched). A cohort without behaviour
-# judgements or comparisons (e.g. mood tags only) has no evaluation pillar to compare.
+# The demonstration model flips answers of the source model (each answer to the other of its two
+# options). That lowers the binary and pairwise scores of a source better than chance (evaluation
+# above 0.5); a source at or below chance (a small real model on a few conversations) can gain
+# from it. The emotion tags are untouched either way (a cohort without them, such as ESConv, has
+# no tracking score: missing for both; one without behaviour judgements has no evaluation score,
+# and nothing is compared).
 row = after.set_index("em_model")
 if FLIP_SHARE > 0 and NEW_MODEL != SOURCE_MODEL and (workdir / NEW_MODEL).exists():
-    if pd.notna(row.loc[SOURCE_MODEL, "evaluation"]):
+    if row.loc[SOURCE_MODEL, "evaluation"] > 0.5:
         assert row.loc[NEW_MODEL, "evaluation"] < row.loc[SOURCE_MODEL, "evaluation"]
-    else:
-        print("no evaluation pillar in this cohort: the flipped answers change no score")
-    assert np.array_equal([row.loc[NEW_MODEL, "tracking"]], [row.loc[SOURCE_MODEL, "tracking"]], equal_nan=True)
+    assert np.allclose(row.loc[NEW_MODEL, "tracking"], row.loc[SOURCE_MODEL, "tracking"], equal_nan=True)
 
 # %%
 shutil.rmtree(workdir)

@@ -1,5 +1,6 @@
-"""Structured output (answer schemas as response_format), the committed response record and the
-estimate printed before a collection, against the loopback fake server."""
+"""Structured output (answer schemas as response_format), the response record and the estimate
+printed before a collection, against the loopback fake server; and the committed record of the
+real local model (config/local-llm.yaml) replayed with no server listening."""
 
 from __future__ import annotations
 
@@ -7,15 +8,23 @@ import json
 
 import jsonschema
 import pytest
+import yaml
 from eibench.predict.adapters import CollectionError, LiveModel
 from eibench.predict.answers import parse
 from eibench.predict.cache import Entry
 from eibench.predict.collect import collect_shard
+from eibench.predict.conversation import conversation_views
 from eibench.predict.estimate import estimate, format_estimate
+from eibench.predict.local_server import free_port
 from eibench.predict.prompts import PromptSet
 from eibench.predict.record import RecordError, cache_records, read_record, write_record
 from eibench.predict.schemas import answer_schema
+from eibench.public import esconv
+from eibench.release.read import list_json_files, read_conversations, read_em_outputs
+from eibench.release.tidy import em_tables, gold_tables
+from eibench.release.write import write_json
 
+from ..conftest import REPO
 from .fake_llm import FakeLLM
 
 
@@ -165,3 +174,60 @@ def test_the_estimate_counts_what_is_left_to_ask(small_views, tmp_path):
         again, _ = _collect(small_views[:1], _model(llm), tmp_path, name="again")
     assert stats["estimate"]["to_ask"] == stats["requests"] and stats["estimate"]["cached"] == 0
     assert again["estimate"]["to_ask"] == 0 and again["estimate"]["cached"] == again["requests"]
+
+
+# -- the committed record of the real local model (config/local-llm.yaml, docs/local-model.md) --
+
+ESCONV_MIRROR = REPO.parent / "shared" / "data" / "esconv"
+
+
+def _local_model() -> tuple[dict, dict]:
+    """config/local-llm.yaml and its live model's entry; skipped while the entry names no record
+    (none is committed until the real run has been made: docs/local-model.md, section 5)."""
+    config = yaml.safe_load((REPO / "config" / "local-llm.yaml").read_text())
+    entry = next(m for m in config["models"] if m["kind"] == "openai_compatible")
+    if not entry.get("record"):
+        pytest.skip("config/local-llm.yaml names no committed record for its live model (record: null)")
+    return config, entry
+
+
+def _esconv_sample(config: dict, tmp_path) -> list:
+    """The views of the config's ESConv sample (the first ``limit`` conversations of each of its
+    splits), made as the workflow makes them; skipped without the ESConv mirror."""
+    if not ESCONV_MIRROR.is_dir():
+        pytest.skip(f"no ESConv mirror at {ESCONV_MIRROR}")
+    sample = config["cohorts"]["esconv"]
+    splits = esconv.read_esconv(ESCONV_MIRROR)
+    for split in sample["splits"]:
+        for index, dialog in enumerate(splits[split][: sample["limit"]]):
+            write_json(esconv.to_release(dialog, index, split), tmp_path / "gold" / f"{split}-{index}.json")
+    return conversation_views(gold_tables(read_conversations(list_json_files(tmp_path / "gold"))))
+
+
+def test_the_committed_record_replays_the_real_model_with_no_server(tmp_path):
+    config, entry = _local_model()
+    path = REPO / entry["record"]
+    recorded = read_record(path)
+    views = _esconv_sample(config, tmp_path)
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens: a request would fail
+    model = LiveModel.from_config({**entry, "endpoint": nowhere, "max_retries": 0})
+    stats, out = _collect(views, model, tmp_path, record=path)
+    assert stats["calls"] == 0 and stats["record_hits"] == len(recorded.entries) > 0
+    parsed = read_em_outputs(list_json_files(tmp_path / "out"), entry["name"], "default")
+    tables = em_tables(parsed)
+    assert len(tables["em_runs"]) == len(views) and len(tables["em_turns"]) == sum(len(v.turns) for v in views)
+    # the record holds answers, token counts and latencies only: none of the sample's messages
+    # (those of eight words or more: a short greeting may well be in a drafted answer)
+    text = path.read_text(encoding="utf-8")
+    messages = [m for v in views for t in v.turns for m in (t.user_message, t.om_reply)]
+    assert not [m for m in messages if len(m.split()) >= 8 and json.dumps(m)[1:-1] in text]
+
+
+def test_the_committed_record_refuses_a_changed_revision(tmp_path):
+    config, entry = _local_model()
+    views = _esconv_sample(config, tmp_path)
+    nowhere = f"http://127.0.0.1:{free_port()}/v1"
+    model = LiveModel.from_config({**entry, "endpoint": nowhere, "revision": entry["revision"] + "-other"})
+    with pytest.raises(RecordError, match=r"header field identity differs from the configured model in revision \("):
+        _collect(views, model, tmp_path, record=REPO / entry["record"])
+    assert not (tmp_path / "out").exists()

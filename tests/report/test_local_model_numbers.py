@@ -68,6 +68,20 @@ def test_the_numbers_of_the_section():
         )
 
 
+def test_one_conversation_gives_no_interval_and_no_test():
+    scores, invalid, record = _inputs([0.5], [0.3])
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
+    add_local_model(
+        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+    )
+    e = nums.entries
+    assert e["local_model.testable"]["value"] is False and e["local_model.n_conversations"]["value"] == 1
+    assert e["local_model.score"]["value"] == pytest.approx(0.5)
+    assert e["local_model.difference"]["value"] == pytest.approx(0.2)
+    assert not any("ci" in e[f"local_model.{k}"] for k in ("score", "chance_score", "difference"))
+    assert "local_model.p_vs_chance" not in e and "local_model.min_p" not in e
+
+
 def test_sign_flip_and_bootstrap():
     assert sign_flip_p(np.array([1.0, -1.0]), 100, 0) == 1.0
     assert sign_flip_p(np.array([0.1] * 20), 2000, 0) < 0.01  # sampled when more than 16
@@ -87,12 +101,13 @@ def test_the_section_types_no_number_and_the_live_config_is_the_same_model():
     assert [m.get("record") for m in live["models"]] == [None] * len(live["models"])
 
 
-def test_the_section_compiles_from_the_numbers_it_reads(tmp_path):
+@pytest.mark.parametrize("n_conversations", [3, 1])
+def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversations):
     import shutil
 
     import typst
 
-    scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
+    scores, invalid, record = _inputs([0.5, 0.6, 0.7][:n_conversations], [0.3, 0.4, 0.2][:n_conversations])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(
         nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
@@ -108,8 +123,11 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path):
     }
     assert {
         "local_model.score",
-        "local_model.p_vs_chance",
+        "local_model.difference",
         "local_model.pct_invalid",
         "local_model.latency_mean_s",
         "local_model.output_tokens",
     } <= shown
+    # an interval and a test only when the sample has them; otherwise the section says why
+    assert ("local_model.p_vs_chance" in shown) == (n_conversations > 1)
+    assert ("local_model.min_conversations" in shown) == (n_conversations == 1)

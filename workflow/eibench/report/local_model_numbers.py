@@ -14,6 +14,11 @@ and a paired test against the chance baseline on the same conversations:
   smallest attainable p-value is 2 / 2^n, which the entry ``min_p`` states, so a small sample
   is never read as evidence it cannot give.
 
+With fewer than ``MIN_CONVERSATIONS`` (2) conversations there is nothing to resample and no test:
+the interval would be the score itself and the only attainable p-value is 1. The entries
+``ci`` of the scores, ``p_vs_chance`` and ``min_p`` are then left out and ``testable`` is false,
+so the section prints no interval and no p-value and says why.
+
 Pure: reads only what it is given. ValueError when the model or chance has no score.
 """
 
@@ -31,6 +36,7 @@ from .numbers import Numbers
 
 RULE = "paper_numbers"
 MAX_EXACT = 16
+MIN_CONVERSATIONS = 2
 
 
 def sign_flip_p(diffs: np.ndarray, n_permutations: int, seed: int) -> float:
@@ -89,11 +95,19 @@ def add_local_model(
     add("revision", record.identity.get("revision", ""))
     add("metric", metric)
     add("n_conversations", len(common))
-    add("score", float(a.mean()), digits=3, ci=bootstrap_mean(a, n_bootstrap, seed))
-    add("chance_score", float(b.mean()), digits=3, ci=bootstrap_mean(b, n_bootstrap, seed + 1))
-    add("difference", float(diffs.mean()), digits=3, ci=bootstrap_mean(diffs, n_bootstrap, seed + 2))
-    add("p_vs_chance", sign_flip_p(diffs, n_permutations, seed + 3), digits=3)
-    add("min_p", 2.0 / 2 ** len(common) if len(common) <= MAX_EXACT else 1.0 / n_permutations, digits=3)
+    testable = len(common) >= MIN_CONVERSATIONS
+    add("testable", testable)
+    add("min_conversations", MIN_CONVERSATIONS)
+
+    def interval(values: np.ndarray, offset: int) -> tuple[float, float] | None:
+        return bootstrap_mean(values, n_bootstrap, seed + offset) if testable else None
+
+    add("score", float(a.mean()), digits=3, ci=interval(a, 0))
+    add("chance_score", float(b.mean()), digits=3, ci=interval(b, 1))
+    add("difference", float(diffs.mean()), digits=3, ci=interval(diffs, 2))
+    if testable:
+        add("p_vs_chance", sign_flip_p(diffs, n_permutations, seed + 3), digits=3)
+        add("min_p", 2.0 / 2 ** len(common) if len(common) <= MAX_EXACT else 1.0 / n_permutations, digits=3)
     add("n_better_than_chance", int((diffs > 0).sum()))
 
     rows = invalid[(invalid["em_model"] == model) & (invalid["mode"] == mode) & (invalid["asked"] > 0)]
