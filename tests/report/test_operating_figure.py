@@ -46,3 +46,25 @@ def test_the_figure_is_the_text_width_and_no_text_is_below_7_pt():
     assert texts and min(t.get_fontsize() for t in texts) >= 7
     fig.canvas.draw()
     assert fig.get_tightbbox().width <= fig.get_figwidth() * 1.05  # placed at 100% width, not shrunk
+
+
+def test_a_curve_that_is_not_computed_says_why_in_its_panel():
+    from eibench.stats.operating import not_computed_curve
+
+    models = not_computed_curve("claim C1 is not simulated: fewer than two of its metrics are simulated")
+    models.insert(0, "claim", "C1")
+    participants = not_computed_curve("no claim is named by statistics.operating.diagnosis_claim")
+    participants.insert(0, "claim", "")
+    conv = pd.DataFrame(columns=["n_conversations", "metric", "n_studies", "reliability", "snr"])
+    fig = operating_figure.design_curves(models, participants, conv)
+    texts = [t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text")) if t.get_text().strip()]
+    assert sum(t.startswith("not computed:") for t in texts) == 3
+    assert any("fewer than two of its metrics" in t.replace("\n", " ") for t in texts)
+    assert (
+        min(
+            t.get_fontsize()
+            for t in fig.findobj(lambda o: hasattr(o, "get_fontsize") and hasattr(o, "get_text"))
+            if t.get_text().strip()
+        )
+        >= 7
+    )

@@ -153,3 +153,18 @@ def test_a_curve_not_computed_prints_its_reason_and_no_number(tmp_path):
         k.startswith(("operating.models.needed", "operating.margin.", "operating.participants.needed")) for k in e
     )
     assert e["operating.conversations.least_reliable"]["value"] == "b"  # the reliability curve is still printed
+
+
+def test_a_cohort_without_the_curves_metrics_prints_no_reliability(tmp_path):
+    from eibench.stats.operating import reliability_curve
+    from eibench.stats.simulation import Generator
+
+    paths = _files(tmp_path)
+    empty = reliability_curve(Generator(n_models=3), [], [50, 100], lambda n: [], lambda n: None)
+    assert empty.empty and list(empty.columns) == ["n_conversations", "metric", "n_studies", "reliability", "snr"]
+    empty.to_csv(paths["conversations"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    e = nums.entries
+    assert e["operating.conversations.computed"]["value"] is False
+    assert not any(k.startswith("operating.conversations.least") for k in e)

@@ -130,9 +130,11 @@ with rule_log(snakemake) as log:  # noqa: F821
         part_curve.insert(0, "claim", c3["id"] if c3 is not None else "")
         write_csv(part_curve, out.participants)
         # Reliability and signal-to-noise of the models' means against the number of conversations.
+        # Only the metrics this cohort has values of: the others have no reliability here.
+        present = set(cohort_design.get("metrics_models", []))
         rel = op.reliability_curve(
             null,
-            ["emotion_f1", "binary_om_acc", "pairwise_acc", "composite"],
+            [m for m in ("emotion_f1", "binary_om_acc", "pairwise_acc", "composite") if m in present],
             cfg["conversations"],
             lambda v: rngs("conversations", str(v), "studies"),
             lambda v: rng_for(p.seed, "operating", str(cfg["seed"]), "conversations", str(v)),

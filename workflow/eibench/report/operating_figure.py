@@ -64,6 +64,20 @@ def design_curves(
         ax.set_title(f"{claim}: share 'supported'", loc="left")
         ax.legend(loc="lower right", frameon=False)
     ax = axes[2]
+    if conversations.empty:  # none of the curve's metrics in this cohort
+        ax.text(
+            0.5,
+            0.5,
+            "not computed:\nno metric of the curve",
+            ha="center",
+            va="center",
+            fontsize=7.5,
+            transform=ax.transAxes,
+        )
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title("simulated reliability", loc="left")
+        return fig
     twin = ax.twinx()
     for k, (metric, g) in enumerate(conversations.groupby("metric", sort=True)):
         colour = style.PALETTE[k % len(style.PALETTE)]

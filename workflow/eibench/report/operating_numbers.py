@@ -152,13 +152,14 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
         nums.add("operating.participants.reached", reached, CURVES)
         nums.add("operating.participants.needed", int(value), CURVES)
     conv = pd.read_csv(paths["conversations"])
-    nums.add(
-        "operating.conversations.grid", ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique())), CURVES
-    )
-    largest = conv[conv["n_conversations"] == conv["n_conversations"].max()]
-    low = largest.sort_values(["reliability", "metric"]).iloc[0]
-    nums.add("operating.conversations.least_reliable", str(low["metric"]), CURVES)
-    nums.add("operating.conversations.least_reliability", float(low["reliability"]), CURVES)
+    nums.add("operating.conversations.computed", bool(len(conv)), CURVES)
+    if len(conv):
+        grid = ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique()))
+        nums.add("operating.conversations.grid", grid, CURVES)
+        largest = conv[conv["n_conversations"] == conv["n_conversations"].max()]
+        low = largest.sort_values(["reliability", "metric"]).iloc[0]
+        nums.add("operating.conversations.least_reliable", str(low["metric"]), CURVES)
+        nums.add("operating.conversations.least_reliability", float(low["reliability"]), CURVES)
     return pd.DataFrame(
         rows,
         columns=[

@@ -426,9 +426,9 @@ def reliability_curve(
     """Reliability and signal-to-noise ratio (discriminability._reliability_snr, after Heineman
     et al. 2025) of the models' mean of each metric, per number of conversations: the median over
     the simulated studies of a drawn design of that size. ``rngs_for(n)`` gives the studies'
-    generators, ``design_rng_for(n)`` the design's."""
+    generators, ``design_rng_for(n)`` the design's. No metric: a table with no row."""
     rows = []
-    for n in conversations:
+    for n in conversations if metrics else []:
         gn = replace(
             g,
             n_conversations=n,
@@ -453,7 +453,7 @@ def reliability_curve(
                     "snr": float(np.median(snr)),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["n_conversations", "metric", "n_studies", "reliability", "snr"])
 
 
 __all__ = [
