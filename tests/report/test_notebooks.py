@@ -66,3 +66,25 @@ def test_a_cell_over_the_timeout_fails(tmp_path):
     source = _notebook(tmp_path / "d.ipynb", "import time\ntime.sleep(30)")
     with notebooks.kernel_environment(tmp_path / "state", 1), pytest.raises(notebooks.NotebookError, match="1 s"):
         notebooks.execute(source, tmp_path, timeout=1)
+
+
+def test_stream_chunks_are_merged_whatever_their_boundaries():
+    """Two runs of a cell can send the same printed text in different chunks, and stdout and
+    stderr interleaved differently: the merged outputs are the same."""
+    import nbformat
+    from eibench.report.notebooks import merge_streams
+
+    def cell(*outputs):
+        nb = nbformat.v4.new_notebook()
+        c = nbformat.v4.new_code_cell("print('a'); print('b')")
+        c.outputs = [
+            nbformat.v4.new_output("stream", name=n, text=t) if n else nbformat.v4.new_output("display_data", data=t)
+            for n, t in outputs
+        ]
+        nb.cells = [c]
+        return merge_streams(nb).cells[0].outputs
+
+    one = cell(("stdout", "a\nb\n"), ("stderr", "w\n"), (None, {"text/plain": "x"}))
+    two = cell(("stdout", "a\n"), ("stderr", "w\n"), ("stdout", "b\n"), (None, {"text/plain": "x"}))
+    assert one == two
+    assert [o.get("name") for o in one] == ["stdout", "stderr", None] and one[0]["text"] == "a\nb\n"

@@ -56,7 +56,8 @@ def execute(
 ) -> nbformat.NotebookNode:
     """The notebook at ``source`` executed top to bottom in a fresh ``kernel`` whose working
     folder is ``cwd``; ``timeout``: seconds per cell. A cell that raises or runs out of time
-    raises :class:`NotebookError` naming the notebook and the cell (by its first line)."""
+    raises :class:`NotebookError` naming the notebook and the cell (by its first line). Stream
+    outputs are merged (:func:`merge_streams`)."""
     nb = nbformat.read(source, as_version=4)
     client = NotebookClient(
         nb, timeout=timeout, kernel_name=kernel, record_timing=False, resources={"metadata": {"path": str(cwd)}}
@@ -67,6 +68,26 @@ def execute(
         raise NotebookError(f"{source}: a cell raised:\n{error}") from None
     except TimeoutError as error:
         raise NotebookError(f"{source}: a cell ran longer than {timeout} s (the rule's timeout): {error}") from None
+    return merge_streams(nb)
+
+
+def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` with each code cell's stream outputs merged into one output per stream (stdout,
+    stderr), placed where that stream first appears: the kernel sends printed text in chunks
+    whose boundaries, and the interleaving of the two streams, depend on timing, so two runs of
+    the same cell would otherwise give different files. Other outputs keep their order."""
+    for cell in nb.cells:
+        outputs, merged = [], {}
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "stream":
+                outputs.append(out)
+            elif out["name"] in merged:
+                merged[out["name"]]["text"] += out["text"]
+            else:
+                merged[out["name"]] = out
+                outputs.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = outputs
     return nb
 
 
