@@ -293,3 +293,16 @@ def test_the_claims_are_printed_under_every_scheme_with_the_primary_named(reader
     assert not missing, reader.fail("claims-by-scheme cells", missing)
     assert reader.shows(numbers["unc.primary_reason"]["display"])
 
+
+def test_the_leaderboard_shows_the_human_raters_apart_with_their_n(reader, small_run):
+    """The printed leaderboard's blocks: each block heading (with its conversations) is in the
+    PDF, the human raters come after every model, and none of them has a rank."""
+    with (small_run / "results" / "paper" / "tables" / "leaderboard.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    blocks = list(dict.fromkeys(r["Block"] for r in rows))
+    humans = [r for r in rows if r["Block"].startswith("Human raters")]
+    assert humans and blocks[-1] == humans[0]["Block"], blocks
+    assert all(r["Rank"] == "–" for r in humans)
+    assert all(f"{r['Conversations']} conversations each" in r["Block"] for r in humans)
+    missing = [b for b in blocks if not reader.shows(b)]
+    assert not missing, reader.fail("leaderboard blocks", missing)
