@@ -276,3 +276,33 @@ def test_the_engineering_tables_are_in_the_appendix(reader):
     ):
         at = [m.start() for m in re.finditer(re.escape(caption), words)]
         assert len(at) == 1 and at[0] > appendix, (caption, at, appendix)
+
+
+def test_the_claims_are_printed_under_every_scheme_with_the_primary_named(reader, small_run):
+    """The claims-by-scheme table: every claim, a 95% interval and a verdict column per
+    configured scheme, the primary one marked, and what each claim's interval is."""
+    with (small_run / "results" / "paper" / "tables" / "uncertainty_claims.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
+    primary = numbers["unc.claims.primary"]["value"]
+    header = list(rows[0])
+    assert f"Verdict ({primary}, primary)" in header and f"95% ({primary}, primary)" in header
+    assert len([h for h in header if h.startswith("Verdict (")]) == numbers["unc.n_schemes"]["value"]
+    missing = [h for h in header if not reader.shows(h)]
+    missing += [r[h] for r in rows for h in header if r[h] != "–" and not reader.shows(r[h])]
+    assert not missing, reader.fail("claims-by-scheme cells", missing)
+    assert reader.shows(numbers["unc.primary_reason"]["display"])
+
+
+def test_the_leaderboard_shows_the_human_raters_apart_with_their_n(reader, small_run):
+    """The printed leaderboard's blocks: each block heading (with its conversations) is in the
+    PDF, the human raters come after every model, and none of them has a rank."""
+    with (small_run / "results" / "paper" / "tables" / "leaderboard.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    blocks = list(dict.fromkeys(r["Block"] for r in rows))
+    humans = [r for r in rows if r["Block"].startswith("Human raters")]
+    assert humans and blocks[-1] == humans[0]["Block"], blocks
+    assert all(r["Rank"] == "–" for r in humans)
+    assert all(f"{r['Conversations']} conversations each" in r["Block"] for r in humans)
+    missing = [b for b in blocks if not reader.shows(b)]
+    assert not missing, reader.fail("leaderboard blocks", missing)

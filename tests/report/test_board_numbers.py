@@ -140,6 +140,36 @@ def test_leaderboard_table_prints_rank_intervals_and_strict_composites():
     assert list(table["Composite (strict)"]) == ["53.0", "54.0", "39.0"]
 
 
+def test_leaderboard_table_puts_the_human_raters_apart_each_block_with_its_n():
+    """Models first (ranked), then the unranked baselines, then the human raters, whatever
+    their composites; each block's heading names its number of conversations."""
+    board = _board()
+    extra = board[board["em_model"] == "b"].assign(em_model="base", role="baseline", rank=np.nan, composite=10.0)
+    board = pd.concat([board, extra], ignore_index=True)
+    main = bn.main_rows(board, "m").sort_values("composite", ascending=False)  # c (human, 40) above base (10)
+    iv = pd.DataFrame({"metric": ["composite"], "em_model": ["a"], "rank_lo": [1.0], "rank_hi": [2.0]})
+    table = bn.leaderboard_table(board, main, iv, "m")
+    assert list(table["Model"]) == ["a", "b", "base", "c"]
+    assert list(table.columns[:4]) == ["Block", "Rank", "Rank 95%", "Model"]
+    assert list(table["Block"]) == [
+        "Models, ranked: 200 conversations each",
+        "Models, ranked: 200 conversations each",
+        "Baselines (references), not ranked: 200 conversations each",
+        "Human raters, not ranked: 30 conversations each",
+    ]
+    assert list(table["Conversations"]) == ["200", "200", "200", "30"] and table["Rank"].iloc[-1] == "–"
+
+
+def test_ranked_baselines_stay_in_the_ranked_block_and_an_n_range_is_printed():
+    assert bn.block_of("baseline", ranked=True) == "ranked" and bn.block_of("human", ranked=False) == "human"
+    assert bn.block_of("baseline", ranked=False) == "baseline"
+    label = bn.block_label("ranked", pd.Series(["model", "baseline"]), pd.Series([200, 180]))
+    assert label == "Models and baselines, ranked: 180–200 conversations each"
+    assert bn.block_label("human", pd.Series(["human"] * 2), pd.Series([25, 30])).startswith(
+        "Human raters, not ranked: 25–30"
+    )
+
+
 def test_numbers_name_the_script_from_the_rule_map():
     nums = Numbers(scripts={"r": "workflow/scripts/r.py"})
     nums.add("x", 1, "r")

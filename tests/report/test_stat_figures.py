@@ -403,7 +403,7 @@ def test_humans_colour_follows_the_test_an_interval_excluding_zero_is_not_no_dif
 
 
 def test_simulation_draws_bands_and_skips_rows_without_coverage():
-    fig = sf.simulation_calibration(null_rates_table(), planted_table(), SRC, coverage_bar=0.9)
+    fig = sf.simulation_calibration(null_rates_table(), planted_table(), SRC)
     left, right = fig.axes
     assert len(left.patches) == 2  # one binomial band per test
     assert ytick_labels(right) == ["romantic effect", "diagnosis effect"]  # the power row has no coverage
@@ -412,8 +412,51 @@ def test_simulation_draws_bands_and_skips_rows_without_coverage():
         for line in right.lines
         if len(set(line.get_xdata())) == 1 and len(line.get_xdata()) == 2
     }
-    assert vlines == {0.95, 0.9}
+    assert vlines == {0.95}  # the nominal coverage, and no other reference line (no 0.90 bar)
     assert right.get_xlim()[0] < 0.88  # the lowest coverage is in view
+
+
+def _tested_planted() -> pd.DataFrame:
+    """The planted table with the binomial test of each coverage, as rule
+    stats_simulation_summary writes it: one coverage below nominal, one consistent, one a share
+    over models (no test)."""
+    return pd.DataFrame(
+        {
+            "effect": ["diagnosis effect", "drift slope", "human minus model"],
+            "sign_recovery": [1.0, 0.99, 0.9],
+            "coverage": [0.91, 0.95, 0.93],
+            "coverage_lo": [0.86, 0.91, np.nan],
+            "coverage_hi": [0.945, 0.975, np.nan],
+            "coverage_p": [0.014, 1.0, np.nan],
+            "coverage_vs_nominal": ["below nominal", "consistent with nominal", np.nan],
+        }
+    )
+
+
+def test_coverage_dots_follow_the_binomial_test_with_their_interval_and_every_mark_is_in_the_legend():
+    fig = sf.simulation_calibration(null_rates_table(), _tested_planted(), SRC)
+    right = fig.axes[1]
+    dots = {
+        round(float(line.get_xdata()[0]), 2): line
+        for line in right.lines
+        if line.get_marker() == "o" and len(line.get_xdata()) == 1
+    }
+    assert dots[0.91].get_color() == sf.COVERAGE_COLOURS["below nominal"]
+    assert dots[0.95].get_color() == sf.COVERAGE_COLOURS["consistent with nominal"]
+    assert dots[0.93].get_markerfacecolor() == "white"  # no binomial test: an open dot
+    # A Clopper-Pearson bar for each tested coverage (two), none for the share over models.
+    bars = [c for c in right.containers if c.has_xerr]
+    assert len(bars) == 2
+    spans = sorted(tuple(np.round(seg[:, 0], 3)) for c in bars for seg in c.lines[2][0].get_segments())
+    assert spans == [(0.86, 0.945), (0.91, 0.975)]
+    legend = {t.get_text() for t in right.get_legend().get_texts()}
+    assert legend == {
+        sf.COVERAGE_LABELS["below nominal"],
+        sf.COVERAGE_LABELS["consistent with nominal"],
+        sf.UNTESTED_COVERAGE,
+        "sign recovery",
+        "nominal coverage 0.95",
+    }
 
 
 def test_rank_intervals_best_on_top_and_only_the_metric():
@@ -459,7 +502,7 @@ def test_all_nan_tables_draw_without_a_runtime_warning():
     ranks = rank_table().assign(rank=np.nan, rank_lo=np.nan, rank_hi=np.nan)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        fig = sf.simulation_calibration(null, planted_table(), SRC, coverage_bar=0.9)
+        fig = sf.simulation_calibration(null, planted_table(), SRC)
         assert fig.axes[0].get_xlim() == (0.0, 0.12)
         assert is_no_data(sf.rank_intervals(ranks, SRC))
     assert sf._finite_max([np.nan, 2.0, np.inf], 0.0) == 2.0 and sf._finite_max([np.nan], 7.0) == 7.0

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 
+import pandas as pd
 import pytest
+import yaml
 from pypdf import PdfReader
 
 from ..conftest import RELEASE
@@ -31,6 +33,21 @@ def test_pdf_is_built_and_prints_the_numbers(small_run):
     for key in ("top_model", "top_composite", "bottom_composite", "n_turns"):
         assert numbers["entries"][key]["display"] in text, key
     assert numbers["entries"]["top_composite"]["ci_display"] in text
+
+
+def test_the_claims_under_the_configured_scheme_are_rule_stats_claims_rows(small_run):
+    """Rule stats_claim_schemes reruns the claims' analyses under every scheme; under the scheme
+    the analyses themselves use (statistics.cluster) it gives rule stats_claims' rows."""
+    schemes = pd.read_csv(small_run / "results" / "stats" / "uncertainty" / "claim_schemes.csv")
+    claims = pd.read_csv(small_run / "results" / "stats" / "claims.csv")
+    config = yaml.safe_load((small_run / "config" / "config.yaml").read_text())
+    small = yaml.safe_load((small_run / "config" / "small.yaml").read_text())
+    cluster = small.get("statistics", {}).get("cluster", config["statistics"]["cluster"])
+    assert list(schemes["scheme"].unique()) == small.get("uncertainty", config["uncertainty"])["schemes"]
+    same = schemes[schemes["scheme"] == cluster].reset_index(drop=True)
+    assert list(same["id"]) == list(claims["id"]) and list(same["verdict"]) == list(claims["verdict"])
+    for column in ("estimate", "lo", "hi", "p_value", "p_adjusted"):
+        pd.testing.assert_series_equal(same[column], claims[column], check_names=False, rtol=1e-8)
 
 
 def test_second_run_does_nothing(small_run):

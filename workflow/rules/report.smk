@@ -194,7 +194,6 @@ rule figure_simulation:
         **measured("figure_simulation"),
     params:
         nominal_coverage=0.95,  # the level of every interval (fixed in the code, docs/statistics.md)
-        coverage_bar=0.90,  # the acceptance bar drawn for the coverage of the planted effects
     script:
         "../scripts/figure_simulation.py"
 

@@ -59,6 +59,7 @@ UNCERTAINTY_TABLES = [
     "uncertainty_reliability",
     "uncertainty_topic",
     "uncertainty_group",
+    "uncertainty_claims",
 ]
 UNCERTAINTY_STATS = {
     "schemes": "results/stats/uncertainty/schemes.csv",
@@ -68,6 +69,7 @@ UNCERTAINTY_STATS = {
     "reliability": "results/stats/uncertainty/reliability_curve.csv",
     "breakdowns": "results/stats/uncertainty/breakdowns.csv",
     "seed_noise": "results/stats/uncertainty/seed_noise.csv",
+    "claims": "results/stats/uncertainty/claim_schemes.csv",  # rule stats_claim_schemes
 }
 
 
@@ -117,3 +119,25 @@ rule stats_seed_noise:
         primary=config["uncertainty"]["primary"],
     script:
         "../scripts/stats_seed_noise.py"
+
+
+rule stats_claim_schemes:
+    """Every claim's estimate, interval and verdict under every resampling scheme."""
+    input:
+        **STATS_INPUT,
+        subgroups="results/stats/subgroups/diagnosis.csv",
+        design="results/stats/design.json",
+    output:
+        table="results/stats/uncertainty/claim_schemes.csv",
+    log:
+        "logs/stats/claim_schemes.log",
+    benchmark:
+        "logs/benchmarks/stats_claim_schemes.tsv"
+    threads: 1
+    resources:
+        **measured("stats_claim_schemes"),
+    params:
+        **stats_params("n_bootstrap", "alpha", "claims", "principal_metrics", "independence_margin", "split_halves"),
+        schemes=config["uncertainty"]["schemes"],
+    script:
+        "../scripts/stats_claim_schemes.py"

@@ -11,7 +11,6 @@ with rule_log(snakemake) as log:  # noqa: F821
         planted,
         stat_figures.provenance(snakemake),
         nominal_coverage=snakemake.params.nominal_coverage,
-        coverage_bar=snakemake.params.coverage_bar,
     )
     style.save(fig, snakemake.output.figure)
     log.info("drew %d null tests and %d planted effects", len(null_rates), len(planted))

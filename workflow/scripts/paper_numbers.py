@@ -11,6 +11,7 @@ from eibench.report.board_numbers import (
     leaderboard_table,
     main_rows,
 )
+from eibench.report.claim_schemes_numbers import add_claim_schemes
 from eibench.report.claim_units import claim_units
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.coverage import add_coverage
@@ -80,6 +81,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     add_uncertainty(
         nums, {k[4:]: v for k, v in i.items() if k.startswith("unc_")}, p.uncertainty, p.uncertainty["n_bootstrap"]
     )
+    add_claim_schemes(nums, i.unc_claims, p.uncertainty)
     if getattr(i, "null_claims", None):  # the truth section: planted and null cohorts' verdicts (truth.smk)
         write_csv(
             add_truth(

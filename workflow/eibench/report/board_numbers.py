@@ -164,12 +164,57 @@ def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: 
     )
 
 
+#: The blocks of the printed leaderboard, in order: the ranked rows, the unranked baselines
+#: (references), the human raters (each scored on its own subset of the conversations).
+BLOCKS = ("ranked", "baseline", "human")
+
+
+def block_of(role: str, ranked: bool) -> str:
+    """The block of a leaderboard row (:data:`BLOCKS`): a ranked row is in the ranked block
+    whatever its role (baselines are ranked on a cohort without evaluated models), an unranked
+    human rater in the humans' block, any other unranked row in the baselines' block."""
+    if ranked:
+        return "ranked"
+    return "human" if role == "human" else "baseline"
+
+
+def _n_range(n: pd.Series) -> str:
+    lo, hi = int(n.min()), int(n.max())
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def block_label(block: str, roles: pd.Series, n: pd.Series) -> str:
+    """The printed heading of a block, with its rows' number of conversations (one value, or
+    the range when the rows differ), e.g. 'Human raters, not ranked: 30 conversations each'."""
+    each = f"{_n_range(n)} conversations each"
+    if block == "ranked":
+        kinds = set(roles)
+        name = "Models" if kinds == {"model"} else "Baselines" if kinds == {"baseline"} else "Models and baselines"
+        return f"{name}, ranked: {each}"
+    if block == "human":
+        return f"Human raters, not ranked: {each}"
+    return f"Baselines (references), not ranked: {each}"
+
+
 def leaderboard_table(board: pd.DataFrame, main: pd.DataFrame, rank_intervals: pd.DataFrame, mode: str) -> pd.DataFrame:
-    """The leaderboard as printed (strings): rank, its 95% interval over the bootstrap resamples
-    (``rank_intervals``: rank_intervals.csv, composite rows), model, composite under parity and
-    strict, pillars and principal metrics, and conversations scored."""
+    """The leaderboard as printed (strings), in blocks (column ``Block``, the block's heading
+    with its number of conversations: :func:`block_label`): the ranked rows, then the unranked
+    baselines, then the human raters, who answer only a subset of the conversations and are
+    never ranked among the models; each block in leaderboard order. Per row: rank, its 95%
+    interval over the bootstrap resamples (``rank_intervals``: rank_intervals.csv, composite
+    rows), model, composite under parity and strict, pillars and principal metrics, and
+    conversations scored."""
+    blocks = [block_of(r, pd.notna(k)) for r, k in zip(main["role"], main["rank"])]
+    order = sorted(range(len(main)), key=lambda j: BLOCKS.index(blocks[j]))  # stable: leaderboard order within
+    main = main.iloc[order].reset_index(drop=True)
+    blocks = [blocks[j] for j in order]
+    labels = {
+        b: block_label(b, main["role"][[x == b for x in blocks]], main["n_conversations"][[x == b for x in blocks]])
+        for b in set(blocks)
+    }
     table = pd.DataFrame(
         {
+            "Block": [labels[b] for b in blocks],
             "Rank": [str(int(x)) if pd.notna(x) else "–" for x in main["rank"]],
             "Model": main["em_model"],
             **{BY_NAME[c].label: [fmt(v, 1 if c == "composite" else 3) for v in main[c]] for c in TABLE_METRICS},
@@ -177,10 +222,10 @@ def leaderboard_table(board: pd.DataFrame, main: pd.DataFrame, rank_intervals: p
         }
     )
     strict_all = board[(board["mode"] == mode) & (board["rule_set"] == "strict")].set_index("em_model")
-    table.insert(3, "Composite (strict)", [fmt(strict_all.loc[m, "composite"], 1) for m in main["em_model"]])
+    table.insert(4, "Composite (strict)", [fmt(strict_all.loc[m, "composite"], 1) for m in main["em_model"]])
     iv = rank_intervals[rank_intervals["metric"] == "composite"].set_index("em_model")
     table.insert(
-        1,
+        2,
         "Rank 95%",
         [
             f"{iv.loc[m, 'rank_lo']:.0f}–{iv.loc[m, 'rank_hi']:.0f}"

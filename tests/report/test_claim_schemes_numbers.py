@@ -1,0 +1,120 @@
+"""The claims-by-scheme table and numbers of the uncertainty section
+(eibench.report.claim_schemes_numbers, rule stats_claim_schemes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from eibench.report.claim_schemes_numbers import add_claim_schemes, claim_schemes_table, read_claim_schemes
+from eibench.report.numbers import Numbers
+
+SCHEMES = ["conversation", "participant", "two_stage"]
+U = {"schemes": SCHEMES, "primary": "two_stage"}
+
+
+def _table() -> pd.DataFrame:
+    """Three claims under three schemes: a resampled one whose interval widens and whose verdict
+    changes, a share without an interval whose estimate differs by scheme, one not testable."""
+    rows = []
+    for k, s in enumerate(SCHEMES):
+        half = 0.4 * (1 + k)
+        rows += [
+            (
+                s,
+                "C5",
+                "headline",
+                "topic_hardest",
+                -1.2,
+                -1.2 - half,
+                -1.2 + half,
+                0.0,
+                0.0,
+                "supported" if k < 2 else "inconclusive",
+                "resampled",
+            ),
+            (
+                s,
+                "C7b",
+                "exploratory",
+                "humans_vs_models",
+                [0.36, 0.36, 0.09][k],
+                np.nan,
+                np.nan,
+                0.1,
+                0.1,
+                "inconclusive",
+                "none: share of the models",
+            ),
+            (
+                s,
+                "C3",
+                "headline",
+                "diagnosis_effect",
+                np.nan,
+                np.nan,
+                np.nan,
+                np.nan,
+                np.nan,
+                "not testable",
+                "mixed model, not resampled",
+            ),
+        ]
+    columns = ["scheme", "id", "family", "test", "estimate", "lo", "hi", "p_value", "p_adjusted", "verdict", "interval"]
+    return pd.DataFrame(rows, columns=columns).assign(detail="")
+
+
+def _write(tmp_path, table) -> str:
+    path = tmp_path / "claim_schemes.csv"
+    table.to_csv(path, index=False)
+    return str(path)
+
+
+def test_the_table_puts_each_scheme_side_by_side_with_the_primary_named(tmp_path):
+    t = claim_schemes_table(read_claim_schemes(_write(tmp_path, _table()), SCHEMES), SCHEMES, "two_stage")
+    assert list(t.columns) == [
+        "ID",
+        "Interval",
+        "Estimate",
+        "95% (conversation)",
+        "Verdict (conversation)",
+        "95% (participant)",
+        "Verdict (participant)",
+        "95% (two-stage, primary)",
+        "Verdict (two-stage, primary)",
+    ]
+    c5, c7b, c3 = (t.set_index("ID").loc[i] for i in ("C5", "C7b", "C3"))
+    # Two significant digits of the narrowest half-width (0.40): two decimals in every scheme.
+    assert c5["Estimate"] == "-1.20" and c5["95% (conversation)"] == "[-1.60, -0.80]"
+    assert c5["95% (two-stage, primary)"].startswith("[-2.40, ")
+    assert c5["Verdict (two-stage, primary)"] == "inconclusive"
+    assert c7b["Estimate"] == "0.36 / 0.36 / 0.09" and c7b["95% (participant)"] == "–"
+    assert c7b["Interval"] == "none: share of the models"
+    assert c3["Estimate"] == "–" and c3["Verdict (conversation)"] == "not testable" and c3["Interval"] == "–"
+
+
+def test_the_numbers_count_verdict_changes_and_the_widening(tmp_path):
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, _table()), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.n_claims"] == 3 and e["unc.claims.n_testable"] == 2
+    assert e["unc.claims.n_resampled"] == 1 and e["unc.claims.n_same_everywhere"] == 0
+    assert e["unc.claims.n_verdict_changes"] == 1
+    assert e["unc.claims.verdict_changes"] == "C5 (supported / supported / inconclusive)"
+    assert e["unc.claims.conversation.n_supported"] == 1 and e["unc.claims.two_stage.n_supported"] == 0
+    assert e["unc.claims.two_stage.median_width_ratio"] == pytest.approx(3.0)
+    assert e["unc.claims.participant.median_width_ratio"] == pytest.approx(2.0)
+
+
+def test_no_change_reads_none_and_a_stale_table_is_named(tmp_path):
+    table = _table()
+    table.loc[table["id"] == "C5", "verdict"] = "supported"
+    nums = Numbers(scripts={"stats_claim_schemes": "x.py"})
+    add_claim_schemes(nums, _write(tmp_path, table), U)
+    assert nums.entries["unc.claims.n_verdict_changes"]["value"] == 0
+    assert nums.entries["unc.claims.verdict_changes"]["value"] == "none"
+    path = _write(tmp_path, table[table["scheme"] != "participant"])
+    with pytest.raises(
+        ValueError, match=r"claim_schemes.csv: no rows for the schemes \['participant'\].*stats_claim_schemes"
+    ):
+        read_claim_schemes(path, SCHEMES)

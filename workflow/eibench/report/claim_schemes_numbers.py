@@ -1,0 +1,119 @@
+"""The numbers and the display table of the claims under every resampling scheme (rule
+stats_claim_schemes, results/stats/uncertainty/claim_schemes.csv).
+
+``add_claim_schemes`` adds the ``unc.claims.*`` numbers the uncertainty section prints;
+``claim_schemes_table`` is the table the paper prints: one row per claim, its estimate, and per
+scheme its 95% interval and verdict, the primary scheme named in its headers. A claim's row
+shows the decimals that give two significant digits of the half-width of its narrowest interval
+over the schemes, so the schemes' intervals of one claim are printed alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..stats.claim_schemes import RESAMPLED
+from .numbers import Numbers, fmt, interval_digits
+
+RULE = "stats_claim_schemes"
+NOT_TESTABLE = "not testable"
+
+
+def read_claim_schemes(path: str, schemes: list[str]) -> pd.DataFrame:
+    """Rule stats_claim_schemes' table, checked against the config's ``uncertainty.schemes``:
+    ValueError naming the file and the schemes when one is missing (a stale table)."""
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [s for s in schemes if s not in set(table["scheme"])]
+    if missing:
+        raise ValueError(
+            f"{path}: no rows for the schemes {missing} of uncertainty.schemes (field 'scheme' has "
+            f"{sorted(set(table['scheme']))}); rerun rule stats_claim_schemes"
+        )
+    return table
+
+
+def _tag(scheme: str, primary: str) -> str:
+    return scheme.replace("_", "-") + (", primary" if scheme == primary else "")
+
+
+def claim_schemes_table(table: pd.DataFrame, schemes: list[str], primary: str) -> pd.DataFrame:
+    """The printed table (strings): ``ID``; ``Interval``, what the claim's interval is
+    (eibench.stats.claim_schemes.INTERVAL; "–" for a claim not testable); ``Estimate`` (one
+    value when the schemes agree on it, else each scheme's, in ``schemes`` order, separated by
+    slashes: a share of the models counts each scheme's verdicts); then per scheme
+    ``95% (<scheme>)`` (an en dash for a claim without an interval or not testable) and
+    ``Verdict (<scheme>)``, the primary scheme's headers marked ", primary"."""
+    by = {s: table[table["scheme"] == s].set_index("id") for s in schemes}
+    ids = list(by[schemes[0]].index)
+    rows = []
+    for cid in ids:
+        r = {s: by[s].loc[cid] for s in schemes}
+        testable = r[schemes[0]]["verdict"] != NOT_TESTABLE
+        lo = np.array([r[s]["lo"] for s in schemes], dtype=float)
+        hi = np.array([r[s]["hi"] for s in schemes], dtype=float)
+        ok = np.isfinite(lo) & np.isfinite(hi)
+        narrow = int(np.argmin(np.where(ok, hi - lo, np.inf))) if ok.any() else None
+        d = interval_digits(lo[narrow], hi[narrow]) if narrow is not None else 2
+        estimates = [float(r[s]["estimate"]) for s in schemes]
+        same = all(np.isclose(e, estimates[0], equal_nan=True) for e in estimates)
+        row = {
+            "ID": cid,
+            "Interval": str(r[schemes[0]]["interval"]) if testable else "–",
+            "Estimate": fmt(estimates[0], d) if same else " / ".join(fmt(e, d) for e in estimates),
+        }
+        for k, s in enumerate(schemes):
+            row[f"95% ({_tag(s, primary)})"] = f"[{fmt(lo[k], d)}, {fmt(hi[k], d)}]" if ok[k] else "–"
+            row[f"Verdict ({_tag(s, primary)})"] = str(r[s]["verdict"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> pd.DataFrame:
+    """Add the ``unc.claims.*`` numbers from rule stats_claim_schemes' table at ``path``
+    (``uncertainty``: the config section, its ``schemes`` and ``primary``); return the table.
+
+    Entries: ``n_claims``; ``n_testable``; ``n_resampled`` (testable claims with a resampling
+    interval); ``n_same_everywhere`` (testable claims not resampled at all: the mixed-model ones);
+    ``n_verdict_changes`` and ``verdict_changes`` (claims whose verdict differs between schemes,
+    each with its verdicts in scheme order, or "none"); per scheme ``<scheme>.n_supported``; and,
+    with a conversation scheme and resampled claims, ``<scheme>.median_width_ratio`` (median
+    over the resampled claims of the interval's width over the conversation scheme's)."""
+    schemes, primary = list(uncertainty["schemes"]), uncertainty["primary"]
+    table = read_claim_schemes(path, schemes)
+
+    def add(key: str, value: Any, **kw: Any) -> None:
+        nums.add(f"unc.claims.{key}", value, RULE, **kw)
+
+    first = table[table["scheme"] == schemes[0]]
+    testable = first[first["verdict"] != NOT_TESTABLE]
+    add("n_claims", int(len(first)))
+    add("n_testable", int(len(testable)))
+    add("n_resampled", int((testable["interval"] == RESAMPLED).sum()))
+    add("n_same_everywhere", int(testable["interval"].str.contains("not resampled").sum()))
+    verdicts = table.pivot(index="id", columns="scheme", values="verdict").loc[first["id"], schemes]
+    changed = verdicts[verdicts.nunique(axis=1) > 1]
+    add("n_verdict_changes", int(len(changed)))
+    add(
+        "verdict_changes",
+        "; ".join(f"{cid} ({' / '.join(v)})" for cid, v in zip(changed.index, changed.to_numpy().tolist())) or "none",
+        note="claims whose verdict differs between the schemes, verdicts in uncertainty.schemes order",
+    )
+    add("scheme_order", " / ".join(s.replace("_", "-") for s in schemes))
+    add("primary", primary.replace("_", "-"))
+    for s in schemes:
+        rows = table[table["scheme"] == s]
+        add(f"{s}.n_supported", int((rows["verdict"] == "supported").sum()))
+    if "conversation" in schemes:
+        width = table.assign(width=table["hi"] - table["lo"]).pivot(index="id", columns="scheme", values="width")
+        resampled = testable.loc[testable["interval"] == RESAMPLED, "id"]
+        base = width.loc[resampled, "conversation"]
+        for s in schemes:
+            if s == "conversation":
+                continue
+            ratio = (width.loc[resampled, s] / base.where(base > 0)).dropna()
+            if len(ratio):
+                add(f"{s}.median_width_ratio", float(ratio.median()), digits=1)
+    return table
