@@ -77,7 +77,8 @@ def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     whose boundaries, and the interleaving of the two streams, depend on timing, so two runs of
     the same cell would otherwise give different files. Other outputs keep their order."""
     for cell in nb.cells:
-        outputs, merged = [], {}
+        outputs: list[nbformat.NotebookNode] = []
+        merged: dict[str, nbformat.NotebookNode] = {}
         for out in cell.get("outputs", []):
             if out.get("output_type") != "stream":
                 outputs.append(out)
