@@ -11,6 +11,7 @@ from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log
 from eibench.synthetic.estimands import cohort_estimands
 from eibench.synthetic.expected import METRICS as BINARY
+from eibench.synthetic.expected import indexed
 from eibench.synthetic.expected_mc import (
     CURVE_METRICS,
     EXPECTED_METRICS,
@@ -29,6 +30,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     gold = {name: read_parquet(i[name], GOLD_TABLES[name]) for name in GOLD_TABLES}
     curves = curves_from_frame(pd.read_parquet(i.curves))
     intervals = pd.read_csv(i.intervals).set_index(["em_model", "metric"])
+    index = indexed(gold)  # the gold indexed once for every model and cohort
     roles = {m: ("human" if prof == "human" else "model") for m, prof in p.profiles.items()}
     rows, estimands = [], []
     for cohort, paths, sim in (("planted", i.truth, p.simulation), ("null", i.null_truth, p.null_simulation)):
@@ -39,7 +41,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             # random difficulties zero (the design's truth), and this cohort's drawn ones (a rerun's mean)
             for given in (False, True):
                 conv, turn = expected_scores(
-                    gold, model, p.mode, sim, p.seed, p.romantic_category, curves, truth["conversations"], given
+                    index, model, p.mode, sim, p.seed, p.romantic_category, curves, truth["conversations"], given
                 )
                 frames[given][0].append(conv.assign(em_model=name))
                 frames[given][1].append(turn.assign(em_model=name))

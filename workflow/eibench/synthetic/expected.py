@@ -27,8 +27,14 @@ from .simulate import CAPABILITIES, SimulatedModel, _Gold, shared_effects, sigmo
 METRICS = {"binary_om_acc": ("behaviour", "gold_om"), "binary_hp_acc": ("preference", "gold_hp")}
 
 
+def indexed(tables: dict[str, pd.DataFrame] | _Gold) -> _Gold:
+    """The gold tables indexed once (simulate._Gold); an index passes through, so a caller that
+    reads many models builds it once."""
+    return tables if isinstance(tables, _Gold) else _Gold(tables)
+
+
 def conversation_logits(
-    tables: dict[str, pd.DataFrame],
+    tables: dict[str, pd.DataFrame] | _Gold,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -37,7 +43,7 @@ def conversation_logits(
 ) -> dict[str, dict[str, float]]:
     """The logit of every capability at the middle of every conversation (relative position 0.5,
     where the turn drift is zero; the holistic answers' logit), keyed by conversation id."""
-    gold = _Gold(tables)
+    gold = indexed(tables)
     u = shared_effects(sorted(gold.diagnosed), sim["participant_sd"], seed, "participant-difficulty")
     w = shared_effects(sorted(gold.conversations), sim["conversation_sd"], seed, "conversation-difficulty")
     eff = sim["effects"]
@@ -61,7 +67,7 @@ def conversation_logits(
 
 
 def turn_logits(
-    tables: dict[str, pd.DataFrame],
+    tables: dict[str, pd.DataFrame] | _Gold,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -70,8 +76,8 @@ def turn_logits(
 ) -> dict[tuple[str, int], dict[str, float]]:
     """The logit of every capability at every turn, keyed (conversation id, turn number): the
     conversation's logit plus the turn drift at the turn's relative position."""
-    gold = _Gold(tables)
-    fixed = conversation_logits(tables, model, mode, sim, seed, romantic_category)
+    gold = indexed(tables)
+    fixed = conversation_logits(gold, model, mode, sim, seed, romantic_category)
     drift = sim["effects"]["turn_drift"]
     out = {}
     for cid in gold.conversations:

@@ -36,7 +36,7 @@ from ..metrics.score import score_rule_sets
 from ..release.schema import EMOutputFile
 from ..release.tidy import em_tables
 from .expected import METRICS as BINARY
-from .expected import conversation_logits, turn_logits
+from .expected import conversation_logits, indexed, turn_logits
 from .null import null_simulation
 from .simulate import CAPABILITIES, SimulatedModel, _Gold, sigmoid, simulate_outputs
 
@@ -157,7 +157,7 @@ def _read(curve: np.ndarray, grid: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def expected_scores(
-    gold: dict[str, pd.DataFrame],
+    gold: dict[str, pd.DataFrame] | _Gold,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -172,11 +172,12 @@ def expected_scores(
     difficulties: the expectation of a rerun on the same conversations): the conversation table
     (draw, conversation_id, EXPECTED_METRICS) and the turn table (draw, conversation_id,
     turn_number, rel_position, binary_om_acc, TURN_METRICS), over ``conversations`` (None: all).
-    The binary accuracies are exact and the same in every draw."""
+    The binary accuracies are exact and the same in every draw. ``gold``: the gold tables or their
+    index (expected.indexed), built once for many models."""
     quiet = sim if random_effects else without_random_effects(sim)
-    g = _Gold(gold)
-    logits = turn_logits(gold, model, mode, quiet, seed, romantic_category)
-    middle = conversation_logits(gold, model, mode, quiet, seed, romantic_category)
+    g = indexed(gold)
+    logits = turn_logits(g, model, mode, quiet, seed, romantic_category)
+    middle = conversation_logits(g, model, mode, quiet, seed, romantic_category)
     ids = sorted(g.conversations) if conversations is None else sorted(conversations)
     grid, draws = curves["grid"], next(iter(curves["conversation"].values())).shape[0]
     conv_pos = {c: j for j, c in enumerate(curves["conversations"])}
