@@ -32,7 +32,11 @@ null_scores_of = lambda part: [
 # What rule paper_numbers reads for the truth section (report.smk): the two cohorts' claims and
 # the simulator's settings of each; nothing on another cohort.
 TRUTH_FOR_PAPER = (
-    {"null_claims": f"{NULL}/stats/claims.csv", "truth_models": "results/truth/expected_metrics.csv"}
+    {
+        "null_claims": f"{NULL}/stats/claims.csv",
+        "truth_models": "results/truth/expected_metrics.csv",
+        "truth_estimands": "results/truth/estimands.csv",
+    }
     if NULL_COHORT
     else {}
 )
@@ -42,7 +46,11 @@ TRUTH_PARAMS = (
     else {}
 )
 TRUTH_OUTPUTS = (
-    {"truth_table": "results/paper/tables/truth.csv", "truth_models_table": "results/paper/tables/truth_models.csv"}
+    {
+        "truth_table": "results/paper/tables/truth.csv",
+        "truth_metrics_table": "results/paper/tables/truth_metrics.csv",
+        "truth_models_table": "results/paper/tables/truth_models.csv",
+    }
     if NULL_COHORT
     else {}
 )
