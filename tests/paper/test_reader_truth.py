@@ -24,19 +24,30 @@ def entries(small_run):
     return json.loads((small_run / "results" / "paper" / "numbers.json").read_text(encoding="utf-8"))["entries"]
 
 
-def test_the_truth_table_is_in_the_pdf_with_both_cohorts_verdicts(reader, small_run):
+def test_the_truth_table_is_in_the_pdf_with_both_cohorts_estimands_and_verdicts(reader, small_run):
     with open(small_run / "results" / "paper" / "tables" / "truth.csv", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert rows, "the truth table has no claim"
+    assert {r["Cohort"] for r in rows} == {"planted", "null"}
     assert reader.shows("Truth beside estimate"), reader.fail("the truth section", ["Truth beside estimate"])
+    # the estimand's value (its first token: the Monte-Carlo error may wrap to the next line)
     missing = [
-        (r["Claim"], col)
+        (r["Claim"], r["Cohort"], col)
         for r in rows
-        for col in ("Planted: verdict", "Null: verdict", "Planted (logits)")
-        if not reader.shows(r[col])
+        for col in ("Verdict", "Outcome", "Estimand")
+        if not reader.shows(r[col].split(" ")[0])
     ]
     assert not missing, reader.fail("cells of the truth table", missing)
-    assert reader.shows("simulated null cohort")
+    assert any(r["Estimand"] != "–" for r in rows), "no claim has an estimand"
+    assert reader.shows("simulated null cohort") and reader.shows("estimand")
+
+
+def test_the_models_expected_metrics_are_in_the_pdf(reader, small_run):
+    with open(small_run / "results" / "paper" / "tables" / "truth_models.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["Metric"] for r in rows} >= {"Emotion F1", "Composite"}, {r["Metric"] for r in rows}
+    missing = [(r["Model"], r["Metric"]) for r in rows if not reader.shows(r["Expected, this cohort"].split(" ")[0])]
+    assert not missing, reader.fail("expected values of the per-model truth table", missing)
 
 
 def test_the_null_cohort_ran_through_the_pipeline(small_run):

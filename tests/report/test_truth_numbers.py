@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from eibench.report.numbers import Numbers
-from eibench.report.truth_numbers import add_truth, outcome, planted_truth
+from eibench.report.truth_numbers import add_truth, holds, outcome, planted_truth
 from eibench.synthetic.null import null_simulation
 
 from .rule_map import RULE_SCRIPTS
@@ -108,19 +108,95 @@ def _table(verdicts_: dict[str, str]) -> pd.DataFrame:
     )
 
 
+#: Estimands on the claims' scales: planted (every claim's prediction true of its estimand) and
+#: null (only the claims of no effect hold; C3's metric differs between the groups with nothing
+#: planted, in the direction the claim predicts).
+ESTIMANDS = pd.DataFrame(
+    [
+        ("planted", "C1", 0.1, 0.0),
+        ("planted", "C3", -0.08, 0.002),
+        ("planted", "C3b", 0.03, 0.0),
+        ("planted", "C4", -0.15, 0.0),
+        ("planted", "C4b", 0.01, 0.001),
+        ("planted", "C5", -2.5, 0.05),
+        ("planted", "C7", 0.9, 0.0),
+        ("planted", "C7b", 0.8, 0.0),
+        ("null", "C1", 0.05, 0.0),
+        ("null", "C3", -0.03, 0.002),
+        ("null", "C3b", -2e-16, 0.0),
+        ("null", "C4", 0.0, 0.0),
+        ("null", "C4b", 0.0, 0.001),
+        ("null", "C5", 0.4, 0.05),
+        ("null", "C7", 0.4, 0.0),
+        ("null", "C7b", 0.5, 0.0),
+    ],
+    columns=["cohort", "id", "estimand", "mc_se"],
+)
+# given this cohort's difficulties: shifted by the participants' drawn difficulty
+ESTIMANDS["estimand_cohort"] = ESTIMANDS["estimand"] - 0.06
+ESTIMANDS["mc_se_cohort"] = ESTIMANDS["mc_se"]
+
+
+def test_holds_is_judged_on_the_estimand(claims):
+    by_id = {c["id"]: c for c in claims}
+    assert holds(by_id["C3"], -0.01) is True and holds(by_id["C3"], 0.01) is False
+    assert holds(by_id["C3b"], 0.0) is False  # no effect: the positive claim does not hold
+    assert holds(by_id["C5"], -1.0) is True  # composite: higher is better, so the hardest topic is lower
+    assert holds(by_id["C4b"], 0.04) is True and holds(by_id["C4b"], 0.06) is False  # margin 0.05
+    assert holds(by_id["C7"], 0.6) is True and holds(by_id["C7"], 0.5) is False  # more than half
+    assert holds(by_id["C1"], 0.29) is True and holds(by_id["C1"], 0.31) is False  # margin 0.3
+    assert holds(by_id["C3"], None) is None and holds(by_id["C3"], float("nan")) is None
+    assert holds(by_id["C2"], 0.1) is None and holds(by_id["C6"], 0.1) is None
+
+
 def test_add_truth_counts_and_table(sim, claims):
     ids = [c["id"] for c in claims]
     planted = _table({i: "supported" for i in ids} | {"C3b": "inconclusive"})
-    null = _table({i: "inconclusive" for i in ids} | {"C4": "supported", "C1": "supported"})
+    null = _table({i: "inconclusive" for i in ids} | {"C4": "supported", "C1": "supported", "C3": "supported"})
     nums = Numbers(scripts=RULE_SCRIPTS)
-    table = add_truth(nums, planted, null, claims, sim, null_simulation(sim))
+    table = add_truth(nums, planted, null, claims, sim, null_simulation(sim), ESTIMANDS)
     e = {k: v["value"] for k, v in nums.entries.items()}
-    assert list(table["Claim"]) == ids
-    assert e["truth.planted.n_recovered"] == 7 and e["truth.planted.n_missed"] == 1  # C2, C6 not planted
-    assert e["truth.null.n_false_positive"] == 1  # C4; C1 holds in the null cohort
-    assert e["truth.null.n_no_false_positive"] == 5  # C3, C3b, C5, C7, C7b
-    assert e["truth.n_null_supported"] == 2
-    assert table.set_index("Claim").loc["C3", "Planted: estimate [95%]"] == "-0.100 [-0.200, -0.050]"
+    assert list(table["Claim"]) == [i for i in ids for _ in range(2)]
+    assert list(table["Cohort"]) == ["planted", "null"] * len(ids)
+    assert e["truth.planted.n_recovered"] == 7 and e["truth.planted.n_missed"] == 1  # C2, C6: no estimand
+    # null: C4 supported with a zero estimand is a false positive; C3 supported with a negative
+    # estimand (the metric differs with nothing planted) is recovered, not a false positive
+    assert e["truth.null.n_false_positive"] == 1 and e["truth.null.n_recovered"] == 2  # C1 and C3
+    assert e["truth.null.n_missed"] == 1  # C4b: flat by its estimand, inconclusive
+    assert e["truth.null.n_no_false_positive"] == 4  # C3b, C5, C7, C7b
+    assert e["truth.n_null_supported"] == 3
+    assert e["truth.n_estimands"] == 8 and e["truth.max_estimand_mc_se"] == pytest.approx(0.002)
+    assert e["truth.max_estimand_mc_se_points"] == pytest.approx(0.05)  # C5, composite points
+    rows = table.set_index(["Claim", "Cohort"])
+    assert rows.loc[("C3", "planted"), "Estimate [95%]"] == "-0.100 [-0.200, -0.050]"
+    assert rows.loc[("C3", "planted"), "Estimand"] == "-0.080 ± 0.002 (MC)"
+    assert rows.loc[("C3b", "planted"), "Estimand"] == "0.030 (exact)"
+    covers = "Covers (estimand / this cohort)"
+    assert rows.loc[("C3", "planted"), covers] == "yes / yes" and rows.loc[("C4b", "planted"), covers] == "no / no"
+    assert rows.loc[("C4", "planted"), covers] == "yes / no"  # -0.21 is outside [-0.2, -0.05]
+    assert rows.loc[("C3", "planted"), "Estimand, this cohort"] == "-0.140 ± 0.002 (MC)"
+    assert e["truth.planted.n_covered_cohort"] == 1  # C3 (-0.14)
+    assert rows.loc[("C2", "planted"), "Estimand"] == "–" and rows.loc[("C2", "planted"), "Outcome"] == "–"
+    assert rows.loc[("C2", "planted"), covers] == "–"
+    assert rows.loc[("C3", "null"), "Planted (generator units)"] == "diagnosis emotion +0.00"
+    assert e["truth.planted.n_intervals"] == 8 and e["truth.planted.n_covered"] == 2  # C3 and C4 in [-0.2, -0.05]
+    assert "Emotion F1" in rows.loc[("C3", "planted"), "Unit"]
+    assert rows.loc[("C3b", "null"), "Estimand"] == "0.000 (exact)"  # a rounding residue is printed as 0
+
+
+def test_add_truth_refuses_an_unknown_cohort_of_estimands(sim, claims):
+    ids = [c["id"] for c in claims]
+    bad = ESTIMANDS.assign(cohort="other")
+    with pytest.raises(ValueError, match=r"estimands.csv: field cohort.*truth_models"):
+        add_truth(
+            Numbers(scripts=RULE_SCRIPTS),
+            _table(dict.fromkeys(ids, "supported")),
+            _table(dict.fromkeys(ids, "supported")),
+            claims,
+            sim,
+            null_simulation(sim),
+            bad,
+        )
 
 
 def test_add_truth_refuses_a_claim_missing_from_a_table(sim, claims):
@@ -133,27 +209,64 @@ def test_add_truth_refuses_a_claim_missing_from_a_table(sim, claims):
             claims,
             sim,
             null_simulation(sim),
+            ESTIMANDS,
         )
 
 
-def test_add_truth_models_counts_coverage_and_errors():
+def test_add_truth_models_counts_coverage_errors_and_monte_carlo():
     from eibench.report.truth_numbers import add_truth_models
 
     expected = pd.DataFrame(
         {
-            "em_model": ["a", "a", "b", "b"],
-            "metric": ["binary_om_acc", "binary_hp_acc"] * 2,
-            "ability_logit": [0.1, -0.2, 0.3, 0.0],
-            "expected": [0.70, 0.60, 0.75, 0.65],
-            "estimate": [0.72, 0.50, 0.74, np.nan],
-            "lo": [0.68, 0.45, 0.70, np.nan],
-            "hi": [0.76, 0.55, 0.78, np.nan],
-            "covered": [True, False, True, False],
+            "em_model": ["a", "a", "a", "b", "b", "b"],
+            "metric": ["binary_om_acc", "emotion_f1", "composite"] * 2,
+            "ability_logit": [0.1, -0.2, np.nan, 0.3, 0.0, np.nan],
+            "expected": [0.70, 0.60, 70.0, 0.75, 0.65, 72.0],
+            "mc_se": [0.0, 0.004, 0.1, 0.0, 0.002, 0.3],
+            "expected_cohort": [0.71, 0.58, 70.5, 0.76, 0.66, 71.0],
+            "mc_se_cohort": [0.0, 0.003, 0.1, 0.0, 0.005, 0.2],
+            "exact": [True, False, False, True, False, False],
+            "estimate": [0.72, 0.50, 71.0, 0.74, np.nan, 71.5],
+            "lo": [0.68, 0.45, 69.0, 0.70, np.nan, 70.0],
+            "hi": [0.76, 0.55, 73.0, 0.78, np.nan, 73.0],
+            "covered": [True, False, True, True, False, True],
+            "covered_cohort": [True, False, True, True, False, False],
         }
     )
     nums = Numbers(scripts=RULE_SCRIPTS)
-    table = add_truth_models(nums, expected)
+    per_metric, per_model = add_truth_models(nums, expected)
     e = {k: v["value"] for k, v in nums.entries.items()}
-    assert e["truth.models.n_models"] == 2 and e["truth.models.n_intervals"] == 3 and e["truth.models.n_covered"] == 2
-    assert e["truth.models.max_abs_error"] == pytest.approx(0.10)
-    assert list(table["Covered"]) == ["yes", "no", "yes", "no"] and table.loc[3, "Estimate [95%]"] == "–"
+    assert e["truth.models.n_models"] == 2 and e["truth.models.n_intervals"] == 5
+    assert e["truth.models.n_covered"] == 4 and e["truth.models.n_covered_cohort"] == 3
+    assert e["truth.models.n_mc_metrics"] == 2 and e["truth.models.max_mc_se_proportion"] == pytest.approx(0.005)
+    assert e["truth.models.emotion_f1.max_abs_error"] == pytest.approx(0.08)  # from the cohort's expectation
+    assert e["truth.models.composite.max_abs_error"] == pytest.approx(0.5)
+    m = per_metric.set_index("Metric")
+    assert list(m["Expected value"]) == ["exact", "Monte Carlo", "Monte Carlo"]
+    assert list(m["Covering, difficulties zero"]) == ["2 of 2", "0 of 1", "2 of 2"]
+    assert list(m["Covering, this cohort"]) == ["2 of 2", "0 of 1", "1 of 2"]
+    assert list(per_model["Expected, difficulties zero"])[:3] == ["0.700 (exact)", "0.600 ± 0.004", "70.00 ± 0.10"]
+    assert list(per_model["Expected, this cohort"])[:2] == ["0.710 (exact)", "0.580 ± 0.003"]
+    assert list(per_model["Covers (cohort / zero)"]) == [
+        "yes / yes",
+        "no / no",
+        "yes / yes",
+        "yes / yes",
+        "no / no",
+        "no / yes",
+    ]
+    assert per_model.loc[4, "Estimate [95%]"] == "–"
+    assert per_model.loc[2, "Estimate [95%]"] == "71.00 [69.00, 73.00]"
+    # a metric no interval is computed for says so
+    alone = expected[expected["metric"] == "emotion_f1"].assign(
+        metric="cw_q1_f1", estimate=np.nan, lo=np.nan, hi=np.nan
+    )
+    per_metric, _ = add_truth_models(Numbers(scripts=RULE_SCRIPTS), alone)
+    assert list(per_metric["Covering, this cohort"]) == ["no interval"]
+
+
+def test_add_truth_models_names_a_missing_column():
+    from eibench.report.truth_numbers import add_truth_models
+
+    with pytest.raises(ValueError, match=r"expected_metrics.csv: no column .*'mc_se'.*truth_models"):
+        add_truth_models(Numbers(scripts=RULE_SCRIPTS), pd.DataFrame(columns=["em_model", "metric"]))

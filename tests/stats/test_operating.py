@@ -93,7 +93,7 @@ def test_estimands_are_the_planted_effects_on_the_claims_scales():
     keep, _ = op.simulated_claims(CLAIMS)
     design = sb._design(PLANTED, np.random.default_rng(3))
     truth = op.estimands(PLANTED, keep, design)
-    assert truth["C3"] == -0.08 and truth["C3b"] == 0.04
+    assert truth["C3"] == pytest.approx(-0.08, abs=1e-12) and truth["C3b"] == pytest.approx(0.04, abs=1e-12)
     assert -0.1 < truth["C4"] < 0  # drift x (late - early mean position)
     assert truth["C5"] < 0 and "C2" not in truth
     assert op.planted_makes_true(next(c for c in keep if c["id"] == "C7b"), PLANTED, truth) == 1
@@ -178,3 +178,87 @@ def test_curves_and_first_reaching():
     )
     assert list(rel["n_conversations"]) == [20, 80]
     assert ((rel["reliability"] >= 0) & (rel["reliability"] <= 1)).all()
+
+
+def test_one_planted_effect_gives_the_hand_computed_estimands():
+    """Only a diagnosis effect on emotion: C3 is that effect; C5's romantic - rest contrast of the
+    composite is the diagnosis effect on the composite (100 x 0.24 x effect: emotion enters the
+    tracking pillar only) times the romantic and other conversations' difference in diagnosed
+    share; no drift and no human shift."""
+    g = sim.Generator(n_conversations=80, n_participants=8, n_diagnosed=4, n_models=5, diagnosis=(("emotion", -0.05),))
+    keep, _ = op.simulated_claims(CLAIMS)
+    design = sb._design(g, np.random.default_rng(5))
+    truth = op.estimands(g, keep, design)
+    batch = sb.draw(op.noise_free(g), [np.random.default_rng(0)], design=design)
+    romantic = np.array([c == sim.ROMANTIC for c in batch.category])
+    share = batch.diagnosed[romantic].mean() - batch.diagnosed[~romantic].mean()
+    assert truth["C3"] == pytest.approx(-0.05, abs=1e-12) and truth["C3b"] == pytest.approx(0.0, abs=1e-12)
+    assert truth["C4"] == pytest.approx(0.0, abs=1e-12)
+    assert truth["C5"] == pytest.approx(100 * 0.24 * -0.05 * share, abs=1e-9) and share != 0
+    # estimands keeps to the claims with a signed estimate and an interval
+    assert set(truth) <= {c["id"] for c in keep if c["test"] in op.INTERVAL_TESTS}
+
+
+def _tiny_study(hp: list[float], human: float) -> "op.Study":
+    from eibench.stats.study import Study
+
+    n = 6
+    models = [f"m{i}" for i in range(len(hp))] + ["human_1"]
+    roles = {m: ("human" if m.startswith("human") else "model") for m in models}
+    diag = np.array([True, True, True, False, False, False])
+    values = {
+        # emotion F1 = 0.6 + 0.1 x diagnosed + 0.02 x model index, whatever the topic and length
+        "emotion_f1": np.array([[0.6 + 0.1 * d + 0.02 * i for d in diag] for i in range(len(models))]),
+        "binary_hp_acc": np.array([[v] * n for v in [*hp, human]]),
+        "pairwise_acc": np.array([[v] * n for v in [*hp[::-1], human]]),
+    }
+    rel = np.array([0.0, 0.5, 1.0])
+    turns = pd.DataFrame(
+        {
+            "em_model": np.repeat(models[:-1], 3 * n),
+            "conversation_id": np.tile(np.repeat([f"c{j}" for j in range(n)], 3), len(hp)),
+            "rel_position": np.tile(rel, n * len(hp)),
+            "emotion_f1": np.tile(0.7 - 0.2 * rel, n * len(hp)),  # late - early = -0.2
+        }
+    )
+    return Study(
+        models,
+        roles,
+        [f"c{j}" for j in range(n)],
+        np.array([0, 0, 1, 2, 2, 3]),
+        ["P0", "P1", "P2", "P3"],
+        diag,
+        np.array(["A", "B", "A", "B", "A", "B"], dtype=object),
+        np.array([3.0, 4.0, 3.0, 5.0, 4.0, 3.0]),
+        values,
+        turns,
+    )
+
+
+def test_study_estimands_of_a_hand_built_noise_free_study():
+    study = _tiny_study([0.5, 0.6, 0.7, 0.8], human=0.65)
+    claims = [
+        {"id": "D", "test": "diagnosis_effect", "params": {"metric": "emotion_f1", "direction": "negative"}},
+        {"id": "F", "test": "turn_flat", "params": {"metric": "emotion_f1", "margin": 0.05}},
+        {"id": "H", "test": "humans_vs_models", "params": {"metric": "binary_hp_acc", "direction": "humans_better"}},
+        {"id": "M", "test": "humans_vs_models", "params": {"metric": "binary_hp_acc", "direction": "models_better"}},
+        {
+            "id": "R",
+            "test": "rank_independence",
+            "params": {"metrics": ["binary_hp_acc", "pairwise_acc", "draft_judge"]},
+        },
+        {"id": "X", "test": "diagnosis_effect", "params": {"metric": "draft_judge", "direction": "negative"}},
+        {"id": "S", "test": "discriminability_difference", "params": {"better": "pairwise_acc", "worse": "emotion_f1"}},
+    ]
+    out = op.study_estimands(study, claims)
+    assert out["D"] == pytest.approx(0.1)  # the planted 0.1, adjusted for topic and length
+    assert out["F"] == pytest.approx(-0.2)
+    assert out["H"] == pytest.approx(0.5) and out["M"] == pytest.approx(0.5)  # 0.65 beats 0.5 and 0.6 of four
+    assert out["R"] == pytest.approx(1.0)  # reversed orders: |tau| 1 on the one simulated pair
+    assert "X" not in out and "S" not in out  # no values; no target
+
+
+def test_study_estimands_leave_out_tied_models():
+    study = _tiny_study([0.6, 0.6, 0.6], human=0.5)
+    claim = {"id": "R", "test": "rank_independence", "params": {"metrics": ["binary_hp_acc", "pairwise_acc"]}}
+    assert op.study_estimands(study, [claim]) == {}

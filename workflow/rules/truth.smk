@@ -32,7 +32,11 @@ null_scores_of = lambda part: [
 # What rule paper_numbers reads for the truth section (report.smk): the two cohorts' claims and
 # the simulator's settings of each; nothing on another cohort.
 TRUTH_FOR_PAPER = (
-    {"null_claims": f"{NULL}/stats/claims.csv", "truth_models": "results/truth/expected_metrics.csv"}
+    {
+        "null_claims": f"{NULL}/stats/claims.csv",
+        "truth_models": "results/truth/expected_metrics.csv",
+        "truth_estimands": "results/truth/estimands.csv",
+    }
     if NULL_COHORT
     else {}
 )
@@ -44,6 +48,7 @@ TRUTH_PARAMS = (
 TRUTH_OUTPUTS = (
     {
         "truth_table": paper_table("truth", "paper_numbers", "Validation"),
+        "truth_metrics_table": paper_table("truth_metrics", "paper_numbers", "Validation"),
         "truth_models_table": paper_table("truth_models", "paper_numbers", "Validation"),
     }
     if NULL_COHORT
@@ -60,15 +65,44 @@ NULL_STATS_INPUT = {
 
 if NULL_COHORT:
 
+    rule truth_curves:
+        """The expected value of each non-binary metric against the logit of its capability,
+        per conversation and turn, by seeded Monte Carlo with the pipeline's scorer
+        (eibench.synthetic.expected_mc); the simulated models' expectations are read from it."""
+        input:
+            **GOLD,
+        output:
+            curves="results/truth/curves.parquet",
+        log:
+            "logs/truth/truth_curves.log",
+        benchmark:
+            "logs/benchmarks/truth_curves.tsv"
+        threads: 1
+        resources:
+            **measured("truth_curves"),
+        params:
+            truth=config["truth"],
+            simulation=config["simulation"],
+            seed=config["seed"],
+            mode=config["statistics"]["mode"],
+            romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
+            scoring=config["scoring"],
+        script:
+            "../scripts/truth_curves.py"
+
     rule truth_models:
-        """Each simulated model's exact expected binary accuracies from its abilities
-        (eibench.synthetic.expected), beside its estimate and 95% interval."""
+        """Each simulated model's expected metrics from its abilities (exact binary accuracies,
+        Monte-Carlo curves for the others) beside its estimate and 95% interval, and each claim's
+        estimand on its own scale in the planted and the null cohort (eibench.synthetic.estimands)."""
         input:
             **GOLD,
             truth=[f"results/truth/models/{m}/{config['statistics']['mode']}.json" for m in SIMULATED],
+            null_truth=[f"{NULL}/truth/models/{m}/{config['statistics']['mode']}.json" for m in SIMULATED],
+            curves="results/truth/curves.parquet",
             intervals="results/stats/uncertainty/intervals.csv",
         output:
             table="results/truth/expected_metrics.csv",
+            estimands="results/truth/estimands.csv",
         log:
             "logs/truth/truth_models.log",
         benchmark:
@@ -78,8 +112,11 @@ if NULL_COHORT:
             **measured("truth_models"),
         params:
             models=SIMULATED,
+            profiles={m: MODELS[m].get("profile", "model") for m in SIMULATED},
             mode=config["statistics"]["mode"],
             simulation=config["simulation"],
+            null_simulation=null_simulation(config["simulation"]),
+            claims=config["statistics"]["claims"],
             seed=config["seed"],
             romantic_category=config["cohorts"]["synthetic"]["romantic_category"],
         script:

@@ -91,10 +91,13 @@ with rule_log(snakemake) as log:  # noqa: F821
                 p.claims,
                 p.truth_simulation["planted"],
                 p.truth_simulation["null"],
+                pd.read_csv(i.truth_estimands, keep_default_na=False, na_values=[""]),
             ),
             o.truth_table,
         )
-        write_csv(add_truth_models(nums, pd.read_csv(i.truth_models)), o.truth_models_table)
+        per_metric, per_model = add_truth_models(nums, pd.read_csv(i.truth_models))
+        write_csv(per_metric, o.truth_metrics_table)
+        write_csv(per_model, o.truth_models_table)
     write_csv(add_preregistration(nums, p.preregistration), o.preregistration_table)
     write_csv(add_operating(nums, {k: i[f"operating_{k}"] for k in OPERATING}), o.operating_table)
     add_reproducibility(

@@ -1,15 +1,28 @@
-"""Truth beside estimate: each claim's planted truth, its verdict on the planted cohort and its
-verdict on the null cohort (every planted effect zero, workflow/rules/truth.smk).
+"""Truth beside estimate: each claim's planted truth, its estimand on the claim's own scale, its
+estimate and verdict on the planted cohort and on the null cohort (every planted effect zero,
+workflow/rules/truth.smk).
 
 The planted truth of a claim is read from the prediction simulator's settings (config
-``simulation``, docs/synthetic-cohort.md), on the generator's scale (logits): the planted effect
-the claim's test targets, and whether the claim holds by construction in each cohort. A claim
-whose truth the generator does not set (C2's discriminability, which follows from ability
-spreads and metric noise; C6's profile flips) is marked "not planted" and gets no outcome.
+``simulation``, docs/synthetic-cohort.md), in the generator's units (logits): the planted effect
+the claim's test targets. A claim whose truth the generator does not set (C2's
+discriminability, which follows from ability spreads and metric noise; C6's profile flips) is
+"not planted" and gets no outcome.
 
-Outcomes: where the claim holds by construction, "recovered" (supported), "missed"
-(inconclusive) or "wrong sign" (not supported); where it does not hold, "false positive"
-(supported) or "no false positive" (any other verdict). A "not testable" verdict has no outcome.
+The estimand of a claim (results/truth/estimands.csv, eibench.synthetic.estimands) is the value
+its estimate targets, in the estimate's unit (report.claim_units): the claim's statistic on the
+noise-free study of the cohort, whose values are the simulated models' expected scores. Whether
+the claim holds is judged on the estimand (``holds``): a signed effect on the claim's predicted
+side (diagnosis, drift, topic: its sign; the topic claim's worse side is the metric's lower
+values when higher is better), a flat trend within the claim's margin, a share of models above
+one half (the humans against "most" models), a median |tau| below the claim's margin (rank
+independence). Outcomes, from the verdict: where the claim holds, "recovered" (supported),
+"missed" (inconclusive) or "wrong sign" (not supported: the test points against the estimand);
+where it does not, "false positive" (supported) or "no false positive" (any other verdict). A
+claim without an estimand or with a "not testable" verdict has no outcome ("–"). Where the
+estimate has an interval, the table also says whether it covers the estimand, and the estimand
+given this cohort's drawn participant and conversation difficulties (the same statistic on the
+expected scores with those difficulties): an estimate that covers the second but not the first
+is off by the cohort's few participants, not by the pipeline.
 """
 
 from __future__ import annotations
@@ -19,6 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..metrics.registry import BY_NAME
+from .claim_units import claim_unit
 from .numbers import Numbers, fmt
 
 RULE = "null_stats_claims"
@@ -105,6 +120,45 @@ def planted_truth(claim: dict[str, Any], sim: dict[str, Any], null_sim: dict[str
     return {"planted": "not planted", "holds": None, "holds_null": None}
 
 
+def holds(claim: dict[str, Any], estimand: float | None) -> bool | None:
+    """Whether the claim is true of its estimand (module docstring); None without an estimand."""
+    if estimand is None or not np.isfinite(estimand):
+        return None
+    test, params = claim["test"], claim.get("params", {})
+    if test in ("diagnosis_effect", "turn_drift"):
+        return bool(estimand * (-1 if params["direction"] == "negative" else 1) > 0)
+    if test == "topic_hardest":
+        return bool(estimand * (-1 if BY_NAME[params["metric"]].higher_is_better else 1) > 0)
+    if test == "turn_flat":
+        return bool(abs(estimand) < params["margin"])
+    if test == "humans_vs_models":
+        return bool(estimand > 0.5)
+    if test == "rank_independence":
+        return bool(estimand < params["margin"])
+    return None
+
+
+def _clean(value: float) -> float:
+    """An estimand as a float, a rounding residue of zero (below 1e-12 in absolute value) as 0."""
+    v = float(value)
+    return 0.0 if abs(v) < 1e-12 else v
+
+
+def _estimand(value: float | None, se: float | None) -> str:
+    """The estimand with its Monte-Carlo error, or 'exact' when it has none."""
+    if value is None or not np.isfinite(value):
+        return "–"
+    if se is None or not np.isfinite(se) or se == 0:
+        return f"{fmt(float(value), 3)} (exact)"
+    return f"{fmt(float(value), 3)} ± {fmt(float(se), 3)} (MC)"
+
+
+def _covers(row: pd.Series, value: float | None) -> str:
+    if value is None or not np.isfinite(value) or pd.isna(row["lo"]) or pd.isna(row["hi"]):
+        return "–"
+    return "yes" if row["lo"] <= value <= row["hi"] else "no"
+
+
 def outcome(verdict: str, holds: bool | None) -> str:
     """The outcome of a verdict given the truth by construction (module docstring)."""
     if holds is None or verdict == "not testable":
@@ -129,12 +183,16 @@ def add_truth(
     claims: list[dict[str, Any]],
     sim: dict[str, Any],
     null_sim: dict[str, Any],
+    estimands: pd.DataFrame,
 ) -> pd.DataFrame:
     """Add the truth numbers (``truth.*``) and return the display table, one row per claim.
 
     ``planted`` and ``null``: the claims tables (results/stats/claims.csv and
     results/null/stats/claims.csv); ``claims``: the declared claims; ``sim`` and ``null_sim``:
-    the simulator's settings of the two cohorts.
+    the simulator's settings of the two cohorts; ``estimands``: results/truth/estimands.csv
+    (cohort, id, estimand, mc_se, estimand_cohort, mc_se_cohort), each claim's estimand in each
+    cohort with the random difficulties zero (the outcome is judged on it) and given this
+    cohort's drawn difficulties (what the estimate targets conditionally; none: no row).
     """
     p, n = planted.set_index("id"), null.set_index("id")
     missing = [c["id"] for c in claims if c["id"] not in p.index or c["id"] not in n.index]
@@ -143,72 +201,193 @@ def add_truth(
             f"claims {missing} are declared (statistics.claims) but missing from the planted or null "
             f"claims table; rerun rules stats_claims and null_stats_claims"
         )
+    unknown = sorted(set(estimands["cohort"]) - {"planted", "null"})
+    if unknown:
+        raise ValueError(
+            f"results/truth/estimands.csv: field cohort has {unknown}; only 'planted' and 'null' are "
+            f"written by rule truth_models; rerun it"
+        )
+    lacking = sorted({"cohort", "id", "estimand", "mc_se", "estimand_cohort", "mc_se_cohort"} - set(estimands))
+    if lacking:
+        raise ValueError(f"results/truth/estimands.csv: no column {lacking}; rerun rule truth_models")
+    target = {(r.cohort, r.id): (_clean(r.estimand), float(r.mc_se)) for r in estimands.itertuples()}
+    given = {(r.cohort, r.id): (_clean(r.estimand_cohort), float(r.mc_se_cohort)) for r in estimands.itertuples()}
     rows: list[dict[str, Any]] = []
     counts: dict[tuple[str, str], int] = {}
+    covered = {"planted": [0, 0, 0], "null": [0, 0, 0]}
     for c in claims:
         cid = c["id"]
         truth = planted_truth(c, sim, null_sim)
-        out_p, out_n = (
-            outcome(p.loc[cid, "verdict"], truth["holds"]),
-            outcome(n.loc[cid, "verdict"], truth["holds_null"]),
-        )
-        for cohort, o in (("planted", out_p), ("null", out_n)):
-            counts[(cohort, o)] = counts.get((cohort, o), 0) + 1
+        null_truth = planted_truth(c, null_sim, null_sim)
+        for cohort, table, label, text in (
+            ("planted", p, "planted", truth["planted"]),
+            ("null", n, "null", null_truth["planted"]),
+        ):
+            value, se = target.get((cohort, cid), (None, None))
+            verdict = str(table.loc[cid, "verdict"])
+            out = outcome(verdict, holds(c, value))
+            counts[(cohort, out)] = counts.get((cohort, out), 0) + 1
+            value_c, se_c = given.get((cohort, cid), (None, None))
+            cover, cover_c = _covers(table.loc[cid], value), _covers(table.loc[cid], value_c)
+            if cover != "–":
+                covered[cohort][0] += cover == "yes"
+                covered[cohort][1] += 1
+                covered[cohort][2] += cover_c == "yes"
+            nums.add(f"truth.{cid}.{cohort}_outcome", out, RULE)
+            if value is not None:
+                nums.add(f"truth.{cid}.{cohort}_estimand", value, "truth_models", digits=3)
+                nums.add(f"truth.{cid}.{cohort}_estimand_cohort", value_c, "truth_models", digits=3)
+            rows.append(
+                {
+                    "Claim": cid,
+                    "Cohort": label,
+                    "Planted (generator units)": text,
+                    "Unit": claim_unit(c),
+                    "Estimand": _estimand(value, se),
+                    "Estimand, this cohort": _estimand(value_c, se_c),
+                    "Estimate [95%]": _estimate(table.loc[cid]),
+                    "Covers (estimand / this cohort)": "–" if cover == "–" else f"{cover} / {cover_c}",
+                    "Verdict": verdict,
+                    "Outcome": out,
+                }
+            )
         nums.add(f"truth.{cid}.planted", truth["planted"], RULE)
         nums.add(f"truth.{cid}.null_verdict", str(n.loc[cid, "verdict"]), RULE)
-        nums.add(f"truth.{cid}.planted_outcome", out_p, RULE)
-        nums.add(f"truth.{cid}.null_outcome", out_n, RULE)
-        rows.append(
-            {
-                "Claim": cid,
-                "Planted (logits)": truth["planted"],
-                "Planted: estimate [95%]": _estimate(p.loc[cid]),
-                "Planted: verdict": p.loc[cid, "verdict"],
-                "Planted: outcome": out_p,
-                "Null: estimate [95%]": _estimate(n.loc[cid]),
-                "Null: verdict": n.loc[cid, "verdict"],
-                "Null: outcome": out_n,
-            }
-        )
     for cohort in ("planted", "null"):
         for o in ("recovered", "missed", "wrong sign", "false positive", "no false positive"):
             nums.add(f"truth.{cohort}.n_{o.replace(' ', '_')}", counts.get((cohort, o), 0), RULE)
+        nums.add(f"truth.{cohort}.n_covered", covered[cohort][0], RULE)
+        nums.add(f"truth.{cohort}.n_intervals", covered[cohort][1], RULE)
+        nums.add(f"truth.{cohort}.n_covered_cohort", covered[cohort][2], RULE)
     nums.add("truth.n_claims", len(claims), RULE)
+    nums.add("truth.n_estimands", len({cid for (_, cid) in target}), "truth_models")
     nums.add("truth.n_null_supported", int((n["verdict"] == "supported").sum()), RULE)
+    # the largest Monte-Carlo error of an estimand, apart for the claims in composite points
+    points = {c["id"] for c in claims if c.get("params", {}).get("metric") == "composite"}
+    for key, keep in (("max_estimand_mc_se", False), ("max_estimand_mc_se_points", True)):
+        ses = [se for (_, cid), (_, se) in (*target.items(), *given.items()) if (cid in points) == keep]
+        ses = [se for se in ses if np.isfinite(se)]
+        nums.add(f"truth.{key}", max(ses) if ses else float("nan"), "truth_models", digits=3)
     return pd.DataFrame(rows)
 
 
-def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> pd.DataFrame:
-    """Add the ``truth.models.*`` numbers and return the display table of each simulated model's
-    exact expected binary accuracies beside its estimate and 95% interval.
+#: The metrics of the per-model truth table in the paper (every metric is in the per-metric one).
+DISPLAY_METRICS = ("emotion_f1", "binary_om_acc", "pairwise_acc", "composite")
+
+
+def _expected(value: float, se: float, exact: bool, digits: int) -> str:
+    if not np.isfinite(value):
+        return "–"
+    if exact or se == 0:
+        return f"{fmt(value, digits)} (exact)"
+    return f"{fmt(value, digits)} ± {fmt(se, digits)}"
+
+
+def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Add the ``truth.models.*`` numbers and return two display tables: per metric (how its
+    expectation is computed, the intervals covering the expected value, the largest distance of
+    an estimate from it and the largest Monte-Carlo error) and per model and DISPLAY_METRICS metric
+    (the two expected values with their Monte-Carlo errors, or 'exact', beside the estimate and
+    its 95% interval).
 
     ``expected``: results/truth/expected_metrics.csv (rule truth_models), one row per model and
-    metric with ``expected``, ``estimate``, ``lo``, ``hi`` (proportions in [0, 1]) and ``covered``.
+    metric with ``expected`` and ``mc_se`` (the random difficulties zero: what the model's
+    abilities give on this design), ``expected_cohort`` and ``mc_se_cohort`` (this cohort's
+    drawn participant and conversation difficulties: what a rerun on these conversations gives
+    on average), ``exact`` (binary accuracies: Monte-Carlo error 0), ``estimate``, ``lo``, ``hi``
+    (on the metric's scale) and ``covered`` / ``covered_cohort``. A table without a needed
+    column is an error naming it.
     """
     rule = "truth_models"
-    have = expected.dropna(subset=["estimate", "lo", "hi"])
-    covered = have["covered"].astype(str).str.lower() == "true"
+    need = {
+        "em_model",
+        "metric",
+        "ability_logit",
+        "expected",
+        "mc_se",
+        "expected_cohort",
+        "mc_se_cohort",
+        "exact",
+        "estimate",
+        "lo",
+        "hi",
+        "covered",
+        "covered_cohort",
+    }
+    lacking = sorted(need - set(expected.columns))
+    if lacking:
+        raise ValueError(f"results/truth/expected_metrics.csv: no column {lacking}; rerun rule truth_models")
+    exact = expected["exact"].astype(str).str.lower() == "true"
+    have = expected["estimate"].notna() & expected["lo"].notna() & expected["hi"].notna()
+    covered = {
+        kind: (expected[col].astype(str).str.lower() == "true") & have
+        for kind, col in (("zero", "covered"), ("cohort", "covered_cohort"))
+    }
     nums.add("truth.models.n_models", int(expected["em_model"].nunique()), rule)
-    nums.add("truth.models.n_intervals", int(len(have)), rule)
-    nums.add("truth.models.n_covered", int(covered.sum()), rule)
-    nums.add(
-        "truth.models.max_abs_error",
-        float((have["estimate"] - have["expected"]).abs().max()) if len(have) else float("nan"),
-        rule,
-        digits=3,
-    )
-    return pd.DataFrame(
+    nums.add("truth.models.n_metrics", int(expected["metric"].nunique()), rule)
+    nums.add("truth.models.n_mc_metrics", int(expected.loc[~exact, "metric"].nunique()), rule)
+    nums.add("truth.models.n_intervals", int(have.sum()), rule)
+    nums.add("truth.models.n_covered", int(covered["zero"].sum()), rule)
+    nums.add("truth.models.n_covered_cohort", int(covered["cohort"].sum()), rule)
+    proportion = ~exact & (expected["metric"] != "composite")
+    mc = pd.concat([expected.loc[proportion, "mc_se"], expected.loc[proportion, "mc_se_cohort"]])
+    nums.add("truth.models.max_mc_se_proportion", float(mc.max()) if len(mc) else float("nan"), rule, digits=4)
+    per_metric = []
+    for metric, rows in expected.groupby("metric", sort=False):
+        h = have[rows.index]
+        err = (rows["estimate"] - rows["expected_cohort"]).abs()[h]
+        digits = 2 if metric == "composite" else 3
+        key = f"truth.models.{metric}"
+        nums.add(f"{key}.n_covered", int(covered["zero"][rows.index].sum()), rule)
+        nums.add(f"{key}.n_covered_cohort", int(covered["cohort"][rows.index].sum()), rule)
+        nums.add(f"{key}.n_intervals", int(h.sum()), rule)
+        nums.add(f"{key}.max_abs_error", float(err.max()) if len(err) else float("nan"), rule, digits=digits)
+        all_exact = bool(exact[rows.index].all())
+        largest_mc = float(np.nanmax(rows[["mc_se", "mc_se_cohort"]].to_numpy(float)))
+        per_metric.append(
+            {
+                "Metric": BY_NAME[metric].label if metric in BY_NAME else metric,
+                "Unit": BY_NAME[metric].unit if metric in BY_NAME else "",
+                "Expected value": "exact" if all_exact else "Monte Carlo",
+                "Covering, this cohort": f"{int(covered['cohort'][rows.index].sum())} of {int(h.sum())}"
+                if h.any()
+                else "no interval",
+                "Covering, difficulties zero": f"{int(covered['zero'][rows.index].sum())} of {int(h.sum())}"
+                if h.any()
+                else "no interval",
+                "Largest |estimate - expected|": fmt(float(err.max()), digits) if len(err) else "–",
+                "Largest MC error": "0" if all_exact else fmt(largest_mc, digits + 1),
+            }
+        )
+    shown = expected[expected["metric"].isin(DISPLAY_METRICS)]
+
+    def digits_of(metric: str) -> int:
+        return 2 if metric == "composite" else 3
+
+    per_model = pd.DataFrame(
         {
-            "Model": expected["em_model"],
-            "Metric": expected["metric"],
-            "Ability (logits)": [fmt(float(x), 2) for x in expected["ability_logit"]],
-            "Expected (exact)": [fmt(float(x), 3) for x in expected["expected"]],
+            "Model": shown["em_model"],
+            "Metric": [BY_NAME[m].label if m in BY_NAME else m for m in shown["metric"]],
+            "Ability (logits)": [fmt(float(x), 2) if pd.notna(x) else "–" for x in shown["ability_logit"]],
+            "Expected, this cohort": [
+                _expected(float(r.expected_cohort), float(r.mc_se_cohort), e, digits_of(r.metric))
+                for r, e in zip(shown.itertuples(), exact[shown.index])
+            ],
+            "Expected, difficulties zero": [
+                _expected(float(r.expected), float(r.mc_se), e, digits_of(r.metric))
+                for r, e in zip(shown.itertuples(), exact[shown.index])
+            ],
             "Estimate [95%]": [
-                f"{fmt(float(r.estimate), 3)} [{fmt(float(r.lo), 3)}, {fmt(float(r.hi), 3)}]"
+                f"{fmt(float(r.estimate), digits_of(r.metric))} [{fmt(float(r.lo), digits_of(r.metric))}, "
+                f"{fmt(float(r.hi), digits_of(r.metric))}]"
                 if pd.notna(r.estimate)
                 else "–"
-                for r in expected.itertuples()
+                for r in shown.itertuples()
             ],
-            "Covered": ["yes" if str(c).lower() == "true" else "no" for c in expected["covered"]],
+            "Covers (cohort / zero)": [
+                f"{'yes' if a else 'no'} / {'yes' if b else 'no'}"
+                for a, b in zip(covered["cohort"][shown.index], covered["zero"][shown.index])
+            ],
         }
     )
+    return pd.DataFrame(per_metric), per_model

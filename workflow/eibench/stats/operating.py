@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import page_trend_test
 
+from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval
 from .claims import verdicts
 from .discriminability import _reliability_snr, compare
@@ -280,31 +281,96 @@ def noise_free(g: Generator) -> Generator:
     )
 
 
-def estimands(g: Generator, claims: list[dict[str, Any]], design: tuple) -> dict[str, float]:
-    """Per claim with a signed estimate and an interval, the value its estimate targets under
-    ``g``: the diagnosis effect on the metric's capability (what the adjusted mixed model
-    estimates); the claim's late - early and romantic - rest contrasts computed on the noise-free
-    study of the design. A discriminability difference has none here: its interval resamples
-    the conversations of the study's own models, so its target depends on each study's drawn
-    abilities (the generator gives every capability the same spread, so the claim is false at
-    the level of the design, which its false-positive rate measures)."""
-    quiet = noise_free(g)
-    batch = draw(quiet, [np.random.default_rng(0)], design=design)
-    study = to_study(batch, 0)
-    models = list(range(g.n_models))
-    weights = np.ones((1, len(batch.participant)))
-    out = {}
+#: The tests whose estimate is signed and has an interval: the estimands operating_table covers.
+INTERVAL_TESTS = ("diagnosis_effect", "turn_drift", "turn_flat", "topic_hardest")
+
+
+def _adjusted_diagnosis(study, conv: np.ndarray) -> float:
+    """The diagnosis coefficient of conv ~ diagnosed + C(category) + n_turns by least squares
+    over the conversations with a value and a known participant: the fixed part of
+    subgroups.mixed_model, which on a noise-free study (no participant variance) is what its
+    estimate targets. NaN when one group is empty."""
+    ok = np.isfinite(conv) & (study.participant >= 0)
+    diag = study.diagnosed[ok].astype(float)
+    if not 0 < diag.sum() < len(diag):
+        return float("nan")
+    category = pd.Series(study.category[ok]).astype(str)
+    dummies = pd.get_dummies(category, drop_first=True, dtype=float).to_numpy()
+    x = np.column_stack([np.ones(len(diag)), diag, dummies, study.n_turns[ok].astype(float)])
+    coef = np.linalg.lstsq(x, conv[ok], rcond=None)[0]
+    return float(coef[1])
+
+
+def _late_minus_early(study, metric: str, models: list[int]) -> float:
+    """drift.turn_drift's pooled late - early contrast: the mean of the models' late-turn values
+    (relative position above 2/3) minus that of their early ones (at most 1/3), over the turns
+    with a value. NaN when the study has no such turn values."""
+    turns = study.turns
+    if turns is None or metric not in turns:
+        return float("nan")
+    t = turns[turns["em_model"].isin([study.models[i] for i in models]) & turns[metric].notna()]
+    b, y = _bin(t["rel_position"].to_numpy(float)), t[metric].to_numpy(float)
+    if not ((b == 0).any() and (b == 2).any()):
+        return float("nan")
+    return float(y[b == 2].mean() - y[b == 0].mean())
+
+
+def study_estimands(study, claims: list[dict[str, Any]]) -> dict[str, float]:
+    """Per claim, its estimate computed on a noise-free ``study`` (every value the expectation of
+    the metric, no random part): the value the claim's estimate targets, in its own units
+    (report.claim_units). A claim without a target here (a discriminability difference, which
+    measures the noise itself; profile flips; a metric or turn table the study lacks; a rank
+    independence whose models tie) is left out.
+
+    - diagnosis_effect: the adjusted diagnosis effect on the metric (``_adjusted_diagnosis``);
+    - turn_drift, turn_flat: the pooled late - early contrast of the metric's turn values;
+    - topic_hardest: the romantic - rest contrast of the conversations' means over the models;
+    - humans_vs_models: the share of models whose expected difference from the human raters'
+      mean (on the raters' conversations) lies on the claimed side (0 to 1);
+    - rank_independence: the median |Kendall tau-b| over the pairs of the claim's metrics that
+      the study has, of the models' expected means."""
+    models, humans = study.with_role("model"), study.with_role("human")
+    ones = np.ones((1, study.n_conversations))
+    out: dict[str, float] = {}
     for c in claims:
-        params = c["params"]
-        if c["test"] == "diagnosis_effect":
-            out[c["id"]] = g.effect("diagnosis", METRICS[params["metric"]][0])
-        elif c["test"] == "turn_drift":
-            out[c["id"]] = _drift_page(batch.om_turns[0], batch.rel, batch.turn_conversation, weights)[
-                "late_minus_early"
-            ]
-        elif c["test"] == "topic_hardest":
-            out[c["id"]] = _romantic(study, params["metric"], models, weights)["difference"]
+        test, params = c["test"], c.get("params", {})
+        metric = params.get("metric")
+        if metric is not None and metric not in study.values and test not in ("turn_drift", "turn_flat"):
+            continue
+        value = float("nan")
+        if test == "diagnosis_effect":
+            value = _adjusted_diagnosis(study, conversation_means(study, metric, models))
+        elif test in ("turn_drift", "turn_flat"):
+            value = _late_minus_early(study, metric, models)
+        elif test == "topic_hardest":
+            value = _romantic(study, metric, models, ones)["difference"]
+        elif test == "humans_vs_models" and humans:
+            diff = human_vs_models(study, metric, humans, models, ones)["human_minus_model"].to_numpy(float)
+            want = 1 if params["direction"] == "humans_better" else -1
+            sign = (1 if BY_NAME[metric].higher_is_better else -1) * want
+            value = float((sign * diff > 0).mean()) if len(diff) else float("nan")
+        elif test == "rank_independence":
+            names = [m for m in params["metrics"] if study.defined(m, models)]
+            means = oriented_means(study, names, models) if len(names) >= 2 else np.zeros((0, 0))
+            if len(names) >= 2 and np.isfinite(means).all() and (np.ptp(means, axis=0) > 0).all():
+                tau = tau_b_matrix(means)
+                value = float(np.median(np.abs(tau[np.triu_indices(len(names), 1)])))
+        if np.isfinite(value):
+            out[c["id"]] = value
     return out
+
+
+def estimands(g: Generator, claims: list[dict[str, Any]], design: tuple) -> dict[str, float]:
+    """Per claim with a signed estimate and an interval (INTERVAL_TESTS), the value its estimate
+    targets under ``g``: study_estimands on the noise-free study of the design (for the
+    diagnosis effect, the planted effect on the metric's capability, up to rounding). A
+    discriminability difference has none here: its interval resamples the conversations of the
+    study's own models, so its target depends on each study's drawn abilities (the generator
+    gives every capability the same spread, so the claim is false at the level of the design,
+    which its false-positive rate measures)."""
+    batch = draw(noise_free(g), [np.random.default_rng(0)], design=design)
+    targets = study_estimands(to_study(batch, 0), [c for c in claims if c["test"] in INTERVAL_TESTS])
+    return targets
 
 
 def simulate_verdicts(
@@ -462,6 +528,8 @@ __all__ = [
     "margin_correlation",
     "simulate_verdicts",
     "estimands",
+    "study_estimands",
+    "INTERVAL_TESTS",
     "operating_table",
     "planted_makes_true",
     "reliability_curve",

@@ -27,16 +27,23 @@ from .simulate import CAPABILITIES, SimulatedModel, _Gold, shared_effects, sigmo
 METRICS = {"binary_om_acc": ("behaviour", "gold_om"), "binary_hp_acc": ("preference", "gold_hp")}
 
 
-def turn_logits(
-    tables: dict[str, pd.DataFrame],
+def indexed(tables: dict[str, pd.DataFrame] | _Gold) -> _Gold:
+    """The gold tables indexed once (simulate._Gold); an index passes through, so a caller that
+    reads many models builds it once."""
+    return tables if isinstance(tables, _Gold) else _Gold(tables)
+
+
+def conversation_logits(
+    tables: dict[str, pd.DataFrame] | _Gold,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
     seed: int,
     romantic_category: str,
-) -> dict[tuple[str, int], dict[str, float]]:
-    """The logit of every capability at every turn, keyed (conversation id, turn number)."""
-    gold = _Gold(tables)
+) -> dict[str, dict[str, float]]:
+    """The logit of every capability at the middle of every conversation (relative position 0.5,
+    where the turn drift is zero; the holistic answers' logit), keyed by conversation id."""
+    gold = indexed(tables)
     u = shared_effects(sorted(gold.diagnosed), sim["participant_sd"], seed, "participant-difficulty")
     w = shared_effects(sorted(gold.conversations), sim["conversation_sd"], seed, "conversation-difficulty")
     eff = sim["effects"]
@@ -46,19 +53,37 @@ def turn_logits(
         pid = meta.participant_id
         diag = float(gold.diagnosed.get(pid, False))
         romantic = float(meta.category == romantic_category)
+        out[cid] = {
+            k: sim["base_logit"][k]
+            + model.ability[k]
+            + eff["diagnosis"][k] * diag
+            + eff["romantic"][k] * romantic
+            + u.get(pid, {}).get(k, 0.0)
+            + w[cid][k]
+            + (sim["omniscient_bonus"][k] if omniscient else 0.0)
+            for k in CAPABILITIES
+        }
+    return out
+
+
+def turn_logits(
+    tables: dict[str, pd.DataFrame] | _Gold,
+    model: SimulatedModel,
+    mode: str,
+    sim: dict[str, Any],
+    seed: int,
+    romantic_category: str,
+) -> dict[tuple[str, int], dict[str, float]]:
+    """The logit of every capability at every turn, keyed (conversation id, turn number): the
+    conversation's logit plus the turn drift at the turn's relative position."""
+    gold = indexed(tables)
+    fixed = conversation_logits(gold, model, mode, sim, seed, romantic_category)
+    drift = sim["effects"]["turn_drift"]
+    out = {}
+    for cid in gold.conversations:
         for turn in gold.turns.get(cid, []):
             rel = float(turn.rel_position)
-            out[(cid, int(turn.turn_number))] = {
-                k: sim["base_logit"][k]
-                + model.ability[k]
-                + eff["diagnosis"][k] * diag
-                + eff["romantic"][k] * romantic
-                + u.get(pid, {}).get(k, 0.0)
-                + w[cid][k]
-                + (sim["omniscient_bonus"][k] if omniscient else 0.0)
-                + eff["turn_drift"][k] * (rel - 0.5)
-                for k in CAPABILITIES
-            }
+            out[(cid, int(turn.turn_number))] = {k: fixed[cid][k] + drift[k] * (rel - 0.5) for k in CAPABILITIES}
     return out
 
 
