@@ -18,6 +18,7 @@ Conventions:
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -302,7 +303,15 @@ def diagnosis_group(traits: Sequence[str]) -> str:
     return groups[0] if len(groups) == 1 else "multiple"
 
 
+#: Per model class: the fields that can hold a model (or a list of them), where extra fields can be.
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _holds_models(annotation: Any) -> bool:
+    """Whether a field of this type can hold a model object, itself or inside (Optional, list)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_models(arg) for arg in typing.get_args(annotation))
 
 
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
@@ -314,8 +323,8 @@ def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tupl
             rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
     cls = type(obj)
     names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)  # the property is slow: read it once per class
+    if names is None:  # the property is slow: read it once per class
+        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
     for name in names:
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
