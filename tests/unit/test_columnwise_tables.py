@@ -138,3 +138,13 @@ def test_the_fixture_tables_are_the_row_built_tables():
     for name in ("em_binary", "em_pairwise"):
         assert len(tables[name])
         pd.testing.assert_frame_equal(tables[name], _row_built(tables, name))
+
+
+def test_an_empty_table_has_the_spec_and_is_a_fresh_copy():
+    spec = EM_TABLES["em_runs"]
+    first = spec.frame()
+    pd.testing.assert_frame_equal(first, spec.coerce(pd.DataFrame([], columns=spec.column_names)))
+    first["api_cost"] = pd.array([], dtype="Float64")
+    first.insert(0, "changed", [])
+    assert list(spec.frame().columns) == spec.column_names  # changing one leaves the next as declared
+    assert spec.frame() is not spec.frame()

@@ -35,8 +35,13 @@ class TableSpec:
 
     def frame(self, rows: Iterable[Sequence[object]] | None = None) -> pd.DataFrame:
         """Build a DataFrame of this spec from row tuples (in column order)."""
-        df = pd.DataFrame(list(rows or []), columns=self.column_names)
-        return self.coerce(df)
+        rows = list(rows or [])
+        if not rows:  # the empty table of a spec is built once, then copied
+            empty = _EMPTY.get(self)
+            if empty is None:
+                empty = _EMPTY[self] = self.coerce(pd.DataFrame([], columns=self.column_names))
+            return empty.copy()
+        return self.coerce(pd.DataFrame(rows, columns=self.column_names))
 
     def frame_columns(self, columns: Mapping[str, Sequence[object]]) -> pd.DataFrame:
         """Build a DataFrame of this spec from one list of values per column (same result as
@@ -63,6 +68,9 @@ class TableSpec:
             else:
                 df[col] = df[col].astype(dtype)
         return df.reset_index(drop=True)
+
+
+_EMPTY: dict[TableSpec, pd.DataFrame] = {}
 
 
 def categorical(
