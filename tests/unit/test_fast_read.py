@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
 from eibench.release import read
-from eibench.release.read import MAX_DEPTH, _load_fast, _max_depth, parse_file, parse_file_reference
+from eibench.release.read import (
+    MAX_DEPTH,
+    _has_long_digit_run,
+    _load_fast,
+    _max_depth,
+    parse_file,
+    parse_file_reference,
+)
 from eibench.release.schema import ConversationFile, EMOutputFile
 
 from ..conftest import RELEASE
@@ -121,3 +129,16 @@ def test_load_fast_refuses_what_it_would_read_differently():
     assert _load_fast(b'{"a": NaN}') is None
     assert _load_fast(b"[1]") is None
     assert _load_fast(b'{"a": [1, {"b": "x"}]}') == {"a": [1, {"b": "x"}]}
+
+
+def test_long_digit_runs_are_found_as_a_regular_expression_finds_them():
+    rng = random.Random(19)
+    pattern = re.compile(rb"[0-9]{19}")
+    alphabet = [*b"0123456789", *b'a."-e/:', 0xB2, 0xB9, 0x660 % 256, 0xFF]  # 0xB2, 0xB9: superscript digits in Latin-1
+    weights = [9] * 10 + [1] * (len(alphabet) - 10)
+    found = 0
+    for _ in range(3000):
+        data = bytes(rng.choices(alphabet, weights, k=rng.randint(0, 60)))
+        assert _has_long_digit_run(data) == bool(pattern.search(data)), data
+        found += _has_long_digit_run(data)
+    assert 300 < found < 2700  # both outcomes are exercised

@@ -13,7 +13,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,13 +35,18 @@ class TableSpec:
 
     def frame(self, rows: Iterable[Sequence[object]] | None = None) -> pd.DataFrame:
         """Build a DataFrame of this spec from row tuples (in column order)."""
-        df = pd.DataFrame(list(rows or []), columns=self.column_names)
-        return self.coerce(df)
+        rows = list(rows or [])
+        if not rows:  # the empty table of a spec is built once, then copied
+            empty = _EMPTY.get(self)
+            if empty is None:
+                empty = _EMPTY[self] = self.coerce(pd.DataFrame([], columns=self.column_names))
+            return empty.copy()
+        return self.coerce(pd.DataFrame(rows, columns=self.column_names))
 
     def frame_columns(self, columns: Mapping[str, Sequence[object]]) -> pd.DataFrame:
         """Build a DataFrame of this spec from one list of values per column (same result as
         ``frame`` of the rows, without a tuple per row)."""
-        if not next(iter(columns.values()), []):
+        if len(next(iter(columns.values()), [])) == 0:
             return self.frame()
         return self.coerce(pd.DataFrame({name: columns[name] for name in self.column_names}))
 
@@ -63,6 +68,46 @@ class TableSpec:
             else:
                 df[col] = df[col].astype(dtype)
         return df.reset_index(drop=True)
+
+
+_EMPTY: dict[TableSpec, pd.DataFrame] = {}
+
+
+def categorical(
+    values: Sequence[Hashable],
+    repeats: Sequence[int] | np.ndarray | None = None,
+    labels: Mapping[Any, str | None] | None = None,
+) -> pd.Categorical:
+    """A categorical column as ``TableSpec.coerce`` makes one from ``values`` (strings or None;
+    None is missing): sorted string categories of the values present, codes without a Python
+    object per row.
+
+    With ``repeats`` (one count >= 0 per value) each value stands for that many consecutive
+    rows, so a value shared by a run of rows (a file's key, a field's name) is looked up once; a
+    value of no row (count 0) is no category. With ``labels`` (every distinct value -> its
+    label, a string or None) the column holds the label of each value: the column of
+    ``[labels[v] for v in values]``, each distinct value looked up once. Values are told apart
+    as dictionary keys are (``True`` and ``1`` are one key: give ``labels`` only for values of
+    one type)."""
+    counts = None
+    if repeats is not None:
+        counts = np.asarray(repeats, dtype=np.int64)
+        if len(counts) != len(values):
+            raise ValueError(f"categorical: {len(values)} values but {len(counts)} repeat counts")
+        distinct = set(values)
+        present = {v for v, n in zip(values, counts.tolist()) if n > 0}
+    else:
+        distinct = present = set(values)
+    label = labels if labels is not None else {v: v for v in distinct}
+    named = {label[v] for v in present}
+    named.discard(None)
+    categories = sorted(named)  # type: ignore[type-var]
+    code = {c: i for i, c in enumerate(categories)}
+    lookup = {v: code.get(label[v], -1) if v in present else -1 for v in distinct}
+    codes = np.fromiter(map(lookup.__getitem__, values), dtype=np.int32, count=len(values))
+    if counts is not None:
+        codes = np.repeat(codes, counts)
+    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pd.Index(categories, dtype="string")))
 
 
 def with_none(df: pd.DataFrame) -> pd.DataFrame:

@@ -181,7 +181,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: An integer of 19 digits or more may exceed 64 bits, which orjson reads as a float (json as an
 #: int): a file with such a run of digits anywhere (even in a string) takes the reference path.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+#: Found by translating every ASCII digit to b"0" and every other byte to b" ", then searching
+#: for 19 zeros (ten times faster than a regular expression over the bytes).
+_LONG_DIGIT_RUN = 19
+_DIGITS_AS_ZEROS = bytes(ord("0") if ord("0") <= b <= ord("9") else ord(" ") for b in range(256))
+
+
+def _has_long_digit_run(data: bytes) -> bool:
+    """Whether ``data`` holds a run of at least ``_LONG_DIGIT_RUN`` ASCII digits."""
+    return b"0" * _LONG_DIGIT_RUN in data.translate(_DIGITS_AS_ZEROS)
+
+
 _OPEN, _CLOSE = np.zeros(256, np.int8), np.zeros(256, np.int8)
 _OPEN[[ord("["), ord("{")]] = 1
 _CLOSE[[ord("]"), ord("}")]] = 1
@@ -213,7 +223,7 @@ def _load_fast(data: bytes) -> dict | None:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(raw, dict) or _LONG_DIGITS.search(data):
+    if not isinstance(raw, dict) or _has_long_digit_run(data):
         return None
     if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _max_depth(data) > MAX_DEPTH:
         return None

@@ -21,6 +21,8 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
     field_validator,
     model_validator,
 )
@@ -402,7 +404,27 @@ def _answers(v: Any) -> Any:
     return {} if v is None else v
 
 
-Answers = Annotated[dict[str, Scalar], BeforeValidator(_answers)]
+#: Answer types ``_scalar`` passes unchanged without a check (a float must also be finite).
+_PLAIN_ANSWER = frozenset((str, bool, int, type(None)))
+_STR = frozenset((str,))
+
+
+def _plain_answers(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """An answers object whose keys are strings and whose values are strings, booleans,
+    integers or nulls as a copy, checked by type in one pass (what ``dict[str, Scalar]`` gives
+    it, without a call of ``_scalar`` per answer); anything else (a float, another type, not an
+    object) is validated value by value by ``handler``, which names each bad answer."""
+    if (
+        type(value) is dict
+        and _STR.issuperset(map(type, value))
+        and _PLAIN_ANSWER.issuperset(map(type, value.values()))
+    ):
+        return dict(value)
+    return handler(value)
+
+
+#: Validated in the order _answers (null -> {}), then _plain_answers, then per value.
+Answers = Annotated[dict[str, Scalar], WrapValidator(_plain_answers), BeforeValidator(_answers)]
 
 
 class EMTurn(_Node):

@@ -18,14 +18,16 @@ Conventions:
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
 from .. import instrument
-from ..tables import TableSpec
+from ..tables import TableSpec, categorical
 from . import normalize
 from .read import json_path
 from .schema import ConversationFile, ConversationWide, EMOutputFile, Panas, PanasPrediction
@@ -301,7 +303,15 @@ def diagnosis_group(traits: Sequence[str]) -> str:
     return groups[0] if len(groups) == 1 else "multiple"
 
 
+#: Per model class: the fields that can hold a model (or a list of them), where extra fields can be.
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _holds_models(annotation: Any) -> bool:
+    """Whether a field of this type can hold a model object, itself or inside (Optional, list)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_models(arg) for arg in typing.get_args(annotation))
 
 
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
@@ -313,8 +323,8 @@ def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tupl
             rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
     cls = type(obj)
     names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(cls.model_fields)  # the property is slow: read it once per class
+    if names is None:  # the property is slow: read it once per class
+        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
     for name in names:
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
@@ -517,24 +527,9 @@ _BINARY_FIELDS = (
 def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of one or more EM output files."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
-    # The answers and picks (most of the rows) are gathered column by column, not as a tuple per row.
-    binary: dict[str, list[Any]] = {
-        c: []
-        for c in (
-            "conversation_id",
-            "em_model",
-            "mode",
-            "turn_number",
-            "target",
-            "wording",
-            "question_id",
-            "value",
-            "status",
-        )
-    }
-    picks: dict[str, list[Any]] = {
-        c: [] for c in ("conversation_id", "em_model", "mode", "turn_number", "key", "pick", "status")
-    }
+    # The answers and picks (most of the rows) are gathered column-wise: a run of rows shares its
+    # file, turn and field (one group), and only the answer keys and values are lists per row.
+    binary, picks = _Runs(), _Runs()
     panas_by_word = instrument.panas_by_word()
     for path, out in parsed:
         key = (out.conversationId, out.em_model, out.mode)
@@ -564,22 +559,9 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
             for field, target, wording in _BINARY_FIELDS:
                 answers = getattr(turn, field)
                 if answers:
-                    _extend_key(binary, key, t, len(answers))
-                    binary["target"] += [target] * len(answers)
-                    binary["wording"] += [wording] * len(answers)
-                    binary["question_id"] += answers.keys()
-                    for raw in answers.values():
-                        value, status = _answer_status(raw)
-                        binary["value"].append(value)
-                        binary["status"].append(status)
-            selections = turn.em_pairwise_selections
-            if selections:
-                _extend_key(picks, key, t, len(selections))
-                picks["key"] += selections.keys()
-                for raw in selections.values():
-                    pick, status = _pick_status(raw)
-                    picks["pick"].append(pick)
-                    picks["status"].append(status)
+                    binary.add(key, t, (target, wording), answers)
+            if turn.em_pairwise_selections:
+                picks.add(key, t, (), turn.em_pairwise_selections)
             for branch, rating in (turn.em_four_branch_scores or {}).items():
                 rows["em_four_branch"].append((*key, "turn", t, branch, rating))
         if post is not None:
@@ -594,13 +576,50 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
                     rows["em_post_chat_ratings"].append((*key, item.name, post.predicted_post_chat_ratings[item.name]))
         rows["extra_fields"].extend(extra_fields(out, path.name))
     tables = {name: EM_TABLES[name].frame(r) for name, r in rows.items()}
-    tables["em_binary"] = EM_TABLES["em_binary"].frame_columns(binary)
-    tables["em_pairwise"] = EM_TABLES["em_pairwise"].frame_columns(picks)
+    tables["em_binary"] = binary.frame(EM_TABLES["em_binary"], ("target", "wording"), "question_id", _answer_status)
+    tables["em_pairwise"] = picks.frame(EM_TABLES["em_pairwise"], (), "key", _pick_status)
     return tables
 
 
-def _extend_key(columns: dict[str, list], key: tuple, turn: int, n: int) -> None:
-    """Append ``n`` rows of the file key (conversation, model, mode) and turn number."""
-    for name, value in zip(("conversation_id", "em_model", "mode"), key):
-        columns[name] += [value] * n
-    columns["turn_number"] += [turn] * n
+class _Runs:
+    """Rows gathered column-wise in runs: each run (one file, turn and field) holds the keys and
+    raw values of one answers dict; every other column is constant over the run."""
+
+    def __init__(self) -> None:
+        self.keys: list[tuple] = []  # per run: (conversation_id, em_model, mode, turn_number, *constants)
+        self.sizes: list[int] = []
+        self.names: list[str] = []  # per row: the answer's key
+        self.raw: list[Any] = []  # per row: the raw answer
+
+    def add(self, key: tuple, turn: int, constants: tuple, answers: dict[str, Any]) -> None:
+        self.keys.append((*key, turn, *constants))
+        self.sizes.append(len(answers))
+        self.names += answers.keys()
+        self.raw += answers.values()
+
+    def frame(
+        self, spec: TableSpec, constants: tuple[str, ...], name_column: str, status: Callable[[object], Any]
+    ) -> pd.DataFrame:
+        """The table of ``spec``: the run columns, ``name_column`` (the answer keys), then the
+        normalised value and status of each raw answer (``status``: raw -> (value, status))."""
+        if not self.raw:
+            return spec.frame()
+        value_column, status_column = spec.column_names[-2:]
+        by_run = dict(zip(("conversation_id", "em_model", "mode", "turn_number", *constants), zip(*self.keys)))
+        sizes = np.asarray(self.sizes, dtype=np.int64)
+        columns: dict[str, Any] = {
+            name: categorical(values, sizes) for name, values in by_run.items() if name != "turn_number"
+        }
+        columns["turn_number"] = pd.array(np.repeat(np.asarray(by_run["turn_number"], dtype=np.int64), sizes), "Int64")
+        columns[name_column] = categorical(self.names)
+        if _STR.issuperset(map(type, self.raw)):  # strings (the common case): each distinct one normalised once
+            found = {r: status(r) for r in set(self.raw)}
+            for i, column in enumerate((value_column, status_column)):
+                columns[column] = categorical(self.raw, labels={r: pair[i] for r, pair in found.items()})
+        else:
+            values, statuses = zip(*map(status, self.raw))
+            columns[value_column], columns[status_column] = categorical(values), categorical(statuses)
+        return spec.frame_columns(columns)
+
+
+_STR = frozenset((str,))

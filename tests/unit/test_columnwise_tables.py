@@ -1,0 +1,150 @@
+"""The column-wise tables are the tables built one row at a time: ``tables.categorical`` gives
+the categorical ``TableSpec.coerce`` makes, and ``em_tables``' answer and pick tables are the
+tables built from one tuple per row."""
+
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+import pytest
+from eibench.release.read import list_json_files, read_em_outputs
+from eibench.release.schema import EMOutputFile
+from eibench.release.tidy import EM_TABLES, _answer_status, _pick_status, em_tables
+from eibench.tables import TableSpec, categorical
+
+from ..conftest import RELEASE
+
+SPEC = TableSpec("t", (("c", "category"),))
+
+
+def _coerced(values: list) -> pd.Series:
+    return SPEC.coerce(pd.DataFrame({"c": pd.Series(values, dtype=object)}))["c"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["b", "a", None, "b", "é", "Z", ""],
+        [None, None],
+        ["only"],
+        ["B10", "B2", "B1", "b1"],
+    ],
+)
+def test_categorical_is_the_coerced_column(values):
+    expected = _coerced(values)
+    got = pd.Series(categorical(values), name="c")
+    assert got.dtype == expected.dtype
+    assert got.cat.codes.dtype == expected.cat.codes.dtype
+    pd.testing.assert_series_equal(got, expected)
+
+
+def test_categorical_with_repeats_is_the_repeated_column():
+    values, repeats = ["x", None, "a", "gone", "x"], [2, 1, 3, 0, 1]
+    expected = _coerced([v for v, n in zip(values, repeats) for _ in range(n)])
+    got = pd.Series(categorical(values, repeats), name="c")
+    pd.testing.assert_series_equal(got, expected)
+    assert "gone" not in got.cat.categories  # a value of no row is no category
+    with pytest.raises(ValueError, match="3 values but 2 repeat counts"):
+        categorical(["a", "b", "c"], [1, 2])
+
+
+def _row_built(tables: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
+    """The table rebuilt the generic way: one tuple per row, then ``TableSpec.frame``."""
+    df = tables[name]
+    plain = df.astype(object).where(df.notna(), None)
+    return EM_TABLES[name].frame(list(plain.itertuples(index=False, name=None)))
+
+
+ODD_ANSWERS = [
+    "yes",
+    "no",
+    "na",
+    " Yes ",
+    "Y",
+    "invalid",
+    "perhaps",
+    True,
+    False,
+    1,
+    0,
+    2,
+    1.0,
+    0.0,
+    0.5,
+    None,
+    "",
+]
+ODD_PICKS = ["A", "B", "a", " b ", "invalid", "C", None, 1, True, 0.5]
+
+
+def _em_file(rng: random.Random, cid: str, strings_only: bool) -> dict:
+    """A random EM output file; ``strings_only``: every answer and pick a string (the path that
+    normalises each distinct string once)."""
+    answers = [a for a in ODD_ANSWERS if isinstance(a, str)] if strings_only else ODD_ANSWERS
+    picks = [p for p in ODD_PICKS if isinstance(p, str)] if strings_only else ODD_PICKS
+    turns = []
+    for t in rng.sample(range(1, 9), rng.randint(0, 4)):
+        turn: dict = {"turnNumber": t}
+        for field in (
+            "em_binary_om_assessment",
+            "em_binary_human_prediction",
+            "em_binary_om_assessment_hp",
+            "em_binary_human_prediction_hp",
+        ):
+            if rng.random() < 0.7:
+                turn[field] = {f"B{rng.randint(1, 30)}": rng.choice(answers) for _ in range(rng.randint(0, 5))}
+        if rng.random() < 0.7:
+            turn["em_pairwise_selections"] = {
+                rng.choice(["0", "1", "2", "07", "x"]): rng.choice(picks) for _ in range(rng.randint(0, 3))
+            }
+        turns.append(turn)
+    return {"conversationId": cid, "em_model": "m", "mode": "default", "turns": turns}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_answer_and_pick_tables_are_the_row_built_tables(seed, tmp_path):
+    rng = random.Random(seed)
+    parsed = [
+        (tmp_path / f"c{i}.json", EMOutputFile.model_validate(_em_file(rng, f"c{i}", seed % 2 == 0))) for i in range(4)
+    ]
+    tables = em_tables(parsed)
+    for name in ("em_binary", "em_pairwise"):
+        pd.testing.assert_frame_equal(tables[name], _row_built(tables, name))
+    # The values and statuses are those of the per-answer functions, row by row.
+    raw = [
+        (v, target)
+        for _, out in parsed
+        for turn in sorted(out.turns, key=lambda t: t.turnNumber)
+        for field, target in (
+            ("em_binary_om_assessment", "om"),
+            ("em_binary_human_prediction", "hp"),
+            ("em_binary_om_assessment_hp", "om"),
+            ("em_binary_human_prediction_hp", "hp"),
+        )
+        for v in getattr(turn, field).values()
+    ]
+    b = tables["em_binary"].astype(object).where(tables["em_binary"].notna(), None)
+    assert list(zip(b["value"], b["status"])) == [_answer_status(v) for v, _ in raw]
+    assert list(b["target"]) == [target for _, target in raw]
+    picks = [v for _, out in parsed for t in sorted(out.turns, key=lambda t: t.turnNumber) for v in
+             t.em_pairwise_selections.values()]  # fmt: skip
+    p = tables["em_pairwise"].astype(object).where(tables["em_pairwise"].notna(), None)
+    assert list(zip(p["pick"], p["status"])) == [_pick_status(v) for v in picks]
+
+
+def test_the_fixture_tables_are_the_row_built_tables():
+    tables = em_tables(read_em_outputs(list_json_files(RELEASE / "em_valid"), "model-x", "default"))
+    for name in ("em_binary", "em_pairwise"):
+        assert len(tables[name])
+        pd.testing.assert_frame_equal(tables[name], _row_built(tables, name))
+
+
+def test_an_empty_table_has_the_spec_and_is_a_fresh_copy():
+    spec = EM_TABLES["em_runs"]
+    first = spec.frame()
+    pd.testing.assert_frame_equal(first, spec.coerce(pd.DataFrame([], columns=spec.column_names)))
+    first["api_cost"] = pd.array([], dtype="Float64")
+    first.insert(0, "changed", [])
+    assert list(spec.frame().columns) == spec.column_names  # changing one leaves the next as declared
+    assert spec.frame() is not spec.frame()
