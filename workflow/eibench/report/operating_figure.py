@@ -16,6 +16,22 @@ from . import style
 WIDTH_IN = 16.6 / 2.54
 
 
+def _not_computed(ax: plt.Axes, reason: str, title: str) -> None:
+    """A panel with no simulated number: its title and, in place of the curve, why."""
+    ax.text(
+        0.5,
+        0.5,
+        "not computed:\n" + textwrap.fill(reason, 34),
+        ha="center",
+        va="center",
+        fontsize=7.5,
+        transform=ax.transAxes,
+    )
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_title(title, loc="left")
+
+
 def design_curves(
     models: pd.DataFrame, participants: pd.DataFrame, conversations: pd.DataFrame, power_bar: float = 0.8
 ) -> plt.Figure:
@@ -39,19 +55,8 @@ def design_curves(
         if not len(curve) or curve["value"].isna().any():
             # A curve with no simulated number (stats.operating.not_computed_curve): say why.
             note = str(curve["note"].iloc[0]) if len(curve) and "note" in curve else "no design point"
-            ax.text(
-                0.5,
-                0.5,
-                "not computed:\n" + textwrap.fill(note, 34),
-                ha="center",
-                va="center",
-                fontsize=7.5,
-                transform=ax.transAxes,
-            )
-            ax.set_xticks([])
-            ax.set_yticks([])
+            _not_computed(ax, note, f"{claim or 'no claim'}: share 'supported'")
             ax.set_xlabel(f"number of {label}")
-            ax.set_title(f"{claim or 'no claim'}: share 'supported'", loc="left")
             continue
         x = curve["value"].to_numpy(float)
         y = curve["supported"].to_numpy(float)
@@ -65,18 +70,7 @@ def design_curves(
         ax.legend(loc="lower right", frameon=False)
     ax = axes[2]
     if conversations.empty:  # none of the curve's metrics in this cohort
-        ax.text(
-            0.5,
-            0.5,
-            "not computed:\nno metric of the curve",
-            ha="center",
-            va="center",
-            fontsize=7.5,
-            transform=ax.transAxes,
-        )
-        ax.set_xticks([])
-        ax.set_yticks([])
-        ax.set_title("simulated reliability", loc="left")
+        _not_computed(ax, "no metric of the curve", "simulated reliability")
         return fig
     twin = ax.twinx()
     for k, (metric, g) in enumerate(conversations.groupby("metric", sort=True)):
