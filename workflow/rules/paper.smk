@@ -5,7 +5,7 @@ rule paper:
     """Compile paper/main.typ into paper/build/paper.pdf."""
     input:
         **{f"table_{name}": f"results/paper/tables/{name}.csv" for name in UNCERTAINTY_TABLES},
-        **TRUTH_OUTPUTS,
+        **TRUTH_INPUTS,
         **(
             {"cross_benchmark_table": "results/public/cross_benchmark/table.csv"}
             if "cross_benchmark" in REPLICATION_ANALYSES
