@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .simulate import CAPABILITIES, SimulatedModel, _Gold, shared_effects, sigmoid
+from .simulate import CAPABILITIES, SimulatedModel, _Gold, conversation_logits_of, shared_effects, sigmoid
 
 METRICS = {"binary_om_acc": ("behaviour", "gold_om"), "binary_hp_acc": ("preference", "gold_hp")}
 
@@ -46,23 +46,13 @@ def conversation_logits(
     gold = indexed(tables)
     u = shared_effects(sorted(gold.diagnosed), sim["participant_sd"], seed, "participant-difficulty")
     w = shared_effects(sorted(gold.conversations), sim["conversation_sd"], seed, "conversation-difficulty")
-    eff = sim["effects"]
     omniscient = mode in ("omniscient", "verbose_omniscient")
     out = {}
     for cid, meta in gold.conversations.items():
         pid = meta.participant_id
         diag = float(gold.diagnosed.get(pid, False))
         romantic = float(meta.category == romantic_category)
-        out[cid] = {
-            k: sim["base_logit"][k]
-            + model.ability[k]
-            + eff["diagnosis"][k] * diag
-            + eff["romantic"][k] * romantic
-            + u.get(pid, {}).get(k, 0.0)
-            + w[cid][k]
-            + (sim["omniscient_bonus"][k] if omniscient else 0.0)
-            for k in CAPABILITIES
-        }
+        out[cid] = conversation_logits_of(sim, model, diag, romantic, u.get(pid, {}), w[cid], omniscient)
     return out
 
 

@@ -67,6 +67,33 @@ def shared_effects(ids: list[str], sd: float, seed: int, what: str) -> dict[str,
     return out
 
 
+def conversation_logits_of(
+    sim: dict[str, Any],
+    model: SimulatedModel,
+    diagnosed: float,
+    romantic: float,
+    participant: dict[str, float],
+    conversation: dict[str, float],
+    omniscient: bool,
+) -> dict[str, float]:
+    """The logit of every capability in one conversation at its middle (relative position 0.5,
+    where the turn drift is zero): base + ability + planted diagnosis and romantic effects
+    (``diagnosed``, ``romantic``: 0 or 1) + the participant's and the conversation's shared
+    difficulties + the omniscient bonus in the omniscient modes. The one place of this formula,
+    for the simulator and for the expected values of the truth tables."""
+    eff = sim["effects"]
+    return {
+        k: sim["base_logit"][k]
+        + model.ability[k]
+        + eff["diagnosis"][k] * diagnosed
+        + eff["romantic"][k] * romantic
+        + participant.get(k, 0.0)
+        + conversation[k]
+        + (sim["omniscient_bonus"][k] if omniscient else 0.0)
+        for k in CAPABILITIES
+    }
+
+
 def human_subset(conversation_ids: list[str], n: int, seed: int) -> list[str]:
     """The conversations the human raters label: a seeded sample, the same for every rater."""
     ids = sorted(conversation_ids)
@@ -244,16 +271,7 @@ def simulate_outputs(
         pid = meta.participant_id
         diag = float(gold.diagnosed.get(pid, False))
         romantic = float(meta.category == romantic_category)
-        fixed = {
-            k: sim["base_logit"][k]
-            + model.ability[k]
-            + eff["diagnosis"][k] * diag
-            + eff["romantic"][k] * romantic
-            + u.get(pid, {}).get(k, 0.0)
-            + w[cid][k]
-            + (sim["omniscient_bonus"][k] if omniscient else 0.0)
-            for k in CAPABILITIES
-        }
+        fixed = conversation_logits_of(sim, model, diag, romantic, u.get(pid, {}), w[cid], omniscient)
 
         def accuracy(k: str, rel: float = 0.5, shift: float = 0.0, fixed: dict[str, float] = fixed) -> float:
             return sigmoid(fixed[k] + eff["turn_drift"][k] * (rel - 0.5) + shift)
