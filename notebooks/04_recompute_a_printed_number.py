@@ -159,7 +159,7 @@ if cohort_has_tags:
     assert at(printed["display"]) == printed["display"], (recomputed, printed["display"])
     assert at(in_table) == in_table, (recomputed, in_table)
     print(
-        f"equal: {recomputed:.4f} recomputed; {printed['display']} in the text and {in_table} in the leaderboard table"
+        f"equal: {recomputed:.10g} recomputed; {printed['display']} in the text and {in_table} in the leaderboard table"
     )
 else:
     assert printed["value"] is None and printed["display"] == table.loc[MODEL, "Emotion F1"], printed
