@@ -205,6 +205,33 @@ def test_tiny_cohort_passes_the_reader(tmp_path):
     assert [p.name for p in list_json_files(tmp_path / "out")] == ["esconv_train_0000.json", "esconv_valid_0000.json"]
 
 
+def test_max_turns_cuts_each_conversation_and_drops_what_the_seeker_gave_after_it(tmp_path):
+    """The tiny dialog has two turns: max_turns 1 cuts it, max_turns 2 does not."""
+    source = write_splits(tmp_path / "in", {"train": [tiny_dialog()], "valid": [], "test": []})
+    whole = esconv.write_cohort(source, tmp_path / "whole", max_turns=2)
+    counts = esconv.write_cohort(source, tmp_path / "cut", max_turns=1)
+    assert whole["conversations_cut"] == 0 and whole["turns"] == 2 and whole["with_post_chat_ratings"] == 1
+    assert counts["max_turns"] == 1 and counts["conversations_cut"] == 1 and counts["turns"] == 1
+    assert counts["seeker_messages"] == 2  # "Hi." and "My partner left me.", merged into turn 1
+    assert counts["with_pre_panas"] == 1 and counts["with_post_panas"] == 0 and counts["with_post_chat_ratings"] == 0
+    (conv,) = [json.loads(p.read_text()) for p in list_json_files(tmp_path / "cut")]
+    assert [t["turnNumber"] for t in conv["turns"]] == [1] and conv["metadata"]["turnCount"] == 1
+    assert (
+        conv["esconv"]["cut_from_turns"] == 2
+        and "cut_from_turns" not in json.loads((tmp_path / "whole" / "esconv_train_0000.json").read_text())["esconv"]
+    )
+    assert "postPanas" not in conv and "postChatRatings" not in conv and "prePanas" in conv
+    tables = gold_tables(read_conversations(list_json_files(tmp_path / "cut")))
+    assert len(tables["turns"]) == 1 and len(tables["post_chat_ratings"]) == 0
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+def test_max_turns_must_be_a_positive_integer(tmp_path, bad):
+    source = write_splits(tmp_path / "in", {"train": [tiny_dialog()], "valid": [], "test": []})
+    with pytest.raises(ValueError, match="max_turns"):
+        esconv.write_cohort(source, tmp_path / "out", max_turns=bad)
+
+
 # --------------------------------------------------------------------------- errors
 def test_malformed_line_names_file_line_field_and_fix(tmp_path):
     source = write_splits(tmp_path, {"train": [tiny_dialog(), '{"emotion_type": "anxiety", '], "valid": [], "test": []})

@@ -61,5 +61,6 @@ rule esconv_cohort:
     params:
         limit=config["cohorts"]["esconv"]["limit"],
         splits=config["cohorts"]["esconv"].get("splits", ["train", "valid", "test"]),
+        max_turns=config["cohorts"]["esconv"].get("max_turns"),
     script:
         "../scripts/adapt_esconv.py"

@@ -8,7 +8,11 @@ from eibench.tables import write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     counts = write_cohort(
-        snakemake.input[0], snakemake.output.conversations, limit=snakemake.params.limit, splits=snakemake.params.splits
+        snakemake.input[0],
+        snakemake.output.conversations,
+        limit=snakemake.params.limit,
+        splits=snakemake.params.splits,
+        max_turns=snakemake.params.max_turns,
     )
     write_text(json.dumps(counts, indent=1, sort_keys=True) + "\n", snakemake.output.counts)
     log.info(

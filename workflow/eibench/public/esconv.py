@@ -318,11 +318,16 @@ def _panas(emotion: str, intensity: int | None) -> dict[str, Any] | None:
     return {"items": {word: number for word in words}}
 
 
-def to_release(dialog: dict[str, Any], index: int, split: str) -> dict[str, Any]:
+def to_release(dialog: dict[str, Any], index: int, split: str, max_turns: int | None = None) -> dict[str, Any]:
     """One ESConv conversation as a release-format conversation file (a JSON-ready dict).
 
     ``index`` is the conversation's 0-based position in its split file; the id is
     ``esconv_<split>_<nnnn>`` and the participant ``<id>_seeker`` (one per conversation).
+    ``max_turns`` (None = all) keeps the first ``max_turns`` turns, for a sample whose cost is set
+    by the number of turns asked. A conversation cut short loses its post-chat PANAS and post-chat
+    ratings: the seeker gave them after the whole chat, which the cut conversation no longer
+    reaches, so scoring a model on them would ask it about turns it was never shown. The pre-chat
+    PANAS stays; ``esconv.cut_from_turns`` records the full length (absent when nothing was cut).
     Raises ``ValueError`` when the conversation fails ``check_dialog``.
     """
     problems = check_dialog(dialog)
@@ -331,6 +336,10 @@ def to_release(dialog: dict[str, Any], index: int, split: str) -> dict[str, Any]
         raise ValueError(f"ESConv conversation {split}[{index}]: field {field}: {problem}. Fix: {fix}")
     cid = conversation_id(split, index)
     pairs, leading, trailing = pair_turns(dialog["dialog"])
+    full_length = len(pairs)
+    cut = max_turns is not None and full_length > max_turns
+    if cut:
+        pairs = pairs[:max_turns]
     turns = []
     for number, (seeker, supporter) in enumerate(pairs, start=1):
         strategies = [m["strategy"] for m in supporter]
@@ -373,9 +382,11 @@ def to_release(dialog: dict[str, Any], index: int, split: str) -> dict[str, Any]
             "dropped_trailing_seeker_messages": len(trailing),
         },
     }
+    if cut:
+        out["esconv"]["cut_from_turns"] = full_length
     pre = _panas(dialog["emotion_type"], ratings["initial_emotion_intensity"])
-    post = _panas(dialog["emotion_type"], ratings["final_emotion_intensity"])
-    post_chat = {key: ratings[key] for key in POST_CHAT_RATINGS if ratings[key] is not None}
+    post = None if cut else _panas(dialog["emotion_type"], ratings["final_emotion_intensity"])
+    post_chat = {} if cut else {key: ratings[key] for key in POST_CHAT_RATINGS if ratings[key] is not None}
     if post_chat:
         out["postChatRatings"] = post_chat
     if pre is not None:
@@ -403,6 +414,7 @@ def write_cohort(
     directory_out: str | os.PathLike[str],
     limit: int | None = None,
     splits: tuple[str, ...] | list[str] | None = None,
+    max_turns: int | None = None,
 ) -> dict[str, Any]:
     """Convert an ESConv folder into one release-format file per conversation.
 
@@ -410,11 +422,15 @@ def write_cohort(
     files named ``esconv_*.json`` left there by an earlier run and not written now are removed,
     so the folder holds exactly this cohort. ``limit`` keeps the first ``limit`` conversations
     of each split; ``splits`` (default all three) the splits kept, e.g. ``["train"]`` for a sample
-    of training conversations only (a split of another name is a ValueError). Returns the counts (also the measured
+    of training conversations only (a split of another name is a ValueError); ``max_turns`` the
+    first turns of each conversation (``to_release``: a conversation cut short has no post-chat
+    PANAS or ratings; ``conversations_cut`` counts them). Returns the counts (also the measured
     counts of docs/esconv.md).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
+    if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
+        raise ValueError(f"max_turns must be None or an integer >= 1, got {max_turns!r}")
     keep = tuple(SPLITS if splits is None else splits)
     if not keep or any(s not in SPLITS for s in keep):
         raise ValueError(f"splits must be a non-empty list of {', '.join(SPLITS)}, got {list(keep)!r}")
@@ -432,6 +448,8 @@ def write_cohort(
         "dropped_leading_supporter_messages": 0,
         "conversations_with_dropped_leading": 0,
         "conversations_without_turns": 0,
+        "max_turns": max_turns,  # the setting (None = every turn)
+        "conversations_cut": 0,
         "strategies_mapped": 0,
         "strategies_unmapped": 0,
         "strategies": Counter(),
@@ -446,7 +464,7 @@ def write_cohort(
     }
     written: set[str] = set()
     for split, index, dialog in _iter_conversations(dialogs, limit, keep):
-        conv = to_release(dialog, index, split)
+        conv = to_release(dialog, index, split, max_turns)
         name = f"{conv['conversationId']}.json"
         path = out_dir / name
         write_text(dumps(conv), path)
@@ -456,6 +474,7 @@ def write_cohort(
         counts["conversations_per_split"][split] += 1
         counts["turns"] += len(conv["turns"])
         counts["conversations_without_turns"] += not conv["turns"]
+        counts["conversations_cut"] += "cut_from_turns" in source
         counts["dropped_trailing_seeker_messages"] += source["dropped_trailing_seeker_messages"]
         counts["conversations_with_dropped_trailing"] += source["dropped_trailing_seeker_messages"] > 0
         counts["dropped_leading_supporter_messages"] += source["dropped_leading_supporter_messages"]
@@ -468,7 +487,7 @@ def write_cohort(
         for key, value in conv.get("postChatRatings", {}).items():
             counts["post_chat_ratings"][key][str(value)] += 1
         pairs, _, _ = pair_turns(dialog["dialog"])
-        counts["seeker_messages"] += sum(len(seeker) for seeker, _ in pairs)
+        counts["seeker_messages"] += sum(len(seeker) for seeker, _ in pairs[: len(conv["turns"])])
         for turn in conv["turns"]:
             counts["supporter_messages"] += len(turn["esconvStrategies"])
             for strategy in turn["esconvStrategies"]:
