@@ -213,6 +213,7 @@ def test_max_turns_cuts_each_conversation_and_drops_what_the_seeker_gave_after_i
     assert whole["conversations_cut"] == 0 and whole["turns"] == 2 and whole["with_post_chat_ratings"] == 1
     assert counts["max_turns"] == 1 and counts["conversations_cut"] == 1 and counts["turns"] == 1
     assert counts["seeker_messages"] == 2  # "Hi." and "My partner left me.", merged into turn 1
+    assert whole["dropped_trailing_seeker_messages"] == 2 and counts["dropped_trailing_seeker_messages"] == 0
     assert counts["with_pre_panas"] == 1 and counts["with_post_panas"] == 0 and counts["with_post_chat_ratings"] == 0
     (conv,) = [json.loads(p.read_text()) for p in list_json_files(tmp_path / "cut")]
     assert [t["turnNumber"] for t in conv["turns"]] == [1] and conv["metadata"]["turnCount"] == 1

@@ -327,7 +327,8 @@ def to_release(dialog: dict[str, Any], index: int, split: str, max_turns: int | 
     by the number of turns asked. A conversation cut short loses its post-chat PANAS and post-chat
     ratings: the seeker gave them after the whole chat, which the cut conversation no longer
     reaches, so scoring a model on them would ask it about turns it was never shown. The pre-chat
-    PANAS stays; ``esconv.cut_from_turns`` records the full length (absent when nothing was cut).
+    PANAS stays; ``esconv.cut_from_turns`` records the full length (absent when nothing was cut),
+    and no trailing seeker message counts as dropped, since the cut chat never reaches its end.
     Raises ``ValueError`` when the conversation fails ``check_dialog``.
     """
     problems = check_dialog(dialog)
@@ -379,7 +380,7 @@ def to_release(dialog: dict[str, Any], index: int, split: str, max_turns: int | 
             if isinstance(supporter_survey, dict)
             else None,
             "dropped_leading_supporter_messages": len(leading),
-            "dropped_trailing_seeker_messages": len(trailing),
+            "dropped_trailing_seeker_messages": 0 if cut else len(trailing),  # a cut chat never reaches its end
         },
     }
     if cut:
