@@ -193,14 +193,16 @@ def _local_model() -> tuple[dict, dict]:
 
 def _esconv_sample(config: dict, tmp_path) -> list:
     """The views of the config's ESConv sample (the first ``limit`` conversations of each of its
-    splits), made as the workflow makes them; skipped without the ESConv mirror."""
+    splits, cut to ``max_turns`` turns when set), made as the workflow makes them; skipped without
+    the ESConv mirror."""
     if not ESCONV_MIRROR.is_dir():
         pytest.skip(f"no ESConv mirror at {ESCONV_MIRROR}")
     sample = config["cohorts"]["esconv"]
     splits = esconv.read_esconv(ESCONV_MIRROR)
     for split in sample["splits"]:
         for index, dialog in enumerate(splits[split][: sample["limit"]]):
-            write_json(esconv.to_release(dialog, index, split), tmp_path / "gold" / f"{split}-{index}.json")
+            conv = esconv.to_release(dialog, index, split, sample.get("max_turns"))
+            write_json(conv, tmp_path / "gold" / f"{split}-{index}.json")
     return conversation_views(gold_tables(read_conversations(list_json_files(tmp_path / "gold"))))
 
 

@@ -101,8 +101,8 @@ def test_the_section_types_no_number_and_the_live_config_is_the_same_model():
     assert [m.get("record") for m in live["models"]] == [None] * len(live["models"])
 
 
-@pytest.mark.parametrize("n_conversations", [3, 1])
-def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversations):
+@pytest.mark.parametrize("n_conversations, max_turns", [(3, None), (1, None), (3, 2)])
+def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversations, max_turns):
     import shutil
 
     import typst
@@ -112,6 +112,9 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     add_local_model(
         nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
     )
+    if max_turns is not None:  # an ESConv sample cut to its first turns (report.esconv_numbers)
+        nums.add("esconv.max_turns", max_turns, "paper_numbers")
+        nums.add("esconv.n_conversations_cut", n_conversations, "paper_numbers")
     (tmp_path / "results" / "paper").mkdir(parents=True)
     (tmp_path / "results" / "paper" / "numbers.json").write_text(nums.to_json())
     (tmp_path / "paper" / "sections").mkdir(parents=True)
@@ -128,6 +131,7 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
         "local_model.latency_mean_s",
         "local_model.output_tokens",
     } <= shown
+    assert ("esconv.max_turns" in shown) == (max_turns is not None)
     # an interval and a test only when the sample has them; otherwise the section says why
     assert ("local_model.p_vs_chance" in shown) == (n_conversations > 1)
     assert ("local_model.min_conversations" in shown) == (n_conversations == 1)
