@@ -19,7 +19,6 @@ import argparse
 import json
 import re
 import shlex
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,19 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from eibench.source_copy import copy_sources
+
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = (
-    ".venv*",
-    "cache",
-    "results",
-    ".snakemake",
-    "logs",
-    ".git",
-    "__pycache__",
-    ".pytest_cache",
-    ".hypothesis",
-    "*.egg-info",
-)
 ESCONV_FILES = ("train.json", "valid.json", "test.json", "strategy.json")
 OFFLINE_ESCONV = {
     "datasets": {"esconv": {"mirror": None, "files": {f: {"url": f"https://127.0.0.1:9/{f}"} for f in ESCONV_FILES}}}
@@ -66,8 +55,7 @@ def timed(args: list[str], overlay: dict | None, expect: tuple[str, ...] = ()) -
     the return code is forced to 0 when the output lacks one of ``expect`` (a failure for the wrong reason)."""
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "repo"
-        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
-        shutil.rmtree(work / "paper" / "build", ignore_errors=True)
+        copy_sources(REPO, work)
         if overlay is not None:
             (work / "config" / "bench.yaml").write_text(json.dumps(overlay))
             args = [*args, "config/bench.yaml"]

@@ -11,26 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from eibench.source_copy import copy_sources
+
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = (
-    ".venv*",
-    "cache",
-    "results",
-    ".snakemake",
-    "logs",
-    ".git",
-    "__pycache__",
-    ".pytest_cache",
-    ".hypothesis",
-    "*.egg-info",
-)
 
 
 def run(work: Path, *args: str) -> float:
@@ -51,8 +40,7 @@ def main() -> None:
     extra = ["--configfile", args.configfile] if args.configfile else []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "repo"
-        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
-        shutil.rmtree(work / "paper" / "build", ignore_errors=True)
+        copy_sources(REPO, work)
         scores = run(work, "--cores", args.cores, "results/scores/leaderboard.csv", *extra)
         rest = run(work, "--cores", args.cores, *extra)
         full = scores + rest

@@ -49,21 +49,9 @@ import pandas as pd
 import psutil
 import yaml
 from eibench.report.scaling import FAMILY, GROWTH, RecordError, exponents, paper_table, read_record
+from eibench.source_copy import copy_sources
 
 REPO = Path(__file__).resolve().parents[1]
-GENERATED = (
-    ".venv*",
-    "cache",
-    "results",
-    ".snakemake",
-    "logs",
-    ".git",
-    "__pycache__",
-    ".pytest_cache",
-    ".hypothesis",
-    "*.egg-info",
-    "build",
-)
 SCORING = ("score_model", "aggregate_scores")
 STATISTICS = (
     "stats_uncertainty",
@@ -343,7 +331,7 @@ def main() -> None:
     # Every copy is taken now, so the whole family measures the sources as they were at the start.
     works = {name: Path(tmp.name) / name for name in args.only}
     for work in works.values():
-        shutil.copytree(REPO, work, ignore=shutil.ignore_patterns(*GENERATED))
+        copy_sources(REPO, work)
     for name in args.only:
         try:
             rows[name], detail = measure(name, args.cores, works[name])

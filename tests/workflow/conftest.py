@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
+from eibench.source_copy import copy_sources
 
 from ..conftest import REPO
-
-GENERATED = (
-    ".venv*",
-    "cache",
-    "results",
-    ".snakemake",
-    "logs",
-    ".git",
-    "__pycache__",
-    ".pytest_cache",
-    ".hypothesis",
-    "*.egg-info",
-)
 
 
 def copy_repo(dest: Path) -> Path:
     """Copy the repository's sources (nothing generated) to ``dest``."""
-    shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(*GENERATED))
-    shutil.rmtree(dest / "paper" / "build", ignore_errors=True)
-    return dest
+    return copy_sources(REPO, dest)
 
 
 def write_live_config(work: Path, name: str, models: list[dict]) -> str:
