@@ -261,6 +261,8 @@ def leaderboard_table() -> pd.DataFrame:
             "composite": [60.0, 80.0, 70.0, 30.0],
             "composite_lo": [55.0, 76.0, 60.0, 28.0],
             "composite_hi": [64.0, 83.0, 79.0, 32.0],
+            "rank": pd.array([2, 1, pd.NA, pd.NA], dtype="Int64"),
+            "n_conversations": [40, 40, 12, 40],
         }
     )
 
@@ -286,13 +288,40 @@ def test_leaderboard_forest_gives_identical_svg_bytes_twice(tmp_path):
     assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
 
 
-def test_leaderboard_forest_best_on_top_coloured_by_role():
+def test_leaderboard_forest_draws_each_block_apart_with_its_number_of_conversations():
     fig = sf.forest(leaderboard_table(), "composite", SRC)
-    ax = fig.axes[0]
-    assert ytick_labels(ax) == ["chance", "sim-01", "human_1", "sim-02"]
-    assert n_errorbars(ax) == 4
-    assert {t.get_text() for t in ax.get_legend().get_texts()} == {"model", "human", "baseline"}
+    axes = visible_axes(fig)
+    # the human rater is in its own panel, headed with its n, never among the ranked models
+    assert [ax.get_title(loc="left") for ax in axes] == [
+        "Models, ranked: 40 conversations each",
+        "Baselines (references), not ranked: 40 conversations each",
+        "Human raters, not ranked: 12 conversations each",
+    ]
+    assert [ytick_labels(ax) for ax in axes] == [["sim-01", "sim-02"], ["chance"], ["human_1"]]  # best on top
+    assert [n_errorbars(ax) for ax in axes] == [2, 1, 1]
+    assert axes[0].get_xlim() == axes[2].get_xlim()  # one shared axis: the blocks' values compare
+    colours = [tuple(c.lines[0].get_color() for c in ax.containers) for ax in axes]
+    assert colours == [
+        (style.ROLE_COLOURS["model"],),
+        (style.ROLE_COLOURS["baseline"],),
+        (style.ROLE_COLOURS["human"],),
+    ]
+    assert {t.get_text() for t in fig.legends[0].get_texts()} == {"model", "human", "baseline"}
     assert SRC in texts(fig)
+
+
+def test_leaderboard_forest_without_counts_or_ranks_ranks_the_models_and_names_the_blocks():
+    board = leaderboard_table().drop(columns=["rank", "n_conversations"])
+    axes = visible_axes(sf.forest(board, "composite", SRC))
+    assert [ax.get_title(loc="left") for ax in axes] == [
+        "Ranked",
+        "Baselines (references), not ranked",
+        "Human raters, not ranked",
+    ]
+
+
+def test_leaderboard_forest_of_an_empty_board_says_no_data():
+    assert is_no_data(sf.forest(leaderboard_table().iloc[:0], "composite", SRC))
 
 
 # What each figure draws ----------------------------------------------------------------------------

@@ -9,7 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from eibench.report.numbers import Numbers
-from eibench.report.truth_numbers import add_truth, holds, outcome, planted_truth
+from eibench.report.truth_numbers import (
+    DETAIL_COLUMNS,
+    MAIN_COLUMNS,
+    add_truth,
+    holds,
+    outcome,
+    planted_truth,
+    true_when,
+)
 from eibench.synthetic.null import null_simulation
 
 from .rule_map import RULE_SCRIPTS
@@ -45,7 +53,7 @@ def test_planted_truth_of_the_default_claims(sim, claims):
     # no emotion drift (C4b flat), romantic -0.4 everywhere, humans +1.2 on preference, -0.9 holistic.
     assert {k: t["holds"] for k, t in truth.items()} == {
         "C1": True,
-        "C2": None,
+        "C2": True,  # preference abilities spread wider (0.6) than emotion ones (0.45)
         "C3": True,
         "C3b": True,
         "C4": True,
@@ -58,7 +66,7 @@ def test_planted_truth_of_the_default_claims(sim, claims):
     # null: only the claims of no effect (independence, flatness) hold
     assert {k: t["holds_null"] for k, t in truth.items()} == {
         "C1": True,
-        "C2": None,
+        "C2": True,  # the null cohort keeps the spreads: they are not a planted effect
         "C3": False,
         "C3b": False,
         "C4": False,
@@ -69,7 +77,8 @@ def test_planted_truth_of_the_default_claims(sim, claims):
         "C7b": False,
     }
     assert truth["C3"]["planted"] == "diagnosis emotion -0.60"
-    assert truth["C6"]["planted"] == "not planted"
+    assert truth["C2"]["planted"] == "ability sd preference 0.60 vs emotion 0.45"
+    assert truth["C6"]["planted"] == "none: from the models' expected pillars"
 
 
 def test_a_planted_effect_against_the_claim_does_not_hold(sim):
@@ -114,6 +123,8 @@ def _table(verdicts_: dict[str, str]) -> pd.DataFrame:
 ESTIMANDS = pd.DataFrame(
     [
         ("planted", "C1", 0.1, 0.0),
+        ("planted", "C2", 0.4, 0.03),
+        ("planted", "C6", 0.6, 0.0),
         ("planted", "C3", -0.08, 0.002),
         ("planted", "C3b", 0.03, 0.0),
         ("planted", "C4", -0.15, 0.0),
@@ -122,6 +133,8 @@ ESTIMANDS = pd.DataFrame(
         ("planted", "C7", 0.9, 0.0),
         ("planted", "C7b", 0.8, 0.0),
         ("null", "C1", 0.05, 0.0),
+        ("null", "C2", -0.1, 0.03),
+        ("null", "C6", 1.0, 0.0),
         ("null", "C3", -0.03, 0.002),
         ("null", "C3b", -2e-16, 0.0),
         ("null", "C4", 0.0, 0.0),
@@ -135,18 +148,35 @@ ESTIMANDS = pd.DataFrame(
 # given this cohort's difficulties: shifted by the participants' drawn difficulty
 ESTIMANDS["estimand_cohort"] = ESTIMANDS["estimand"] - 0.06
 ESTIMANDS["mc_se_cohort"] = ESTIMANDS["mc_se"]
+# the topic claim's distance from the hardest other category (composite: negative is hardest)
+ESTIMANDS["hardest_gap"] = np.where(
+    ESTIMANDS["id"] == "C5", np.where(ESTIMANDS["cohort"] == "planted", -1.5, 0.3), np.nan
+)
+ESTIMANDS["hardest_gap_cohort"] = ESTIMANDS["hardest_gap"]
 
 
 def test_holds_is_judged_on_the_estimand(claims):
     by_id = {c["id"]: c for c in claims}
     assert holds(by_id["C3"], -0.01) is True and holds(by_id["C3"], 0.01) is False
     assert holds(by_id["C3b"], 0.0) is False  # no effect: the positive claim does not hold
-    assert holds(by_id["C5"], -1.0) is True  # composite: higher is better, so the hardest topic is lower
+    assert holds(by_id["C5"], -1.0, -0.1) is True  # composite: higher is better, so the hardest topic is lower
     assert holds(by_id["C4b"], 0.04) is True and holds(by_id["C4b"], 0.06) is False  # margin 0.05
     assert holds(by_id["C7"], 0.6) is True and holds(by_id["C7"], 0.5) is False  # more than half
     assert holds(by_id["C1"], 0.29) is True and holds(by_id["C1"], 0.31) is False  # margin 0.3
     assert holds(by_id["C3"], None) is None and holds(by_id["C3"], float("nan")) is None
-    assert holds(by_id["C2"], 0.1) is None and holds(by_id["C6"], 0.1) is None
+    assert holds(by_id["C2"], 0.1) is True and holds(by_id["C2"], -0.1) is False  # pairwise separates more
+    assert holds(by_id["C6"], 0.6) is True and holds(by_id["C6"], 1.0) is False  # tau-b 1: no pair flips
+
+
+def test_the_hardest_topic_needs_its_contrast_and_its_category_the_hardest(claims):
+    c5 = {c["id"]: c for c in claims}["C5"]
+    assert holds(c5, -1.0, -0.2) is True
+    # harder than the rest on average, but another category is harder still: not "the hardest"
+    assert holds(c5, -1.0, 0.2) is False
+    assert holds(c5, 1.0, -0.2) is False  # easier than the rest
+    assert holds(c5, -1.0) is None and holds(c5, -1.0, float("nan")) is None  # no gap: no judgement
+    assert true_when(c5) == "below 0, and the topic the hardest"
+    assert true_when({"id": "C4b", "test": "turn_flat", "params": {"margin": 0.05}}) == "within ±0.05"
 
 
 def test_add_truth_counts_and_table(sim, claims):
@@ -154,34 +184,75 @@ def test_add_truth_counts_and_table(sim, claims):
     planted = _table({i: "supported" for i in ids} | {"C3b": "inconclusive"})
     null = _table({i: "inconclusive" for i in ids} | {"C4": "supported", "C1": "supported", "C3": "supported"})
     nums = Numbers(scripts=RULE_SCRIPTS)
-    table = add_truth(nums, planted, null, claims, sim, null_simulation(sim), ESTIMANDS)
+    table, detail = add_truth(nums, planted, null, claims, sim, null_simulation(sim), ESTIMANDS)
     e = {k: v["value"] for k, v in nums.entries.items()}
-    assert list(table["Claim"]) == [i for i in ids for _ in range(2)]
+    assert tuple(table.columns) == MAIN_COLUMNS and tuple(detail.columns) == DETAIL_COLUMNS
+    assert len(table.columns) < 10  # the printed table fits the page; the rest is in the appendix
+    assert list(table["Claim"]) == [i for i in ids for _ in range(2)] == list(detail["Claim"])
     assert list(table["Cohort"]) == ["planted", "null"] * len(ids)
-    assert e["truth.planted.n_recovered"] == 7 and e["truth.planted.n_missed"] == 1  # C2, C6: no estimand
+    # every claim has an estimand and an outcome now, C2 (log F) and C6 (tau-b) included
+    assert e["truth.planted.n_recovered"] == 9 and e["truth.planted.n_missed"] == 1
+    assert e["truth.n_estimands"] == len(ids) and e["truth.n_no_estimand"] == 0
     # null: C4 supported with a zero estimand is a false positive; C3 supported with a negative
     # estimand (the metric differs with nothing planted) is recovered, not a false positive
     assert e["truth.null.n_false_positive"] == 1 and e["truth.null.n_recovered"] == 2  # C1 and C3
     assert e["truth.null.n_missed"] == 1  # C4b: flat by its estimand, inconclusive
-    assert e["truth.null.n_no_false_positive"] == 4  # C3b, C5, C7, C7b
+    assert e["truth.null.n_no_false_positive"] == 6  # C2, C3b, C5, C6, C7, C7b
     assert e["truth.n_null_supported"] == 3
-    assert e["truth.n_estimands"] == 8 and e["truth.max_estimand_mc_se"] == pytest.approx(0.002)
+    assert e["truth.max_estimand_mc_se"] == pytest.approx(0.002)
     assert e["truth.max_estimand_mc_se_points"] == pytest.approx(0.05)  # C5, composite points
-    rows = table.set_index(["Claim", "Cohort"])
+    assert e["truth.max_estimand_mc_se_log_f"] == pytest.approx(0.03)  # C2, log F ratios
+    rows, more = table.set_index(["Claim", "Cohort"]), detail.set_index(["Claim", "Cohort"])
+    # precision set by the interval: half-width 0.075 gives 3 decimals
     assert rows.loc[("C3", "planted"), "Estimate [95%]"] == "-0.100 [-0.200, -0.050]"
     assert rows.loc[("C3", "planted"), "Estimand"] == "-0.080 ± 0.002 (MC)"
     assert rows.loc[("C3b", "planted"), "Estimand"] == "0.030 (exact)"
+    # no interval: 3 decimals; C1 reads Monte-Carlo metrics (emotion F1), all draws giving one median
+    assert rows.loc[("C1", "planted"), "Estimand"] == "0.100 (MC, equal in every draw)"
+    assert rows.loc[("C7", "planted"), "Estimand"] == "0.900 (exact)"  # binary HP accuracy: exact values
+    assert rows.loc[("C5", "planted"), "Estimand"] == "-2.500 ± 0.050 (MC); hardest yes (gap -1.500)"
+    assert rows.loc[("C5", "null"), "Estimand"] == "0.400 ± 0.050 (MC); hardest no (gap 0.300)"
+    assert rows.loc[("C5", "planted"), "Outcome"] == "recovered"
+    assert rows.loc[("C2", "planted"), "Estimand"] == "0.400 ± 0.030 (MC)"
+    assert rows.loc[("C2", "planted"), "Outcome"] == "recovered"
+    assert rows.loc[("C6", "null"), "Outcome"] == "no false positive"  # tau-b 1: no flip to find
+    assert rows.loc[("C4b", "planted"), "True when"] == "within ±0.05"
     covers = "Covers (estimand / this cohort)"
-    assert rows.loc[("C3", "planted"), covers] == "yes / yes" and rows.loc[("C4b", "planted"), covers] == "no / no"
-    assert rows.loc[("C4", "planted"), covers] == "yes / no"  # -0.21 is outside [-0.2, -0.05]
-    assert rows.loc[("C3", "planted"), "Estimand, this cohort"] == "-0.140 ± 0.002 (MC)"
+    assert more.loc[("C3", "planted"), covers] == "yes / yes" and more.loc[("C4b", "planted"), covers] == "no / no"
+    assert more.loc[("C4", "planted"), covers] == "yes / no"  # -0.21 is outside [-0.2, -0.05]
+    assert more.loc[("C3", "planted"), "Estimand, this cohort"] == "-0.140 ± 0.002 (MC)"
     assert e["truth.planted.n_covered_cohort"] == 1  # C3 (-0.14)
-    assert rows.loc[("C2", "planted"), "Estimand"] == "–" and rows.loc[("C2", "planted"), "Outcome"] == "–"
-    assert rows.loc[("C2", "planted"), covers] == "–"
-    assert rows.loc[("C3", "null"), "Planted (generator units)"] == "diagnosis emotion +0.00"
-    assert e["truth.planted.n_intervals"] == 8 and e["truth.planted.n_covered"] == 2  # C3 and C4 in [-0.2, -0.05]
+    assert more.loc[("C3", "null"), "Planted (generator units)"] == "diagnosis emotion +0.00"
+    assert e["truth.planted.n_intervals"] == 10 and e["truth.planted.n_covered"] == 2  # C3 and C4 in [-0.2, -0.05]
     assert "Emotion F1" in rows.loc[("C3", "planted"), "Unit"]
     assert rows.loc[("C3b", "null"), "Estimand"] == "0.000 (exact)"  # a rounding residue is printed as 0
+
+
+def test_a_claim_without_an_estimand_has_no_outcome(sim, claims):
+    ids = [c["id"] for c in claims]
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table, _ = add_truth(
+        nums,
+        _table(dict.fromkeys(ids, "supported")),
+        _table(dict.fromkeys(ids, "supported")),
+        claims,
+        sim,
+        null_simulation(sim),
+        ESTIMANDS[ESTIMANDS["id"] != "C2"],
+    )
+    rows = table.set_index(["Claim", "Cohort"])
+    assert rows.loc[("C2", "planted"), "Estimand"] == "–" and rows.loc[("C2", "planted"), "Outcome"] == "–"
+    assert nums.entries["truth.n_no_estimand"]["value"] == 1
+
+
+def test_a_wide_interval_prints_fewer_decimals(sim, claims):
+    ids = [c["id"] for c in claims]
+    wide = _table(dict.fromkeys(ids, "supported")).assign(estimate=-2.34, lo=-4.1, hi=-0.6)
+    table, _ = add_truth(Numbers(scripts=RULE_SCRIPTS), wide, wide, claims, sim, null_simulation(sim), ESTIMANDS)
+    rows = table.set_index(["Claim", "Cohort"])
+    assert rows.loc[("C5", "planted"), "Estimate [95%]"] == "-2.3 [-4.1, -0.6]"  # half-width 1.75
+    assert rows.loc[("C5", "planted"), "Estimand"] == "-2.5 ± 0.1 (MC); hardest yes (gap -1.5)"
+    assert rows.loc[("C3", "planted"), "Estimand"] == "-0.1 ± <0.1 (MC)"  # an error below the last decimal
 
 
 def test_add_truth_refuses_an_unknown_cohort_of_estimands(sim, claims):

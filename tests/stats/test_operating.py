@@ -262,3 +262,39 @@ def test_study_estimands_leave_out_tied_models():
     study = _tiny_study([0.6, 0.6, 0.6], human=0.5)
     claim = {"id": "R", "test": "rank_independence", "params": {"metrics": ["binary_hp_acc", "pairwise_acc"]}}
     assert op.study_estimands(study, [claim]) == {}
+
+
+def test_study_estimands_profile_flips_is_the_tau_of_the_expected_pillars():
+    from dataclasses import replace
+
+    study = _tiny_study([0.5, 0.6, 0.7, 0.8], human=0.65)
+    k = len(study.models)
+    # turn-level pillars rise with the model index; the holistic pillar swaps models 2 and 3
+    flat = lambda per_model: np.array([[v] * 6 for v in per_model])  # noqa: E731
+    values = {
+        **study.values,
+        "tracking": flat([0.1, 0.2, 0.3, 0.4, 0.5][:k]),
+        "evaluation": flat([0.1, 0.2, 0.3, 0.4, 0.5][:k]),
+        "holistic": flat([0.1, 0.2, 0.4, 0.3, 0.9][:k]),
+    }
+    claim = {"id": "C6", "test": "profile_flips", "params": {}}
+    out = op.study_estimands(replace(study, values=values), [claim])
+    assert out["C6"] == pytest.approx(4 / 6)  # one discordant pair of six among the four models
+    same = {**values, "holistic": values["tracking"]}
+    assert op.study_estimands(replace(study, values=same), [claim])["C6"] == pytest.approx(1.0)  # no flip
+    assert op.study_estimands(study, [claim]) == {}  # no pillars: no target
+
+
+def test_hardest_gaps_is_the_distance_from_the_worst_other_category():
+    from dataclasses import replace
+
+    study = _tiny_study([0.5, 0.6, 0.7, 0.8], human=0.65)
+    # composite per conversation: category A (c0, c2, c4) 60, B 70; the same for every model
+    comp = np.array([[60.0, 70.0, 60.0, 70.0, 60.0, 70.0]] * len(study.models))
+    s = replace(study, values={**study.values, "composite": comp})
+    claim = {"id": "C5", "test": "topic_hardest", "params": {"metric": "composite", "category": "A"}}
+    assert op.hardest_gaps(s, [claim]) == {"C5": pytest.approx(-10.0)}  # A is the hardest by 10 points
+    easy = {**claim, "params": {"metric": "composite", "category": "B"}}
+    assert op.hardest_gaps(s, [easy]) == {"C5": pytest.approx(10.0)}
+    assert op.hardest_gaps(s, [{**claim, "params": {"metric": "composite", "category": "Z"}}]) == {}
+    assert op.hardest_gaps(study, [claim]) == {}  # the study lacks the metric

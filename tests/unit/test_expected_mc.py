@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pandas as pd
 import pytest
 from eibench.metrics.score import score_model
 from eibench.release.read import read_conversations, read_em_outputs
@@ -19,6 +20,7 @@ from eibench.synthetic.expected_mc import (
     expected_scores,
     grid_of,
     mc_summary,
+    noise_variances,
     without_random_effects,
 )
 from eibench.synthetic.simulate import SimulatedModel, simulate_outputs
@@ -28,6 +30,8 @@ from ..conftest import write_files as _write
 N_REPLICATES = 16
 ABILITY = {"emotion": 0.3, "behaviour": -0.4, "preference": 0.5, "holistic": -0.2}
 METRICS = ("emotion_f1", "emotion_va", "pairwise_acc", "conversation_wide", "four_branch", "composite")
+#: The metrics whose answer noise the discriminability estimand reads.
+NOISY = ("emotion_f1", "pairwise_acc")
 
 
 @pytest.fixture(scope="module")
@@ -40,19 +44,23 @@ def cohort(default_config, tmp_path_factory):
     root = tmp_path_factory.mktemp("expected_mc")
     gold = gold_tables(read_conversations(_write(files, root / "conversations")))
     quiet = without_random_effects(sim)
-    scores = []
+    scores, per_conversation = [], []
     for k in range(N_REPLICATES):
         model = SimulatedModel(f"replicate-{k}", "model", ABILITY)
         outs = simulate_outputs(gold, model, "default", quiet, seed, params["romantic_category"])
         em = em_tables(read_em_outputs(_write(outs, root / model.name), model.name, "default"))
-        conv = score_model(gold, em, "parity").conversation
+        conv = score_model(gold, em, "parity").conversation.sort_values("conversation_id")
         scores.append({m: float(conv[m].mean()) for m in METRICS})
+        per_conversation.append(conv.set_index("conversation_id")[list(NOISY)])
     grid = grid_of({"min": -1.5, "max": 2.5, "step": 0.5})
     curves = accuracy_curves(gold, sim, seed, "default", params["romantic_category"], grid, draws=3)
     conv, turns = expected_scores(
         gold, SimulatedModel("any", "model", ABILITY), "default", sim, seed, params["romantic_category"], curves
     )
-    return gold, sim, seed, params, scores, conv, turns
+    noise = noise_variances(
+        gold, SimulatedModel("any", "model", ABILITY), "default", sim, seed, params["romantic_category"], curves, NOISY
+    )
+    return gold, sim, seed, params, (per_conversation, noise), scores, conv, turns
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -66,7 +74,7 @@ def test_the_expectation_matches_many_simulated_studies(cohort, metric):
 
 
 def test_the_binary_accuracies_are_the_exact_ones(cohort):
-    gold, sim, seed, params, _, conv, turns = cohort
+    gold, sim, seed, params, _, _, conv, turns = cohort
     exact = expected_binary_accuracy(
         gold,
         SimulatedModel("any", "model", ABILITY),
@@ -98,6 +106,49 @@ def test_a_bad_grid_is_refused_with_the_key(spec, needle):
     with pytest.raises(ValueError, match=needle) as err:
         grid_of(spec)
     assert "truth.logit_grid" in str(err.value)
+
+
+@pytest.mark.parametrize("metric", NOISY)
+def test_the_noise_variance_matches_the_spread_of_many_simulated_studies(cohort, metric):
+    """The variance of a conversation's score over many answer streams of one model, averaged over
+    the conversations, is what noise_variances reads from the curves' draws (within Monte-Carlo
+    error, large with 16 conversations, 16 streams and 3 draws: within a factor 1.65, so a factor of
+    two is out); a leave-one-out row per draw."""
+    *_, (per_conversation, noise), _, _, _ = cohort
+    streams = pd.concat([v[metric] for v in per_conversation], axis=1)
+    observed = float(streams.var(axis=1, ddof=1).mean())
+    full = noise[noise["leave_out"] == -1].set_index("conversation_id")[metric]
+    assert list(full.index) == sorted(streams.index)
+    assert abs(np.log(full.mean() / observed)) < 0.5, (full.mean(), observed)  # within a factor 1.65
+    assert sorted(set(noise["leave_out"])) == [-1, 0, 1, 2] and (noise[metric] >= 0).all()
+
+
+def test_the_noise_variance_is_the_draws_variance_at_the_models_logit(cohort):
+    """Curves whose three draws sit at -d, 0, +d around any value at every grid point: the noise
+    variance is d^2 wherever it is read, and leaving a draw out gives the variance of the other two."""
+    gold, sim, seed, params, *_ = cohort
+    ids = sorted(gold["conversations"]["conversation_id"].astype(str))
+    grid = np.arange(-1.5, 3.0, 0.5)
+    d = np.array([-0.1, 0.0, 0.1])[:, None, None]
+    curves = {
+        "grid": grid,
+        "conversations": ids,
+        "conversation": {"pairwise_acc": 0.3 + 0.05 * grid[None, :, None] + d + np.zeros((3, len(grid), len(ids)))},
+    }
+    model = SimulatedModel("any", "model", ABILITY)
+    out = noise_variances(gold, model, "default", sim, seed, params["romantic_category"], curves, ("pairwise_acc",))
+    by = out.groupby("leave_out")["pairwise_acc"]
+    assert by.min().to_dict() == pytest.approx({-1: 0.01, 0: 0.005, 1: 0.02, 2: 0.005})
+    assert by.max().to_dict() == pytest.approx({-1: 0.01, 0: 0.005, 1: 0.02, 2: 0.005})
+    assert list(out.loc[out["leave_out"] == -1, "conversation_id"]) == ids
+
+
+def test_noise_variances_refuse_a_metric_without_a_curve(cohort):
+    gold, sim, seed, params, *_ = cohort
+    with pytest.raises(ValueError, match="not curve metrics"):
+        noise_variances(
+            gold, SimulatedModel("any", "model", ABILITY), "default", sim, seed, "x", {}, ("binary_om_acc",)
+        )
 
 
 def test_one_draw_is_refused(cohort):

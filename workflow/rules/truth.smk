@@ -48,7 +48,12 @@ TRUTH_PARAMS = (
 # The printed truth tables: outputs of rule paper_numbers (in the audit report), inputs of rule
 # paper (plain paths: a report() flag on an input would file the table under rule paper).
 TRUTH_TABLES = (
-    {"truth_table": "truth", "truth_metrics_table": "truth_metrics", "truth_models_table": "truth_models"}
+    {
+        "truth_table": "truth",
+        "truth_detail_table": "truth_detail",
+        "truth_metrics_table": "truth_metrics",
+        "truth_models_table": "truth_models",
+    }
     if NULL_COHORT
     else {}
 )

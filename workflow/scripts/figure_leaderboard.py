@@ -1,4 +1,5 @@
-"""Rule figure_leaderboard: forest plot of the composite per model (default mode, parity)."""
+"""Rule figure_leaderboard: forest plot of the composite per model (default mode, parity), one
+panel per block of the printed leaderboard (ranked models, baselines, human raters)."""
 
 import pandas as pd
 from eibench.report import stat_figures, style

@@ -83,18 +83,17 @@ with rule_log(snakemake) as log:  # noqa: F821
     )
     add_claim_schemes(nums, i.unc_claims, p.uncertainty)
     if getattr(i, "null_claims", None):  # the truth section: planted and null cohorts' verdicts (truth.smk)
-        write_csv(
-            add_truth(
-                nums,
-                pd.read_csv(i.claims, keep_default_na=False, na_values=[""]),
-                pd.read_csv(i.null_claims, keep_default_na=False, na_values=[""]),
-                p.claims,
-                p.truth_simulation["planted"],
-                p.truth_simulation["null"],
-                pd.read_csv(i.truth_estimands, keep_default_na=False, na_values=[""]),
-            ),
-            o.truth_table,
+        truth_table, truth_detail = add_truth(
+            nums,
+            pd.read_csv(i.claims, keep_default_na=False, na_values=[""]),
+            pd.read_csv(i.null_claims, keep_default_na=False, na_values=[""]),
+            p.claims,
+            p.truth_simulation["planted"],
+            p.truth_simulation["null"],
+            pd.read_csv(i.truth_estimands, keep_default_na=False, na_values=[""]),
         )
+        write_csv(truth_table, o.truth_table)
+        write_csv(truth_detail, o.truth_detail_table)
         per_metric, per_model = add_truth_models(nums, pd.read_csv(i.truth_models))
         write_csv(per_metric, o.truth_metrics_table)
         write_csv(per_model, o.truth_models_table)

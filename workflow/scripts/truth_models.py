@@ -18,6 +18,7 @@ from eibench.synthetic.expected_mc import (
     curves_from_frame,
     expected_scores,
     mc_summary,
+    noise_variances,
 )
 from eibench.synthetic.simulate import SimulatedModel
 from eibench.tables import read_parquet, write_csv
@@ -32,9 +33,21 @@ with rule_log(snakemake) as log:  # noqa: F821
     intervals = pd.read_csv(i.intervals).set_index(["em_model", "metric"])
     index = indexed(gold)  # the gold indexed once for every model and cohort
     roles = {m: ("human" if prof == "human" else "model") for m, prof in p.profiles.items()}
+    # the metrics whose answer noise an estimand reads (the discriminability claims')
+    noisy = tuple(
+        sorted(
+            {
+                c["params"][k]
+                for c in p.claims
+                if c["test"] == "discriminability_difference"
+                for k in ("better", "worse")
+            }
+            & set(CURVE_METRICS)
+        )
+    )
     rows, estimands = [], []
     for cohort, paths, sim in (("planted", i.truth, p.simulation), ("null", i.null_truth, p.null_simulation)):
-        frames: dict[bool, tuple[list, list]] = {False: ([], []), True: ([], [])}
+        frames: dict[bool, tuple[list, list, list]] = {False: ([], [], []), True: ([], [], [])}
         for name, path in zip(p.models, paths, strict=True):
             truth = json.load(open(path))
             model = SimulatedModel(truth["model"], truth["profile"], truth["ability_logit"])
@@ -45,6 +58,20 @@ with rule_log(snakemake) as log:  # noqa: F821
                 )
                 frames[given][0].append(conv.assign(em_model=name))
                 frames[given][1].append(turn.assign(em_model=name))
+                if noisy and roles[name] == "model":
+                    noise = noise_variances(
+                        index,
+                        model,
+                        p.mode,
+                        sim,
+                        p.seed,
+                        p.romantic_category,
+                        curves,
+                        noisy,
+                        truth["conversations"],
+                        given,
+                    )
+                    frames[given][2].append(noise.assign(em_model=name))
             if cohort != "planted":
                 continue
             zero, cond = frames[False][0][-1], frames[True][0][-1]
@@ -77,17 +104,36 @@ with rule_log(snakemake) as log:  # noqa: F821
                 roles,
                 p.mode,
                 p.claims,
+                pd.concat(frames[g][2], ignore_index=True) if frames[g][2] else None,
             )
             for g in (False, True)
         )
-        cond_t = cond_t.rename(columns={"estimand": "estimand_cohort", "mc_se": "mc_se_cohort"})
-        both = zero_t.merge(cond_t[["id", "estimand_cohort", "mc_se_cohort"]], on="id", how="outer")
+        given = {
+            "estimand": "estimand_cohort",
+            "mc_se": "mc_se_cohort",
+            "hardest_gap": "hardest_gap_cohort",
+            "hardest_gap_mc_se": "hardest_gap_mc_se_cohort",
+        }
+        cond_t = cond_t.rename(columns=given)
+        both = zero_t.merge(cond_t[["id", *given.values()]], on="id", how="outer")
         estimands.append(both.assign(cohort=cohort))
     table = pd.DataFrame(rows)
     table["covered"] = (table["lo"] <= table["expected"]) & (table["expected"] <= table["hi"])
     table["covered_cohort"] = (table["lo"] <= table["expected_cohort"]) & (table["expected_cohort"] <= table["hi"])
     write_csv(table, o.table)
-    columns = ["cohort", "id", "estimand", "mc_se", "estimand_cohort", "mc_se_cohort", "draws"]
+    columns = [
+        "cohort",
+        "id",
+        "estimand",
+        "mc_se",
+        "estimand_cohort",
+        "mc_se_cohort",
+        "draws",
+        "hardest_gap",
+        "hardest_gap_mc_se",
+        "hardest_gap_cohort",
+        "hardest_gap_mc_se_cohort",
+    ]
     write_csv(pd.concat(estimands, ignore_index=True)[columns], o.estimands)
     log.info(
         "%d models: of %d intervals, %d cover the expected value with this cohort's difficulties, %d with them zero",

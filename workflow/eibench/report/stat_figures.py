@@ -20,6 +20,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..metrics.registry import BY_NAME, PRINCIPAL
 from . import style
+from .board_numbers import BLOCKS, block_label, block_of
 
 GREY = style.GREY
 NO_DATA = "no data"
@@ -188,31 +189,70 @@ def _facet_forest(
     return grid
 
 
-def forest(board: pd.DataFrame, metric: str, caption_source: str) -> plt.Figure:
-    """Forest plot of ``metric`` per model: mean and 95% interval over conversations, best at the
-    top, coloured by role (human raters answer a subset of conversations: wider intervals)."""
-    style.apply()
-    rows = board.sort_values([metric, "em_model"], ascending=[True, False], kind="stable")
-    fig, ax = plt.subplots(figsize=(0.85 * style.TEXT_WIDTH, 0.2 * len(rows) + 1.0))
-    for role, part in rows.assign(_y=np.arange(len(rows))).groupby("role", sort=True):
-        _interval(
-            ax,
-            part[metric],
-            part["_y"],
-            part[f"{metric}_lo"],
-            part[f"{metric}_hi"],
-            style.ROLE_COLOURS.get(role, style.PALETTE[4]),
+#: Headings of the forest's blocks when the board has no conversation counts (board_numbers.BLOCKS).
+BLOCK_NAMES = {
+    "ranked": "Ranked",
+    "baseline": "Baselines (references), not ranked",
+    "human": "Human raters, not ranked",
+}
+
+
+def forest_blocks(board: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """The leaderboard's rows in the printed table's blocks (board_numbers.block_of: ranked rows,
+    unranked baselines, human raters), each with its heading (board_numbers.block_label, with the
+    rows' number of conversations when the board has ``n_conversations``), best first within a
+    block. A board without ``rank`` ranks its models (role ``model``)."""
+    ranked = board["rank"].notna() if "rank" in board else board["role"] == "model"
+    blocks = [block_of(str(r), bool(k)) for r, k in zip(board["role"], ranked)]
+    out = []
+    for block in BLOCKS:
+        part = board[[b == block for b in blocks]]
+        if not len(part):
+            continue
+        heading = (
+            block_label(block, part["role"], part["n_conversations"])
+            if "n_conversations" in part and part["n_conversations"].notna().all()
+            else BLOCK_NAMES[block]
         )
-    _rows(ax, rows["em_model"])
-    ax.set_xlabel(f"{metric_label(metric)} (mean over conversations, 95% interval)")
-    ax.legend(
-        handles=[
-            plt.Line2D([], [], marker="o", ls="", color=c, label=r)
-            for r, c in style.ROLE_COLOURS.items()
-            if r in set(rows["role"])
-        ],
-        loc="lower right",
+        out.append((heading, part))
+    return out
+
+
+def forest(board: pd.DataFrame, metric: str, caption_source: str) -> plt.Figure:
+    """Forest plot of ``metric`` per model: mean and 95% interval over conversations, one panel
+    per block of the printed leaderboard (:func:`forest_blocks`: the ranked models, the
+    baselines, the human raters, each headed with its number of conversations; human raters
+    answer a subset of conversations, so they are never drawn among the models), best at the top
+    of each, on one shared axis, coloured by role."""
+    style.apply()
+    blocks = forest_blocks(board)
+    if not blocks:
+        return no_data_figure(caption_source, "no model on the leaderboard")
+    sizes = [len(part) for _, part in blocks]
+    fig, axes = plt.subplots(
+        len(blocks),
+        1,
+        figsize=(0.85 * style.TEXT_WIDTH, 0.2 * sum(sizes) + 0.45 * len(blocks) + 0.8),
+        sharex=True,
+        gridspec_kw={"height_ratios": [k + 0.6 for k in sizes]},
+        squeeze=False,
     )
+    for ax, (heading, part) in zip(axes[:, 0], blocks):
+        rows = part.sort_values([metric, "em_model"], ascending=[True, False], kind="stable")
+        for role, group in rows.assign(_y=np.arange(len(rows))).groupby("role", sort=True):
+            _interval(
+                ax,
+                group[metric],
+                group["_y"],
+                group[f"{metric}_lo"],
+                group[f"{metric}_hi"],
+                style.ROLE_COLOURS.get(role, style.PALETTE[4]),
+            )
+        _rows(ax, rows["em_model"])
+        ax.set_title(heading, loc="left", fontsize=style.FONT_PT)
+    axes[-1, 0].set_xlabel(f"{metric_label(metric)} (mean over conversations, 95% interval)")
+    _layout(fig)
+    _legend(fig, style.ROLE_COLOURS, board["role"])
     style.source(fig, caption_source)
     return fig
 

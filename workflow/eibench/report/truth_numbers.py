@@ -4,25 +4,31 @@ workflow/rules/truth.smk).
 
 The planted truth of a claim is read from the prediction simulator's settings (config
 ``simulation``, docs/synthetic-cohort.md), in the generator's units (logits): the planted effect
-the claim's test targets. A claim whose truth the generator does not set (C2's
-discriminability, which follows from ability spreads and metric noise; C6's profile flips) is
-"not planted" and gets no outcome.
+the claim's test targets. The discriminability claim's is the spread of the two capabilities'
+abilities (its estimand adds the metrics' noise, eibench.synthetic.estimands); the profile-flip
+claim has no planted value: its truth is computed from the simulated models' expected pillars
+(whether two models change order between the turn-level and the holistic pillar).
 
 The estimand of a claim (results/truth/estimands.csv, eibench.synthetic.estimands) is the value
 its estimate targets, in the estimate's unit (report.claim_units): the claim's statistic on the
 noise-free study of the cohort, whose values are the simulated models' expected scores. Whether
 the claim holds is judged on the estimand (``holds``): a signed effect on the claim's predicted
-side (diagnosis, drift, topic: its sign; the topic claim's worse side is the metric's lower
-values when higher is better), a flat trend within the claim's margin, a share of models above
-one half (the humans against "most" models), a median |tau| below the claim's margin (rank
-independence). Outcomes, from the verdict: where the claim holds, "recovered" (supported),
-"missed" (inconclusive) or "wrong sign" (not supported: the test points against the estimand);
-where it does not, "false positive" (supported) or "no false positive" (any other verdict). A
-claim without an estimand or with a "not testable" verdict has no outcome ("–"). Where the
-estimate has an interval, the table also says whether it covers the estimand, and the estimand
-given this cohort's drawn participant and conversation difficulties (the same statistic on the
-expected scores with those difficulties): an estimate that covers the second but not the first
-is off by the cohort's few participants, not by the pipeline.
+side (diagnosis, drift, discriminability: its sign), the hardest topic (the topic claim's
+contrast on the worse side, the metric's lower values when higher is better, and its category
+the worst of all in expectation, as its decision rule requires of the estimate: ``hardest_gap``),
+a flat trend within the claim's margin, a share of models above one half (the humans against
+"most" models), a median |tau| below the claim's margin (rank independence), a tau-b below 1
+(profile flips: some pair of models changes order). Outcomes, from the verdict: where the
+claim holds, "recovered" (supported), "missed" (inconclusive) or "wrong sign" (not supported:
+the test points against the estimand); where it does not, "false positive" (supported) or "no
+false positive" (any other verdict). A claim without an estimand or with a "not testable"
+verdict has no outcome ("–"). The printed table (MAIN_COLUMNS) gives the estimand, when the
+claim holds of it, the estimate and the outcome, at the precision the estimate's interval
+supports; its appendix (DETAIL_COLUMNS) the planted value in generator units, the estimand given
+this cohort's drawn participant and conversation difficulties (the same statistic on the
+expected scores with those difficulties) and whether the interval covers each: an estimate that
+covers the second but not the first is off by the cohort's few participants, not by the
+pipeline.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from .claim_units import claim_unit
-from .numbers import Numbers, fmt
+from .numbers import Numbers, fmt, interval_digits
 
 RULE = "null_stats_claims"
 
@@ -109,6 +115,16 @@ def planted_truth(claim: dict[str, Any], sim: dict[str, Any], null_sim: dict[str
             "holds": m * sign > 0,
             "holds_null": m0 * sign > 0,
         }
+    if test == "discriminability_difference":
+        better, worse = _cap(params["better"], cid), _cap(params["worse"], cid)
+        sd, sd0 = sim["ability_sd"], null_sim["ability_sd"]
+        return {
+            "planted": f"ability sd {better} {float(sd[better]):.2f} vs {worse} {float(sd[worse]):.2f}",
+            "holds": float(sd[better]) > float(sd[worse]),
+            "holds_null": float(sd0[better]) > float(sd0[worse]),
+        }
+    if test == "profile_flips":
+        return {"planted": "none: from the models' expected pillars", "holds": None, "holds_null": None}
     if test == "rank_independence":
         off, off0 = _max_off_diagonal(sim["ability_correlation"]), _max_off_diagonal(null_sim["ability_correlation"])
         margin = params["margin"]
@@ -120,15 +136,23 @@ def planted_truth(claim: dict[str, Any], sim: dict[str, Any], null_sim: dict[str
     return {"planted": "not planted", "holds": None, "holds_null": None}
 
 
-def holds(claim: dict[str, Any], estimand: float | None) -> bool | None:
-    """Whether the claim is true of its estimand (module docstring); None without an estimand."""
+def holds(claim: dict[str, Any], estimand: float | None, hardest_gap: float | None = None) -> bool | None:
+    """Whether the claim is true of its estimand (module docstring); None without an estimand
+    (or, for the topic claim, without its ``hardest_gap``)."""
     if estimand is None or not np.isfinite(estimand):
         return None
     test, params = claim["test"], claim.get("params", {})
     if test in ("diagnosis_effect", "turn_drift"):
         return bool(estimand * (-1 if params["direction"] == "negative" else 1) > 0)
+    if test == "discriminability_difference":
+        return bool(estimand > 0)
+    if test == "profile_flips":
+        return bool(estimand < 1)
     if test == "topic_hardest":
-        return bool(estimand * (-1 if BY_NAME[params["metric"]].higher_is_better else 1) > 0)
+        if hardest_gap is None or not np.isfinite(hardest_gap):
+            return None
+        worse = -1 if BY_NAME[params["metric"]].higher_is_better else 1
+        return bool(estimand * worse > 0 and hardest_gap * worse > 0)
     if test == "turn_flat":
         return bool(abs(estimand) < params["margin"])
     if test == "humans_vs_models":
@@ -138,19 +162,76 @@ def holds(claim: dict[str, Any], estimand: float | None) -> bool | None:
     return None
 
 
+def true_when(claim: dict[str, Any]) -> str:
+    """When the claim holds of its estimand (``holds``), in words, for the table."""
+    test, params = claim["test"], claim.get("params", {})
+    if test in ("diagnosis_effect", "turn_drift"):
+        return "below 0" if params["direction"] == "negative" else "above 0"
+    if test == "discriminability_difference":
+        return "above 0"
+    if test == "turn_flat":
+        return f"within ±{params['margin']:g}"
+    if test == "topic_hardest":
+        side = "below" if BY_NAME[params["metric"]].higher_is_better else "above"
+        return f"{side} 0, and the topic the hardest"
+    if test == "humans_vs_models":
+        return "above 0.5"
+    if test == "rank_independence":
+        return f"below {params['margin']:g}"
+    if test == "profile_flips":
+        return "below 1 (some pair flips)"
+    return "–"
+
+
 def _clean(value: float) -> float:
     """An estimand as a float, a rounding residue of zero (below 1e-12 in absolute value) as 0."""
     v = float(value)
     return 0.0 if abs(v) < 1e-12 else v
 
 
-def _estimand(value: float | None, se: float | None) -> str:
-    """The estimand with its Monte-Carlo error, or 'exact' when it has none."""
+def _se(se: float, digits: int) -> str:
+    """A Monte-Carlo error at ``digits`` decimals, or '<' the last decimal when it rounds to 0."""
+    shown = fmt(se, digits)
+    return shown if float(shown) > 0 else f"<{fmt(10.0**-digits, digits)}"
+
+
+#: The metrics whose expected values are exact (synthetic/expected.py): no Monte-Carlo error.
+EXACT_METRICS = frozenset(("binary_om_acc", "binary_hp_acc"))
+
+
+def reads_exact(claim: dict[str, Any]) -> bool:
+    """Whether the claim's estimand reads exact expected values only (EXACT_METRICS); the
+    profile flips read the pillars, which have Monte-Carlo parts."""
+    params = claim.get("params", {})
+    if claim["test"] == "profile_flips":
+        return False
+    names = [*params.get("metrics", []), *(params[k] for k in ("metric", "better", "worse") if k in params)]
+    return bool(names) and set(names) <= EXACT_METRICS
+
+
+def _estimand(value: float | None, se: float | None, digits: int = 3, exact: bool = True) -> str:
+    """The estimand with its Monte-Carlo error at ``digits`` decimals (those of the estimate's
+    interval); 'exact' when it reads exact values only, 'MC, equal in every draw' when it reads
+    Monte-Carlo values whose draws all give it (a rank or a share of models)."""
     if value is None or not np.isfinite(value):
         return "–"
     if se is None or not np.isfinite(se) or se == 0:
-        return f"{fmt(float(value), 3)} (exact)"
-    return f"{fmt(float(value), 3)} ± {fmt(float(se), 3)} (MC)"
+        return f"{fmt(float(value), digits)} ({'exact' if exact else 'MC, equal in every draw'})"
+    return f"{fmt(float(value), digits)} ± {_se(float(se), digits)} (MC)"
+
+
+def _gap(gap: float | None, claim: dict[str, Any], digits: int) -> str:
+    """The topic claim's distance from the hardest other category (``hardest_gap``), in words."""
+    if gap is None or not np.isfinite(gap):
+        return ""
+    worse = -1 if BY_NAME[claim["params"]["metric"]].higher_is_better else 1
+    return f"; hardest {'yes' if gap * worse > 0 else 'no'} (gap {fmt(float(gap), digits)})"
+
+
+def _digits(row: pd.Series) -> int:
+    """The decimals of a claim's numbers: those its 95% interval supports, 3 without one."""
+    lo, hi = row["lo"], row["hi"]
+    return 3 if pd.isna(lo) or pd.isna(hi) else interval_digits(float(lo), float(hi), 3)
 
 
 def _covers(row: pd.Series, value: float | None) -> str:
@@ -171,9 +252,31 @@ def outcome(verdict: str, holds: bool | None) -> str:
 def _estimate(row: pd.Series) -> str:
     if pd.isna(row["estimate"]):
         return "–"
+    d = _digits(row)
     if pd.isna(row["lo"]) or pd.isna(row["hi"]):
-        return fmt(float(row["estimate"]), 3)
-    return f"{fmt(float(row['estimate']), 3)} [{fmt(float(row['lo']), 3)}, {fmt(float(row['hi']), 3)}]"
+        return fmt(float(row["estimate"]), d)
+    return f"{fmt(float(row['estimate']), d)} [{fmt(float(row['lo']), d)}, {fmt(float(row['hi']), d)}]"
+
+
+#: The columns of the printed truth table (paper/sections/truth.typ) and of its appendix table.
+MAIN_COLUMNS = ("Claim", "Cohort", "Unit", "True when", "Estimand", "Estimate [95%]", "Verdict", "Outcome")
+DETAIL_COLUMNS = (
+    "Claim",
+    "Cohort",
+    "Planted (generator units)",
+    "Estimand, this cohort",
+    "Covers (estimand / this cohort)",
+)
+ESTIMAND_COLUMNS = (
+    "cohort",
+    "id",
+    "estimand",
+    "mc_se",
+    "estimand_cohort",
+    "mc_se_cohort",
+    "hardest_gap",
+    "hardest_gap_cohort",
+)
 
 
 def add_truth(
@@ -184,15 +287,20 @@ def add_truth(
     sim: dict[str, Any],
     null_sim: dict[str, Any],
     estimands: pd.DataFrame,
-) -> pd.DataFrame:
-    """Add the truth numbers (``truth.*``) and return the display table, one row per claim.
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Add the truth numbers (``truth.*``) and return the two display tables, one row per claim
+    and cohort: the printed one (MAIN_COLUMNS: the estimand in the estimate's unit, when the
+    claim holds of it, the estimate, the verdict and the outcome) and its appendix
+    (DETAIL_COLUMNS: the planted value in generator units, the estimand given this cohort's
+    drawn difficulties, and whether the interval covers each estimand).
 
     ``planted`` and ``null``: the claims tables (results/stats/claims.csv and
     results/null/stats/claims.csv); ``claims``: the declared claims; ``sim`` and ``null_sim``:
     the simulator's settings of the two cohorts; ``estimands``: results/truth/estimands.csv
-    (cohort, id, estimand, mc_se, estimand_cohort, mc_se_cohort), each claim's estimand in each
-    cohort with the random difficulties zero (the outcome is judged on it) and given this
-    cohort's drawn difficulties (what the estimate targets conditionally; none: no row).
+    (ESTIMAND_COLUMNS), each claim's estimand in each cohort with the random difficulties zero
+    (the outcome is judged on it) and given this cohort's drawn difficulties (what the estimate
+    targets conditionally; none: no row), and the topic claim's distance from the hardest other
+    category (``hardest_gap``, NaN for the other claims).
     """
     p, n = planted.set_index("id"), null.set_index("id")
     missing = [c["id"] for c in claims if c["id"] not in p.index or c["id"] not in n.index]
@@ -207,12 +315,14 @@ def add_truth(
             f"results/truth/estimands.csv: field cohort has {unknown}; only 'planted' and 'null' are "
             f"written by rule truth_models; rerun it"
         )
-    lacking = sorted({"cohort", "id", "estimand", "mc_se", "estimand_cohort", "mc_se_cohort"} - set(estimands))
+    lacking = sorted(set(ESTIMAND_COLUMNS) - set(estimands))
     if lacking:
         raise ValueError(f"results/truth/estimands.csv: no column {lacking}; rerun rule truth_models")
     target = {(r.cohort, r.id): (_clean(r.estimand), float(r.mc_se)) for r in estimands.itertuples()}
     given = {(r.cohort, r.id): (_clean(r.estimand_cohort), float(r.mc_se_cohort)) for r in estimands.itertuples()}
+    gaps = {(r.cohort, r.id): (float(r.hardest_gap), float(r.hardest_gap_cohort)) for r in estimands.itertuples()}
     rows: list[dict[str, Any]] = []
+    details: list[dict[str, Any]] = []
     counts: dict[tuple[str, str], int] = {}
     covered = {"planted": [0, 0, 0], "null": [0, 0, 0]}
     for c in claims:
@@ -224,8 +334,9 @@ def add_truth(
             ("null", n, "null", null_truth["planted"]),
         ):
             value, se = target.get((cohort, cid), (None, None))
+            gap, gap_c = gaps.get((cohort, cid), (None, None))
             verdict = str(table.loc[cid, "verdict"])
-            out = outcome(verdict, holds(c, value))
+            out = outcome(verdict, holds(c, value, gap))
             counts[(cohort, out)] = counts.get((cohort, out), 0) + 1
             value_c, se_c = given.get((cohort, cid), (None, None))
             cover, cover_c = _covers(table.loc[cid], value), _covers(table.loc[cid], value_c)
@@ -237,18 +348,29 @@ def add_truth(
             if value is not None:
                 nums.add(f"truth.{cid}.{cohort}_estimand", value, "truth_models", digits=3)
                 nums.add(f"truth.{cid}.{cohort}_estimand_cohort", value_c, "truth_models", digits=3)
+            if gap is not None and np.isfinite(gap):
+                nums.add(f"truth.{cid}.{cohort}_hardest_gap", gap, "truth_models", digits=3)
+            d = _digits(table.loc[cid])
             rows.append(
                 {
                     "Claim": cid,
                     "Cohort": label,
-                    "Planted (generator units)": text,
                     "Unit": claim_unit(c),
-                    "Estimand": _estimand(value, se),
-                    "Estimand, this cohort": _estimand(value_c, se_c),
+                    "True when": true_when(c),
+                    "Estimand": _estimand(value, se, d, reads_exact(c)) + ("" if value is None else _gap(gap, c, d)),
                     "Estimate [95%]": _estimate(table.loc[cid]),
-                    "Covers (estimand / this cohort)": "–" if cover == "–" else f"{cover} / {cover_c}",
                     "Verdict": verdict,
                     "Outcome": out,
+                }
+            )
+            details.append(
+                {
+                    "Claim": cid,
+                    "Cohort": label,
+                    "Planted (generator units)": text,
+                    "Estimand, this cohort": _estimand(value_c, se_c, d, reads_exact(c))
+                    + ("" if value_c is None else _gap(gap_c, c, d)),
+                    "Covers (estimand / this cohort)": "–" if cover == "–" else f"{cover} / {cover_c}",
                 }
             )
         nums.add(f"truth.{cid}.planted", truth["planted"], RULE)
@@ -261,14 +383,26 @@ def add_truth(
         nums.add(f"truth.{cohort}.n_covered_cohort", covered[cohort][2], RULE)
     nums.add("truth.n_claims", len(claims), RULE)
     nums.add("truth.n_estimands", len({cid for (_, cid) in target}), "truth_models")
+    nums.add("truth.n_no_estimand", len({c["id"] for c in claims} - {cid for (_, cid) in target}), "truth_models")
     nums.add("truth.n_null_supported", int((n["verdict"] == "supported").sum()), RULE)
-    # the largest Monte-Carlo error of an estimand, apart for the claims in composite points
-    points = {c["id"] for c in claims if c.get("params", {}).get("metric") == "composite"}
-    for key, keep in (("max_estimand_mc_se", False), ("max_estimand_mc_se_points", True)):
-        ses = [se for (_, cid), (_, se) in (*target.items(), *given.items()) if (cid in points) == keep]
+
+    # the largest Monte-Carlo error of an estimand per scale: composite points, log F ratios,
+    # and the rest (proportions, shares of models, Kendall taus: 0 to 1 in absolute value)
+    def scale(c: dict[str, Any]) -> str:
+        if c["test"] == "discriminability_difference":
+            return "log_f"
+        return "points" if c.get("params", {}).get("metric") == "composite" else "unit"
+
+    scales = {c["id"]: scale(c) for c in claims}
+    for key, kind in (
+        ("max_estimand_mc_se", "unit"),
+        ("max_estimand_mc_se_points", "points"),
+        ("max_estimand_mc_se_log_f", "log_f"),
+    ):
+        ses = [se for (_, cid), (_, se) in (*target.items(), *given.items()) if scales.get(cid) == kind]
         ses = [se for se in ses if np.isfinite(se)]
         nums.add(f"truth.{key}", max(ses) if ses else float("nan"), "truth_models", digits=3)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(MAIN_COLUMNS)), pd.DataFrame(details, columns=list(DETAIL_COLUMNS))
 
 
 #: The metrics of the per-model truth table in the paper (every metric is in the per-metric one).

@@ -42,6 +42,7 @@ from .claims import verdicts
 from .discriminability import _reliability_snr, compare
 from .drift import _bin, _bin_contrast, _weighted_slope
 from .humans import human_vs_models
+from .profiles import turn_level
 from .ranks import equivalence_p, oriented_means, tau_b_matrix
 from .simulation import METRICS, ROMANTIC, Generator, coverage_test
 from .simulation_batch import _design, _diagnosis, _log_f, draw, to_study
@@ -328,7 +329,11 @@ def study_estimands(study, claims: list[dict[str, Any]]) -> dict[str, float]:
     - humans_vs_models: the share of models whose expected difference from the human raters'
       mean (on the raters' conversations) lies on the claimed side (0 to 1);
     - rank_independence: the median |Kendall tau-b| over the pairs of the claim's metrics that
-      the study has, of the models' expected means."""
+      the study has, of the models' expected means;
+    - profile_flips: the Kendall tau-b between the models' expected turn-level scores (the
+      tracking and evaluation pillars, profiles.turn_level) and their expected holistic pillar
+      (a pair of models flips order exactly when tau-b is below 1; no target when the study
+      lacks a pillar or two models tie)."""
     models, humans = study.with_role("model"), study.with_role("human")
     ones = np.ones((1, study.n_conversations))
     out: dict[str, float] = {}
@@ -355,8 +360,42 @@ def study_estimands(study, claims: list[dict[str, Any]]) -> dict[str, float]:
             if len(names) >= 2 and np.isfinite(means).all() and (np.ptp(means, axis=0) > 0).all():
                 tau = tau_b_matrix(means)
                 value = float(np.median(np.abs(tau[np.triu_indices(len(names), 1)])))
+        elif test == "profile_flips" and all(k in study.values for k in ("tracking", "evaluation", "holistic")):
+            pair = np.stack(
+                [np.nanmean(turn_level(study)[models], axis=1), np.nanmean(study.values["holistic"][models], axis=1)],
+                axis=-1,
+            )
+            if len(models) >= 2 and np.isfinite(pair).all() and (np.ptp(pair, axis=0) > 0).all():
+                value = float(tau_b_matrix(pair)[0, 1])
         if np.isfinite(value):
             out[c["id"]] = value
+    return out
+
+
+def hardest_gaps(study, claims: list[dict[str, Any]]) -> dict[str, float]:
+    """Per topic_hardest claim, how far its category is from being the hardest on a noise-free
+    ``study``: the category's mean of the models' conversation means minus the worst mean of the
+    other categories (the lowest when higher is better, else the highest), so that the gap has
+    the sign of the claim's contrast when the category is the hardest (negative when higher is
+    better). With the contrast's sign it is the claim's truth: "the hardest topic" needs both.
+    A claim whose metric the study lacks, or whose category or complement has no value, is
+    left out."""
+    models = study.with_role("model")
+    out: dict[str, float] = {}
+    for c in claims:
+        params = c.get("params", {})
+        if c["test"] != "topic_hardest" or params.get("metric") not in study.values:
+            continue
+        conv = conversation_means(study, params["metric"], models)
+        categories = sorted({x for x in study.category if isinstance(x, str)})
+        means = _weighted_group_means(conv, study.category, categories, np.ones((1, len(conv))))[0]
+        by = dict(zip(categories, means))
+        others = np.array([v for k, v in by.items() if k != params["category"] and np.isfinite(v)])
+        own = by.get(params["category"], np.nan)
+        if not np.isfinite(own) or not len(others):
+            continue
+        worst = others.min() if BY_NAME[params["metric"]].higher_is_better else others.max()
+        out[c["id"]] = float(own - worst)
     return out
 
 
@@ -529,6 +568,7 @@ __all__ = [
     "simulate_verdicts",
     "estimands",
     "study_estimands",
+    "hardest_gaps",
     "INTERVAL_TESTS",
     "operating_table",
     "planted_makes_true",

@@ -57,6 +57,9 @@ CURVE_METRICS = {
 TURN_METRICS = ("emotion_f1",)
 #: Every metric of an expected-score table.
 EXPECTED_METRICS = (*BINARY, *CURVE_METRICS, "composite")
+#: The composite's pillars beyond tracking (metrics/composite.add_pillars), also kept in the
+#: conversation table: the profile-flip claim ranks the models on them (stats/profiles.py).
+PILLARS = ("evaluation", "holistic")
 
 
 def without_random_effects(sim: dict[str, Any]) -> dict[str, Any]:
@@ -170,7 +173,7 @@ def expected_scores(
     """One Monte-Carlo replicate per draw of the model's expected scores, with the random effects
     zero (or, ``random_effects`` True, with this cohort's drawn participant and conversation
     difficulties: the expectation of a rerun on the same conversations): the conversation table
-    (draw, conversation_id, EXPECTED_METRICS) and the turn table (draw, conversation_id,
+    (draw, conversation_id, EXPECTED_METRICS, PILLARS) and the turn table (draw, conversation_id,
     turn_number, rel_position, binary_om_acc, TURN_METRICS), over ``conversations`` (None: all).
     The binary accuracies are exact and the same in every draw. ``gold``: the gold tables or their
     index (expected.indexed), built once for many models."""
@@ -221,7 +224,7 @@ def expected_scores(
         f = pd.DataFrame({"conversation_id": ids, **{m: table[m][k] for m in table}})
         f = add_pillars(f)
         f.insert(0, "draw", k)
-        frames.append(f[["draw", "conversation_id", *EXPECTED_METRICS]])
+        frames.append(f[["draw", "conversation_id", *EXPECTED_METRICS, *PILLARS]])
         turn_frames.append(
             pd.DataFrame(
                 {
@@ -235,6 +238,51 @@ def expected_scores(
             )
         )
     return pd.concat(frames, ignore_index=True), pd.concat(turn_frames, ignore_index=True)
+
+
+def noise_variances(
+    gold: dict[str, pd.DataFrame] | _Gold,
+    model: SimulatedModel,
+    mode: str,
+    sim: dict[str, Any],
+    seed: int,
+    romantic_category: str,
+    curves: dict[str, Any],
+    metrics: tuple[str, ...],
+    conversations: list[str] | None = None,
+    random_effects: bool = False,
+) -> pd.DataFrame:
+    """The answer noise of the model's conversation scores: per conversation, the variance of a
+    metric's conversation score around its expectation, for each of ``metrics`` (CURVE_METRICS).
+
+    Each draw of a curve is one answer stream of a model with that logit, so at each grid point
+    and conversation the variance of the draws (ddof 1) estimates the noise variance there; it
+    is read at the model's conversation logit as ``expected_scores`` reads the expectation (the
+    same cubic in the accuracy, negative fits clipped to 0). One row per ``leave_out`` and
+    conversation: leave_out -1 from every draw, k >= 0 from the draws but k (for a jackknife
+    Monte-Carlo error, synthetic.estimands). The rest as in ``expected_scores``."""
+    unknown = [m for m in metrics if m not in CURVE_METRICS]
+    if unknown:
+        raise ValueError(f"noise_variances: {unknown} are not curve metrics ({sorted(CURVE_METRICS)})")
+    quiet = sim if random_effects else without_random_effects(sim)
+    g = indexed(gold)
+    middle = conversation_logits(g, model, mode, quiet, seed, romantic_category)
+    ids = sorted(g.conversations) if conversations is None else sorted(conversations)
+    grid, draws = curves["grid"], next(iter(curves["conversation"].values())).shape[0]
+    if draws < 3:
+        raise ValueError(f"truth.draws: {draws}; a leave-one-out noise variance needs at least 3 draws")
+    conv_pos = {c: j for j, c in enumerate(curves["conversations"])}
+    cols = [conv_pos[c] for c in ids]
+    frames = []
+    for leave_out in (-1, *range(draws)):
+        keep = [k for k in range(draws) if k != leave_out]
+        values = {}
+        for metric in metrics:
+            var = np.var(curves["conversation"][metric][keep][:, :, cols], axis=0, ddof=1)[None]
+            x = np.array([middle[c][CURVE_METRICS[metric]] for c in ids])
+            values[metric] = np.clip(_read(var, grid, x)[0], 0.0, None)
+        frames.append(pd.DataFrame({"leave_out": leave_out, "conversation_id": ids, **values}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def mc_summary(replicates: np.ndarray) -> tuple[float, float]:
