@@ -285,57 +285,83 @@ _CONV_REASONS = {
 }
 
 
+def _turn_reason(name: str, undefined: dict[str, str]) -> str:
+    """Why a turn metric is NaN at a turn (the same reason at every turn of it)."""
+    reason = (
+        undefined.get(name) or _TURN_REASONS.get(name) or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
+    )
+    return reason or "undefined at this turn"
+
+
+def _conversation_reason(name: str, undefined: dict[str, str]) -> str:
+    """Why a conversation metric is NaN in a conversation."""
+    if name in undefined:
+        return undefined[name]
+    if name in TURN_LEVEL:
+        return "no scored turn with a value in this conversation"
+    if name.startswith("cw_"):
+        return _CONV_REASONS["conversation_wide"]
+    return _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
+
+
+_MISSING_COLUMNS = ("level", "conversation_id", "turn_number", "metric", "reason")
+_MISSING_TYPES = ("string", "string", "Int64", "string", "string")
+
+
 def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per NaN value in the turn and conversation tables, with its reason (``absent``:
-    the annotation kinds the cohort lacks, which name the reason of their metrics)."""
+    the annotation kinds the cohort lacks, which name the reason of their metrics).
+
+    Rows are metric by metric (turn metrics first, in ``TURN_LEVEL`` order, then conversation
+    metrics in registry order), each in table order. Built column-wise: the NaN positions of
+    every metric are gathered, then one table is made (not one per metric)."""
     undefined = undefined_metrics(absent)
-    parts = []
-    for name in [c for c in TURN_LEVEL if c in turns]:
-        mask = turns[name].isna().to_numpy()
-        if mask.any():
-            reason = (
-                undefined.get(name)
-                or _TURN_REASONS.get(name)
-                or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
-            )
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "level": "turn",
-                        "conversation_id": turns["conversation_id"].to_numpy(object)[mask],
-                        "turn_number": turns["turn_number"].to_numpy()[mask],
-                        "metric": name,
-                        "reason": reason or "undefined at this turn",
-                    }
-                )
-            )
-    for name in [m.name for m in METRICS if m.name in conv.columns]:
-        mask = conv[name].isna().to_numpy()
-        if not mask.any():
-            continue
-        if name in undefined:
-            reason = undefined[name]
-        elif name in TURN_LEVEL:
-            reason = "no scored turn with a value in this conversation"
-        elif name.startswith("cw_"):
-            reason = _CONV_REASONS["conversation_wide"]
-        else:
-            reason = _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
-        parts.append(
-            pd.DataFrame(
-                {
-                    "level": "conversation",
-                    "conversation_id": conv["conversation_id"].to_numpy(object)[mask],
-                    "turn_number": None,
-                    "metric": name,
-                    "reason": reason,
-                }
-            )
-        )
-    columns = ["level", "conversation_id", "turn_number", "metric", "reason"]
-    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
-    return out[columns].astype(
-        {"level": "string", "conversation_id": "string", "turn_number": "Int64", "metric": "string", "reason": "string"}
+    levels: list[str] = []
+    metrics: list[str] = []
+    reasons: list[str] = []
+    sizes: list[int] = []
+    rows: list[np.ndarray] = []
+    n_turn_rows = 0
+    for level, table, names in (
+        ("turn", turns, [c for c in TURN_LEVEL if c in turns]),
+        ("conversation", conv, [m.name for m in METRICS if m.name in conv.columns]),
+    ):
+        for name in names:
+            where = np.flatnonzero(table[name].isna().to_numpy())
+            if not len(where):
+                continue
+            levels.append(level)
+            metrics.append(name)
+            reasons.append(_turn_reason(name, undefined) if level == "turn" else _conversation_reason(name, undefined))
+            sizes.append(len(where))
+            rows.append(where)
+            n_turn_rows += len(where) if level == "turn" else 0
+    if not rows:
+        return pd.DataFrame({c: pd.array([], dtype=t) for c, t in zip(_MISSING_COLUMNS, _MISSING_TYPES)})
+    row = np.concatenate(rows)
+    ids = np.concatenate(
+        [
+            turns["conversation_id"].to_numpy(object)[row[:n_turn_rows]],
+            conv["conversation_id"].to_numpy(object)[row[n_turn_rows:]],
+        ]
+    )
+    turn_number = np.zeros(len(row), dtype=np.int64)
+    turn_number[:n_turn_rows] = turns["turn_number"].to_numpy(np.int64)[row[:n_turn_rows]]
+    no_turn = np.ones(len(row), dtype=bool)  # conversation rows have no turn number
+    no_turn[:n_turn_rows] = False
+    size = np.asarray(sizes, dtype=np.int64)
+
+    def repeated(values: list[str]) -> pd.api.extensions.ExtensionArray:  # one value per metric, to its rows
+        return pd.array(np.repeat(np.asarray(values, dtype=object), size), dtype="string")
+
+    return pd.DataFrame(
+        {
+            "level": repeated(levels),
+            "conversation_id": pd.array(ids, dtype="string"),
+            "turn_number": pd.arrays.IntegerArray(turn_number, no_turn),
+            "metric": repeated(metrics),
+            "reason": repeated(reasons),
+        }
     )
 
 
