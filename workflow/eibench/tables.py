@@ -34,13 +34,23 @@ class TableSpec:
         return [c for c, _ in self.columns]
 
     def frame(self, rows: Iterable[Sequence[object]] | None = None) -> pd.DataFrame:
-        """Build a DataFrame of this spec from row tuples (in column order)."""
+        """Build a DataFrame of this spec from row tuples (in column order).
+
+        Built column by column (``typed_column``) when every value is of a plain type: the same
+        table as ``coerce(pd.DataFrame(rows))``, without pandas inferring a type for each column
+        first (and without its float detour for an integer column with a missing value)."""
         rows = list(rows or [])
         if not rows:  # the empty table of a spec is built once, then copied
             empty = _EMPTY.get(self)
             if empty is None:
                 empty = _EMPTY[self] = self.coerce(pd.DataFrame([], columns=self.column_names))
             return empty.copy()
+        width = len(self.columns)
+        if all(len(r) == width for r in rows):
+            columns = {name: typed_column(values, dtype) for (name, dtype), values in zip(self.columns, zip(*rows))}
+            if all(c is not None for c in columns.values()):
+                return pd.DataFrame(columns)
+        # A value of no plain type (or a row of the wrong width, which pandas names): row-wise.
         return self.coerce(pd.DataFrame(rows, columns=self.column_names))
 
     def frame_columns(self, columns: Mapping[str, Sequence[object]]) -> pd.DataFrame:
@@ -71,6 +81,29 @@ class TableSpec:
 
 
 _EMPTY: dict[TableSpec, pd.DataFrame] = {}
+
+#: Per declared dtype, the Python types whose values ``pd.array`` turns into that dtype exactly as
+#: ``astype`` turns an object column of them (checked in tests/unit/test_columnwise_tables.py).
+_PLAIN_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset((str, type(None))),
+    "Int64": frozenset((int, type(None))),
+    "Float64": frozenset((float, int, type(None))),
+    "boolean": frozenset((bool, type(None))),
+    "category": frozenset((str, type(None))),
+}
+
+
+def typed_column(values: Sequence[object], dtype: str) -> Any:
+    """One column of Python values (None: missing) as ``TableSpec.coerce`` types it, an array of
+    ``dtype``, when every value is of a plain type of ``dtype`` (``_PLAIN_TYPES``: strings,
+    integers, floats, booleans, None); else None (the caller takes ``coerce``'s own path). A
+    float NaN in a Float64 column is missing, as ``astype`` reads it."""
+    plain = _PLAIN_TYPES.get(dtype)
+    if plain is None or not plain.issuperset(map(type, values)):
+        return None
+    if dtype == "category":
+        return categorical(values)
+    return pd.array(values, dtype=dtype)
 
 
 def categorical(
