@@ -314,25 +314,53 @@ def _holds_models(annotation: Any) -> bool:
     return any(_holds_models(arg) for arg in typing.get_args(annotation))
 
 
+def _model_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``cls`` that can hold a model (or a list of them), read once per class."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # the property is slow: read it once per class
+        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
+    return names
+
+
+def has_extra_fields(obj: BaseModel) -> bool:
+    """Whether any object under ``obj`` (itself included) has an unknown field. Iterative, and
+    building no path: the common answer (no) costs one look per object."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if node.__pydantic_extra__:
+            return True
+        for name in _model_fields(type(node)):
+            child = getattr(node, name)
+            if isinstance(child, BaseModel):
+                stack.append(child)
+            elif isinstance(child, list):
+                stack.extend(item for item in child if isinstance(item, BaseModel))
+    return False
+
+
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
-    """Every unknown field under ``obj`` as (source_file, json_path, value as JSON)."""
+    """Every unknown field under ``obj`` as (source_file, json_path, value as JSON), in the order
+    of the fields (an object's own unknown fields sorted by key, then its children's)."""
+    if not has_extra_fields(obj):
+        return []
+    return _extra_fields_at(obj, source_file, loc)
+
+
+def _extra_fields_at(obj: BaseModel, source_file: str, loc: tuple) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     extra = obj.model_extra
     if extra:
         for key, value in sorted(extra.items()):
             rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
-    cls = type(obj)
-    names = _FIELD_NAMES.get(cls)
-    if names is None:  # the property is slow: read it once per class
-        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
-    for name in names:
+    for name in _model_fields(type(obj)):
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
-            rows.extend(extra_fields(child, source_file, (*loc, name)))
+            rows.extend(_extra_fields_at(child, source_file, (*loc, name)))
         elif isinstance(child, list):
             for i, item in enumerate(child):
                 if isinstance(item, BaseModel):
-                    rows.extend(extra_fields(item, source_file, (*loc, name, i)))
+                    rows.extend(_extra_fields_at(item, source_file, (*loc, name, i)))
     return rows
 
 
