@@ -67,7 +67,9 @@ class TableSpec:
             raise ValueError(f"table {self.name!r} is missing columns {missing}")
         # A new frame (copy-on-write, pandas >= 3: casting its columns leaves the caller's frame
         # as it was); a column already of its declared dtype is kept as it is, not cast again.
-        df = df[self.column_names]
+        # Selecting the columns copies every one of them, so a frame already in order is not
+        # selected but shallow-copied.
+        df = df.copy(deep=False) if list(df.columns) == self.column_names else df[self.column_names]
         for col, dtype in self.columns:
             values = given = df[col]
             if dtype == "category":
@@ -81,6 +83,9 @@ class TableSpec:
                     df[col] = values
             elif values.dtype != _pandas_dtype(dtype):
                 df[col] = values.astype(dtype)
+        index = df.index
+        if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+            return df  # already the index reset_index would give
         return df.reset_index(drop=True)
 
 
