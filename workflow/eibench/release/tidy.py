@@ -642,8 +642,14 @@ class _Runs:
         columns[name_column] = categorical(self.names)
         if _STR.issuperset(map(type, self.raw)):  # strings (the common case): each distinct one normalised once
             found = {r: status(r) for r in set(self.raw)}
+            distinct = list(found)
+            position = {r: k for k, r in enumerate(distinct)}
+            # Each row's distinct answer, found once for both columns; every distinct answer has
+            # a row, so the categories are those of the row-by-row column.
+            rows = np.fromiter(map(position.__getitem__, self.raw), dtype=np.intp, count=len(self.raw))
             for i, column in enumerate((value_column, status_column)):
-                columns[column] = categorical(self.raw, labels={r: pair[i] for r, pair in found.items()})
+                per_answer = categorical([found[r][i] for r in distinct])
+                columns[column] = pd.Categorical.from_codes(per_answer.codes[rows], dtype=per_answer.dtype)
         else:
             values, statuses = zip(*map(status, self.raw))
             columns[value_column], columns[status_column] = categorical(values), categorical(statuses)
