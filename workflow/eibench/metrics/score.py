@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -135,7 +136,7 @@ def _em_words(gold: GoldIndex, em_tags: pd.DataFrame) -> tuple[np.ndarray, pd.In
 
 @dataclass
 class _TurnParts:
-    """Everything per turn that does not depend on the rule set, on the strict turn frame."""
+    """Everything per turn that the scores of one rule set start from, on the strict turn frame."""
 
     emotion: dict[str, np.ndarray]
     invalid: np.ndarray
@@ -144,10 +145,28 @@ class _TurnParts:
     draft: dict[str, np.ndarray]
 
 
-def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, rules: Rules) -> _TurnParts:
+@dataclass(frozen=True)
+class _ModelSide:
+    """The turn-level inputs that do not depend on the rule set, only on the tokenisation
+    (``Rules.js_text``): the model's tags, answers, picks and drafts joined to the turn frame.
+    Computed once per model and shared by its rule sets (read, never changed)."""
+
+    g_tags: Tags
+    p_tags: Tags
+    vocab: pd.Index
+    invalid: np.ndarray
+    answers_tid: np.ndarray
+    answers_question: np.ndarray
+    pairwise: PairwiseRows
+    pw_tid: np.ndarray
+    judge: np.ndarray
+    drafts: Any  # the drafted reply of each turn (Arrow array; null: none)
+
+
+def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, js_text: bool) -> _ModelSide:
     n = frame.n
     em_tags = em["em_emotion_tags"]
-    if rules.js_text:
+    if js_text:
         gold_word, em_word, vocab = _js_words(gold, em_tags)
     else:
         (em_word, vocab), gold_word = _em_words(gold, em_tags), gold.tag_word
@@ -158,39 +177,53 @@ def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
         em_tags["intensity"].to_numpy(float, na_value=np.nan),
         em_tags["tag_index"].to_numpy(np.int64),
     )
-    emotion = emotion_scores(
-        g_tags, p_tags, n, vocab, rules.va_matching, rules.va_rounding, rules.last_duplicate_intensity
-    )
     em_turns = em["em_turns"]
     em_row = lookup(frame.keys, frame.em_keys(em_turns))
     invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False).astype(bool)
-
     answers = em["em_binary"]
+    pw_tid = frame.tid(gold.pw_key)
+    picks = em["em_pairwise"]
+    pairwise = pairwise_rows(
+        pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner, picks, frame.tid(frame.em_keys(picks)), n
+    )
+    return _ModelSide(
+        g_tags,
+        p_tags,
+        vocab,
+        invalid,
+        frame.tid(frame.em_keys(answers)),
+        codes(answers["question_id"], gold.questions),
+        pairwise,
+        pw_tid,
+        take(judge_scores(em_turns), em_row, np.nan),
+        as_arrow(em_turns["drafted_response"], em_row),
+    )
+
+
+def _turn_parts(
+    gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, rules: Rules, side: _ModelSide
+) -> _TurnParts:
+    """The per-turn parts of one rule set from the model's shared inputs ``side``."""
+    n = frame.n
+    emotion = emotion_scores(
+        side.g_tags, side.p_tags, n, side.vocab, rules.va_matching, rules.va_rounding, rules.last_duplicate_intensity
+    )
     keep = gold.binary_last if rules.last_duplicate_question else slice(None)
     binary = binary_rows(
         frame.tid(gold.binary_key[keep]),
         gold.binary_question[keep],
         gold.gold_om[keep],
         gold.gold_hp[keep],
-        answers,
-        frame.tid(frame.em_keys(answers)),
-        codes(answers["question_id"], gold.questions),
+        em["em_binary"],
+        side.answers_tid,
+        side.answers_question,
         n,
     )
-    pw_tid = frame.tid(gold.pw_key)
-    picks = em["em_pairwise"]
-    pairwise = pairwise_rows(
-        pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner, picks, frame.tid(frame.em_keys(picks)), n
-    )
-    draft = {"draft_judge": take(judge_scores(em_turns), em_row, np.nan)}
+    draft = {"draft_judge": side.judge}
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
-        gold,
-        frame.rows,
-        as_arrow(em_turns["drafted_response"], em_row),
-        _win_shares(pw_tid, gold.pw_winner_reply, n),
-        rules,
+        gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules
     )
-    return _TurnParts(emotion, invalid, binary, pairwise, draft)
+    return _TurnParts(emotion, side.invalid, binary, side.pairwise, draft)
 
 
 def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set: str, counts: Counter) -> pd.DataFrame:
@@ -382,9 +415,12 @@ def score_rule_sets(
     index = gold if isinstance(gold, GoldIndex) else GoldIndex.build(gold)
     frame = ModelFrame(index, em["em_runs"], em["em_turns"], keep_missing=True)
     out = {}
+    sides: dict[bool, _ModelSide] = {}  # by Rules.js_text: the rule sets share the model's inputs
     for rules in all_rules:
         rule_set = rules.rule_set
-        parts = _turn_parts(index, em, frame, rules)
+        if rules.js_text not in sides:
+            sides[rules.js_text] = _model_side(index, em, frame, rules.js_text)
+        parts = _turn_parts(index, em, frame, rules, sides[rules.js_text])
         counts: Counter = Counter()
         turns = score_turns(index, frame, parts, rule_set, counts)
         conv = score_conversations(index, em, turns, frame, rules, counts)
