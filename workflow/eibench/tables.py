@@ -145,7 +145,8 @@ def categorical(
         if len(counts) != len(values):
             raise ValueError(f"categorical: {len(values)} values but {len(counts)} repeat counts")
         distinct = set(values)
-        present = {v for v, n in zip(values, counts.tolist()) if n > 0}
+        # A value is a category when it has a row; with no count 0, every value has one.
+        present = distinct if counts.min(initial=1) > 0 else {v for v, n in zip(values, counts.tolist()) if n > 0}
     else:
         distinct = present = set(values)
     label = labels if labels is not None else {v: v for v in distinct}
