@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..gcpause import cyclic_gc_paused
 from . import composite, holistic
 from .availability import BY_NAME, inapplicable_rules, reported_absent, undefined_confusion, undefined_metrics
 from .binary import ACCURACY_NAME, BinaryRows, binary_rows, binary_scores, pooled
@@ -398,6 +399,7 @@ def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, 
     )
 
 
+@cyclic_gc_paused()
 def score_rule_sets(
     gold: GoldIndex | dict[str, pd.DataFrame],
     em: dict[str, pd.DataFrame],

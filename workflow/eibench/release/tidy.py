@@ -27,6 +27,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from .. import instrument
+from ..gcpause import cyclic_gc_paused
 from ..tables import TableSpec, categorical
 from . import normalize
 from .read import json_path
@@ -399,6 +400,7 @@ def _survey_rows(key: tuple[Any, ...], cw: ConversationWide | None) -> list[tupl
     return rows
 
 
+@cyclic_gc_paused()
 def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of the gold annotations from validated conversation files."""
     rows: dict[str, list[tuple]] = {name: [] for name in GOLD_TABLES}
@@ -552,6 +554,7 @@ _BINARY_FIELDS = (
 )
 
 
+@cyclic_gc_paused()
 def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of one or more EM output files."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
