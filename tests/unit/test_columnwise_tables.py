@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pandas as pd
 import pytest
 from eibench.release.read import list_json_files, read_em_outputs
@@ -50,10 +51,43 @@ def test_categorical_with_repeats_is_the_repeated_column():
 
 
 def _row_built(tables: dict[str, pd.DataFrame], name: str) -> pd.DataFrame:
-    """The table rebuilt the generic way: one tuple per row, then ``TableSpec.frame``."""
+    """The table rebuilt the generic way: one tuple per row, a DataFrame of them, then
+    ``TableSpec.coerce`` (the reference of ``TableSpec.frame``'s column-wise path)."""
     df = tables[name]
     plain = df.astype(object).where(df.notna(), None)
-    return EM_TABLES[name].frame(list(plain.itertuples(index=False, name=None)))
+    spec = EM_TABLES[name]
+    return spec.coerce(pd.DataFrame(list(plain.itertuples(index=False, name=None)), columns=spec.column_names))
+
+
+ALL_TYPES = TableSpec(
+    "all",
+    (("s", "string"), ("i", "Int64"), ("f", "Float64"), ("b", "boolean"), ("c", "category")),
+)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [("a", 1, 1.5, True, "x"), (None, None, None, None, None), ("é", 7, 2, False, "a")],
+        [("", 0, float("nan"), None, "")],  # NaN in a Float64 column is missing
+        [(None, None, None, None, None)] * 3,  # every value missing
+        [("a", 2**60 + 1, 1.0, True, "b"), ("b", None, None, None, None)],  # beyond float precision
+        [("a", True, 1.0, True, "x")],  # a boolean in an integer column: no plain type, row-wise
+        [("a", 1, np.float64(0.25), np.bool_(True), "x")],  # NumPy scalars: row-wise
+        [(1, 1, 1.0, True, 2)],  # numbers in string columns: row-wise
+    ],
+)
+def test_frame_is_the_coerced_frame_of_the_rows(rows):
+    expected = ALL_TYPES.coerce(pd.DataFrame(rows, columns=ALL_TYPES.column_names))
+    if rows[0][1] == 2**60 + 1:  # the row-wise path loses it in pandas' float detour; the column-wise keeps it
+        assert ALL_TYPES.frame(rows)["i"][0] == 2**60 + 1
+        expected["i"] = pd.array([2**60 + 1, None], dtype="Int64")
+    pd.testing.assert_frame_equal(ALL_TYPES.frame(rows), expected, check_exact=True)
+
+
+def test_frame_of_rows_of_the_wrong_width_is_refused_as_pandas_refuses_it():
+    with pytest.raises(ValueError):
+        ALL_TYPES.frame([("a", 1)])
 
 
 ODD_ANSWERS = [

@@ -1,9 +1,20 @@
 """Tidy tables from the hand-written corpus: typed, with fallbacks, derived totals and extras."""
 
+import json
+
 import pandas as pd
 import pytest
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
-from eibench.release.tidy import EM_TABLES, GOLD_TABLES, diagnosis_group, em_tables, gold_tables
+from eibench.release.schema import EMOutputFile
+from eibench.release.tidy import (
+    EM_TABLES,
+    GOLD_TABLES,
+    diagnosis_group,
+    em_tables,
+    extra_fields,
+    gold_tables,
+    has_extra_fields,
+)
 
 from ..conftest import RELEASE
 
@@ -129,3 +140,29 @@ def test_em_answers_keep_their_status(em):
 )
 def test_diagnosis_group(traits, group):
     assert diagnosis_group(traits) == group
+
+
+def test_extra_fields_are_found_at_any_depth_in_field_order():
+    clean = {
+        "conversationId": "c1",
+        "em_model": "m",
+        "turns": [
+            {"turnNumber": 1, "em_emotion_tags": [{"emotion": "calm", "intensity": 2}]},
+            {"turnNumber": 2, "em_emotion_tags": [{"emotion": "sad"}, {"emotion": "tense"}]},
+        ],
+        "post_conversation": {"predicted_post_panas": {"totals": {"positive": 30}}},
+    }
+    assert not has_extra_fields(EMOutputFile.model_validate(clean))
+    assert extra_fields(EMOutputFile.model_validate(clean), "f.json") == []
+    odd = json.loads(json.dumps(clean))
+    odd["turns"][1]["em_emotion_tags"][1]["why"] = ["a", 1]
+    odd["post_conversation"]["predicted_post_panas"]["totals"]["note"] = {"b": 2, "a": None}
+    odd["zeta"], odd["alpha"] = 1, "x"
+    out = EMOutputFile.model_validate(odd)
+    assert has_extra_fields(out)
+    assert extra_fields(out, "f.json") == [
+        ("f.json", "$.alpha", '"x"'),
+        ("f.json", "$.zeta", "1"),
+        ("f.json", "$.turns[1].em_emotion_tags[1].why", '["a", 1]'),
+        ("f.json", "$.post_conversation.predicted_post_panas.totals.note", '{"a": null, "b": 2}'),
+    ]

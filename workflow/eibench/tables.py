@@ -7,6 +7,7 @@ has the same shape whatever the cohort, and identical inputs give identical byte
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -34,13 +35,23 @@ class TableSpec:
         return [c for c, _ in self.columns]
 
     def frame(self, rows: Iterable[Sequence[object]] | None = None) -> pd.DataFrame:
-        """Build a DataFrame of this spec from row tuples (in column order)."""
+        """Build a DataFrame of this spec from row tuples (in column order).
+
+        Built column by column (``typed_column``) when every value is of a plain type: the same
+        table as ``coerce(pd.DataFrame(rows))``, without pandas inferring a type for each column
+        first (and without its float detour for an integer column with a missing value)."""
         rows = list(rows or [])
         if not rows:  # the empty table of a spec is built once, then copied
             empty = _EMPTY.get(self)
             if empty is None:
                 empty = _EMPTY[self] = self.coerce(pd.DataFrame([], columns=self.column_names))
             return empty.copy()
+        width = len(self.columns)
+        if all(len(r) == width for r in rows):
+            columns = {name: typed_column(values, dtype) for (name, dtype), values in zip(self.columns, zip(*rows))}
+            if all(c is not None for c in columns.values()):
+                return pd.DataFrame(columns)
+        # A value of no plain type (or a row of the wrong width, which pandas names): row-wise.
         return self.coerce(pd.DataFrame(rows, columns=self.column_names))
 
     def frame_columns(self, columns: Mapping[str, Sequence[object]]) -> pd.DataFrame:
@@ -54,23 +65,62 @@ class TableSpec:
         missing = [c for c in self.column_names if c not in df.columns]
         if missing:
             raise ValueError(f"table {self.name!r} is missing columns {missing}")
-        df = df[self.column_names].copy()
+        # A new frame (copy-on-write, pandas >= 3: casting its columns leaves the caller's frame
+        # as it was); a column already of its declared dtype is kept as it is, not cast again.
+        # Selecting the columns copies every one of them, so a frame already in order is not
+        # selected but shallow-copied.
+        df = df.copy(deep=False) if list(df.columns) == self.column_names else df[self.column_names]
         for col, dtype in self.columns:
+            values = given = df[col]
             if dtype == "category":
                 # Sorted string categories: the same values give the same codes and bytes.
-                values = df[col]
                 if not isinstance(values.dtype, pd.CategoricalDtype):
                     values = values.astype("string").astype("category")
                 categories = values.cat.categories
                 if not categories.is_monotonic_increasing:
                     values = values.cat.reorder_categories(sorted(categories))
-                df[col] = values
-            else:
-                df[col] = df[col].astype(dtype)
+                if values is not given:
+                    df[col] = values
+            elif values.dtype != _pandas_dtype(dtype):
+                df[col] = values.astype(dtype)
+        index = df.index
+        if isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1:
+            return df  # already the index reset_index would give
         return df.reset_index(drop=True)
 
 
 _EMPTY: dict[TableSpec, pd.DataFrame] = {}
+
+
+@functools.cache
+def _pandas_dtype(name: str) -> Any:
+    """The pandas dtype a declared dtype name stands for (``"string"``: the pyarrow-backed
+    string dtype with NA, which a python-backed string column is not)."""
+    return pd.api.types.pandas_dtype(name)
+
+
+#: Per declared dtype, the Python types whose values ``pd.array`` turns into that dtype exactly as
+#: ``astype`` turns an object column of them (checked in tests/unit/test_columnwise_tables.py).
+_PLAIN_TYPES: dict[str, frozenset[type]] = {
+    "string": frozenset((str, type(None))),
+    "Int64": frozenset((int, type(None))),
+    "Float64": frozenset((float, int, type(None))),
+    "boolean": frozenset((bool, type(None))),
+    "category": frozenset((str, type(None))),
+}
+
+
+def typed_column(values: Sequence[object], dtype: str) -> Any:
+    """One column of Python values (None: missing) as ``TableSpec.coerce`` types it, an array of
+    ``dtype``, when every value is of a plain type of ``dtype`` (``_PLAIN_TYPES``: strings,
+    integers, floats, booleans, None); else None (the caller takes ``coerce``'s own path). A
+    float NaN in a Float64 column is missing, as ``astype`` reads it."""
+    plain = _PLAIN_TYPES.get(dtype)
+    if plain is None or not plain.issuperset(map(type, values)):
+        return None
+    if dtype == "category":
+        return categorical(values)
+    return pd.array(values, dtype=dtype)
 
 
 def categorical(
@@ -95,7 +145,8 @@ def categorical(
         if len(counts) != len(values):
             raise ValueError(f"categorical: {len(values)} values but {len(counts)} repeat counts")
         distinct = set(values)
-        present = {v for v, n in zip(values, counts.tolist()) if n > 0}
+        # A value is a category when it has a row; with no count 0, every value has one.
+        present = distinct if counts.min(initial=1) > 0 else {v for v, n in zip(values, counts.tolist()) if n > 0}
     else:
         distinct = present = set(values)
     label = labels if labels is not None else {v: v for v in distinct}
@@ -148,9 +199,41 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str], spec: TableSpe
             tmp.unlink()
 
 
+#: Arrow types read straight into the declared pandas dtype (``read_parquet``); float64 is not
+#: among them: pandas reads it as NumPy floats and the cast to Float64 makes a NaN missing.
+_ARROW_TO_PANDAS: dict[pa.DataType, Any] = {
+    pa.string(): pd.StringDtype(),
+    pa.large_string(): pd.StringDtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+_PLAIN_TARGETS: dict[pa.DataType, str] = {
+    pa.string(): "string",
+    pa.large_string(): "string",
+    pa.int64(): "Int64",
+    pa.bool_(): "boolean",
+    pa.float64(): "Float64",
+}
+
+
 def read_parquet(path: str | os.PathLike[str], spec: TableSpec | None = None) -> pd.DataFrame:
-    df = pd.read_parquet(path)
-    return spec.coerce(df) if spec is not None else df
+    """A Parquet table as a DataFrame; with ``spec``, in its declared columns and dtypes.
+
+    When every column of the file is a string, int64, bool or float64 column and ``spec``
+    declares it as the matching pandas dtype (string, Int64, boolean, Float64), Arrow converts
+    it straight into that dtype (a null is missing; a float NaN too, as the cast of ``coerce``
+    reads it); any other table is read by pandas and cast by ``TableSpec.coerce``. Both give the
+    same frame, except that an integer beyond 2**53 in a column with nulls is kept exact (pandas'
+    reader rounds it through a float column); tests/unit/test_read_parquet.py."""
+    if spec is None:
+        return pd.read_parquet(path)
+    table = pq.read_table(path)
+    declared = dict(spec.columns)
+    if all(_PLAIN_TARGETS.get(f.type) == declared.get(f.name) for f in table.schema) and len(
+        set(table.column_names)
+    ) == len(table.column_names):
+        return spec.coerce(table.to_pandas(types_mapper=_ARROW_TO_PANDAS.get))
+    return spec.coerce(pd.read_parquet(path))
 
 
 def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], float_format: str = "%.10g") -> None:

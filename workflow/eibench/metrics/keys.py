@@ -8,7 +8,8 @@ turn.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections import OrderedDict
+from typing import Hashable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -25,10 +26,40 @@ def arrow(values: pd.Series) -> pa.Array:
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
-def _positions(values: pd.Series, keys: list) -> np.ndarray:
-    """Position of each value in ``keys`` (Arrow's hash lookup); -1 where absent or missing."""
+#: Positions of a categorical column's categories among some keys, by (categories, keys): one
+#: model's table column is looked up again and again (per rule set, per metric), and its
+#: categories are one immutable Index object for as long as the column lives. Entries hold
+#: the objects they are keyed by (so an id is never reused while its entry exists); the
+#: oldest entries go first beyond ``_CACHE_SIZE``.
+_CATEGORY_POSITIONS: OrderedDict[tuple[int, Hashable], tuple[pd.Index, object, np.ndarray]] = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def _category_positions(categories: pd.Index, owner: object, key: Hashable, keys: list) -> np.ndarray:
+    """``_positions`` of ``categories`` among ``keys``, remembered under (categories, ``key``);
+    ``owner`` is the object ``keys`` come from (kept alive with the entry)."""
+    entry = _CATEGORY_POSITIONS.get((id(categories), key))
+    if entry is not None and entry[0] is categories and entry[1] is owner:
+        _CATEGORY_POSITIONS.move_to_end((id(categories), key))
+        return entry[2]
+    found = _positions(pd.Series(categories, dtype=object), keys)
+    found.setflags(write=False)  # shared by every later lookup
+    _CATEGORY_POSITIONS[(id(categories), key)] = (categories, owner, found)
+    if len(_CATEGORY_POSITIONS) > _CACHE_SIZE:
+        _CATEGORY_POSITIONS.popitem(last=False)
+    return found
+
+
+def _positions(values: pd.Series, keys: list, owner: object = None, key: Hashable = None) -> np.ndarray:
+    """Position of each value in ``keys`` (Arrow's hash lookup); -1 where absent or missing.
+    A categorical column looks up its categories once per (categories, ``key``) when ``key``
+    (a hashable name of ``keys``, with ``owner`` the object they come from) is given."""
     if isinstance(values.dtype, pd.CategoricalDtype):  # look up the categories, then take by code
-        per_category = _positions(pd.Series(values.cat.categories, dtype=object), keys)
+        categories = values.cat.categories
+        if key is None:
+            per_category = _positions(pd.Series(categories, dtype=object), keys)
+        else:
+            per_category = _category_positions(categories, owner, key, keys)
         c = values.cat.codes.to_numpy(np.int64)
         return np.where(c >= 0, per_category[np.maximum(c, 0)] if len(per_category) else -1, -1)
     arr = arrow(values)
@@ -45,14 +76,14 @@ def _positions(values: pd.Series, keys: list) -> np.ndarray:
 
 def codes(values: pd.Series, index: pd.Index) -> np.ndarray:
     """Position of each value in ``index``; -1 where absent or missing."""
-    return _positions(values, list(index))
+    return _positions(values, list(index), index, ("index", id(index)))
 
 
 def mapped(values: pd.Series, mapping: Mapping[str, int], default: int = 0) -> np.ndarray:
     """``mapping[value]`` for each value; ``default`` for missing or unmapped values."""
     keys = list(mapping)
     lut = np.array([mapping[k] for k in keys] + [default], dtype=np.int64)
-    pos = _positions(values, keys)
+    pos = _positions(values, keys, None, ("keys", tuple(keys)))
     return lut[np.where(pos >= 0, pos, len(keys))]
 
 

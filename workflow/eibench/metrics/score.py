@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..gcpause import cyclic_gc_paused
 from . import composite, holistic
 from .availability import BY_NAME, inapplicable_rules, reported_absent, undefined_confusion, undefined_metrics
 from .binary import ACCURACY_NAME, BinaryRows, binary_rows, binary_scores, pooled
@@ -135,7 +137,7 @@ def _em_words(gold: GoldIndex, em_tags: pd.DataFrame) -> tuple[np.ndarray, pd.In
 
 @dataclass
 class _TurnParts:
-    """Everything per turn that does not depend on the rule set, on the strict turn frame."""
+    """Everything per turn that the scores of one rule set start from, on the strict turn frame."""
 
     emotion: dict[str, np.ndarray]
     invalid: np.ndarray
@@ -144,10 +146,28 @@ class _TurnParts:
     draft: dict[str, np.ndarray]
 
 
-def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, rules: Rules) -> _TurnParts:
+@dataclass(frozen=True)
+class _ModelSide:
+    """The turn-level inputs that do not depend on the rule set, only on the tokenisation
+    (``Rules.js_text``): the model's tags, answers, picks and drafts joined to the turn frame.
+    Computed once per model and shared by its rule sets (read, never changed)."""
+
+    g_tags: Tags
+    p_tags: Tags
+    vocab: pd.Index
+    invalid: np.ndarray
+    answers_tid: np.ndarray
+    answers_question: np.ndarray
+    pairwise: PairwiseRows
+    pw_tid: np.ndarray
+    judge: np.ndarray
+    drafts: Any  # the drafted reply of each turn (Arrow array; null: none)
+
+
+def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, js_text: bool) -> _ModelSide:
     n = frame.n
     em_tags = em["em_emotion_tags"]
-    if rules.js_text:
+    if js_text:
         gold_word, em_word, vocab = _js_words(gold, em_tags)
     else:
         (em_word, vocab), gold_word = _em_words(gold, em_tags), gold.tag_word
@@ -158,39 +178,53 @@ def _turn_parts(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
         em_tags["intensity"].to_numpy(float, na_value=np.nan),
         em_tags["tag_index"].to_numpy(np.int64),
     )
-    emotion = emotion_scores(
-        g_tags, p_tags, n, vocab, rules.va_matching, rules.va_rounding, rules.last_duplicate_intensity
-    )
     em_turns = em["em_turns"]
     em_row = lookup(frame.keys, frame.em_keys(em_turns))
     invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False).astype(bool)
-
     answers = em["em_binary"]
+    pw_tid = frame.tid(gold.pw_key)
+    picks = em["em_pairwise"]
+    pairwise = pairwise_rows(
+        pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner, picks, frame.tid(frame.em_keys(picks)), n
+    )
+    return _ModelSide(
+        g_tags,
+        p_tags,
+        vocab,
+        invalid,
+        frame.tid(frame.em_keys(answers)),
+        codes(answers["question_id"], gold.questions),
+        pairwise,
+        pw_tid,
+        take(judge_scores(em_turns), em_row, np.nan),
+        as_arrow(em_turns["drafted_response"], em_row),
+    )
+
+
+def _turn_parts(
+    gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, rules: Rules, side: _ModelSide
+) -> _TurnParts:
+    """The per-turn parts of one rule set from the model's shared inputs ``side``."""
+    n = frame.n
+    emotion = emotion_scores(
+        side.g_tags, side.p_tags, n, side.vocab, rules.va_matching, rules.va_rounding, rules.last_duplicate_intensity
+    )
     keep = gold.binary_last if rules.last_duplicate_question else slice(None)
     binary = binary_rows(
         frame.tid(gold.binary_key[keep]),
         gold.binary_question[keep],
         gold.gold_om[keep],
         gold.gold_hp[keep],
-        answers,
-        frame.tid(frame.em_keys(answers)),
-        codes(answers["question_id"], gold.questions),
+        em["em_binary"],
+        side.answers_tid,
+        side.answers_question,
         n,
     )
-    pw_tid = frame.tid(gold.pw_key)
-    picks = em["em_pairwise"]
-    pairwise = pairwise_rows(
-        pw_tid, gold.pw_position, gold.pw_a, gold.pw_b, gold.pw_winner, picks, frame.tid(frame.em_keys(picks)), n
-    )
-    draft = {"draft_judge": take(judge_scores(em_turns), em_row, np.nan)}
+    draft = {"draft_judge": side.judge}
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
-        gold,
-        frame.rows,
-        as_arrow(em_turns["drafted_response"], em_row),
-        _win_shares(pw_tid, gold.pw_winner_reply, n),
-        rules,
+        gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules
     )
-    return _TurnParts(emotion, invalid, binary, pairwise, draft)
+    return _TurnParts(emotion, side.invalid, binary, side.pairwise, draft)
 
 
 def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set: str, counts: Counter) -> pd.DataFrame:
@@ -285,60 +319,87 @@ _CONV_REASONS = {
 }
 
 
+def _turn_reason(name: str, undefined: dict[str, str]) -> str:
+    """Why a turn metric is NaN at a turn (the same reason at every turn of it)."""
+    reason = (
+        undefined.get(name) or _TURN_REASONS.get(name) or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
+    )
+    return reason or "undefined at this turn"
+
+
+def _conversation_reason(name: str, undefined: dict[str, str]) -> str:
+    """Why a conversation metric is NaN in a conversation."""
+    if name in undefined:
+        return undefined[name]
+    if name in TURN_LEVEL:
+        return "no scored turn with a value in this conversation"
+    if name.startswith("cw_"):
+        return _CONV_REASONS["conversation_wide"]
+    return _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
+
+
+_MISSING_COLUMNS = ("level", "conversation_id", "turn_number", "metric", "reason")
+_MISSING_TYPES = ("string", "string", "Int64", "string", "string")
+
+
 def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, ...] = ()) -> pd.DataFrame:
     """One row per NaN value in the turn and conversation tables, with its reason (``absent``:
-    the annotation kinds the cohort lacks, which name the reason of their metrics)."""
+    the annotation kinds the cohort lacks, which name the reason of their metrics).
+
+    Rows are metric by metric (turn metrics first, in ``TURN_LEVEL`` order, then conversation
+    metrics in registry order), each in table order. Built column-wise: the NaN positions of
+    every metric are gathered, then one table is made (not one per metric)."""
     undefined = undefined_metrics(absent)
-    parts = []
-    for name in [c for c in TURN_LEVEL if c in turns]:
-        mask = turns[name].isna().to_numpy()
-        if mask.any():
-            reason = (
-                undefined.get(name)
-                or _TURN_REASONS.get(name)
-                or _TURN_REASONS.get(name.replace("_pw", "").replace("hp", "om"))
-            )
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "level": "turn",
-                        "conversation_id": turns["conversation_id"].to_numpy(object)[mask],
-                        "turn_number": turns["turn_number"].to_numpy()[mask],
-                        "metric": name,
-                        "reason": reason or "undefined at this turn",
-                    }
-                )
-            )
-    for name in [m.name for m in METRICS if m.name in conv.columns]:
-        mask = conv[name].isna().to_numpy()
-        if not mask.any():
-            continue
-        if name in undefined:
-            reason = undefined[name]
-        elif name in TURN_LEVEL:
-            reason = "no scored turn with a value in this conversation"
-        elif name.startswith("cw_"):
-            reason = _CONV_REASONS["conversation_wide"]
-        else:
-            reason = _CONV_REASONS.get(name.removesuffix("_mae"), "a pillar or part is missing")
-        parts.append(
-            pd.DataFrame(
-                {
-                    "level": "conversation",
-                    "conversation_id": conv["conversation_id"].to_numpy(object)[mask],
-                    "turn_number": None,
-                    "metric": name,
-                    "reason": reason,
-                }
-            )
-        )
-    columns = ["level", "conversation_id", "turn_number", "metric", "reason"]
-    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
-    return out[columns].astype(
-        {"level": "string", "conversation_id": "string", "turn_number": "Int64", "metric": "string", "reason": "string"}
+    levels: list[str] = []
+    metrics: list[str] = []
+    reasons: list[str] = []
+    sizes: list[int] = []
+    rows: list[np.ndarray] = []
+    n_turn_rows = 0
+    for level, table, names in (
+        ("turn", turns, [c for c in TURN_LEVEL if c in turns]),
+        ("conversation", conv, [m.name for m in METRICS if m.name in conv.columns]),
+    ):
+        for name in names:
+            where = np.flatnonzero(table[name].isna().to_numpy())
+            if not len(where):
+                continue
+            levels.append(level)
+            metrics.append(name)
+            reasons.append(_turn_reason(name, undefined) if level == "turn" else _conversation_reason(name, undefined))
+            sizes.append(len(where))
+            rows.append(where)
+            n_turn_rows += len(where) if level == "turn" else 0
+    if not rows:
+        return pd.DataFrame({c: pd.array([], dtype=t) for c, t in zip(_MISSING_COLUMNS, _MISSING_TYPES)})
+    row = np.concatenate(rows)
+    ids = np.concatenate(
+        [
+            turns["conversation_id"].to_numpy(object)[row[:n_turn_rows]],
+            conv["conversation_id"].to_numpy(object)[row[n_turn_rows:]],
+        ]
+    )
+    turn_number = np.zeros(len(row), dtype=np.int64)
+    turn_number[:n_turn_rows] = turns["turn_number"].to_numpy(np.int64)[row[:n_turn_rows]]
+    no_turn = np.ones(len(row), dtype=bool)  # conversation rows have no turn number
+    no_turn[:n_turn_rows] = False
+    size = np.asarray(sizes, dtype=np.int64)
+
+    def repeated(values: list[str]) -> pd.api.extensions.ExtensionArray:  # one value per metric, to its rows
+        return pd.array(np.repeat(np.asarray(values, dtype=object), size), dtype="string")
+
+    return pd.DataFrame(
+        {
+            "level": repeated(levels),
+            "conversation_id": pd.array(ids, dtype="string"),
+            "turn_number": pd.arrays.IntegerArray(turn_number, no_turn),
+            "metric": repeated(metrics),
+            "reason": repeated(reasons),
+        }
     )
 
 
+@cyclic_gc_paused()
 def score_rule_sets(
     gold: GoldIndex | dict[str, pd.DataFrame],
     em: dict[str, pd.DataFrame],
@@ -356,9 +417,12 @@ def score_rule_sets(
     index = gold if isinstance(gold, GoldIndex) else GoldIndex.build(gold)
     frame = ModelFrame(index, em["em_runs"], em["em_turns"], keep_missing=True)
     out = {}
+    sides: dict[bool, _ModelSide] = {}  # by Rules.js_text: the rule sets share the model's inputs
     for rules in all_rules:
         rule_set = rules.rule_set
-        parts = _turn_parts(index, em, frame, rules)
+        if rules.js_text not in sides:
+            sides[rules.js_text] = _model_side(index, em, frame, rules.js_text)
+        parts = _turn_parts(index, em, frame, rules, sides[rules.js_text])
         counts: Counter = Counter()
         turns = score_turns(index, frame, parts, rule_set, counts)
         conv = score_conversations(index, em, turns, frame, rules, counts)

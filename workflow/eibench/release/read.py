@@ -20,6 +20,7 @@ import numpy as np
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from ..gcpause import cyclic_gc_paused
 from .schema import ConversationFile, EMOutputFile
 
 M = TypeVar("M", bound=BaseModel)
@@ -348,6 +349,7 @@ def list_json_files(directory: Path) -> list[Path]:
     return [p for p in entries if p.is_file()]
 
 
+@cyclic_gc_paused()
 def _read_all(files: Sequence[Path], model: type[M], report_all: bool, hint: str) -> list[tuple[Path, M]]:
     parsed: list[tuple[Path, M]] = []
     problems: list[Problem] = []

@@ -48,20 +48,26 @@ PANAS_STRATEGIES = ("absolute", "delta", "blind_delta")
 
 
 class _Node(BaseModel):
-    """Base of every object of the format: extra fields are kept, aliases accepted.
+    """Base of every object of the format: extra fields are kept, aliases accepted."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False, allow_inf_nan=False)
+
+
+class _SpelledNode(_Node):
+    """Base of the objects with a field of several spellings (validation aliases).
 
     When a field is given under several spellings, the first non-null one is read (a null
     spelling falls back to the next, as the format's fallbacks do); the others stay visible
-    as extra fields of the audit table.
+    as extra fields of the audit table. Only these classes run the check (the others have no
+    spellings to reconcile): it is a Python call per object, and objects such as mood tags
+    number thousands per model (tests/unit/test_schema_spellings.py keeps the split right).
     """
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=False, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
     def _null_spellings_give_way(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
+        if not isinstance(data, dict) or data.keys().isdisjoint(_later_spellings(cls)):
+            return data  # one spelling at most of each field: nothing to reconcile
         for choices in _spellings(cls):
             present = [c for c in choices if c in data]
             if len(present) > 1 and data[present[0]] is None:
@@ -89,6 +95,18 @@ def _spellings(cls: type[BaseModel]) -> tuple[tuple[str, ...], ...]:
     return found
 
 
+_LATER: dict[type, frozenset[str]] = {}
+
+
+def _later_spellings(cls: type[BaseModel]) -> frozenset[str]:
+    """Every spelling of ``cls`` but the first of its field: a field is given twice only when one
+    of these is present (computed once per class)."""
+    found = _LATER.get(cls)
+    if found is None:
+        found = _LATER[cls] = frozenset(c for choices in _spellings(cls) for c in choices[1:])
+    return found
+
+
 def _number(value: Any) -> Any:
     """A JSON number (not a boolean, not a string of digits, finite)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -99,6 +117,32 @@ def _number(value: Any) -> Any:
 
 
 Number = Annotated[float, BeforeValidator(_number)]
+_STR = frozenset((str,))
+_NUMBER_TYPES = frozenset((int, float))
+
+
+def _plain_numbers(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """An object of numbers (PANAS items) whose keys are strings and whose values are integers
+    or finite floats (not booleans) as ``dict[str, Number]`` gives it, floats, checked in one
+    pass without a call of ``_number`` per value; anything else (a boolean, a string, NaN, an
+    integer too large for a float, not an object) is validated value by value by ``handler``,
+    which names each bad value."""
+    if (
+        type(value) is dict
+        and _STR.issuperset(map(type, value))
+        and _NUMBER_TYPES.issuperset(map(type, value.values()))
+    ):
+        try:
+            out = {k: float(v) for k, v in value.items()}
+        except OverflowError:
+            return handler(value)
+        if all(map(math.isfinite, out.values())):
+            return out
+    return handler(value)
+
+
+#: PANAS items: name -> number (plain objects at once, others value by value).
+Numbers = Annotated[dict[str, Number], WrapValidator(_plain_numbers)]
 
 
 def _safe_id(value: Any) -> Any:
@@ -137,7 +181,7 @@ class MoodTag(_Node):
         return v
 
 
-class BinaryJudgement(_Node):
+class BinaryJudgement(_SpelledNode):
     """One yes/no behaviour judgement of the OM's reply by the HP."""
 
     questionId: str
@@ -151,7 +195,7 @@ class BinaryJudgement(_Node):
     )
 
 
-class AlternateResponses(_Node):
+class AlternateResponses(_SpelledNode):
     llmImproved: Optional[str] = Field(None, validation_alias=AliasChoices("llmImproved", "alternate1"))
     humanEdited: Optional[str] = Field(None, validation_alias=AliasChoices("humanEdited", "alternate2"))
 
@@ -183,7 +227,7 @@ ResponseLabel = Annotated[Literal["original", "alternate", "human"], BeforeValid
 Winner = Annotated[Optional[Literal["A", "B"]], BeforeValidator(_winner)]
 
 
-class PairwiseComparison(_Node):
+class PairwiseComparison(_SpelledNode):
     questionId: str
     responseA: ResponseLabel = Field(validation_alias=AliasChoices("responseA", "response_1"))
     responseB: ResponseLabel = Field(validation_alias=AliasChoices("responseB", "response_2"))
@@ -236,14 +280,14 @@ def _panas_item_name(name: str) -> str:
     return by_word[key].name
 
 
-class Panas(_Node):
+class Panas(_SpelledNode):
     """PANAS-SF answers: items 1..7 (under ``items`` or ``responses``) and optional totals.
 
     Missing totals are derived from the items in ``release.tidy`` (all ten items of an affect
     must be present); totals are rounded and clamped to 10..70.
     """
 
-    items: Optional[dict[str, Number]] = Field(None, validation_alias=AliasChoices("items", "responses"))
+    items: Optional[Numbers] = Field(None, validation_alias=AliasChoices("items", "responses"))
     totalPositiveAffect: Optional[Number] = None
     totalNegativeAffect: Optional[Number] = None
     #: Which spelling held the items ('items' or 'responses'; None without items): the public
@@ -325,7 +369,7 @@ GoldRatings = Annotated[Optional[dict[str, Any]], AfterValidator(lambda v: _rati
 PredictedRatings = Annotated[Optional[dict[str, Any]], AfterValidator(lambda v: _ratings(v, gold=False))]
 
 
-class ConversationWide(_Node):
+class ConversationWide(_SpelledNode):
     """Post-chat survey answers (older files use Q1, Q2, Q3)."""
 
     q1_lookingFor: Optional[StrList] = Field(None, validation_alias=AliasChoices("q1_lookingFor", "Q1"))
@@ -400,20 +444,18 @@ class ConversationFile(_Node):
 
 
 # --------------------------------------------------------------------------- EM output file
-def _answers(v: Any) -> Any:
-    return {} if v is None else v
-
-
 #: Answer types ``_scalar`` passes unchanged without a check (a float must also be finite).
 _PLAIN_ANSWER = frozenset((str, bool, int, type(None)))
-_STR = frozenset((str,))
 
 
 def _plain_answers(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-    """An answers object whose keys are strings and whose values are strings, booleans,
-    integers or nulls as a copy, checked by type in one pass (what ``dict[str, Scalar]`` gives
-    it, without a call of ``_scalar`` per answer); anything else (a float, another type, not an
-    object) is validated value by value by ``handler``, which names each bad answer."""
+    """An answers object: null as no answers ({}); an object whose keys are strings and whose
+    values are strings, booleans, integers or nulls as a copy, checked by type in one pass (what
+    ``dict[str, Scalar]`` gives it, without a call of ``_scalar`` per answer); anything else (a
+    float, another type, not an object) is validated value by value by ``handler``, which names
+    each bad answer."""
+    if value is None:
+        return {}
     if (
         type(value) is dict
         and _STR.issuperset(map(type, value))
@@ -423,11 +465,11 @@ def _plain_answers(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
     return handler(value)
 
 
-#: Validated in the order _answers (null -> {}), then _plain_answers, then per value.
-Answers = Annotated[dict[str, Scalar], WrapValidator(_plain_answers), BeforeValidator(_answers)]
+#: Validated in the order _plain_answers (null -> {}, plain answers at once), then per value.
+Answers = Annotated[dict[str, Scalar], WrapValidator(_plain_answers)]
 
 
-class EMTurn(_Node):
+class EMTurn(_SpelledNode):
     turnNumber: int = Field(ge=1, le=MAX_TURN_NUMBER)
     em_emotion_tags: list[MoodTag] = Field(default_factory=list)
     em_drafted_response: Optional[str] = None
@@ -449,7 +491,7 @@ class EMTurn(_Node):
         return [] if v is None else v
 
 
-class PanasTotals(_Node):
+class PanasTotals(_SpelledNode):
     positive: Optional[Number] = Field(
         None, validation_alias=AliasChoices("totalPositiveAffect", "positive", "PA", "pa")
     )
@@ -458,10 +500,10 @@ class PanasTotals(_Node):
     )
 
 
-class PanasPrediction(_Node):
+class PanasPrediction(_SpelledNode):
     """A predicted PANAS (absolute post values, or a delta from pre)."""
 
-    items: Optional[dict[str, Number]] = Field(None, validation_alias=AliasChoices("items", "responses"))
+    items: Optional[Numbers] = Field(None, validation_alias=AliasChoices("items", "responses"))
     totals: Optional[PanasTotals] = None
 
     @field_validator("items")

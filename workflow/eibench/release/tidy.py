@@ -27,6 +27,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from .. import instrument
+from ..gcpause import cyclic_gc_paused
 from ..tables import TableSpec, categorical
 from . import normalize
 from .read import json_path
@@ -314,25 +315,53 @@ def _holds_models(annotation: Any) -> bool:
     return any(_holds_models(arg) for arg in typing.get_args(annotation))
 
 
+def _model_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``cls`` that can hold a model (or a list of them), read once per class."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # the property is slow: read it once per class
+        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
+    return names
+
+
+def has_extra_fields(obj: BaseModel) -> bool:
+    """Whether any object under ``obj`` (itself included) has an unknown field. Iterative, and
+    building no path: the common answer (no) costs one look per object."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if node.__pydantic_extra__:
+            return True
+        for name in _model_fields(type(node)):
+            child = getattr(node, name)
+            if isinstance(child, BaseModel):
+                stack.append(child)
+            elif isinstance(child, list):
+                stack.extend(item for item in child if isinstance(item, BaseModel))
+    return False
+
+
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
-    """Every unknown field under ``obj`` as (source_file, json_path, value as JSON)."""
+    """Every unknown field under ``obj`` as (source_file, json_path, value as JSON), in the order
+    of the fields (an object's own unknown fields sorted by key, then its children's)."""
+    if not has_extra_fields(obj):
+        return []
+    return _extra_fields_at(obj, source_file, loc)
+
+
+def _extra_fields_at(obj: BaseModel, source_file: str, loc: tuple) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     extra = obj.model_extra
     if extra:
         for key, value in sorted(extra.items()):
             rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
-    cls = type(obj)
-    names = _FIELD_NAMES.get(cls)
-    if names is None:  # the property is slow: read it once per class
-        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
-    for name in names:
+    for name in _model_fields(type(obj)):
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
-            rows.extend(extra_fields(child, source_file, (*loc, name)))
+            rows.extend(_extra_fields_at(child, source_file, (*loc, name)))
         elif isinstance(child, list):
             for i, item in enumerate(child):
                 if isinstance(item, BaseModel):
-                    rows.extend(extra_fields(item, source_file, (*loc, name, i)))
+                    rows.extend(_extra_fields_at(item, source_file, (*loc, name, i)))
     return rows
 
 
@@ -371,6 +400,7 @@ def _survey_rows(key: tuple[Any, ...], cw: ConversationWide | None) -> list[tupl
     return rows
 
 
+@cyclic_gc_paused()
 def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of the gold annotations from validated conversation files."""
     rows: dict[str, list[tuple]] = {name: [] for name in GOLD_TABLES}
@@ -524,6 +554,7 @@ _BINARY_FIELDS = (
 )
 
 
+@cyclic_gc_paused()
 def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of one or more EM output files."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
@@ -614,8 +645,14 @@ class _Runs:
         columns[name_column] = categorical(self.names)
         if _STR.issuperset(map(type, self.raw)):  # strings (the common case): each distinct one normalised once
             found = {r: status(r) for r in set(self.raw)}
+            distinct = list(found)
+            position = {r: k for k, r in enumerate(distinct)}
+            # Each row's distinct answer, found once for both columns; every distinct answer has
+            # a row, so the categories are those of the row-by-row column.
+            rows = np.fromiter(map(position.__getitem__, self.raw), dtype=np.intp, count=len(self.raw))
             for i, column in enumerate((value_column, status_column)):
-                columns[column] = categorical(self.raw, labels={r: pair[i] for r, pair in found.items()})
+                per_answer = categorical([found[r][i] for r in distinct])
+                columns[column] = pd.Categorical.from_codes(per_answer.codes[rows], dtype=per_answer.dtype)
         else:
             values, statuses = zip(*map(status, self.raw))
             columns[value_column], columns[status_column] = categorical(values), categorical(statuses)
