@@ -48,8 +48,10 @@ def test_numbers_validate_as_one_value_at_a_time(value):
         assert all(type(v) is float for v in out.values())
 
 
-def test_an_integer_too_large_for_a_float_fails_as_before():
-    # (Both paths raise OverflowError, not a ValidationError: a pre-existing gap, not this check's.)
+def test_an_integer_too_large_for_a_float_is_a_validation_error_naming_it():
+    described = []
     for adapter in (FAST, PER_VALUE):
-        with pytest.raises(OverflowError):
+        with pytest.raises(ValidationError, match="64-bit float can hold") as got:
             adapter.validate_python({"Active": 10**400})
+        described.append(_described(got.value))
+    assert described[0] == described[1]

@@ -111,7 +111,14 @@ def _number(value: Any) -> Any:
     """A JSON number (not a boolean, not a string of digits, finite)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"must be a number, got {value!r}")
-    if not math.isfinite(value):
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer beyond a float's range (JSON allows any number of digits)
+        raise ValueError(
+            f"must be a number a 64-bit float can hold (at most about 1.8e308), got an integer of "
+            f"{value.bit_length()} bits"
+        ) from None
+    if not finite:
         raise ValueError(f"must be a finite number (NaN and Infinity are not JSON numbers), got {value!r}")
     return value
 
