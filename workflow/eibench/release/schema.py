@@ -116,7 +116,7 @@ def _number(value: Any) -> Any:
     except OverflowError:  # an integer beyond a float's range (JSON allows any number of digits)
         raise ValueError(
             f"must be a number a 64-bit float can hold (at most about 1.8e308), got an integer of "
-            f"{value.bit_length()} bits"
+            f"{int(value).bit_length()} bits"
         ) from None
     if not finite:
         raise ValueError(f"must be a finite number (NaN and Infinity are not JSON numbers), got {value!r}")
