@@ -15,6 +15,13 @@ from ..conftest import REPO
 from ..paper.manuscript import numeric_literals
 
 
+def _pdf_text(pdf: bytes) -> str:
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(pdf)
+    return " ".join(doc[i].get_textpage().get_text_range() for i in range(len(doc))).replace("\r\n", " ")
+
+
 def _inputs(model_scores, chance_scores):
     rows = [
         {"em_model": m, "mode": "default", "rule_set": "parity", "conversation_id": f"c{i}", "binary_om_acc": v}
@@ -52,6 +59,7 @@ def test_the_numbers_of_the_section():
     assert e["worst_task"] == "emotions" and e["n_requests"] == 2 and e["n_usage_unknown"] == 1
     assert e["latency_mean_s"] == pytest.approx(3.0) and e["collection_minutes"] == pytest.approx(0.1)
     assert e["input_tokens"] == 400 and e["output_tokens"] == 10
+    assert e["alpha"] == 0.05 and e["can_reject"] is False and e["rejects_chance"] is False  # 3 cannot reach 0.05
     lo, hi = nums.entries["local_model.difference"]["ci"]
     assert lo <= 0.3 <= hi
     with pytest.raises(ValueError, match="no conversation"):
@@ -66,6 +74,22 @@ def test_the_numbers_of_the_section():
             "chance",
             seed=1,
         )
+
+
+@pytest.mark.parametrize("ahead, rejects", [(10, True), (6, False)])
+def test_ten_conversations_can_reject_chance_and_say_whether_they_do(ahead, rejects):
+    """Ten conversations: the smallest p is 2 / 2^10; ahead in all ten rejects chance, ahead in
+    six of ten (by the same margin either way) does not."""
+    model = [0.6] * 10
+    chance = [0.5] * ahead + [0.7] * (10 - ahead)
+    scores, invalid, record = _inputs(model, chance)
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
+    add_local_model(
+        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+    )
+    e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
+    assert e["min_p"] == pytest.approx(2 / 2**10) and e["can_reject"] is True
+    assert e["rejects_chance"] is rejects and (e["p_vs_chance"] <= 0.05) is rejects
 
 
 def test_one_conversation_gives_no_interval_and_no_test():
@@ -101,13 +125,14 @@ def test_the_section_types_no_number_and_the_live_config_is_the_same_model():
     assert [m.get("record") for m in live["models"]] == [None] * len(live["models"])
 
 
-@pytest.mark.parametrize("n_conversations, max_turns", [(3, None), (1, None), (3, 2)])
+@pytest.mark.parametrize("n_conversations, max_turns", [(3, None), (1, None), (3, 2), (10, 2)])
 def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversations, max_turns):
     import shutil
 
     import typst
 
-    scores, invalid, record = _inputs([0.5, 0.6, 0.7][:n_conversations], [0.3, 0.4, 0.2][:n_conversations])
+    model = [0.5, 0.6, 0.7, 0.8, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6][:n_conversations]
+    scores, invalid, record = _inputs(model, [0.3, 0.4, 0.2, 0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5][:n_conversations])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(
         nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
@@ -132,6 +157,10 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
         "local_model.output_tokens",
     } <= shown
     assert ("esconv.max_turns" in shown) == (max_turns is not None)
+    assert ("local_model.alpha" in shown) == (n_conversations >= 10)  # only where chance can be rejected
+    pdf_text = _pdf_text(typst.compile(str(source), root=str(tmp_path)))
+    assert "else [" not in pdf_text and "] else" not in pdf_text  # every branch parsed as code
+    assert ("every turn" in pdf_text) == (max_turns is None)
     # an interval and a test only when the sample has them; otherwise the section says why
     assert ("local_model.p_vs_chance" in shown) == (n_conversations > 1)
     assert ("local_model.min_conversations" in shown) == (n_conversations == 1)

@@ -70,6 +70,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             p.seed,
             p.mode,
             n_bootstrap=p.n_bootstrap,
+            alpha=p.alpha,
         )
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode), o.leaderboard_table)

@@ -11,7 +11,8 @@ and a paired test against the chance baseline on the same conversations:
   interval (conversations resampled, ``n_bootstrap`` draws seeded by ``seed``);
 - an exact sign-flip permutation test of that mean (two-sided; every one of the 2^n sign
   patterns when n <= 16, else ``n_permutations`` seeded draws). With n conversations the
-  smallest attainable p-value is 2 / 2^n, which the entry ``min_p`` states, so a small sample
+  smallest attainable p-value is 2 / 2^n, which the entry ``min_p`` states, and ``can_reject``
+  says whether it is at most ``alpha`` (``rejects_chance``: whether p is), so a small sample
   is never read as evidence it cannot give.
 
 With fewer than ``MIN_CONVERSATIONS`` (2) conversations there is nothing to resample and no test:
@@ -73,6 +74,7 @@ def add_local_model(
     rule_set: str = "parity",
     n_bootstrap: int = 2000,
     n_permutations: int = 20000,
+    alpha: float = 0.05,
 ) -> None:
     """Add ``local_model.*`` (see the module docstring). ``conversation_scores``: one row per
     model, mode, rule set and conversation with a column ``metric``; ``invalid``: the rows of
@@ -106,8 +108,13 @@ def add_local_model(
     add("chance_score", float(b.mean()), digits=3, ci=interval(b, 1))
     add("difference", float(diffs.mean()), digits=3, ci=interval(diffs, 2))
     if testable:
-        add("p_vs_chance", sign_flip_p(diffs, n_permutations, seed + 3), digits=3)
-        add("min_p", 2.0 / 2 ** len(common) if len(common) <= MAX_EXACT else 1.0 / n_permutations, digits=3)
+        p_value = sign_flip_p(diffs, n_permutations, seed + 3)
+        min_p = 2.0 / 2 ** len(common) if len(common) <= MAX_EXACT else 1.0 / n_permutations
+        add("p_vs_chance", p_value, digits=3)
+        add("min_p", min_p, digits=3)
+        add("alpha", alpha)
+        add("can_reject", min_p <= alpha)  # whether any answers at all could reach the level
+        add("rejects_chance", p_value <= alpha)
     add("n_better_than_chance", int((diffs > 0).sum()))
 
     rows = invalid[(invalid["em_model"] == model) & (invalid["mode"] == mode) & (invalid["asked"] > 0)]
