@@ -165,7 +165,11 @@ SCORE_PARTS = ("turn", "conversation", "summary", "rule_counts", "missing", "inv
 
 def paper_table(name, rule, subcategory):
     """The printed table ``results/paper/tables/<name>.csv`` as an item of the audit report
-    (`snakemake --report`), captioned by ``workflow/report/table_<name>.rst`` with its rule."""
+    (`snakemake --report`), captioned by ``workflow/report/table_<name>.rst`` with its rule.
+    A table without its caption file stops the parse here, not only `snakemake --report`."""
+    caption = REPO / "workflow" / "report" / f"table_{name}.rst"
+    if not caption.is_file():
+        raise ValueError(f"the printed table {name!r} has no caption: write {caption.relative_to(REPO)}")
     return report(
         f"results/paper/tables/{name}.csv",
         caption=f"../report/table_{name}.rst",
