@@ -12,8 +12,12 @@ and line numbers stay those of the source.
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from pypdf import PdfReader
 
 _IDENT = re.compile(r"[A-Za-z_][\w-]*")
 _LABEL = re.compile(r"<[\w\-.:]+>")
@@ -305,3 +309,10 @@ def unconditional_keys(src: str) -> set[str]:
     scanner = _Scanner(src)
     scanner.markup(0, closing=False)
     return {m.group(1) for m in KEY_CALL.finditer(src) if not any(lo <= m.start() < hi for lo, hi in scanner.branches)}
+
+
+def pdf_text(pdf: str | Path | bytes) -> str:
+    """The text of every page of a built PDF (a path, or the bytes ``typst.compile`` returns),
+    the pages joined by a space."""
+    source = io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf
+    return " ".join(page.extract_text() for page in PdfReader(source).pages)

@@ -12,14 +12,7 @@ from eibench.report.local_model_numbers import add_local_model, bootstrap_mean, 
 from eibench.report.numbers import Numbers
 
 from ..conftest import REPO
-from ..paper.manuscript import numeric_literals
-
-
-def _pdf_text(pdf: bytes) -> str:
-    import pypdfium2
-
-    doc = pypdfium2.PdfDocument(pdf)
-    return " ".join(doc[i].get_textpage().get_text_range() for i in range(len(doc))).replace("\r\n", " ")
+from ..paper.manuscript import numeric_literals, pdf_text
 
 
 def _inputs(model_scores, chance_scores):
@@ -158,9 +151,9 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     } <= shown
     assert ("esconv.max_turns" in shown) == (max_turns is not None)
     assert ("local_model.alpha" in shown) == (n_conversations >= 10)  # only where chance can be rejected
-    pdf_text = _pdf_text(typst.compile(str(source), root=str(tmp_path)))
-    assert "else [" not in pdf_text and "] else" not in pdf_text  # every branch parsed as code
-    assert ("every turn" in pdf_text) == (max_turns is None)
+    printed = " ".join(pdf_text(typst.compile(str(source), root=str(tmp_path))).split())
+    assert "else [" not in printed and "] else" not in printed  # every branch parsed as code
+    assert ("every turn" in printed) == (max_turns is None)
     # an interval and a test only when the sample has them; otherwise the section says why
     assert ("local_model.p_vs_chance" in shown) == (n_conversations > 1)
     assert ("local_model.min_conversations" in shown) == (n_conversations == 1)

@@ -9,24 +9,20 @@ import shutil
 import pandas as pd
 import pytest
 import yaml
-from pypdf import PdfReader
 
 from ..conftest import RELEASE
+from ..paper.manuscript import pdf_text
 from ..unit.test_release_read import _cohort_with_one_bad_file
 from .conftest import copy_repo, digests, snakemake
 
 pytestmark = pytest.mark.workflow
 
 
-def _pdf_text(path) -> str:
-    return " ".join(page.extract_text() for page in PdfReader(path).pages)
-
-
 def test_pdf_is_built_and_prints_the_numbers(small_run):
     pdf = small_run / "paper" / "build" / "paper.pdf"
     assert pdf.exists() and pdf.stat().st_size > 10_000
     numbers = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())
-    text = " ".join(_pdf_text(pdf).split())
+    text = " ".join(pdf_text(pdf).split())
     assert numbers["meta"]["cohort"] == "synthetic"
     assert "Simulation study" in text
     assert numbers["entries"]["n_conversations"]["display"] == "20"
