@@ -6,16 +6,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from eibench.release.read import json_path
 from eibench.release.schema import Answers, Scalar
 from pydantic import TypeAdapter, ValidationError
 
+from .validation_errors import described
+
 FAST, PER_VALUE = TypeAdapter(Answers), TypeAdapter(dict[str, Scalar])
-
-
-def _described(err: ValidationError) -> list[tuple]:
-    """What a problem of the reader is made of: JSON path, type, message, input (as text: NaN)."""
-    return [(json_path(e["loc"]), e["type"], e["msg"], repr(e.get("input"))) for e in err.errors(include_url=False)]
 
 
 @pytest.mark.parametrize(
@@ -40,7 +36,7 @@ def test_answers_validate_as_one_value_at_a_time(value):
     except ValidationError as err:
         with pytest.raises(ValidationError) as got:
             FAST.validate_python(value)
-        assert _described(got.value) == _described(err)
+        assert described(got.value) == described(err)
     else:
         out = FAST.validate_python(value)
         assert out == expected and [type(v) for v in out.values()] == [type(v) for v in expected.values()]

@@ -6,16 +6,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from eibench.release.read import json_path
 from eibench.release.schema import Number, Numbers
 from pydantic import TypeAdapter, ValidationError
 
+from .validation_errors import described
+
 FAST, PER_VALUE = TypeAdapter(Numbers), TypeAdapter(dict[str, Number])
-
-
-def _described(err: ValidationError) -> list[tuple]:
-    """What a problem of the reader is made of: JSON path, type, message, input (as text: NaN)."""
-    return [(json_path(e["loc"]), e["type"], e["msg"], repr(e.get("input"))) for e in err.errors(include_url=False)]
 
 
 @pytest.mark.parametrize(
@@ -41,7 +37,7 @@ def test_numbers_validate_as_one_value_at_a_time(value):
     except ValidationError as err:
         with pytest.raises(ValidationError) as got:
             FAST.validate_python(value)
-        assert _described(got.value) == _described(err)
+        assert described(got.value) == described(err)
     else:
         out = FAST.validate_python(value)
         assert out == expected and [type(v) for v in out.values()] == [type(v) for v in expected.values()]
@@ -49,9 +45,9 @@ def test_numbers_validate_as_one_value_at_a_time(value):
 
 
 def test_an_integer_too_large_for_a_float_is_a_validation_error_naming_it():
-    described = []
+    seen = []
     for adapter in (FAST, PER_VALUE):
         with pytest.raises(ValidationError, match="64-bit float can hold") as got:
             adapter.validate_python({"Active": 10**400})
-        described.append(_described(got.value))
-    assert described[0] == described[1]
+        seen.append(described(got.value))
+    assert seen[0] == seen[1]
