@@ -115,11 +115,27 @@ def _profile(name: str) -> dict:
 def _rules() -> set[str]:
     import re
 
-    return {
-        m
-        for f in (REPO / "workflow" / "rules").glob("*.smk")
-        for m in re.findall(r"^\s*rule (\w+):", f.read_text(), re.M)
+    texts = [f.read_text() for f in (REPO / "workflow" / "rules").glob("*.smk")]
+    return {m for t in texts for m in re.findall(r"^\s*rule (\w+):", t, re.M)} | {
+        m for t in texts for m in re.findall(r"^\s*use rule \w+ as (\w+)", t, re.M)
     }
+
+
+# The rules that run as cluster jobs of their own, and why (docs/cluster.md, Grouping).
+ALONE = {
+    "aggregate_scores": "joins every model's scores: in a group it would merge all prediction jobs into one",
+    "null_aggregate_scores": "the same for the null cohort",
+    "stats_simulate": "the validation by simulation, split into parts to run in parallel",
+    "stats_operating": "operating characteristics: hundreds of simulated studies",
+    "stats_operating_curves": "the same, along the design axes",
+    "truth_curves": "Monte-Carlo expectations of every metric",
+    "stats_seed_noise": "re-simulates the cohort per seed",
+    "collect_live": "one job per shard of live collection, in parallel",
+    "fetch_dataset": "a download",
+    "eqbench_replication": "a replication outside the default run",
+    "emobench_m_replication": "a replication outside the default run",
+    "cross_benchmark_replication": "a replication outside the default run",
+}
 
 
 def test_the_workflow_profile_leaves_the_cluster_settings_to_the_slurm_profile():
@@ -135,3 +151,85 @@ def test_the_groups_and_the_measured_resources_name_rules_of_the_workflow():
     grouped = {entry.split("=")[0] for entry in _profile("slurm")["groups"]}
     assert grouped <= rules, grouped - rules
     assert read_declared(REPO / "benchmarks" / "rule_resources.csv").keys() <= rules
+
+
+def test_the_null_cohorts_jobs_count_towards_the_rule_they_copy(tmp_path):
+    _bench(tmp_path / "stats_ranks.tsv", 2.0, 150.0)
+    _bench(tmp_path / "null" / "stats_ranks.tsv", 3.0, 100.0)
+    _bench(tmp_path / "null" / "score_model" / "m1" / "default.tsv", 1.0, 90.0)
+    jobs = read_benchmarks(tmp_path)
+    assert sorted(zip(jobs["rule"], jobs["job"])) == [
+        ("score_model", "null/score_model/m1/default"),
+        ("stats_ranks", "null/stats_ranks"),
+        ("stats_ranks", "stats_ranks"),
+    ]
+    table = summarise(jobs).set_index("rule")
+    assert table.loc["stats_ranks", "jobs"] == 2 and table.loc["stats_ranks", "max_s"] == 3.0
+
+
+def test_every_rule_is_grouped_or_runs_alone_on_purpose():
+    """A new rule left out of the SLURM profile's groups becomes one more cluster job (the SLURM test
+    bounds their number): each rule is in a group or named, with its reason, in ALONE and in the
+    profile's and docs/cluster.md's list."""
+    rules = _rules() - {"all"}
+    grouped = {entry.split("=")[0] for entry in _profile("slurm")["groups"]}
+    assert not grouped & ALONE.keys(), grouped & ALONE.keys()
+    assert rules == grouped | ALONE.keys(), {
+        "in neither": sorted(rules - grouped - ALONE.keys()),
+        "not a rule": sorted((grouped | ALONE.keys()) - rules),
+    }
+    profile_text = (REPO / "profiles" / "slurm" / "config.yaml").read_text()
+    docs = (REPO / "docs" / "cluster.md").read_text()
+    for rule in ALONE:
+        replication = rule.endswith("_replication")
+        assert rule in profile_text or (replication and "the replications" in profile_text), rule
+        assert f"`{rule}`" in docs or (replication and "the replications" in docs), f"docs/cluster.md: {rule}"
+
+
+def test_cluster_jobs_are_the_connected_parts_of_each_group():
+    from eibench.cluster_groups import count_jobs
+
+    # a -> b -> c in group g, d in g but joined to the others only through x (no group), e alone
+    jobs = {0: "all", 1: "a", 2: "b", 3: "c", 4: "d", 5: "x", 6: "e"}
+    edges = [(1, 0), (2, 1), (3, 2), (5, 3), (4, 5), (6, 0)]
+    groups = {"a": "g", "b": "g", "c": "g", "d": "g"}
+    assert count_jobs(jobs, edges, groups) == {"g": 2, "e": 1, "x": 1}
+    assert count_jobs(jobs, edges, groups, {"g": 2}) == {"g": 1, "e": 1, "x": 1}
+
+
+def test_a_dag_that_is_not_one_is_named():
+    from eibench.cluster_groups import parse_dag
+
+    with pytest.raises(ValueError, match="not a Snakemake DAG"):
+        parse_dag("Error in rule x")
+    with pytest.raises(ValueError, match="does not list"):
+        parse_dag('digraph {\n 0[label = "all"];\n 1 -> 0\n}')
+
+
+@pytest.mark.parametrize("configfile", ["config/small.yaml", None], ids=["small", "default"])
+def test_the_slurm_profile_packs_the_dag_into_the_cluster_jobs_docs_state(configfile, tmp_path):
+    """The count is Snakemake's own rule (connected parts per group: it gave the 43 cluster jobs a
+    SLURM run of an earlier profile submitted), on the DAG of `snakemake --dag`; the SLURM test
+    (tests/workflow/test_slurm.py) checks it on a real cluster. docs/cluster.md states both."""
+    import re
+    import subprocess
+    import sys
+
+    from eibench.cluster_groups import count_jobs, parse_dag, profile_groups
+    from eibench.source_copy import copy_sources
+
+    work = copy_sources(REPO, tmp_path / "repo")
+    args = [sys.executable, "-m", "snakemake", "--dag", "--quiet", "all"]
+    if configfile:
+        args += ["--configfile", configfile]
+    dot = subprocess.run(args, cwd=work, capture_output=True, text=True, timeout=300)
+    assert dot.returncode == 0, dot.stderr[-3000:]
+    jobs, edges = parse_dag(dot.stdout)
+    n_jobs = sum(rule != "all" for rule in jobs.values())
+    counts = count_jobs(jobs, edges, *profile_groups(_profile("slurm")))
+    assert sum(counts.values()) <= n_jobs // 2, counts
+    name = configfile and f"`{configfile}`"
+    docs = (REPO / "docs" / "cluster.md").read_text()
+    row = re.search(rf"^\| {re.escape(name or 'default')}[^|]*\| (\d+) \| (\d+) \|$", docs, re.M)
+    assert row, f"docs/cluster.md has no row for {name or 'default'} in its table of cluster jobs"
+    assert (int(row[1]), int(row[2])) == (n_jobs, sum(counts.values())), counts

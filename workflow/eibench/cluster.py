@@ -35,15 +35,17 @@ DEFAULT_MEM_MB = 2048
 DEFAULT_RUNTIME_MIN = 60
 
 #: Columns of the resources table, in order.
+NULL_BENCHMARKS = "null"  # the folder of the null cohort's benchmark files (workflow/rules/truth.smk)
 COLUMNS = ("rule", "jobs", "max_rss_mb", "max_s", "max_load", "mem_mb", "runtime")
 
 
 def read_benchmarks(root: Path) -> pd.DataFrame:
     """Every row of every benchmark file under ``root`` (``<root>/<rule>.tsv`` or
     ``<root>/<rule>/<wildcards>/...tsv``), with columns ``rule``, ``job`` (the file's path below
-    ``root``), ``s``, ``max_rss`` (MB) and ``mean_load`` (CPU percent). A file that is not a Snakemake benchmark
-    table raises
-    ValueError naming it; no files at all gives an empty frame."""
+    ``root``), ``s``, ``max_rss`` (MB) and ``mean_load`` (CPU percent). The null cohort's files,
+    ``<root>/null/<rule>/...``, count as jobs of ``<rule>``, whose resources they declare. A file
+    that is not a Snakemake benchmark table raises ValueError naming it; no files at all gives an
+    empty frame."""
     frames = []
     for path in sorted(Path(root).rglob("*.tsv")):
         rel = path.relative_to(root)
@@ -55,6 +57,10 @@ def read_benchmarks(root: Path) -> pd.DataFrame:
                 f"remove it from {root}"
             )
         rule = rel.parts[0].removesuffix(".tsv")
+        if rule == NULL_BENCHMARKS and len(rel.parts) > 1:
+            # null/<rule>/...: the null cohort's copy of <rule> (`use rule <rule> as null_<rule>`)
+            # declares <rule>'s resources, so its jobs count towards <rule>'s peaks
+            rule = rel.parts[1].removesuffix(".tsv")
         frames.append(
             pd.DataFrame(
                 {

@@ -239,6 +239,11 @@ rule table_scaling:
         provenance="results/paper/tables/scaling.json",
     log:
         "logs/report/table_scaling.log",
+    benchmark:
+        "logs/benchmarks/table_scaling.tsv"
+    threads: 1
+    resources:
+        **measured("table_scaling"),
     script:
         "../scripts/table_scaling.py"
 
