@@ -122,3 +122,23 @@ def test_behaviour_accuracy_drifts_down_emotion_stays_flat(planted):
     early, late = turns[turns["rel_position"] <= 0.25], turns[turns["rel_position"] >= 0.75]
     assert early["binary_om_acc"].mean() > late["binary_om_acc"].mean() + 0.05
     assert abs(early["emotion_f1"].mean() - late["emotion_f1"].mean()) < 0.03
+
+
+def test_one_uniform_per_answer_draws_what_the_generator_would_one_by_one():
+    """simulate_outputs draws a turn's yes/no answers and picks as one rng.random(n): the same
+    numbers as n calls of rng.random(), and a missing gold's answer picked from one uniform as
+    Generator.choice(p=...) picks it, so the outputs of the batched draws are those of the
+    one-by-one draws (the default run's files were compared byte for byte too)."""
+    import numpy as np
+    from eibench.synthetic.simulate import ANSWERS_WHEN_NA, _answer, _na_cdf
+
+    batched, single = np.random.default_rng(7), np.random.default_rng(7)
+    assert batched.random(50).tolist() == [single.random() for _ in range(50)]
+    when_na = [0.35, 0.35, 0.3]  # the default config's
+    cdf = _na_cdf(when_na)
+    for k in range(2000):
+        by_choice = str(np.random.default_rng(k).choice(list(ANSWERS_WHEN_NA), p=when_na))
+        assert _answer(np.random.default_rng(k).random(), "na", 0.9, cdf) == by_choice
+        assert _answer(np.random.default_rng(k).random(), None, 0.9, cdf) == by_choice
+    assert _answer(0.49, "yes", 0.5, cdf) == "yes" and _answer(0.5, "yes", 0.5, cdf) == "no"
+    assert _answer(0.5, "no", 0.5, cdf) == "yes"

@@ -11,7 +11,6 @@ from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log
 from eibench.synthetic.estimands import cohort_estimands
 from eibench.synthetic.expected import METRICS as BINARY
-from eibench.synthetic.expected import indexed
 from eibench.synthetic.expected_mc import (
     CURVE_METRICS,
     EXPECTED_METRICS,
@@ -20,7 +19,7 @@ from eibench.synthetic.expected_mc import (
     mc_summary,
     noise_variances,
 )
-from eibench.synthetic.simulate import SimulatedModel
+from eibench.synthetic.simulate import SimulatedModel, indexed
 from eibench.tables import read_parquet, write_csv
 
 #: The capability of each metric of the table (the composite: all four, no single ability).

@@ -22,19 +22,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .simulate import CAPABILITIES, SimulatedModel, _Gold, conversation_logits_of, shared_effects, sigmoid
+from .simulate import (
+    CAPABILITIES,
+    GoldRecords,
+    SimulatedModel,
+    conversation_logits_of,
+    indexed,
+    shared_effects,
+    sigmoid,
+)
 
 METRICS = {"binary_om_acc": ("behaviour", "gold_om"), "binary_hp_acc": ("preference", "gold_hp")}
 
 
-def indexed(tables: dict[str, pd.DataFrame] | _Gold) -> _Gold:
-    """The gold tables indexed once (simulate._Gold); an index passes through, so a caller that
-    reads many models builds it once."""
-    return tables if isinstance(tables, _Gold) else _Gold(tables)
-
-
 def conversation_logits(
-    tables: dict[str, pd.DataFrame] | _Gold,
+    tables: dict[str, pd.DataFrame] | GoldRecords,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -57,7 +59,7 @@ def conversation_logits(
 
 
 def turn_logits(
-    tables: dict[str, pd.DataFrame] | _Gold,
+    tables: dict[str, pd.DataFrame] | GoldRecords,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -89,7 +91,7 @@ def expected_binary_accuracy(
     """The model's expected ``binary_om_acc`` and ``binary_hp_acc`` (parity rule set, observer
     wording), each in [0, 1], over ``conversations`` (None: all of the cohort's). NaN when no
     conversation is given."""
-    gold = _Gold(tables)
+    gold = indexed(tables)
     logits = turn_logits(tables, model, mode, sim, seed, romantic_category)
     ids = sorted(gold.conversations) if conversations is None else sorted(conversations)
     out = {}

@@ -36,9 +36,9 @@ from ..metrics.score import score_rule_sets
 from ..release.schema import EMOutputFile
 from ..release.tidy import em_tables
 from .expected import METRICS as BINARY
-from .expected import conversation_logits, indexed, turn_logits
+from .expected import conversation_logits, turn_logits
 from .null import null_simulation
-from .simulate import CAPABILITIES, SimulatedModel, _Gold, sigmoid, simulate_outputs
+from .simulate import CAPABILITIES, GoldRecords, SimulatedModel, indexed, sigmoid, simulate_outputs
 
 #: Metrics read from the Monte-Carlo curves: metric -> capability whose accuracy drives it.
 CURVE_METRICS = {
@@ -111,6 +111,7 @@ def accuracy_curves(
     ids = sorted(gold["conversations"]["conversation_id"].astype(str))
     turns_table = gold["turns"].sort_values(["conversation_id", "turn_number"])
     turn_keys = list(zip(turns_table["conversation_id"].astype(str), turns_table["turn_number"].astype(int)))
+    records = indexed(gold)  # once, not per grid point and draw
     conv_pos = {c: j for j, c in enumerate(ids)}
     turn_pos = {k: j for j, k in enumerate(turn_keys)}
     conv = {m: np.full((draws, len(grid), len(ids)), np.nan) for m in CURVE_METRICS}
@@ -119,7 +120,7 @@ def accuracy_curves(
         ability = {k: float(x) - quiet["base_logit"][k] - bonus[k] for k in CAPABILITIES}
         model = SimulatedModel(f"truth-curve-{i}", "model", ability)
         for k in range(draws):
-            outputs = simulate_outputs(gold, model, mode, quiet, seed, romantic_category, None, redraw=k + 1)
+            outputs = simulate_outputs(records, model, mode, quiet, seed, romantic_category, None, redraw=k + 1)
             parsed = [(Path(name), EMOutputFile.model_validate(obj)) for name, obj in sorted(outputs.items())]
             scores = score_rule_sets(index, em_tables(parsed), ("parity",), va_matching, compat)["parity"]
             c = scores.conversation
@@ -160,7 +161,7 @@ def _read(curve: np.ndarray, grid: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 
 def expected_scores(
-    gold: dict[str, pd.DataFrame] | _Gold,
+    gold: dict[str, pd.DataFrame] | GoldRecords,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -176,7 +177,7 @@ def expected_scores(
     (draw, conversation_id, EXPECTED_METRICS, PILLARS) and the turn table (draw, conversation_id,
     turn_number, rel_position, binary_om_acc, TURN_METRICS), over ``conversations`` (None: all).
     The binary accuracies are exact and the same in every draw. ``gold``: the gold tables or their
-    index (expected.indexed), built once for many models."""
+    index (simulate.indexed), built once for many models."""
     quiet = sim if random_effects else without_random_effects(sim)
     g = indexed(gold)
     logits = turn_logits(g, model, mode, quiet, seed, romantic_category)
@@ -241,7 +242,7 @@ def expected_scores(
 
 
 def noise_variances(
-    gold: dict[str, pd.DataFrame] | _Gold,
+    gold: dict[str, pd.DataFrame] | GoldRecords,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],

@@ -20,7 +20,7 @@ from ..metrics.gold import GoldIndex
 from ..metrics.score import score_rule_sets
 from ..release.schema import EMOutputFile
 from ..release.tidy import em_tables
-from .simulate import draw_ability, human_subset, simulate_outputs
+from .simulate import draw_ability, human_subset, indexed, simulate_outputs
 
 
 def redrawn_composites(
@@ -37,13 +37,14 @@ def redrawn_composites(
     """One row per redraw (1..``draws``) and simulated model (``profiles``: name -> profile):
     the model's mean composite over the conversations it answered (parity rule set)."""
     index = GoldIndex.build(gold)
+    records = indexed(gold)  # once, not per model and draw
     ids = list(gold["conversations"]["conversation_id"])
     rows = []
     for name, profile in profiles.items():
         model = draw_ability(name, profile, sim, seed)
         subset = human_subset(ids, sim["human"]["n_conversations"], seed) if profile == "human" else None
         for k in range(1, draws + 1):
-            outputs = simulate_outputs(gold, model, mode, sim, seed, romantic_category, subset, redraw=k)
+            outputs = simulate_outputs(records, model, mode, sim, seed, romantic_category, subset, redraw=k)
             parsed = [(Path(file_name), EMOutputFile.model_validate(obj)) for file_name, obj in sorted(outputs.items())]
             conv = score_rule_sets(index, em_tables(parsed), ("parity",), va_matching, compat)["parity"].conversation
             composite = conv["composite"].to_numpy(float)

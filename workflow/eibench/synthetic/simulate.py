@@ -17,6 +17,7 @@ answers and four-branch ratings.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -101,9 +102,11 @@ def human_subset(conversation_ids: list[str], n: int, seed: int) -> list[str]:
     return sorted(str(x) for x in rng.choice(ids, size=min(n, len(ids)), replace=False))
 
 
-class _Gold:
+class GoldRecords:
     """The gold tables indexed once by conversation and by (conversation, turn), as plain
-    records (missing values None), so each conversation is simulated without DataFrame work."""
+    records (missing values None), so each conversation is simulated without DataFrame work.
+    Building it costs about as much as simulating one model (0.4 s on the default cohort):
+    a caller that simulates many models or draws builds it once (:func:`indexed`)."""
 
     def __init__(self, tables: dict[str, pd.DataFrame]):
         self.conversations = {r.conversation_id: r for r in with_none(tables["conversations"]).itertuples(index=False)}
@@ -127,10 +130,34 @@ class _Gold:
         return out
 
 
-def _answer(rng: np.random.Generator, gold: Any, p: float, when_na: list[float]) -> str:
+def indexed(tables: dict[str, pd.DataFrame] | GoldRecords) -> GoldRecords:
+    """The gold tables indexed once (:class:`GoldRecords`); an index passes through."""
+    return tables if isinstance(tables, GoldRecords) else GoldRecords(tables)
+
+
+def _clamp(value: int, low: int, high: int) -> int:
+    """``value`` limited to [low, high] (np.clip's result on whole numbers, without its per-call cost)."""
+    return min(max(value, low), high)
+
+
+ANSWERS_WHEN_NA = ("yes", "no", "na")
+
+
+def _na_cdf(when_na: list[float]) -> list[float]:
+    """The cumulative probabilities of ANSWERS_WHEN_NA, normalised as ``Generator.choice(...,
+    p=when_na)`` normalises them, so that one uniform picks the same answer it would."""
+    cdf = np.asarray(when_na, dtype=float).cumsum()
+    cdf /= cdf[-1]
+    return [float(x) for x in cdf]
+
+
+def _answer(u: float, gold: Any, p: float, na_cdf: list[float]) -> str:
+    """The simulated yes/no answer from one uniform ``u`` in [0, 1): the gold answer with
+    probability ``p``, else the other one; where the gold is missing, an answer drawn by
+    ``na_cdf`` (:func:`_na_cdf`: ``Generator.choice`` compares its one uniform the same way)."""
     if gold in ("yes", "no"):
-        return gold if rng.random() < p else ("no" if gold == "yes" else "yes")
-    return str(rng.choice(["yes", "no", "na"], p=when_na))
+        return gold if u < p else ("no" if gold == "yes" else "yes")
+    return ANSWERS_WHEN_NA[bisect.bisect_right(na_cdf, u)]
 
 
 def _noise_sd(sim: dict[str, Any], what: str, p: float) -> float:
@@ -173,7 +200,7 @@ def _predict_tags(
         else:
             continue
         base = 4 if levels.get(word) is None else int(levels[word])
-        level = int(np.clip(round(base + rng.normal(0, _noise_sd(sim, "intensity", p))), 1, 7))
+        level = _clamp(int(round(base + rng.normal(0, _noise_sd(sim, "intensity", p)))), 1, 7)
         if all(t["emotion"] != label for t in out):
             out.append({"emotion": label, "intensity": level})
     if rng.random() < (1 - p) * sim["false_tag_rate"]:
@@ -200,13 +227,13 @@ def _predict_survey(
     q3 = next(iter(answers.get("q3_modelFit") or []), None)
     if q3 is None or rng.random() >= p:
         level = fit.index(q3) if q3 in fit else 1
-        q3 = fit[int(np.clip(level + rng.choice([-1, 1]), 0, len(fit) - 1))]
+        q3 = fit[_clamp(int(level + rng.choice([-1, 1])), 0, len(fit) - 1)]
     follow = answers.get("q3_followUp_whatFeltOff", [])
     if rng.random() >= p:
         follow = [str(rng.choice(templates.WHAT_FELT_OFF))] if rng.random() < 0.6 else []
     gold_four = {r.branch: r.rating for r in four}
     four_pred = {
-        b: int(np.clip(round(gold_four.get(b, 4.5) + rng.normal(0, _noise_sd(sim, "four_branch", p))), 1, 7))
+        b: _clamp(int(round(gold_four.get(b, 4.5) + rng.normal(0, _noise_sd(sim, "four_branch", p)))), 1, 7)
         for b in instrument.FOUR_BRANCHES
     }
     return {
@@ -225,9 +252,9 @@ def _predict_panas(
     for row in (r for r in totals if r.phase == "post"):
         for key, gold in (("totalPositiveAffect", row.positive), ("totalNegativeAffect", row.negative)):
             base = 40 if gold is None else int(gold)
-            pred_totals[key] = int(np.clip(round(base + rng.normal(0, _noise_sd(sim, "panas_total", p))), 10, 70))
+            pred_totals[key] = _clamp(int(round(base + rng.normal(0, _noise_sd(sim, "panas_total", p)))), 10, 70)
     pred_items = {
-        r.item: int(np.clip(round(r.value + rng.normal(0, _noise_sd(sim, "panas_item", p))), 1, 7))
+        r.item: _clamp(int(round(r.value + rng.normal(0, _noise_sd(sim, "panas_item", p)))), 1, 7)
         for r in items
         if r.phase == "post"
     }
@@ -235,7 +262,7 @@ def _predict_panas(
 
 
 def simulate_outputs(
-    tables: dict[str, pd.DataFrame],
+    tables: dict[str, pd.DataFrame] | GoldRecords,
     model: SimulatedModel,
     mode: str,
     sim: dict[str, Any],
@@ -250,15 +277,15 @@ def simulate_outputs(
     ``conversations`` limits the output to a subset (the human raters' subset); None = all.
     ``redraw`` > 0 draws the answers again from another seeded stream, keeping the model's
     abilities and the shared difficulties (a rerun of the same model: run-to-run noise);
-    0 is the published draw.
+    0 is the published draw. ``tables`` may be the gold already indexed (:func:`indexed`).
     """
-    gold = _Gold(tables)
+    gold = indexed(tables)
     ids = sorted(gold.conversations) if conversations is None else sorted(conversations)
     u = shared_effects(sorted(gold.diagnosed), sim["participant_sd"], seed, "participant-difficulty")
     w = shared_effects(sorted(gold.conversations), sim["conversation_sd"], seed, "conversation-difficulty")
     eff = sim["effects"]
     omniscient = mode in ("omniscient", "verbose_omniscient")
-    when_na = list(sim["answers_when_gold_na"])
+    na_cdf = _na_cdf(list(sim["answers_when_gold_na"]))
 
     outputs: dict[str, dict[str, Any]] = {}
     for cid in ids:
@@ -281,18 +308,24 @@ def simulate_outputs(
             t, rel = int(turn.turn_number), float(turn.rel_position)
             p_e, p_b, p_p = accuracy("emotion", rel), accuracy("behaviour", rel), accuracy("preference", rel)
             p_hp_wording = accuracy("preference", rel, sim["participant_wording_shift"])
+            judgements, comparisons = gold.binary.get((cid, t), []), gold.pairwise.get((cid, t), [])
+            # One uniform per answer, drawn at once in the order in which they were once drawn one
+            # by one (each judgement's four answers, then each pick): rng.random(n) gives the same
+            # numbers as n calls of rng.random(), so the outputs stay byte for byte the same.
+            draws = rng.random(4 * len(judgements) + len(comparisons)).tolist()
             om, hp, om_w, hp_w = {}, {}, {}, {}
-            for j in gold.binary.get((cid, t), []):
-                om[j.question_id] = _answer(rng, j.gold_om, p_b, when_na)
-                hp[j.question_id] = _answer(rng, j.gold_hp, p_p, when_na)
-                om_w[j.question_id] = _answer(rng, j.gold_om, p_b, when_na)
-                hp_w[j.question_id] = _answer(rng, j.gold_hp, p_hp_wording, when_na)
+            for n, j in enumerate(judgements):
+                q = j.question_id
+                om[q] = _answer(draws[4 * n], j.gold_om, p_b, na_cdf)
+                hp[q] = _answer(draws[4 * n + 1], j.gold_hp, p_p, na_cdf)
+                om_w[q] = _answer(draws[4 * n + 2], j.gold_om, p_b, na_cdf)
+                hp_w[q] = _answer(draws[4 * n + 3], j.gold_hp, p_hp_wording, na_cdf)
             picks = {}
-            for c in gold.pairwise.get((cid, t), []):
+            for c, draw in zip(comparisons, draws[4 * len(judgements) :]):
                 if c.winner in ("A", "B"):
-                    picks[str(c.position)] = c.winner if rng.random() < p_p else ("B" if c.winner == "A" else "A")
+                    picks[str(c.position)] = c.winner if draw < p_p else ("B" if c.winner == "A" else "A")
                 else:
-                    picks[str(c.position)] = "A" if rng.random() < 0.5 else "B"
+                    picks[str(c.position)] = "A" if draw < 0.5 else "B"
             pred_tags = _predict_tags(rng, gold.tags.get((cid, t), []), p_e, sim)
             turns_out.append(
                 {
