@@ -25,6 +25,7 @@ module checks it). Memory: about 8 x S x (models x turns + 12 x models x convers
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import combinations
 from math import comb
 from typing import Any
@@ -65,6 +66,18 @@ class Batch:
     @property
     def n_models(self) -> int:
         return self.g.n_models
+
+    @cached_property
+    def turn_labels(self) -> tuple[pd.api.extensions.ExtensionArray, pd.api.extensions.ExtensionArray]:
+        """The model and conversation of every row of a study's turn table (:func:`to_study`),
+        the same for every study of the batch: built once as string arrays, since converting
+        them per study was the largest cost of the per-study tests."""
+        models = [f"m{i:02d}" for i in range(self.g.n_models)]
+        ids = np.array([f"c{j:04d}" for j in range(len(self.participant))], dtype=object)
+        return (
+            pd.array(np.repeat(np.array(models, dtype=object), len(self.rel)), dtype="str"),
+            pd.array(np.tile(ids[self.turn_conversation], len(models)), dtype="str"),
+        )
 
 
 def _design(g: Generator, rng: np.random.Generator):
@@ -177,10 +190,11 @@ def to_study(batch: Batch, s: int, twin: bool = False) -> Study:
     ids = [f"c{j:04d}" for j in range(len(batch.participant))]
     values = {"binary_hp_acc": batch.twin_hp[s]} if twin else {m: v[s] for m, v in batch.values.items()}
     Mm = g.n_models
+    em_model, conversation_id = batch.turn_labels
     turns = pd.DataFrame(
         {
-            "em_model": np.repeat(np.array(models[:Mm], dtype=object), len(batch.rel)),
-            "conversation_id": np.tile(np.array(ids, dtype=object)[batch.turn_conversation], Mm),
+            "em_model": em_model,
+            "conversation_id": conversation_id,
             "rel_position": np.tile(batch.rel, Mm),
             "binary_om_acc": batch.om_turns[s].ravel(),
         }
