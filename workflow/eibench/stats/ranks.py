@@ -32,7 +32,8 @@ def tau_b_matrix(means: np.ndarray) -> np.ndarray:
     vectorised over leading axes: [..., n_metrics, n_metrics]. NaN rows (models) are kept out
     only if the caller removes them; a metric with all ties gives NaN."""
     s = _signs(np.moveaxis(means, -1, -2))  # [..., n_metrics, n_pairs]
-    num = np.einsum("...mp,...np->...mn", s, s)
+    # sums of products of -1, 0 and 1: exact in any order, so matmul (BLAS) gives einsum's numbers
+    num = s @ np.swapaxes(s, -1, -2)
     nonzero = np.sum(s != 0, axis=-1).astype(float)  # untied pairs per metric
     den = np.sqrt(nonzero[..., :, None] * nonzero[..., None, :])
     return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
