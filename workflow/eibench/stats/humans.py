@@ -23,7 +23,6 @@ from typing import Any, Callable, Mapping, cast
 
 import numpy as np
 import pandas as pd
-import pingouin
 
 from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means
@@ -231,6 +230,8 @@ def icc_absolute_agreement(ratings: pd.DataFrame) -> tuple[float, int]:
     if n < 2 or k < 2 or np.ptp(wide.to_numpy()) == 0:
         return float("nan"), int(n) if k >= 2 else 0
     long = wide.reset_index().melt(id_vars="unit", var_name="rater", value_name="rating")
+    import pingouin  # here, not at the top: it imports seaborn and matplotlib (2 s per job)
+
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         # pingouin 0.7 calls DataFrame.dropna(inplace=True), which pandas 3 deprecates; and exact
         # agreement (no residual variance) divides by zero in its F tests, which are not used.
@@ -275,6 +276,8 @@ def alt_test(
         if np.allclose(d, d[0]):
             p = 0.0 if d[0] > 0 else 1.0
         else:
+            import pingouin  # imported where used (see icc_absolute_agreement)
+
             p = float(pingouin.ttest(d, 0.0, alternative="greater")["p_val"].iloc[0])
         pvalues.append(p)
         rho.append(float(np.mean(wins_m)))
