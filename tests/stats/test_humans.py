@@ -487,3 +487,14 @@ def test_the_agreement_table_gives_the_icc_of_the_four_branch_ratings_only():
     assert table.loc["four_branch", "icc_units"] == 4
     assert table.drop(index="four_branch")["icc_a1"].isna().all()
     assert (table.drop(index="four_branch")["icc_units"] == 0).all()
+
+
+def test_mean_of_is_np_mean_bit_for_bit():
+    """alt_test's per-item means: the same floats np.mean gives, for few values and for many."""
+    from eibench.stats.humans import mean_of
+
+    rng = np.random.default_rng(0)
+    for n in [*range(1, 8), 8, 9, 30]:
+        for _ in range(300):
+            values = (rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, size=n)).tolist()
+            assert mean_of(values) == np.mean(values)
