@@ -12,23 +12,19 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import sys
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 import yaml
 
-# jsonschema imports every optional format checker it can find; rfc3987_syntax (installed for
-# Jupyter) compiles a grammar for about 1.3 s at import, on every start of Snakemake. Our schema
-# uses no "format" keyword, so that checker is never needed: keep it from being imported.
-if "rfc3987_syntax" not in sys.modules:
-    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
-from jsonschema import Draft202012Validator, validators  # noqa: E402
-from jsonschema.exceptions import ValidationError  # noqa: E402
-
 from .cohorts import simulated_on_real
 from .ids import is_safe_id
+from .lean_imports import skip_iri_format_checker
+
+skip_iri_format_checker()  # before jsonschema: 1.4 s on every start of Snakemake (lean_imports)
+from jsonschema import Draft202012Validator, validators  # noqa: E402
+from jsonschema.exceptions import ValidationError  # noqa: E402
 
 
 class ConfigError(ValueError):

@@ -14,11 +14,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import nbformat
-from jinja2 import DictLoader
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
-from nbconvert import HTMLExporter
+from ..lean_imports import skip_iri_format_checker
+
+skip_iri_format_checker()  # before nbformat, which imports jsonschema: 1.6 s per notebook job
+import nbformat  # noqa: E402
+from jinja2 import DictLoader  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellExecutionError  # noqa: E402
+from nbconvert import HTMLExporter  # noqa: E402
 
 #: Variables that point Jupyter, IPython and matplotlib at folders of their own (inside the
 #: job's temporary folder), so that executing a notebook writes nothing in the home folder.
