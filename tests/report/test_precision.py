@@ -46,3 +46,27 @@ def test_numbers_with_an_interval_print_at_its_precision():
     assert (e["b"]["display"], e["b"]["ci_display"]) == ("0.500", "[–, –]")
     assert e["c"]["display"] == "0.123" and "ci_display" not in e["c"]
     assert e["a"]["value"] == -5.773  # the value keeps its full precision
+
+
+@pytest.mark.parametrize(
+    "p, shown",
+    [
+        (0.04999, "0.050"),
+        (0.001, "0.001"),
+        (0.000999, "< 0.001"),
+        (0.0, "< 0.001"),
+        (1.0, "1.000"),
+        (float("nan"), "–"),
+        (float("inf"), "–"),
+        (None, "–"),
+    ],
+)
+def test_one_way_to_print_a_p_value(p, shown):
+    import numpy as np
+    import pandas as pd
+    from eibench.report.numbers import fmt_p
+
+    assert fmt_p(p) == shown
+    if p is not None:
+        assert fmt_p(np.float64(p)) == shown
+    assert fmt_p(pd.NA) == "–"

@@ -14,13 +14,9 @@ import math
 
 import pandas as pd
 
-from .numbers import Numbers, fmt
+from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_simulation_summary"
-
-
-def _p(p: float) -> str:
-    return "–" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
 def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alpha: float = 0.05) -> list[str]:
@@ -53,7 +49,7 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     above = [(e, c, p) for e, c, p in tested if c > level and p < alpha]
 
     def listing(found: list[tuple[str, float, float]]) -> str:
-        return "; ".join(f"{e} ({fmt(100 * c, 1)} %, binomial p {_p(p)})" for e, c, p in found) or "none"
+        return "; ".join(f"{e} ({fmt(100 * c, 1)} %, binomial p {fmt_p(p)})" for e, c, p in found) or "none"
 
     def add(key: str, value, **kw) -> None:
         nums.add(key, value, RULE, **kw)
@@ -71,4 +67,4 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     add("sim.coverage_below", listing(below), note=f"coverage below the nominal level, binomial p < {alpha}")
     add("sim.n_coverage_above", len(above))
     add("sim.coverage_above", listing(above), note=f"coverage above the nominal level, binomial p < {alpha}")
-    return [_p(p) for p in ps]
+    return [fmt_p(p) for p in ps]

@@ -22,6 +22,18 @@ def fmt(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def fmt_p(p: Any) -> str:
+    """A p-value as printed: three decimals, "< 0.001" below 0.001, an en dash when there is
+    none (None, NaN, pandas' NA, or not finite)."""
+    try:
+        value = float(p)
+    except TypeError:  # None, pd.NA
+        return "–"
+    if not math.isfinite(value):
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
 def interval_digits(lo: float, hi: float, fallback: int = 2, significant: int = 2) -> int:
     """Decimals that show the half-width ``(hi - lo) / 2`` of an interval with ``significant``
     significant digits (two by default): a half-width of 1.9 gives 1 decimal, 0.075 gives 3,

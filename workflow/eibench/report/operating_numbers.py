@@ -14,8 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from .numbers import Numbers, fmt
-from .stats_numbers import _p
+from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
@@ -108,7 +107,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
                 "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
                 "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
                 "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
-                "p vs 0.95": _p(r["coverage_p"]),
+                "p vs 0.95": fmt_p(r["coverage_p"]),
                 "Sign recovery": fmt(float(r["sign_recovery"])) if pd.notna(r["sign_recovery"]) else "–",
                 "Note": note,
             }

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from ..stats.mixed import is_fit_failure
-from .numbers import Numbers, fmt, fmt_interval
+from .numbers import Numbers, fmt, fmt_interval, fmt_p
 
 #: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
 STATS_TABLES = (
@@ -40,13 +40,6 @@ STATS_TABLES = (
 
 def _label(metric: str) -> str:
     return BY_NAME[metric].label if metric in BY_NAME else metric
-
-
-def _p(p: float) -> str:
-    """A p-value as printed: three decimals, or '< 0.001'."""
-    if p is None or pd.isna(p):
-        return "–"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def _count(x: Any) -> int | float:
@@ -115,7 +108,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             "Estimate [95% interval]": [
                 _estimate_cell(e, lo, hi) for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])
             ],
-            "p (adjusted)": [_p(q) for q in claims["p_adjusted"]],
+            "p (adjusted)": [fmt_p(q) for q in claims["p_adjusted"]],
             "Verdict": claims["verdict"],
         }
     )
@@ -185,7 +178,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             digits=3,
             ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])),
         )
-        add(f"{key}.p_permutation", _p(float(r["p_permutation"])), "stats_subgroups")
+        add(f"{key}.p_permutation", fmt_p(float(r["p_permutation"])), "stats_subgroups")
         add(f"{key}.n_permutations", _count(r["n_permutations"]), "stats_subgroups")
         add(f"{key}.exact", bool(r["exact"]) if pd.notna(r["exact"]) else "–", "stats_subgroups")
     first = diag.iloc[0]
@@ -232,7 +225,11 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             ci=(float(r["late_early_lo"]), float(r["late_early_hi"])),
         )
         # Two-sided, as in the claims: twice the smaller of the two one-sided p-values.
-        add(f"drift.{metric}.p_page", _p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))), "stats_drift")
+        add(
+            f"drift.{metric}.p_page",
+            fmt_p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))),
+            "stats_drift",
+        )
 
     humans = _read_optional(paths["humans_paired"])
     add("humans.available", not humans.empty, "stats_humans")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .numbers import Numbers, fmt
+from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_resampling"
 SCHEME_LABELS = {
@@ -33,10 +33,6 @@ def digits_for(half_widths: Any) -> int:
     if not len(hw):
         return 1
     return int(min(4, max(0, 1 - math.floor(math.log10(hw.min())))))
-
-
-def _p(p: float) -> str:
-    return "–" if pd.isna(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
 def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str, Any], n_bootstrap: int) -> None:
@@ -96,7 +92,7 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
                 ci=(float(top["lo"]), float(top["hi"])),
             )
             add(f"{scheme}.top_pair_excludes_zero", bool(top["lo"] > 0 or top["hi"] < 0))
-            add(f"{scheme}.top_pair_p_holm", _p(top["p_holm"]))
+            add(f"{scheme}.top_pair_p_holm", fmt_p(top["p_holm"]))
             add(f"{scheme}.top_pair_separated", bool(top["separated"]))
         add(f"{scheme}.n_adjacent_separated", int(a["separated"].sum()))
         add(f"{scheme}.n_adjacent_excluding_zero", int(((a["lo"] > 0) | (a["hi"] < 0)).sum()))
@@ -206,7 +202,7 @@ def display_tables(paths: dict[str, str], uncertainty: dict[str, Any]) -> dict[s
         s = adjacent[adjacent["scheme"] == scheme].sort_values("rank")
         tag = scheme.replace("_", "-")
         adj[f"95% ({tag})"] = [f"[{fmt(lo, dp)}, {fmt(hi, dp)}]" for lo, hi in zip(s["lo"], s["hi"])]
-        adj[f"Holm p ({tag})"] = [_p(p) for p in s["p_holm"]]
+        adj[f"Holm p ({tag})"] = [fmt_p(p) for p in s["p_holm"]]
     rel = pd.DataFrame(
         {
             "Conversations": curve["n_conversations"].astype(str),
