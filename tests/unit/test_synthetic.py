@@ -142,3 +142,32 @@ def test_one_uniform_per_answer_draws_what_the_generator_would_one_by_one():
         assert _answer(np.random.default_rng(k).random(), None, 0.9, cdf) == by_choice
     assert _answer(0.49, "yes", 0.5, cdf) == "yes" and _answer(0.5, "yes", 0.5, cdf) == "no"
     assert _answer(0.5, "no", 0.5, cdf) == "yes"
+
+
+def test_a_neighbour_is_picked_from_one_uniform_as_the_generator_picks_it():
+    """_neighbour looks up a cached cumulative distribution per word and bisects one uniform:
+    the item Generator.choice(p=...) picks from the same weights, with the stream left where
+    choice leaves it (the simulated outputs stay byte for byte the same)."""
+    import math
+
+    import numpy as np
+    from eibench import instrument
+    from eibench.synthetic.simulate import _neighbour
+
+    items = instrument.panas_items()
+
+    def by_choice(word: str, rng: np.random.Generator, kernel: float) -> str:
+        me = instrument.panas_by_word()[word]
+        dist = np.array(
+            [math.hypot(i.valence - me.valence, i.arousal - me.arousal) if i.word != word else np.inf for i in items]
+        )
+        w = np.exp(-dist / kernel)
+        return items[int(rng.choice(len(items), p=w / w.sum()))].word
+
+    for kernel in (0.1, 1.0):  # the default config's, and a wide one
+        for word in (i.word for i in items):
+            for seed in range(60):
+                ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+                assert _neighbour(word, ours, kernel) == by_choice(word, theirs, kernel)
+                assert ours.random() == theirs.random()
+    assert _neighbour("not-a-panas-word", np.random.default_rng(1), 0.3) in {i.word for i in items}

@@ -18,6 +18,7 @@ answers and four-branch ratings.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -166,16 +167,30 @@ def _noise_sd(sim: dict[str, Any], what: str, p: float) -> float:
     return n["floor"] + n["slope"] * (1 - p)
 
 
-def _neighbour(word: str, rng: np.random.Generator, kernel: float) -> str:
+@functools.lru_cache(maxsize=None)
+def _neighbour_cdf(word: str, kernel: float) -> list[float]:
+    """The cumulative probabilities of the PANAS items as ``word``'s neighbour (weight
+    exp(-distance / kernel) in the valence-arousal plane, itself excluded), normalised as
+    ``Generator.choice(..., p=...)`` normalises them, so that one uniform picks the item it
+    would (see :func:`_na_cdf`). The same floats for every call: computed once per word."""
     items = instrument.panas_items()
-    me = instrument.panas_by_word().get(word)
-    if me is None:
-        return str(rng.choice([i.word for i in items]))
+    me = instrument.panas_by_word()[word]
     dist = np.array(
         [math.hypot(i.valence - me.valence, i.arousal - me.arousal) if i.word != word else np.inf for i in items]
     )
     w = np.exp(-dist / kernel)
-    return items[int(rng.choice(len(items), p=w / w.sum()))].word
+    cdf = (w / w.sum()).cumsum()
+    cdf /= cdf[-1]
+    return [float(x) for x in cdf]
+
+
+def _neighbour(word: str, rng: np.random.Generator, kernel: float) -> str:
+    """A PANAS item near ``word`` (:func:`_neighbour_cdf`), from one uniform of ``rng``; any
+    item, uniformly, for a word outside the PANAS list."""
+    items = instrument.panas_items()
+    if word not in instrument.panas_by_word():
+        return str(rng.choice([i.word for i in items]))
+    return items[bisect.bisect_right(_neighbour_cdf(word, kernel), rng.random())].word
 
 
 def _predict_tags(
