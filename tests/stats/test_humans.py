@@ -414,6 +414,37 @@ def test_alt_tests_need_two_human_raters():
     assert humans.alt_tests({"h1": t}, {"m": t}, 0.1, 0.05).empty
 
 
+def test_alt_tests_read_one_model_at_a_time_and_keep_the_row_order():
+    """Models given as a generator are taken one at a time (the rule reads each model's tables
+    when the test asks for them); rows come task by task, models in the order given, as from a
+    mapping of every model's tables."""
+    rng = np.random.default_rng(5)
+    units = [(f"c{c}", t, f"q{q}") for c in range(6) for t in (1, 2) for q in range(4)]
+
+    def rater(p_keep: float) -> dict[str, pd.DataFrame]:
+        binary = [(c, t, q, "hp", "observer", "yes" if rng.random() < p_keep else "no") for c, t, q in units]
+        picks = [(c, t, "0", "A" if rng.random() < p_keep else "B") for c, t, _ in units[::4]]
+        return _em(binary, picks)
+
+    raters = {f"h{k}": rater(0.8) for k in range(3)}
+    models = {name: rater(p) for name, p in (("m1", 0.9), ("m2", 0.5), ("m3", 0.2))}
+    held = []
+
+    def one_at_a_time():
+        for name, tables in models.items():
+            held.append(name)
+            yield name, tables
+            held.remove(name)
+
+    streamed = humans.alt_tests(raters, one_at_a_time(), 0.1, 0.05)
+    assert held == []
+    expected = humans.alt_tests(raters, models, 0.1, 0.05)
+    pd.testing.assert_frame_equal(streamed, expected)
+    assert list(zip(streamed["answers"], streamed["em_model"])) == [
+        (task, m) for task in ("binary_hp", "pairwise") for m in ("m1", "m2", "m3")
+    ]
+
+
 def test_compared_metrics_add_the_claims_metrics_once():
     claims = [
         {"test": "humans_vs_models", "params": {"metric": "tracking"}},

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import warnings
 from itertools import combinations
-from typing import Any, Callable, Mapping, cast
+from typing import Any, Callable, Iterable, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -348,22 +348,37 @@ def pairwise_picks(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str]
     )
 
 
+#: The EM tables the alternative-annotator test reads of a model (:func:`alt_tests`).
+ALT_TEST_TABLES = ("em_binary", "em_pairwise")
+
+
 def alt_tests(
     human_tables: dict[str, dict[str, pd.DataFrame]],
-    model_tables: dict[str, dict[str, pd.DataFrame]],
+    model_tables: Iterable[tuple[str, dict[str, pd.DataFrame]]] | Mapping[str, dict[str, pd.DataFrame]],
     epsilon: float,
     alpha: float,
 ) -> pd.DataFrame:
     """The alternative-annotator test (:func:`alt_test`) of every model against the human raters,
     on their binary "preferred" answers and on their pairwise picks: one row per (answers, model),
-    models in ``model_tables`` order. Empty with fewer than two human raters (the test leaves one
-    out)."""
-    rows = []
-    if len(human_tables) > 1:
-        for task, extract in (("binary_hp", hp_answers), ("pairwise", pairwise_picks)):
-            annotations = {h: extract(t) for h, t in human_tables.items()}
-            for name, tables in model_tables.items():
-                rows.append(
-                    {"answers": task, "em_model": name, **alt_test(annotations, extract(tables), epsilon, alpha=alpha)}
-                )
-    return pd.DataFrame(rows)
+    binary_hp rows first, models in ``model_tables`` order. Empty with fewer than two human
+    raters (the test leaves one out).
+
+    ``model_tables``: (model, its tables) pairs, or a mapping; a model needs only
+    ``ALT_TEST_TABLES``. Pairs are taken one at a time, so a generator that reads each model's
+    tables when asked holds one model in memory, not all of them."""
+    if len(human_tables) < 2:
+        return pd.DataFrame()
+    tasks = (("binary_hp", hp_answers), ("pairwise", pairwise_picks))
+    annotations = {task: {h: extract(t) for h, t in human_tables.items()} for task, extract in tasks}
+    by_task: dict[str, list[dict[str, Any]]] = {task: [] for task, _ in tasks}
+    pairs = model_tables.items() if isinstance(model_tables, Mapping) else model_tables
+    for name, tables in pairs:
+        for task, extract in tasks:
+            by_task[task].append(
+                {
+                    "answers": task,
+                    "em_model": name,
+                    **alt_test(annotations[task], extract(tables), epsilon, alpha=alpha),
+                }
+            )
+    return pd.DataFrame([row for task, _ in tasks for row in by_task[task]])
