@@ -137,6 +137,7 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     (tmp_path / "results" / "paper" / "numbers.json").write_text(nums.to_json())
     (tmp_path / "paper" / "sections").mkdir(parents=True)
     shutil.copy(REPO / "paper" / "sections" / "local_model.typ", tmp_path / "paper" / "sections")
+    shutil.copy(REPO / "paper" / "numbers.typ", tmp_path / "paper")  # the printers it imports
     source = tmp_path / "paper" / "sections" / "local_model.typ"
     assert typst.compile(str(source), root=str(tmp_path))[:4] == b"%PDF"
     shown = {

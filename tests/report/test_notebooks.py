@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -53,6 +54,36 @@ def test_the_kernel_writes_its_state_in_the_folder_given(tmp_path, monkeypatch):
     with notebooks.kernel_environment(tmp_path / "state", 1):
         notebooks.execute(source, tmp_path, timeout=60)
     assert not list(home.iterdir())
+
+
+def test_kernels_talk_over_sockets_of_their_own_not_tcp_ports(tmp_path, monkeypatch):
+    """Two notebook jobs start kernels at the same time; over TCP one could take a port the other
+    had chosen (released, then bound again) and die before its first reply. Each kernel gets
+    Unix sockets in a folder of its call instead, removed afterwards."""
+    import shutil
+    import tempfile
+
+    short = Path(tempfile.mkdtemp(prefix="nb-", dir="/tmp"))  # tmp_path is too long for a socket path
+    try:
+        monkeypatch.setattr(notebooks.tempfile, "tempdir", str(short))
+        source = _notebook(
+            tmp_path / "t.ipynb",
+            "import json, ipykernel.connect\ninfo = json.loads(ipykernel.connect.get_connection_info())\n"
+            "print(info['transport'], info['ip'].startswith(%r))" % str(short / "kernel-"),
+        )
+        with notebooks.kernel_environment(tmp_path / "state", 1):
+            nb = notebooks.execute(source, tmp_path, timeout=60)
+        assert nb.cells[1].outputs[0]["text"] == "ipc True\n"
+        assert not list(short.iterdir())  # the socket folder is gone
+    finally:
+        shutil.rmtree(short, ignore_errors=True)
+
+
+def test_a_long_temporary_path_puts_the_sockets_in_tmp(monkeypatch):
+    monkeypatch.setattr(notebooks.tempfile, "tempdir", "/tmp/" + "x" * 90)
+    assert notebooks._socket_base() == "/tmp"
+    monkeypatch.setattr(notebooks.tempfile, "tempdir", "/tmp/short")
+    assert notebooks._socket_base() == "/tmp/short"
 
 
 def test_a_failing_cell_is_named(tmp_path):

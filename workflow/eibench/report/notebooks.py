@@ -10,6 +10,7 @@ the notebook prints nothing that varies (a temporary path, a time, an object's a
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,7 @@ from jinja2 import DictLoader  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellExecutionError  # noqa: E402
 from nbconvert import HTMLExporter  # noqa: E402
+from traitlets.config import Config  # noqa: E402
 
 #: Variables that point Jupyter, IPython and matplotlib at folders of their own (inside the
 #: job's temporary folder), so that executing a notebook writes nothing in the home folder.
@@ -62,16 +64,42 @@ def execute(
     raises :class:`NotebookError` naming the notebook and the cell (by its first line). Stream
     outputs are merged (:func:`merge_streams`)."""
     nb = nbformat.read(source, as_version=4)
-    client = NotebookClient(
-        nb, timeout=timeout, kernel_name=kernel, record_timing=False, resources={"metadata": {"path": str(cwd)}}
-    )
-    try:
-        client.execute()
-    except CellExecutionError as error:
-        raise NotebookError(f"{source}: a cell raised:\n{error}") from None
-    except TimeoutError as error:
-        raise NotebookError(f"{source}: a cell ran longer than {timeout} s (the rule's timeout): {error}") from None
+    with tempfile.TemporaryDirectory(prefix="kernel-", dir=_socket_base()) as sockets:
+        # Unix sockets in a folder of this call, not TCP ports: a port is chosen free, released
+        # and bound again by the kernel, and a kernel started at the same time (the notebook jobs
+        # run in parallel) can take it first: "Kernel died before replying to kernel_info".
+        # nbclient makes (and so shuts down) the kernel manager; the config reaches it.
+        sockets_config = {
+            "transport": "ipc",
+            "ip": str(Path(sockets) / "k"),
+            "connection_file": str(Path(sockets) / "kernel.json"),
+        }
+        client = NotebookClient(
+            nb,
+            config=Config({"KernelManager": sockets_config}),
+            kernel_name=kernel,
+            timeout=timeout,
+            record_timing=False,
+            resources={"metadata": {"path": str(cwd)}},
+        )
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            raise NotebookError(f"{source}: a cell raised:\n{error}") from None
+        except TimeoutError as error:
+            raise NotebookError(f"{source}: a cell ran longer than {timeout} s (the rule's timeout): {error}") from None
     return merge_streams(nb)
+
+
+#: A Unix socket's path holds at most 107 bytes on Linux; the kernel's are ``<folder>/k-<n>``.
+_MAX_SOCKET_FOLDER = 80
+
+
+def _socket_base() -> str:
+    """Where the kernel's socket folder goes: the temporary folder (a job's own, in the
+    workflow), or /tmp when that path is too long for a socket's."""
+    base = tempfile.gettempdir()
+    return base if len(os.fsencode(base)) <= _MAX_SOCKET_FOLDER - len("/kernel-xxxxxxxx") else "/tmp"
 
 
 def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
