@@ -56,8 +56,8 @@ def rule_scripts(rules_dir: Path = RULES) -> dict[str, Path]:
 
 def import_lines(script: Path) -> str:
     """The script's module-level import statements, as source (what runs before its work)."""
-    tree = ast.parse(script.read_text(encoding="utf-8"))
     source = script.read_text(encoding="utf-8")
+    tree = ast.parse(source)
     lines = [
         ast.get_source_segment(source, node)
         for node in tree.body

@@ -411,13 +411,13 @@ def test_answers_keep_the_preferred_observer_answers_and_clear_picks():
 
 def test_alt_tests_need_two_human_raters():
     t = _em([("c1", 1, "q1", "hp", "observer", "yes")], [("c1", 1, "k", "A")])
-    assert humans.alt_tests({"h1": t}, {"m": t}, 0.1, 0.05).empty
+    assert humans.alt_tests({"h1": t}, {"m": t}.items(), 0.1, 0.05).empty
 
 
 def test_alt_tests_read_one_model_at_a_time_and_keep_the_row_order():
     """Models given as a generator are taken one at a time (the rule reads each model's tables
     when the test asks for them); rows come task by task, models in the order given, as from a
-    mapping of every model's tables."""
+    list of every model's tables."""
     rng = np.random.default_rng(5)
     units = [(f"c{c}", t, f"q{q}") for c in range(6) for t in (1, 2) for q in range(4)]
 
@@ -438,7 +438,7 @@ def test_alt_tests_read_one_model_at_a_time_and_keep_the_row_order():
 
     streamed = humans.alt_tests(raters, one_at_a_time(), 0.1, 0.05)
     assert held == []
-    expected = humans.alt_tests(raters, models, 0.1, 0.05)
+    expected = humans.alt_tests(raters, list(models.items()), 0.1, 0.05)
     pd.testing.assert_frame_equal(streamed, expected)
     assert list(zip(streamed["answers"], streamed["em_model"])) == [
         (task, m) for task in ("binary_hp", "pairwise") for m in ("m1", "m2", "m3")

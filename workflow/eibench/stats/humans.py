@@ -354,7 +354,7 @@ ALT_TEST_TABLES = ("em_binary", "em_pairwise")
 
 def alt_tests(
     human_tables: dict[str, dict[str, pd.DataFrame]],
-    model_tables: Iterable[tuple[str, dict[str, pd.DataFrame]]] | Mapping[str, dict[str, pd.DataFrame]],
+    model_tables: Iterable[tuple[str, dict[str, pd.DataFrame]]],
     epsilon: float,
     alpha: float,
 ) -> pd.DataFrame:
@@ -363,7 +363,7 @@ def alt_tests(
     binary_hp rows first, models in ``model_tables`` order. Empty with fewer than two human
     raters (the test leaves one out).
 
-    ``model_tables``: (model, its tables) pairs, or a mapping; a model needs only
+    ``model_tables``: (model, its tables) pairs (a mapping's ``.items()``); a model needs only
     ``ALT_TEST_TABLES``. Pairs are taken one at a time, so a generator that reads each model's
     tables when asked holds one model in memory, not all of them."""
     if len(human_tables) < 2:
@@ -371,8 +371,7 @@ def alt_tests(
     tasks = (("binary_hp", hp_answers), ("pairwise", pairwise_picks))
     annotations = {task: {h: extract(t) for h, t in human_tables.items()} for task, extract in tasks}
     by_task: dict[str, list[dict[str, Any]]] = {task: [] for task, _ in tasks}
-    pairs = model_tables.items() if isinstance(model_tables, Mapping) else model_tables
-    for name, tables in pairs:
+    for name, tables in model_tables:
         for task, extract in tasks:
             by_task[task].append(
                 {
