@@ -5,7 +5,8 @@ default cohort: results/cohort/synthetic/conversations and results/predictions/<
 validates them, builds the tidy tables and scores every model under the rule sets, all in
 memory (nothing is written). Prints the import time, the median of several runs of the whole
 cohort, the part of it spent reading (validate + tidy) and the same with the reference reader
-(``release.read.parse_file_reference``) in the same run, and the median of one model's score job
+(``release.read.parse_file_reference``, pydantic for every file) in the same run, and the
+median of one model's score job
 (what rule score_model does: read the gold tables, ingest the model's files, score both rule
 sets, summarise, write the tables), each with issue 19's bar, and the process CPU time beside the
 wall time (on a shared, loaded machine the CPU time is the steadier figure).
@@ -30,7 +31,7 @@ T0 = time.perf_counter()
 import pandas as pd  # noqa: E402
 from eibench.metrics.gold import GoldIndex  # noqa: E402
 from eibench.metrics.score import model_summary, score_rule_sets  # noqa: E402
-from eibench.release import read  # noqa: E402
+from eibench.release import em_canonical, read  # noqa: E402
 from eibench.release.ingest import ingest_em_outputs  # noqa: E402
 from eibench.release.read import list_json_files, read_conversations  # noqa: E402
 from eibench.release.tidy import EM_TABLES, GOLD_TABLES, gold_tables  # noqa: E402
@@ -119,14 +120,14 @@ def main() -> None:
         totals.append(time.perf_counter() - start)
         cpus.append(time.process_time() - cpu)
         reads.append(reading)
-    fast_parse, ref_reads = read.parse_file, []
-    # The reference reader (json + full value walk), same run; absent from code before the fast path.
-    read.parse_file = getattr(read, "parse_file_reference", fast_parse)
+    fast_parse, canonical_parse, ref_reads = read.parse_file, em_canonical.parse_file, []
+    # The reference reader (json + full value walk, pydantic for every file), same run.
+    read.parse_file, em_canonical.parse_file = read.parse_file_reference, lambda path: None
     try:
         for _ in range(args.runs):
             ref_reads.append(score_cohort(args.conversations, models, args.mode, rule_sets)[0])
     finally:
-        read.parse_file = fast_parse
+        read.parse_file, em_canonical.parse_file = fast_parse, canonical_parse
     n_conv = len(list_json_files(args.conversations))
     print(f"imports                    {IMPORTS:6.2f} s   (not in the figures below)")
     print(

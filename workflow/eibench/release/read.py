@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
 import orjson
@@ -22,6 +22,9 @@ from pydantic import BaseModel, ValidationError
 
 from ..gcpause import cyclic_gc_paused
 from .schema import ConversationFile, EMOutputFile
+
+if TYPE_CHECKING:
+    from .em_canonical import EMFile
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -350,19 +353,29 @@ def list_json_files(directory: Path) -> list[Path]:
 
 
 @cyclic_gc_paused()
-def _read_all(files: Sequence[Path], model: type[M], report_all: bool, hint: str) -> list[tuple[Path, M]]:
-    parsed: list[tuple[Path, M]] = []
+def _read_all(
+    files: Sequence[Path],
+    model: type[M],
+    report_all: bool,
+    hint: str,
+    fast: Callable[[Path], Any] | None = None,
+) -> list[tuple[Path, Any]]:
+    """Every file parsed (``fast`` first when given: an object, or None to take ``parse_file``)."""
+    parsed: list[tuple[Path, Any]] = []
     problems: list[Problem] = []
     n_read = 0
     for path in files:
-        obj, file_problems = parse_file(path, model)
+        obj = fast(path) if fast is not None else None
+        file_problems: list[Problem] = []
+        if obj is None:
+            obj, file_problems = parse_file(path, model)
         n_read += 1
         if file_problems:
             problems.extend(file_problems)
             if not report_all:
                 break
         else:
-            parsed.append((path, obj))  # type: ignore[arg-type]
+            parsed.append((path, obj))
     if problems:
         raise ReleaseFormatError(problems, hint, n_files=len(files), n_read=n_read)
     return parsed
@@ -402,8 +415,12 @@ def read_em_outputs(
     expected_mode: str,
     known_conversations: set[str] | None = None,
     report_all: bool = False,
-) -> list[tuple[Path, EMOutputFile]]:
+) -> list[tuple[Path, EMOutputFile | EMFile]]:
     """Validate one model's output files for one mode.
+
+    A file in the canonical shape is decoded by ``em_canonical`` (msgspec, in one pass) into an
+    ``em_canonical.EMFile`` with the same attributes; any other file is validated by pydantic
+    into an ``EMOutputFile``, which names its problems.
 
     Cross-file checks: ``em_model`` and ``mode`` match the registered model and mode, each
     conversation appears once, and (if ``known_conversations`` is given) every output refers to
@@ -413,7 +430,9 @@ def read_em_outputs(
         f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the "
         "named field, or set ingest.report_all_errors: true to list every bad file at once."
     )
-    parsed = _read_all(files, EMOutputFile, report_all, hint)
+    from . import em_canonical  # it builds on this module's byte checks
+
+    parsed = _read_all(files, EMOutputFile, report_all, hint, em_canonical.parse_file)
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
     for path, out in parsed:

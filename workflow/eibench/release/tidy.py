@@ -29,9 +29,11 @@ from pydantic import BaseModel
 from .. import instrument
 from ..gcpause import cyclic_gc_paused
 from ..tables import TableSpec, categorical
+from . import em_canonical as canonical
 from . import normalize
+from .em_canonical import EMFile
 from .read import json_path
-from .schema import ConversationFile, ConversationWide, EMOutputFile, Panas, PanasPrediction
+from .schema import ConversationFile, ConversationWide, EMOutputFile, EMTurn, MoodTag, Panas, PanasPrediction
 
 STR, INT, FLT, BOOL, CAT = "string", "Int64", "Float64", "boolean", "category"
 CID = ("conversation_id", STR)
@@ -386,7 +388,7 @@ def _panas_rows(cid: str, phase: str, panas: Panas | None) -> tuple[list[tuple],
     return item_rows, totals_row
 
 
-def _survey_rows(key: tuple[Any, ...], cw: ConversationWide | None) -> list[tuple]:
+def _survey_rows(key: tuple[Any, ...], cw: ConversationWide | canonical.ConversationWide | None) -> list[tuple]:
     rows: list[tuple] = []
     if cw is None:
         return rows
@@ -532,7 +534,9 @@ def _pick_status(raw: object) -> tuple[str | None, str]:
     return None, "unrecognised"
 
 
-def _panas_prediction_rows(key: tuple, kind: str, pred: PanasPrediction | None) -> list[tuple]:
+def _panas_prediction_rows(
+    key: tuple, kind: str, pred: PanasPrediction | canonical.PanasPrediction | None
+) -> list[tuple]:
     if pred is None:
         return []
     rows = []
@@ -555,8 +559,9 @@ _BINARY_FIELDS = (
 
 
 @cyclic_gc_paused()
-def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataFrame]:
-    """Tidy tables of one or more EM output files."""
+def em_tables(parsed: Iterable[tuple[Path, EMOutputFile | EMFile]]) -> dict[str, pd.DataFrame]:
+    """Tidy tables of one or more EM output files, validated by pydantic (``EMOutputFile``) or
+    decoded in the canonical shape (``em_canonical.EMFile``, the same attributes)."""
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
     # The answers and picks (most of the rows) are gathered column-wise: a run of rows shares its
     # file, turn and field (one group), and only the answer keys and values are lists per row.
@@ -578,13 +583,15 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
                 len(out.turns),
             )
         )
-        for turn in sorted(out.turns, key=lambda t: t.turnNumber):
+        turns: list[EMTurn | canonical.Turn] = sorted(out.turns, key=lambda t: t.turnNumber)
+        for turn in turns:
             t = turn.turnNumber
             judge = turn.em_draft_judge or {}
             rows["em_turns"].append(
                 (*key, t, turn.em_drafted_response, turn.em_emotion_tags_invalid, *(judge.get(f) for f in JUDGE_FIELDS))
             )
-            for k, tag in enumerate(turn.em_emotion_tags):
+            tags: Sequence[MoodTag | canonical.Tag] = turn.em_emotion_tags or ()  # a canonical null is [] already
+            for k, tag in enumerate(tags):
                 word = normalize.emotion_word(tag.emotion)
                 rows["em_emotion_tags"].append((*key, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
             for field, target, wording in _BINARY_FIELDS:
@@ -605,11 +612,17 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile]]) -> dict[str, pd.DataF
             for item in instrument.post_chat_ratings():
                 if post.predicted_post_chat_ratings and item.name in post.predicted_post_chat_ratings:
                     rows["em_post_chat_ratings"].append((*key, item.name, post.predicted_post_chat_ratings[item.name]))
-        rows["extra_fields"].extend(extra_fields(out, path.name))
+        rows["extra_fields"].extend(_em_extra_fields(out, path.name))
     tables = {name: EM_TABLES[name].frame(r) for name, r in rows.items()}
     tables["em_binary"] = binary.frame(EM_TABLES["em_binary"], ("target", "wording"), "question_id", _answer_status)
     tables["em_pairwise"] = picks.frame(EM_TABLES["em_pairwise"], (), "key", _pick_status)
     return tables
+
+
+def _em_extra_fields(out: EMOutputFile | EMFile, source_file: str) -> list[tuple[str, str, str]]:
+    """``extra_fields`` of an EM output file; a canonical one has none (em_canonical declines
+    a file with an unknown field)."""
+    return extra_fields(out, source_file) if isinstance(out, EMOutputFile) else []
 
 
 class _Runs:

@@ -40,6 +40,7 @@ KEY_PACKAGES = (
     "seaborn",
     "typst",
     "pydantic",
+    "msgspec",
     "pyarrow",
     "vaderSentiment",
     "NRCLex",
