@@ -33,7 +33,7 @@ import pandas as pd
 from ..metrics.composite import add_pillars
 from ..metrics.gold import GoldIndex
 from ..metrics.score import score_rule_sets
-from ..release.schema import EMOutputFile
+from ..release import em_canonical
 from ..release.tidy import em_tables
 from .expected import METRICS as BINARY
 from .expected import conversation_logits, turn_logits
@@ -121,7 +121,7 @@ def accuracy_curves(
         model = SimulatedModel(f"truth-curve-{i}", "model", ability)
         for k in range(draws):
             outputs = simulate_outputs(records, model, mode, quiet, seed, romantic_category, None, redraw=k + 1)
-            parsed = [(Path(name), EMOutputFile.model_validate(obj)) for name, obj in sorted(outputs.items())]
+            parsed = [(Path(name), em_canonical.validate(obj)) for name, obj in sorted(outputs.items())]
             scores = score_rule_sets(index, em_tables(parsed), ("parity",), va_matching, compat)["parity"]
             c = scores.conversation
             cols = c["conversation_id"].astype(str).map(conv_pos).to_numpy(int)

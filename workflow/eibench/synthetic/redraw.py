@@ -4,8 +4,8 @@ answers), scored under the parity rule set in memory, and each draw's composite 
 
 This is the spread a rerun of the same (simulated) model gives on the same conversations; the
 bootstrap interval of the composite, by contrast, is the spread over other conversations or
-participants. Nothing is written to disk: the outputs are validated by the release schema
-(``EMOutputFile``) and tidied as rule score_model does.
+participants. Nothing is written to disk: the outputs are validated as their files would be
+(``release.em_canonical.validate``) and tidied as rule score_model does.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..metrics.gold import GoldIndex
 from ..metrics.score import score_rule_sets
-from ..release.schema import EMOutputFile
+from ..release import em_canonical
 from ..release.tidy import em_tables
 from .simulate import draw_ability, human_subset, indexed, simulate_outputs
 
@@ -45,7 +45,7 @@ def redrawn_composites(
         subset = human_subset(ids, sim["human"]["n_conversations"], seed) if profile == "human" else None
         for k in range(1, draws + 1):
             outputs = simulate_outputs(records, model, mode, sim, seed, romantic_category, subset, redraw=k)
-            parsed = [(Path(file_name), EMOutputFile.model_validate(obj)) for file_name, obj in sorted(outputs.items())]
+            parsed = [(Path(file_name), em_canonical.validate(obj)) for file_name, obj in sorted(outputs.items())]
             conv = score_rule_sets(index, em_tables(parsed), ("parity",), va_matching, compat)["parity"].conversation
             composite = conv["composite"].to_numpy(float)
             rows.append((k, name, profile, float(np.nanmean(composite)), int(np.isfinite(composite).sum())))
