@@ -33,9 +33,8 @@ from typing import Annotated, Any, Literal, Optional
 import msgspec
 
 from .. import instrument
-from . import normalize
 from .read import _has_long_digit_run
-from .schema import MAX_TURN_NUMBER, EMOutputFile, _safe_id
+from .schema import MAX_TURN_NUMBER, EMOutputFile, _four_branch, _ratings, _safe_id
 
 #: Answers as ``schema.Answers`` passes them through unchanged; a float answer is declined.
 _Answers = Optional[dict[str, str | bool | int | None]]
@@ -207,19 +206,17 @@ def _normalise_post(post: PostConversation) -> bool:
             cw.q1_lookingFor = [cw.q1_lookingFor]
         if isinstance(cw.q3_followUp_whatFeltOff, str):
             cw.q3_followUp_whatFeltOff = [cw.q3_followUp_whatFeltOff]
-        if cw.fourBranchScores is not None:
-            if not (_BRANCHES.issuperset(cw.fourBranchScores) and _finite(*cw.fourBranchScores.values())):
-                return False
-            cw.fourBranchScores = {
-                k: normalize.four_branch_rating(v) for k, v in cw.fourBranchScores.items() if v is not None
-            }
-    ratings = post.predicted_post_chat_ratings
-    if ratings is not None:
-        if not (_RATINGS.keys() >= ratings.keys() and _finite(*ratings.values())):
+        if cw.fourBranchScores is not None and not _BRANCHES.issuperset(cw.fourBranchScores):
             return False
-        post.predicted_post_chat_ratings = {
-            k: float(min(_RATINGS[k].high, max(_RATINGS[k].low, v))) for k, v in ratings.items() if v is not None
-        }
+    ratings = post.predicted_post_chat_ratings
+    if ratings is not None and not _RATINGS.keys() >= ratings.keys():
+        return False
+    try:  # the schema's own checks and clamps (a value that is not finite raises)
+        if cw is not None:
+            cw.fourBranchScores = _four_branch(cw.fourBranchScores)  # type: ignore[assignment]
+        post.predicted_post_chat_ratings = _ratings(ratings, gold=False)  # type: ignore[assignment]
+    except ValueError:
+        return False
     return True
 
 
