@@ -60,6 +60,7 @@ class ReleaseFormatError(ValueError):
         self, problems: Sequence[Problem], hint: str = "", n_files: int | None = None, n_read: int | None = None
     ):
         self.problems = list(problems)
+        self._args = (self.problems, hint, n_files, n_read)
         by_file: dict[str, list[Problem]] = {}
         for p in self.problems:
             by_file.setdefault(p.file, []).append(p)
@@ -81,6 +82,11 @@ class ReleaseFormatError(ValueError):
         if hint:
             lines.append(hint)
         super().__init__("\n".join(lines))
+
+    def __reduce__(self) -> tuple:
+        # Pickled with the arguments it was built from (a worker process raises it to its
+        # parent: metrics.cohort), not with its message, which __init__ does not take.
+        return type(self), self._args
 
 
 def _the_rest(n_files: int, n_bad: int, n_read: int | None) -> str:
