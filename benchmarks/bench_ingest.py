@@ -3,24 +3,28 @@
 Reads the conversation files and every model's EM output files of a built run (by default the
 default cohort: results/cohort/synthetic/conversations and results/predictions/<model>/<mode>),
 validates them, builds the tidy tables and scores every model under the rule sets, all in
-memory (nothing is written). Prints the import time, the median of several runs of the whole
-cohort, the part of it spent reading (validate + tidy) and the same with the reference reader
+memory (nothing is written), through the library (``metrics.cohort.score_cohort``, models scored
+in ``--workers`` processes; default: every available core). Prints the import time, the median
+of several runs of the whole cohort (issue 19's bar), the same in one process, the part of the
+one-process pass spent reading (validate + tidy) and the same with the reference reader
 (``release.read.parse_file_reference``, pydantic for every file) in the same run, and the
 median of one model's score job
 (what rule score_model does: read the gold tables, ingest the model's files, score both rule
-sets, summarise, write the tables), each with issue 19's bar, and the process CPU time beside the
-wall time (on a shared, loaded machine the CPU time is the steadier figure).
+sets, summarise, write the tables), each with issue 19's bar, and the CPU time beside the
+wall time (on a shared, loaded machine the CPU time is the steadier figure; with workers it is
+the CPU time of this process and its workers).
 
-    .venv/bin/python benchmarks/bench_ingest.py [--runs 5] [--rule-sets parity strict]
+    .venv/bin/python benchmarks/bench_ingest.py [--runs 5] [--rule-sets parity strict] [--workers 2]
     .venv/bin/python benchmarks/bench_ingest.py --once --rule-sets parity   # one pass, no output
 
-``--once`` runs one pass and prints nothing: benchmarks/bench_port.py times it as a whole
-process against the public port.
+``--once`` runs one pass (library path, ``--workers``) and prints nothing:
+benchmarks/bench_port.py times it as a whole process against the public port.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
@@ -29,6 +33,8 @@ from pathlib import Path
 
 T0 = time.perf_counter()
 import pandas as pd  # noqa: E402
+from eibench.metrics.cohort import available_cores  # noqa: E402
+from eibench.metrics.cohort import score_cohort as library_score_cohort  # noqa: E402
 from eibench.metrics.gold import GoldIndex  # noqa: E402
 from eibench.metrics.score import model_summary, score_rule_sets  # noqa: E402
 from eibench.release import em_canonical, read  # noqa: E402
@@ -56,7 +62,9 @@ def model_folders(predictions: Path, mode: str) -> dict[str, list[Path]]:
 def score_cohort(
     conversations: Path, models: dict[str, list[Path]], mode: str, rule_sets: tuple[str, ...]
 ) -> tuple[float, int]:
-    """Read, validate, tidy and score the cohort; (seconds spent reading, EM files read)."""
+    """Read, validate, tidy and score the cohort in this process, model by model (the calls of
+    ``metrics.cohort.score_cohort`` with one worker, timed apart); (seconds spent reading, EM
+    files read)."""
     start = time.perf_counter()
     gold = gold_tables(read_conversations(list_json_files(conversations)))
     index = GoldIndex.build(gold)
@@ -70,6 +78,21 @@ def score_cohort(
         for s in score_rule_sets(index, ingest.tables, rule_sets).values():
             model_summary(s.turn, s.conversation, len(gold["conversations"]))
     return reading, n_files
+
+
+def cohort_pass(
+    conversations: Path, models: dict[str, list[Path]], mode: str, rule_sets: tuple[str, ...], workers: int
+) -> int:
+    """The library path: the gold read once, then ``metrics.cohort.score_cohort``; EM files read."""
+    gold = gold_tables(read_conversations(list_json_files(conversations)))
+    scored = library_score_cohort(gold, models, mode, rule_sets, workers=workers)
+    return sum(m.ingest.n_files for m in scored.values())
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children that have ended (the workers of a pass)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def score_job(gold_dir: Path, sources: list[Path], model: str, mode: str, out: Path) -> None:
@@ -101,6 +124,9 @@ def main() -> None:
     parser.add_argument("--rule-sets", nargs="+", default=["parity", "strict"])
     parser.add_argument("--job-model", default="sim-01", help="the model of the score-job figure")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--workers", type=int, default=None, help="processes to score the models in (default: every available core)"
+    )
     parser.add_argument("--once", action="store_true", help="one pass of the cohort, print nothing")
     args = parser.parse_args()
     for needed in (args.conversations, args.predictions):
@@ -110,15 +136,20 @@ def main() -> None:
             )
     models = model_folders(args.predictions, args.mode)
     rule_sets = tuple(args.rule_sets)
+    workers = min(available_cores() if args.workers is None else args.workers, len(models))
     if args.once:
-        score_cohort(args.conversations, models, args.mode, rule_sets)
+        cohort_pass(args.conversations, models, args.mode, rule_sets, workers)
         return
-    totals, cpus, reads = [], [], []
-    for _ in range(args.runs):
-        start, cpu = time.perf_counter(), time.process_time()
-        reading, n_files = score_cohort(args.conversations, models, args.mode, rule_sets)
+    totals, cpus, singles, single_cpus, reads = [], [], [], [], []
+    for _ in range(args.runs):  # the two paths alternate, so that both see the same machine
+        start, cpu = time.perf_counter(), cpu_seconds()
+        n_files = cohort_pass(args.conversations, models, args.mode, rule_sets, workers)
         totals.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu)
+        cpus.append(cpu_seconds() - cpu)
+        start, cpu = time.perf_counter(), time.process_time()
+        reading, _ = score_cohort(args.conversations, models, args.mode, rule_sets)
+        singles.append(time.perf_counter() - start)
+        single_cpus.append(time.process_time() - cpu)
         reads.append(reading)
     fast_parse, canonical_parse, ref_reads = read.parse_file, em_canonical.parse_file, []
     # The reference reader (json + full value walk, pydantic for every file), same run.
@@ -132,12 +163,16 @@ def main() -> None:
     print(f"imports                    {IMPORTS:6.2f} s   (not in the figures below)")
     print(
         f"cohort: read+tidy+score    {statistics.median(totals):6.2f} s   median of {args.runs}; "
-        f"{n_conv} conversations, {len(models)} models, {n_files} EM files, rule sets {'+'.join(rule_sets)} "
-        f"(bar: <= {BAR_COHORT} s)"
+        f"{n_conv} conversations, {len(models)} models, {n_files} EM files, rule sets {'+'.join(rule_sets)}, "
+        f"{workers} worker{'s' if workers > 1 else ''} (bar: <= {BAR_COHORT} s)"
     )
     print(
-        f"  CPU time of it             {statistics.median(cpus):6.2f} s   (this process; less sensitive to a loaded "
-        f"machine)"
+        f"  CPU time of it             {statistics.median(cpus):6.2f} s   (this process and its workers; less "
+        f"sensitive to a loaded machine)"
+    )
+    print(
+        f"cohort in one process      {statistics.median(singles):6.2f} s   median of {args.runs}, alternated with the "
+        f"above; CPU {statistics.median(single_cpus):.2f} s"
     )
     print(
         f"  of which read+validate+tidy {statistics.median(reads):4.2f} s   (with the reference reader: "
