@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from eibench.release import read
+from eibench.release.json_bytes import has_long_digit_run
 from eibench.release.read import (
     MAX_DEPTH,
-    _has_long_digit_run,
     _load_fast,
     _max_depth,
     parse_file,
@@ -139,6 +139,6 @@ def test_long_digit_runs_are_found_as_a_regular_expression_finds_them():
     found = 0
     for _ in range(3000):
         data = bytes(rng.choices(alphabet, weights, k=rng.randint(0, 60)))
-        assert _has_long_digit_run(data) == bool(pattern.search(data)), data
-        found += _has_long_digit_run(data)
+        assert has_long_digit_run(data) == bool(pattern.search(data)), data
+        found += has_long_digit_run(data)
     assert 300 < found < 2700  # both outcomes are exercised

@@ -14,7 +14,7 @@ own: a file it declines costs one decode attempt more. It declines, among others
 - a value of another JSON type than the field's (a turn number 1.0, a boolean "true", a
   float answer), an intensity that is a word, a float or outside 1..7, a PANAS item, branch or
   rating name not spelled as the instrument spells it (pydantic normalises all of these);
-- a run of 19 or more digits anywhere (``read._has_long_digit_run``: integers beyond 64 bits and
+- a run of 19 or more digits anywhere (``json_bytes.has_long_digit_run``: integers beyond 64 bits and
   beyond Python's digit limit read differently), an unsafe id, a blank emotion word, a turn
   number given twice, text that is not JSON or not UTF-8, a lone surrogate escape.
 
@@ -33,7 +33,7 @@ from typing import Annotated, Any, Literal, Optional
 import msgspec
 
 from .. import instrument
-from .read import _has_long_digit_run
+from .json_bytes import has_long_digit_run
 from .schema import MAX_TURN_NUMBER, EMOutputFile, _four_branch, _ratings, _safe_id
 
 #: Answers as ``schema.Answers`` passes them through unchanged; a float answer is declined.
@@ -134,7 +134,7 @@ _DECODER = msgspec.json.Decoder(EMFile, strict=True)
 def decode(data: bytes) -> EMFile | None:
     """The canonical EM output file of ``data`` (the bytes of one file), or None when the file
     is not in the canonical shape or not valid: the caller then takes the pydantic path."""
-    if _has_long_digit_run(data):
+    if has_long_digit_run(data):
         return None
     try:
         return _normalised(_DECODER.decode(data))

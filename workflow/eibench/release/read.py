@@ -14,17 +14,17 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 import numpy as np
 import orjson
 from pydantic import BaseModel, ValidationError
 
 from ..gcpause import cyclic_gc_paused
+from . import em_canonical
+from .em_canonical import EMFile
+from .json_bytes import has_long_digit_run
 from .schema import ConversationFile, EMOutputFile
-
-if TYPE_CHECKING:
-    from .em_canonical import EMFile
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -189,19 +189,6 @@ def _first_bad_value(raw: Any) -> tuple[str, str] | None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-#: An integer of 19 digits or more may exceed 64 bits, which orjson reads as a float (json as an
-#: int): a file with such a run of digits anywhere (even in a string) takes the reference path.
-#: Found by translating every ASCII digit to b"0" and every other byte to b" ", then searching
-#: for 19 zeros (ten times faster than a regular expression over the bytes).
-_LONG_DIGIT_RUN = 19
-_DIGITS_AS_ZEROS = bytes(ord("0") if ord("0") <= b <= ord("9") else ord(" ") for b in range(256))
-
-
-def _has_long_digit_run(data: bytes) -> bool:
-    """Whether ``data`` holds a run of at least ``_LONG_DIGIT_RUN`` ASCII digits."""
-    return b"0" * _LONG_DIGIT_RUN in data.translate(_DIGITS_AS_ZEROS)
-
-
 _OPEN, _CLOSE = np.zeros(256, np.int8), np.zeros(256, np.int8)
 _OPEN[[ord("["), ord("{")]] = 1
 _CLOSE[[ord("]"), ord("}")]] = 1
@@ -233,7 +220,7 @@ def _load_fast(data: bytes) -> dict | None:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(raw, dict) or _has_long_digit_run(data):
+    if not isinstance(raw, dict) or has_long_digit_run(data):
         return None
     if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _max_depth(data) > MAX_DEPTH:
         return None
@@ -436,8 +423,6 @@ def read_em_outputs(
         f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the "
         "named field, or set ingest.report_all_errors: true to list every bad file at once."
     )
-    from . import em_canonical  # it builds on this module's byte checks
-
     parsed = _read_all(files, EMOutputFile, report_all, hint, em_canonical.parse_file)
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
