@@ -4,11 +4,14 @@ bytes across runs, and a bad input file stopping the run before scoring."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pandas as pd
 import pytest
 import yaml
+from eibench.forkserver import lifecycle
+from eibench.forkserver.protocol import ADDRESS_VARIABLE, SWITCH_VARIABLE
 
 from ..conftest import RELEASE
 from ..paper.manuscript import pdf_text
@@ -53,9 +56,15 @@ def test_second_run_does_nothing(small_run):
 
 
 def test_two_runs_give_identical_bytes(small_run, tmp_path):
+    """Same inputs, same bytes; and the same bytes whether the jobs ran in children of the fork
+    server (the shared run) or each in a fresh Python (this one: EIBENCH_FORKSERVER=0)."""
     other = copy_repo(tmp_path / "repo")
-    run = snakemake(other, "--cores", "2", "--configfile", "config/small.yaml")
+    cold = {k: v for k, v in os.environ.items() if k != ADDRESS_VARIABLE} | {SWITCH_VARIABLE: "0"}
+    run = snakemake(other, "--cores", "2", "--configfile", "config/small.yaml", env=cold)
     assert run.returncode == 0, run.stderr[-4000:]
+    assert lifecycle.run_had_server(small_run / lifecycle.LOG) is True
+    assert "jobs served" in (small_run / lifecycle.LOG).read_text()
+    assert lifecycle.run_had_server(other / lifecycle.LOG) is False
     first = digests(small_run, "results", "paper/build")
     second = digests(other, "results", "paper/build")
     assert first.keys() == second.keys()

@@ -18,6 +18,7 @@ from snakemake.utils import update_config
 
 from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
 from eibench.code_digest import Library
+from eibench.forkserver import lifecycle as forkserver
 from eibench.cohorts import describe as describe_cohort
 from eibench.cohorts import model_kinds
 from eibench.cohorts import simulated as simulated_parts
@@ -258,3 +259,20 @@ def add_library_params(rules):
         each.set_params(library=LIBRARY.script_digest(REPO / scripts[each.name]))
         if each.name == "paper_numbers":
             each.set_params(rule_scripts=scripts)
+
+
+# The fork server (eibench/forkserver): a local run starts one process that imports what the
+# rule scripts import, and each script's first statement, hand_off(), runs its job in a fork
+# of it, so that no job spends its first second importing. Same files either way
+# (tests/workflow/test_forkserver.py); EIBENCH_FORKSERVER=0 runs every job cold, as a cluster
+# run does; logs/forkserver.log says which.
+onstart:
+    forkserver.start(local=workflow.local_exec, scripts=REPO / "workflow/scripts")
+
+
+onsuccess:
+    forkserver.stop()
+
+
+onerror:
+    forkserver.stop()

@@ -1,5 +1,9 @@
 """Rule esconv_cohort: ESConv's split files -> one release-format conversation file each."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 from eibench.public.esconv import write_cohort

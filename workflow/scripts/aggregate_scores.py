@@ -1,5 +1,9 @@
 """Rule aggregate_scores: every model's scores in one place, and the data dictionary."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.metrics.registry import data_dictionary
 from eibench.report.leaderboard import leaderboard

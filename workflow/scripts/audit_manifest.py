@@ -1,5 +1,9 @@
 """Rule manifest: every file of results/ and the paper with its sha256 and the job that wrote it."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 from pathlib import Path
 

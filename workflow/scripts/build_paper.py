@@ -1,5 +1,9 @@
 """Rule paper: compile the Typst manuscript into the PDF (fixed timestamp: identical bytes)."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import datetime
 from pathlib import Path
 

@@ -1,5 +1,9 @@
 """Rule collect_live: one shard of conversations through a live model, via the response cache."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 from eibench.predict.adapters import LiveModel

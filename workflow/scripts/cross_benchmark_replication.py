@@ -1,6 +1,10 @@
 """Rule cross_benchmark_replication: rank agreement between EQ-Bench and EmoBench-M on the model
 families both cover."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.public.replications import cross_benchmark_replication
 from eibench.report.cross_benchmark_table import display_table
 from eibench.runlog import rule_log

@@ -1,5 +1,9 @@
 """Rule emobench_m_replication: EmoBench-M averages, rank independence, discriminability, human gaps."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.public.replications import emobench_m_replication
 from eibench.runlog import rule_log
 from eibench.seeding import stable_int

@@ -1,5 +1,9 @@
 """Rule eqbench_replication: EQ-Bench scores recomputed and the ranking-reliability curve."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.public.replications import eqbench_replication
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for

@@ -1,5 +1,9 @@
 """Rule notebook: execute one notebook after the build and render it to HTML."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import tempfile
 from pathlib import Path
 

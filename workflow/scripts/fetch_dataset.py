@@ -1,5 +1,9 @@
 """Rule fetch_dataset: a registered public dataset in results/data/<name>/, checksums verified."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from pathlib import Path
 
 from eibench.public.fetch import fetch_dataset

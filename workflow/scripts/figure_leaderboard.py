@@ -1,6 +1,10 @@
 """Rule figure_leaderboard: forest plot of the composite per model (default mode, parity), one
 panel per block of the printed leaderboard (ranked models, baselines, human raters)."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.report import stat_figures, style
 from eibench.runlog import rule_log

@@ -1,6 +1,10 @@
 """Rule figure_operating: the design curves (power against models and participants, reliability
 and signal-to-noise against conversations)."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.report import operating_figure, style
 from eibench.runlog import rule_log

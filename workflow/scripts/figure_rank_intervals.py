@@ -1,5 +1,9 @@
 """Rule figure_rank_intervals: each model's rank on the composite with its 95% bootstrap interval."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.report import stat_figures, style
 from eibench.runlog import rule_log
 

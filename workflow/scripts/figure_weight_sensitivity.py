@@ -1,6 +1,10 @@
 """Rule figure_weight_sensitivity: probability of rank 1 under random pillar weights, and the
 ranks under published and equal weights."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 import pandas as pd

@@ -1,5 +1,9 @@
 """Rule synthetic_cohort: write the synthetic cohort's conversation files and planted truth."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from dataclasses import asdict
 from pathlib import Path
 

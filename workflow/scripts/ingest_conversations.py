@@ -4,6 +4,10 @@ Every file is validated before anything is written; an invalid file stops the jo
 file name, JSON path and problem, and no table is written.
 """
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 from pathlib import Path
 

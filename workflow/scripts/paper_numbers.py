@@ -1,5 +1,9 @@
 """Rule paper_numbers: the numbers file and the display tables the manuscript reads."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.predict.record import read_record
 from eibench.report.board_numbers import (

@@ -1,5 +1,9 @@
 """Rule predict_baseline: one offline baseline's EM output files for one mode."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from pathlib import Path
 
 from eibench.predict.baselines.chance import chance_outputs

@@ -1,5 +1,9 @@
 """Rule predict_simulated: write every simulated model's EM output files for one mode."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from pathlib import Path
 
 from eibench.release.tidy import GOLD_TABLES

@@ -1,6 +1,10 @@
 """Rule score_model: validate one model's EM output files (one mode) into tidy tables, then
 score them under both rule sets. An invalid file stops the job before anything is written."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.metrics import RULE_SETS
 from eibench.metrics.score import model_summary, score_rule_sets

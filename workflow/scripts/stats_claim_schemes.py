@@ -1,6 +1,10 @@
 """Rule stats_claim_schemes: every pre-registered claim's estimate, interval and verdict under
 every resampling scheme of the config (uncertainty.schemes), side by side."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 import pandas as pd

@@ -1,5 +1,9 @@
 """Rule stats_claims: every pre-registered claim with its numbers and verdict."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 import pandas as pd

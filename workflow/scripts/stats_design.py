@@ -1,6 +1,10 @@
 """Rule stats_design: the cohort's design as the statistics see it (participant groups, topics,
 turns, models, raters, the metrics with values), read by the claims, the simulation and the paper."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.runlog import rule_log
 from eibench.stats.design import cohort_design
 from eibench.stats.load import load_study

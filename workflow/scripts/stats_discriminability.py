@@ -1,5 +1,9 @@
 """Rule stats_discriminability: how well each metric separates the evaluated models."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.runlog import rule_log
 from eibench.stats.discriminability import compare, discriminability

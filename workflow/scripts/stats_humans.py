@@ -1,6 +1,10 @@
 """Rule stats_humans: the human raters against the models on the humans' items, agreement
 among the humans, and the alternative-annotator test of each model."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.release.tidy import EM_TABLES
 from eibench.runlog import rule_log

@@ -1,6 +1,10 @@
 """Rules stats_operating and stats_operating_curves: the operating characteristics of every
 claim's verdict rule over simulated studies of this design, and the design curves."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 from dataclasses import replace
 

@@ -1,6 +1,10 @@
 """Rule stats_profiles: turn-level against whole-conversation rankings, and the models whose
 order flips."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.runlog import rule_log
 from eibench.stats.load import load_study, resamples
 from eibench.stats.profiles import profiles

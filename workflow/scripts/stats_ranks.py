@@ -1,5 +1,9 @@
 """Rule stats_ranks: rank independence of the principal metrics."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
 from eibench.stats.load import available, load_study, resamples

@@ -2,6 +2,10 @@
 adjacent pairs), its sensitivity to the pillar weights, the reliability-versus-conversations
 curve and the per-topic and per-group breakdowns."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import numpy as np
 import pandas as pd
 from eibench.runlog import rule_log

@@ -1,6 +1,10 @@
 """Rule stats_seed_noise: every simulated model's answers drawn again (uncertainty.seed_noise.draws
 times), scored in memory, and the spread of its composite beside its bootstrap interval."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log

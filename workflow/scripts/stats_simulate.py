@@ -1,5 +1,9 @@
 """Rule stats_simulate: one part of the validation by simulation (null or planted studies)."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 from eibench.runlog import rule_log

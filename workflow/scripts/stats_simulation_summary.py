@@ -2,6 +2,10 @@
 coverage of the planted effects; the tests this cohort's design cannot support are listed with
 their reason."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 import pandas as pd

@@ -1,5 +1,9 @@
 """Rule stats_subgroups: diagnosis vs none, participant-level permutation tests and mixed models."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
 from eibench.stats.load import load_study

@@ -1,6 +1,10 @@
 """Rule stats_topics: topic effects, the probability of being the hardest topic, and the
 pre-specified romantic-vs-rest contrast."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import pandas as pd
 from eibench.metrics.registry import BY_NAME
 from eibench.runlog import rule_log

@@ -1,6 +1,10 @@
 """Rule stats_uncertainty: bootstrap intervals of every model x metric, paired differences
 between evaluated models, rank intervals."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.metrics.registry import PRINCIPAL
 from eibench.runlog import rule_log
 from eibench.stats.load import available, load_study, resamples

@@ -1,5 +1,9 @@
 """Rule table_uncertainty: the display tables of the uncertainty section and its appendix."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.report.claim_schemes_numbers import claim_schemes_table, read_claim_schemes
 from eibench.report.uncertainty_numbers import display_tables
 from eibench.runlog import rule_log

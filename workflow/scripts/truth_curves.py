@@ -1,6 +1,10 @@
 """Rule truth_curves: the expected value of each non-binary metric against the logit of its
 capability, per conversation and turn, by seeded Monte Carlo (eibench.synthetic.expected_mc)."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log
 from eibench.synthetic.expected_mc import accuracy_curves, curves_frame, grid_of

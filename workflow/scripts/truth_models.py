@@ -3,6 +3,10 @@ accuracies, Monte-Carlo curves for the others; with the random difficulties zero
 cohort's drawn ones) beside its estimate and 95% interval, and each claim's estimand in the
 planted and the null cohort (difficulties zero: the design's truth; and given this cohort's)."""
 
+from eibench.forkserver.client import hand_off
+
+hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
+
 import json
 
 import numpy as np
