@@ -14,7 +14,8 @@ temporary copy of the repository (your results/ are never touched):
    simulated study has the design, hence the size, of the configuration).
 
 Per job it samples the process tree every 50 ms (psutil): CPU time (user + system) and the peak
-resident set (VmHWM) of each rule's script process; per stage it records the wall time and the
+resident set (VmHWM) of each rule's script process (the runs are made without the fork server,
+``EIBENCH_FORKSERVER=0``, so that each job computes in that process); per stage it records the wall time and the
 CPU time of the jobs. The growth exponents are fitted on CPU time, which other processes on the
 machine do not inflate (wall time is recorded too). They are the log-log slope between 10x and
 50x and the least-squares slope over 1x, 10x and 50x. The table is printed and written to
@@ -164,7 +165,12 @@ def snakemake(work: Path, args: list[str], sample: bool = False) -> Run:
     exe = Path(sys.executable).with_name("snakemake")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.Popen([str(exe), *args], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Without the fork server: each job in a process of its own, which the sampler can find and
+    # whose CPU time and peak memory are the job's alone (docs/scaling.md).
+    env = dict(os.environ) | {"EIBENCH_FORKSERVER": "0"}
+    proc = subprocess.Popen(
+        [str(exe), *args], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
     sampler = Sampler(proc.pid) if sample else None
     thread = threading.Thread(target=sampler.run, daemon=True) if sampler else None
     if thread:

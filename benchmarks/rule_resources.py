@@ -1,10 +1,12 @@
 """Regenerate the rules' cluster resources from a run's benchmark files.
 
 Every rule writes a Snakemake benchmark file (``logs/benchmarks/<rule>[/<wildcards>].tsv``: wall
-time, peak RSS, CPU load). After a run of the workflow (the default config, to measure what the
-paper's own run needs):
+time, peak RSS, CPU load). After a full run of the workflow without the fork server (the
+default config, to measure what the paper's own run needs; with the server, each job computes
+in a child of the server, which Snakemake's benchmark does not watch, so this script refuses
+such a run, as ``logs/forkserver.log`` records it):
 
-    .venv/bin/snakemake --cores 8
+    EIBENCH_FORKSERVER=0 .venv/bin/snakemake --cores 8 -F
     .venv/bin/python benchmarks/rule_resources.py
 
 writes
@@ -25,6 +27,7 @@ import sys
 from pathlib import Path
 
 from eibench.cluster import read_benchmarks, summarise
+from eibench.forkserver.lifecycle import run_had_server
 
 HERE = Path(__file__).resolve().parent
 
@@ -41,6 +44,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.benchmarks.is_dir():
         print(f"{args.benchmarks}: no such folder; run the workflow first (snakemake --cores 8)", file=sys.stderr)
+        return 1
+    if run_had_server(args.benchmarks.parent / "forkserver.log"):
+        print(
+            f"{args.benchmarks}: written by a run with the fork server (logs/forkserver.log), whose jobs' memory and "
+            "CPU Snakemake's benchmarks do not see; measure with EIBENCH_FORKSERVER=0 snakemake --cores 8 -F",
+            file=sys.stderr,
+        )
         return 1
     jobs = read_benchmarks(args.benchmarks)
     if jobs.empty:

@@ -38,6 +38,25 @@ def test_peaks_per_rule_over_its_jobs(tmp_path):
     assert (table.loc["score_model", "mem_mb"], table.loc["score_model", "runtime"]) == declare(300.0, 30.0)
 
 
+def test_benchmarks_of_a_run_with_the_fork_server_are_refused(tmp_path, capsys):
+    """A job of the fork server computes in the server's child, outside what Snakemake's
+    benchmark watches: its peak memory would be the client's, a few MB."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rule_resources", REPO / "benchmarks" / "rule_resources.py")
+    rule_resources = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rule_resources)
+    _bench(tmp_path / "logs" / "benchmarks" / "paper.tsv", 2.0, 150.0)
+    args = ["--benchmarks", str(tmp_path / "logs" / "benchmarks"), "--out", str(tmp_path)]
+    (tmp_path / "logs" / "forkserver.log").write_text("fork server: on (address @x)\n")
+    assert rule_resources.main(args) == 1
+    assert "EIBENCH_FORKSERVER=0" in capsys.readouterr().err
+    assert not (tmp_path / "rule_resources.csv").exists()
+    (tmp_path / "logs" / "forkserver.log").write_text("fork server: off (EIBENCH_FORKSERVER=0)\n")
+    assert rule_resources.main(args) == 0
+    assert (tmp_path / "rule_resources.csv").exists()
+
+
 def test_declared_memory_and_time_follow_the_stated_headroom():
     mem, runtime = declare(1000.0, 600.0)
     assert mem % cluster.MEM_STEP_MB == 0
