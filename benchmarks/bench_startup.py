@@ -9,6 +9,12 @@ nothing is run or written) and prints, per rule and in total, the seconds of job
 to start-up, and the least wall time that start-up alone takes on ``--cores`` cores. A notebook
 job also starts a kernel, which is not counted: the floor is a lower bound.
 
+That is the floor of a run without the fork server (``EIBENCH_FORKSERVER=0``, or a cluster run).
+With it (eibench/forkserver), a job's process only starts Python, runs Snakemake's preamble and
+hands the job to a fork of the warm server; the script then finds its modules imported. The
+last lines time that too: a job that does nothing, handed to a server started as a run starts
+it (median of ``--runs`` x 5 jobs), times the jobs of the DAG.
+
     .venv/bin/python benchmarks/bench_startup.py [--cores 2] [--configfile config/small.yaml] [--runs 3]
 """
 
@@ -76,6 +82,48 @@ def time_process(code: str, runs: int) -> float:
     return statistics.median(times)
 
 
+# Snakemake's preamble of a script (snakemake/script/__init__.py), then the first statement of
+# every rule script; the job has nothing else to do.
+_EMPTY_JOB = (
+    "import sys; import pickle; from snakemake.logging import logger; from snakemake.iocontainers import Snakemake\n"
+    "__real_file__ = __file__\n"
+    "from eibench.forkserver.client import hand_off\nhand_off()\n"
+    "import os\nassert os.environ.get('EIBENCH_FORKSERVER_ADDRESS') is None, 'the job ran cold'\n"
+)
+
+
+def time_forkserver_job(runs: int) -> float:
+    """Median wall seconds of a job that does nothing, through a fork server of the workflow's
+    rule scripts (started, and waited for until it listens, beforehand)."""
+    import os
+    import tempfile
+
+    from eibench.forkserver import lifecycle
+    from eibench.forkserver.protocol import THREAD_VARIABLES
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "forkserver.log"
+        if not lifecycle.start(local=True, scripts=REPO / "workflow" / "scripts", log=log):
+            sys.exit(f"no fork server: {log.read_text().strip()}")
+        try:
+            deadline = time.monotonic() + 120
+            while "listening" not in log.read_text():
+                if time.monotonic() > deadline or lifecycle._running.process.poll() is not None:
+                    sys.exit(f"the fork server did not start:\n{log.read_text()}")
+                time.sleep(0.05)
+            job = Path(tmp) / "tmpjob.py"
+            job.write_text(_EMPTY_JOB)
+            env = dict(os.environ) | {name: "1" for name in THREAD_VARIABLES}
+            times = []
+            for _ in range(runs * 5):
+                start = time.perf_counter()
+                subprocess.run([sys.executable, str(job)], check=True, cwd=tmp, env=env)
+                times.append(time.perf_counter() - start)
+        finally:
+            lifecycle.stop()
+    return statistics.median(times)
+
+
 def job_counts(configfiles: list[str] | None) -> dict[str, int]:
     """Jobs per rule of a full run (``snakemake -n -F --quiet rules``), without ``all``."""
     exe = Path(sys.executable).with_name("snakemake")
@@ -120,6 +168,12 @@ def main() -> None:
     print(
         f"start-up floor: {total:.1f} s of job time over {total_jobs} script jobs; "
         f"at least {total / args.cores:.1f} s of wall time on {args.cores} cores"
+    )
+    warm = time_forkserver_job(args.runs)
+    print(
+        f"with the fork server: {warm:.2f} s per job (Python, Snakemake's preamble, the hand-off, the fork); "
+        f"{warm * total_jobs:.1f} s of job time over {total_jobs} script jobs, "
+        f"{warm * total_jobs / args.cores:.1f} s of wall time on {args.cores} cores"
     )
 
 
