@@ -14,6 +14,9 @@ rule stats_operating:
         "logs/stats/operating.log",
     benchmark:
         "logs/benchmarks/stats_operating.tsv"
+    # One of the run's longest jobs: started first once its inputs exist, so that on a few
+    # cores the short jobs fill in around it instead of delaying it to the end.
+    priority: 1
     threads: 1
     resources:
         **measured("stats_operating"),
@@ -39,6 +42,9 @@ rule stats_operating_curves:
         "logs/stats/operating_curves.log",
     benchmark:
         "logs/benchmarks/stats_operating_curves.tsv"
+    # One of the run's longest jobs: started first once its inputs exist, so that on a few
+    # cores the short jobs fill in around it instead of delaying it to the end.
+    priority: 3
     threads: 1
     resources:
         **measured("stats_operating_curves"),

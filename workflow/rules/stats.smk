@@ -20,6 +20,8 @@ rule stats_design:
         "logs/stats/design.log",
     benchmark:
         "logs/benchmarks/stats_design.tsv"
+    # Short, but stats_operating_curves, one of the run's longest jobs, waits for it: as early as that one.
+    priority: 3
     threads: 1
     resources:
         **measured("stats_design"),

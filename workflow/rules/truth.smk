@@ -82,6 +82,9 @@ if NULL_COHORT:
             "logs/truth/truth_curves.log",
         benchmark:
             "logs/benchmarks/truth_curves.tsv"
+        # One of the run's longest jobs: started first once its inputs exist, so that on a few
+        # cores the short jobs fill in around it instead of delaying it to the end.
+        priority: 2
         threads: 1
         resources:
             **measured("truth_curves"),
@@ -112,6 +115,9 @@ if NULL_COHORT:
             "logs/truth/truth_models.log",
         benchmark:
             "logs/benchmarks/truth_models.tsv"
+        # One of the run's longest jobs: started first once its inputs exist, so that on a few
+        # cores the short jobs fill in around it instead of delaying it to the end.
+        priority: 1
         threads: 1
         resources:
             **measured("truth_models"),

@@ -19,6 +19,8 @@ rule stats_resampling:
         "logs/stats/resampling.log",
     benchmark:
         "logs/benchmarks/stats_resampling.tsv"
+    # Short, but stats_seed_noise, one of the run's longest jobs, waits for it: as early as that one.
+    priority: 2
     threads: 1
     resources:
         **measured("stats_resampling"),
@@ -105,6 +107,9 @@ rule stats_seed_noise:
         "logs/stats/seed_noise.log",
     benchmark:
         "logs/benchmarks/stats_seed_noise.tsv"
+    # One of the run's longest jobs: started first once its inputs exist, so that on a few
+    # cores the short jobs fill in around it instead of delaying it to the end.
+    priority: 2
     threads: 1
     resources:
         **measured("stats_seed_noise"),
