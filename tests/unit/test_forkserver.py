@@ -160,7 +160,7 @@ def test_a_signal_to_the_client_reaches_the_job(server, tmp_path):
 def _zombie(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z")
-    except (FileNotFoundError, IndexError):
+    except (OSError, IndexError):  # gone while read: ProcessLookupError
         return True
 
 
@@ -228,7 +228,7 @@ def test_stop_ends_a_server_still_importing(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "switch, local, reason",
-    [("0", True, "EIBENCH_FORKSERVER=0"), ("1", False, "another executor")],
+    [("0", True, "EIBENCH_FORKSERVER=0"), ("Off", True, "EIBENCH_FORKSERVER=Off"), ("1", False, "another executor")],
 )
 def test_a_run_without_server_says_why(tmp_path, monkeypatch, switch, local, reason):
     monkeypatch.setenv(SWITCH_VARIABLE, switch)

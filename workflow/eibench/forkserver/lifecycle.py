@@ -24,6 +24,7 @@ from .protocol import ADDRESS_VARIABLE, SERVER_THREADS, SWITCH_VARIABLE, THREAD_
 LOG = Path("logs/forkserver.log")
 STOP_TIMEOUT_S = 10.0
 ON, OFF = "fork server: on", "fork server: off"
+OFF_VALUES = frozenset({"0", "false", "no", "off"})  # of SWITCH_VARIABLE, in any case
 
 
 @dataclass
@@ -38,8 +39,9 @@ _running: _Running | None = None
 
 def why_off(local: bool) -> str | None:
     """Why this run starts no server (each job then runs cold), or None."""
-    if os.environ.get(SWITCH_VARIABLE, "1") == "0":
-        return f"{SWITCH_VARIABLE}=0"
+    switch = os.environ.get(SWITCH_VARIABLE, "")
+    if switch.strip().lower() in OFF_VALUES:
+        return f"{SWITCH_VARIABLE}={switch}"
     if not sys.platform.startswith("linux"):
         return f"{sys.platform}: the fork server runs on Linux only"
     if not local:

@@ -29,7 +29,7 @@ from typing import Any
 #: The server's abstract socket name, set by lifecycle.start in the Snakemake process's
 #: environment (so every local job inherits it).
 ADDRESS_VARIABLE = "EIBENCH_FORKSERVER_ADDRESS"
-#: ``EIBENCH_FORKSERVER=0`` runs every job cold (no server is started).
+#: ``EIBENCH_FORKSERVER=0`` (or false, no, off) runs every job cold: no server is started.
 SWITCH_VARIABLE = "EIBENCH_FORKSERVER"
 #: The variables Snakemake sets from a job's ``threads`` (snakemake/shell.py). The server imports
 #: numpy's BLAS with each at "1", the value of every rule's ``threads: 1``; a job that asks for
