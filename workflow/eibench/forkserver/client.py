@@ -59,7 +59,7 @@ def hand_off() -> None:
     """Run this job in a child of the fork server and exit with its status, or return (see the
     module's docstring for when)."""
     address = os.environ.get(ADDRESS_VARIABLE)
-    if in_server_child or not address or not sys.platform.startswith("linux"):
+    if in_server_child or not address:
         return
     script = _script_copy()
     if script is None or any(os.environ.get(name) != SERVER_THREADS for name in THREAD_VARIABLES):

@@ -17,7 +17,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 from .protocol import ADDRESS_VARIABLE, SERVER_THREADS, SWITCH_VARIABLE, THREAD_VARIABLES
 
@@ -31,7 +30,6 @@ OFF_VALUES = frozenset({"0", "false", "no", "off"})  # of SWITCH_VARIABLE, in an
 class _Running:
     process: subprocess.Popen[bytes]
     lifeline: int
-    log: IO[str]
 
 
 _running: _Running | None = None
@@ -82,12 +80,12 @@ def start(local: bool, scripts: Path, log: Path = LOG) -> bool:
     except OSError as exc:
         os.close(write_end)
         out.write(f"could not start: {exc}; every job runs cold\n")
-        out.close()
         return False
     finally:
         os.close(read_end)
+        out.close()  # the server has its own copy of the descriptor
     os.environ[ADDRESS_VARIABLE] = address
-    _running = _Running(process, write_end, out)
+    _running = _Running(process, write_end)
     return True
 
 
@@ -106,7 +104,6 @@ def stop() -> None:
     except subprocess.TimeoutExpired:
         running.process.kill()
         running.process.wait()
-    running.log.close()
 
 
 def run_had_server(log: Path = LOG) -> bool | None:
