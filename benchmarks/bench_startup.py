@@ -88,7 +88,7 @@ _EMPTY_JOB = (
     "import sys; import pickle; from snakemake.logging import logger; from snakemake.iocontainers import Snakemake\n"
     "__real_file__ = __file__\n"
     "from eibench.forkserver.client import hand_off\nhand_off()\n"
-    "import os\nassert os.environ.get('EIBENCH_FORKSERVER_ADDRESS') is None, 'the job ran cold'\n"
+    "import os\nassert 'EIBENCH_FORKSERVER_ADDRESS' not in os.environ, 'the job ran cold'\n"
 )
 
 
@@ -106,11 +106,8 @@ def time_forkserver_job(runs: int) -> float:
         if not lifecycle.start(local=True, scripts=REPO / "workflow" / "scripts", log=log):
             sys.exit(f"no fork server: {log.read_text().strip()}")
         try:
-            deadline = time.monotonic() + 120
-            while "listening" not in log.read_text():
-                if time.monotonic() > deadline or lifecycle._running.process.poll() is not None:
-                    sys.exit(f"the fork server did not start:\n{log.read_text()}")
-                time.sleep(0.05)
+            if not lifecycle.wait_ready(log):
+                sys.exit(f"the fork server did not start:\n{log.read_text()}")
             job = Path(tmp) / "tmpjob.py"
             job.write_text(_EMPTY_JOB)
             env = dict(os.environ) | {name: "1" for name in THREAD_VARIABLES}

@@ -52,7 +52,8 @@ def server(tmp_path, monkeypatch):
     log = tmp_path / "logs" / "forkserver.log"
     assert lifecycle.start(local=True, scripts=scripts, log=log)
     process = lifecycle._running.process
-    wait_for(lambda: "listening" in log.read_text(), what="the server to listen")
+    assert lifecycle.wait_ready(log), log.read_text()
+    assert lifecycle.server_pid() == process.pid
     yield process
     lifecycle.stop()
     assert process.poll() is not None
@@ -207,7 +208,7 @@ def test_the_server_ends_when_the_snakemake_process_is_gone(tmp_path, monkeypatc
     starter = (
         "import os, signal, sys\nfrom pathlib import Path\nfrom eibench.forkserver import lifecycle\n"
         f"lifecycle.start(local=True, scripts=Path({str(scripts)!r}), log=Path({str(log)!r}))\n"
-        "print(lifecycle._running.process.pid, flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+        "print(lifecycle.server_pid(), flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
     )
     proc = subprocess.run([sys.executable, "-c", starter], capture_output=True, text=True, timeout=60)
     assert proc.returncode == -signal.SIGKILL

@@ -43,14 +43,14 @@ PACKAGE = "eibench"
 _BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
-def _import_statements(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+def import_statements(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
     """Every import statement of a block and of the blocks nested in it (functions, classes,
     if/try/with/for/while/match)."""
     for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
         for field in _BLOCKS:
-            yield from _import_statements(getattr(node, field, None) or [])
+            yield from import_statements(getattr(node, field, None) or [])
 
 
 class Library:
@@ -95,7 +95,7 @@ class Library:
         # The package a relative import starts from: the module's own for an __init__.py.
         package = here if path.name == "__init__.py" else here.rpartition(".")[0]
         names: set[str] = set()
-        for node in _import_statements(ast.parse(path.read_bytes(), filename=str(path)).body):
+        for node in import_statements(ast.parse(path.read_bytes(), filename=str(path)).body):
             if isinstance(node, ast.Import):
                 names.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):

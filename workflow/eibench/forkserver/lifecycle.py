@@ -15,10 +15,11 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .protocol import ADDRESS_VARIABLE, SERVER_THREADS, SWITCH_VARIABLE, THREAD_VARIABLES
+from .protocol import ADDRESS_VARIABLE, READY, SERVER_THREADS, SWITCH_VARIABLE, THREAD_VARIABLES
 
 LOG = Path("logs/forkserver.log")
 STOP_TIMEOUT_S = 10.0
@@ -87,6 +88,23 @@ def start(local: bool, scripts: Path, log: Path = LOG) -> bool:
     os.environ[ADDRESS_VARIABLE] = address
     _running = _Running(process, write_end)
     return True
+
+
+def server_pid() -> int | None:
+    """The process ID of the running server, or None."""
+    return None if _running is None else _running.process.pid
+
+
+def wait_ready(log: Path = LOG, timeout: float = 120.0) -> bool:
+    """Wait until the running server accepts jobs (its log says so); False if there is none, it
+    ended, or ``timeout`` seconds passed. A run never waits: its jobs run cold until then. This
+    is for benchmarks and tests that time or test the served path."""
+    deadline = time.monotonic() + timeout
+    while _running is not None and _running.process.poll() is None and time.monotonic() < deadline:
+        if READY in log.read_text():
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def stop() -> None:

