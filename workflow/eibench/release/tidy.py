@@ -630,13 +630,22 @@ class _Runs:
     raw values of one answers dict; every other column is constant over the run."""
 
     def __init__(self) -> None:
-        self.keys: list[tuple] = []  # per run: (conversation_id, em_model, mode, turn_number, *constants)
+        # Per run: its file's key (conversation_id, em_model, mode: one tuple shared by the runs
+        # of a file), turn number, constants and number of rows.
+        self.file_keys: list[tuple] = []
+        self.turns: list[int] = []
+        self.constants: list[tuple] = []
         self.sizes: list[int] = []
         self.names: list[str] = []  # per row: the answer's key
         self.raw: list[Any] = []  # per row: the raw answer
 
     def add(self, key: tuple, turn: int, constants: tuple, answers: dict[str, Any]) -> None:
-        self.keys.append((*key, turn, *constants))
+        """One run: the answers of ``answers`` (an empty dict adds no run)."""
+        if not answers:
+            return
+        self.file_keys.append(key)
+        self.turns.append(turn)
+        self.constants.append(constants)
         self.sizes.append(len(answers))
         self.names += answers.keys()
         self.raw += answers.values()
@@ -649,27 +658,42 @@ class _Runs:
         if not self.raw:
             return spec.frame()
         value_column, status_column = spec.column_names[-2:]
-        by_run = dict(zip(("conversation_id", "em_model", "mode", "turn_number", *constants), zip(*self.keys)))
         sizes = np.asarray(self.sizes, dtype=np.int64)
-        columns: dict[str, Any] = {
-            name: categorical(values, sizes) for name, values in by_run.items() if name != "turn_number"
-        }
-        columns["turn_number"] = pd.array(np.repeat(np.asarray(by_run["turn_number"], dtype=np.int64), sizes), "Int64")
+        columns: dict[str, Any] = {}
+        # The few distinct file keys and constants are tidied once each; each run holds a
+        # position among them, each row its run's (every run has a row, so every distinct
+        # value has one and the categories are those of the row-by-row column).
+        for names, per_run in ((("conversation_id", "em_model", "mode"), self.file_keys), (constants, self.constants)):
+            if names:
+                distinct, row = _positions(per_run, sizes)
+                for i, name in enumerate(names):
+                    columns[name] = _taken(categorical([d[i] for d in distinct]), row)
+        columns["turn_number"] = pd.array(np.repeat(np.asarray(self.turns, dtype=np.int64), sizes), "Int64")
         columns[name_column] = categorical(self.names)
-        if _STR.issuperset(map(type, self.raw)):  # strings (the common case): each distinct one normalised once
-            found = {r: status(r) for r in set(self.raw)}
+        distinct_raw = set(self.raw)
+        if all(type(raw) is str for raw in distinct_raw):  # strings (the common case): each distinct one tidied once
+            # A string equals no value of another type, so every row's answer is a string.
+            found = {raw: status(raw) for raw in distinct_raw}
             distinct = list(found)
-            position = {r: k for k, r in enumerate(distinct)}
-            # Each row's distinct answer, found once for both columns; every distinct answer has
-            # a row, so the categories are those of the row-by-row column.
-            rows = np.fromiter(map(position.__getitem__, self.raw), dtype=np.intp, count=len(self.raw))
+            position = {raw: k for k, raw in enumerate(distinct)}
+            row = np.fromiter(map(position.__getitem__, self.raw), dtype=np.intp, count=len(self.raw))
             for i, column in enumerate((value_column, status_column)):
-                per_answer = categorical([found[r][i] for r in distinct])
-                columns[column] = pd.Categorical.from_codes(per_answer.codes[rows], dtype=per_answer.dtype)
+                columns[column] = _taken(categorical([found[raw][i] for raw in distinct]), row)
         else:
             values, statuses = zip(*map(status, self.raw))
             columns[value_column], columns[status_column] = categorical(values), categorical(statuses)
         return spec.frame_columns(columns)
 
 
-_STR = frozenset((str,))
+def _positions(per_run: list[tuple], sizes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
+    """The distinct tuples of ``per_run`` (first seen first) and, per row, its run's position
+    among them (run i stands for ``sizes[i]`` rows)."""
+    distinct = list(dict.fromkeys(per_run))
+    position = {value: k for k, value in enumerate(distinct)}
+    run = np.fromiter(map(position.__getitem__, per_run), dtype=np.intp, count=len(per_run))
+    return distinct, np.repeat(run, sizes)
+
+
+def _taken(per_value: pd.Categorical, row: np.ndarray) -> pd.Categorical:
+    """The column whose row i holds ``per_value[row[i]]``."""
+    return pd.Categorical.from_codes(per_value.codes[row], dtype=per_value.dtype)
