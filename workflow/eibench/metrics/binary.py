@@ -47,38 +47,54 @@ class BinaryRows:
     status: dict[str, np.ndarray]  # variant -> EM status code (0: no answer)
 
 
-def binary_rows(
-    gold_tid: np.ndarray,
-    gold_question: np.ndarray,
-    gold_om: np.ndarray,
-    gold_hp: np.ndarray,
-    answers: pd.DataFrame,
-    ans_tid: np.ndarray,
-    ans_question: np.ndarray,
-    n: int,
-) -> BinaryRows:
-    """Join every scored gold judgement with the EM's answer, for the four variants.
+@dataclass(frozen=True)
+class EMAnswers:
+    """A model's answers per variant, ready to be joined to gold judgements (``binary_rows``);
+    they do not depend on the rule set, so a model's rule sets share them."""
 
-    Gold judgements come as arrays (turn id, question code, gold_om and gold_hp value codes);
-    rows with turn id -1 are not scored. ``answers`` holds target, wording, value and status,
-    with turn ids ``ans_tid`` and question codes ``ans_question`` (-1: a question the gold
-    never asks).
-    """
-    g_keep = gold_tid >= 0
-    nq = int(max(gold_question.max(initial=0), ans_question.max(initial=0))) + 1
-    g_tid, g_q = gold_tid[g_keep], gold_question[g_keep]
+    n_questions: int  # question codes are below this
+    #: variant -> (dense [turn, question] table of packed answers, or None when too large;
+    #: turn * n_questions + question of each answer; its packed value * 8 + status)
+    lookups: dict[str, tuple[np.ndarray | None, np.ndarray, np.ndarray]]
+
+
+def em_answers(
+    answers: pd.DataFrame, ans_tid: np.ndarray, ans_question: np.ndarray, n: int, n_questions: int
+) -> EMAnswers:
+    """``answers`` (target, wording, value and status, with turn ids ``ans_tid`` below ``n`` and
+    question codes ``ans_question`` below ``n_questions``, -1: a turn or question the gold does
+    not have) by variant; at a turn asked the same question twice, the first answer counts."""
     a_keep = (ans_tid >= 0) & (ans_question >= 0)
     packed_answer = mapped(answers["value"], _VALUE) * 8 + mapped(answers["status"], _STATUS)
     a_variant = mapped(answers["target"], _TARGET, -9) * 2 + mapped(answers["wording"], _WORDING, -9)
-    rows = BinaryRows(g_tid, {}, {}, {})
+    lookups = {}
     for prefix, (target, wording) in VARIANTS.items():
         mine = a_keep & (a_variant == _TARGET[target] * 2 + _WORDING[wording])
+        tid, question, packed = ans_tid[mine], ans_question[mine], packed_answer[mine]
+        table = first_value_table(tid, question, packed, n, n_questions)
+        lookups[prefix] = (table, tid * n_questions + question, packed)
+    return EMAnswers(n_questions, lookups)
+
+
+def binary_rows(
+    gold_tid: np.ndarray, gold_question: np.ndarray, gold_om: np.ndarray, gold_hp: np.ndarray, em: EMAnswers
+) -> BinaryRows:
+    """Join every scored gold judgement with the EM's answer (``em_answers``), for the four
+    variants.
+
+    Gold judgements come as arrays (turn id, question code below ``em.n_questions``, gold_om and
+    gold_hp value codes); rows with turn id -1 are not scored.
+    """
+    g_keep = gold_tid >= 0
+    g_tid, g_q = gold_tid[g_keep], gold_question[g_keep]
+    rows = BinaryRows(g_tid, {}, {}, {})
+    for prefix, (target, _) in VARIANTS.items():
+        table, keys, packed_answer = em.lookups[prefix]
         # Status codes are >= 1 for every answer row, so 0 in the table means "no answer".
-        table = first_value_table(ans_tid[mine], ans_question[mine], packed_answer[mine], n, nq)
         if table is not None:
             packed = table[g_tid, g_q]
         else:
-            packed = take(packed_answer[mine], lookup(g_tid * nq + g_q, ans_tid[mine] * nq + ans_question[mine]), 0)
+            packed = take(packed_answer, lookup(g_tid * em.n_questions + g_q, keys), 0)
         rows.gold[prefix] = (gold_om if target == "om" else gold_hp)[g_keep]
         rows.value[prefix], rows.status[prefix] = packed // 8, packed % 8
     return rows

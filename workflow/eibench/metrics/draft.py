@@ -52,8 +52,20 @@ def as_arrow(values: pd.Series, rows: np.ndarray) -> pa.Array:
     return arrow(values).cast(pa.large_string()).take(idx)
 
 
+def draft_token_keys(gold: GoldIndex, drafts: pa.Array, js: bool = False) -> np.ndarray:
+    """Sorted distinct (row << TOKEN_BITS | token id) keys of the drafts' tokens, token ids in
+    the dictionary of the gold replies' tokens (``js``: JavaScript's tokens, D12)."""
+    tid, tok, _ = tokenize(drafts, gold.replies(js).dictionary, js=js)
+    return unique_sorted((tid << TOKEN_BITS) | tok)
+
+
 def similarity_scores(
-    gold: GoldIndex, gold_rows: np.ndarray, drafts: pa.Array, win_share: np.ndarray, rules: Rules | None = None
+    gold: GoldIndex,
+    gold_rows: np.ndarray,
+    drafts: pa.Array,
+    win_share: np.ndarray,
+    rules: Rules | None = None,
+    draft_keys: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Response similarity and preference alignment per turn.
 
@@ -65,6 +77,9 @@ def similarity_scores(
     ``rules`` (default: strict's) decide no draft (D6: 0 and '' is no draft, else null), no gold
     winner (D7a: the response similarity, else null), winners without text (D7b: left out and
     the shares renormalised, else similarity 0) and JavaScript tokens (D12).
+
+    ``draft_keys``: ``draft_token_keys`` of the drafts under the same tokens, when already
+    computed (the rule sets of a model share them).
     """
     n = len(drafts)
     if n == 0:
@@ -74,8 +89,8 @@ def similarity_scores(
     has_draft = drafts.is_valid().to_numpy(zero_copy_only=False)
     if rules and rules.draft_missing_zero:  # the public scorer tests the draft's truthiness
         has_draft &= pc.fill_null(pc.greater(pc.utf8_length(drafts), 0), False).to_numpy(zero_copy_only=False)
-    tid, tok, _ = tokenize(drafts, replies.dictionary, js=js)
-    draft_keys = unique_sorted((tid << TOKEN_BITS) | tok)
+    if draft_keys is None:
+        draft_keys = draft_token_keys(gold, drafts, js)
     d_tid = draft_keys >> TOKEN_BITS
     d_size = np.bincount(d_tid, minlength=n)[:n]
     as_gold = (gold_rows[d_tid] << TOKEN_BITS) | (draft_keys & ((1 << TOKEN_BITS) - 1))

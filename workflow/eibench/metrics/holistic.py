@@ -166,13 +166,25 @@ def _given(gold: GoldIndex, frame: ModelFrame, phase: str) -> np.ndarray:
     return out[frame.convs]
 
 
-def _answers(df: pd.DataFrame, conv: np.ndarray, question: str) -> tuple[np.ndarray, np.ndarray]:
-    """(conversation row, normalised answer) of one question's answers, in answer order."""
-    sel = (df["question"] == question).to_numpy(bool) & (conv >= 0)
-    c = conv[sel]
-    answer = df["answer_norm"].to_numpy(object, na_value="")[sel]
-    order = np.lexsort((df["item_index"].to_numpy(np.int64)[sel], c))
-    return c[order], answer[order]
+_QUESTIONS = ("q1_lookingFor", "q2_emotionClarity", "q3_modelFit", "q3_followUp_whatFeltOff")
+
+
+def _answers(df: pd.DataFrame, conv: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per survey question, (conversation row, normalised answer) of its answers in answer
+    order (by conversation row, then item index); rows whose ``conv`` is -1 are left out."""
+    ok = conv >= 0
+    c = conv[ok]
+    question = df["question"].to_numpy(object)[ok]
+    answer = df["answer_norm"].to_numpy(object, na_value="")[ok]
+    # One stable sort for all questions: each question's rows keep the order a sort of its own
+    # rows would give (ties in their table order).
+    order = np.lexsort((df["item_index"].to_numpy(np.int64)[ok], c))
+    c, question, answer = c[order], question[order], answer[order]
+    out = {}
+    for q in _QUESTIONS:
+        sel = question == q
+        out[q] = c[sel], answer[sel]
+    return out
 
 
 def _first(conv: np.ndarray, answer: np.ndarray, n: int) -> np.ndarray:
@@ -222,8 +234,10 @@ def conversation_wide_scores(
     p_any[p_conv[p_conv >= 0]] = True
     counts["conversation_wide_prediction_missing"] += int((has_gold & ~p_any).sum())
 
+    by_side = {"gold": _answers(gold.survey, g_conv), "pred": _answers(pred, p_conv)}
+
     def ans(which: str, question: str) -> tuple[np.ndarray, np.ndarray]:
-        return _answers(gold.survey, g_conv, question) if which == "gold" else _answers(pred, p_conv, question)
+        return by_side[which][question]
 
     q1 = _set_f1(*ans("gold", "q1_lookingFor"), *ans("pred", "q1_lookingFor"), n, rules.raw_survey_lists)
     q2 = (_first(*ans("gold", "q2_emotionClarity"), n) == _first(*ans("pred", "q2_emotionClarity"), n)).astype(float)

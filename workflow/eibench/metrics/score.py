@@ -22,8 +22,8 @@ import pandas as pd
 from ..gcpause import cyclic_gc_paused
 from . import composite, holistic
 from .availability import BY_NAME, inapplicable_rules, reported_absent, undefined_confusion, undefined_metrics
-from .binary import ACCURACY_NAME, BinaryRows, binary_rows, binary_scores, pooled
-from .draft import as_arrow, judge_scores, similarity_scores
+from .binary import ACCURACY_NAME, BinaryRows, EMAnswers, binary_rows, binary_scores, em_answers, pooled
+from .draft import as_arrow, draft_token_keys, judge_scores, similarity_scores
 from .emotion import EMOTION_COLUMNS, Tags, emotion_scores
 from .frame import ModelFrame
 from .gold import GoldIndex
@@ -156,12 +156,12 @@ class _ModelSide:
     p_tags: Tags
     vocab: pd.Index
     invalid: np.ndarray
-    answers_tid: np.ndarray
-    answers_question: np.ndarray
+    answers: EMAnswers
     pairwise: PairwiseRows
     pw_tid: np.ndarray
     judge: np.ndarray
     drafts: Any  # the drafted reply of each turn (Arrow array; null: none)
+    draft_keys: np.ndarray  # their tokens (draft.draft_token_keys)
 
 
 def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, js_text: bool) -> _ModelSide:
@@ -180,8 +180,12 @@ def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
     )
     em_turns = em["em_turns"]
     em_row = lookup(frame.keys, frame.em_keys(em_turns))
+    drafts = as_arrow(em_turns["drafted_response"], em_row)
     invalid = take(em_turns["emotion_tags_invalid"].to_numpy(bool, na_value=False), em_row, False).astype(bool)
     answers = em["em_binary"]
+    answers_question = codes(answers["question_id"], gold.questions)
+    # Any bound above every question code joins alike; the full gold's serves every rule set.
+    n_questions = int(max(gold.binary_question.max(initial=0), answers_question.max(initial=0))) + 1
     pw_tid = frame.tid(gold.pw_key)
     picks = em["em_pairwise"]
     pairwise = pairwise_rows(
@@ -192,18 +196,16 @@ def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
         p_tags,
         vocab,
         invalid,
-        frame.tid(frame.em_keys(answers)),
-        codes(answers["question_id"], gold.questions),
+        em_answers(answers, frame.tid(frame.em_keys(answers)), answers_question, n, n_questions),
         pairwise,
         pw_tid,
         take(judge_scores(em_turns), em_row, np.nan),
-        as_arrow(em_turns["drafted_response"], em_row),
+        drafts,
+        draft_token_keys(gold, drafts, js_text) if n else np.zeros(0, np.int64),
     )
 
 
-def _turn_parts(
-    gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, rules: Rules, side: _ModelSide
-) -> _TurnParts:
+def _turn_parts(gold: GoldIndex, frame: ModelFrame, rules: Rules, side: _ModelSide) -> _TurnParts:
     """The per-turn parts of one rule set from the model's shared inputs ``side``."""
     n = frame.n
     emotion = emotion_scores(
@@ -215,14 +217,11 @@ def _turn_parts(
         gold.binary_question[keep],
         gold.gold_om[keep],
         gold.gold_hp[keep],
-        em["em_binary"],
-        side.answers_tid,
-        side.answers_question,
-        n,
+        side.answers,
     )
     draft = {"draft_judge": side.judge}
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
-        gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules
+        gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules, side.draft_keys
     )
     return _TurnParts(emotion, side.invalid, binary, side.pairwise, draft)
 
@@ -360,8 +359,10 @@ def missing_reasons(turns: pd.DataFrame, conv: pd.DataFrame, absent: tuple[str, 
         ("turn", turns, [c for c in TURN_LEVEL if c in turns]),
         ("conversation", conv, [m.name for m in METRICS if m.name in conv.columns]),
     ):
-        for name in names:
-            where = np.flatnonzero(table[name].isna().to_numpy())
+        # One missing-value mask for all of the table's metrics, a row per metric.
+        masks = table[names].isna().to_numpy(bool).T if names else ()
+        for name, mask in zip(names, masks):
+            where = np.flatnonzero(mask)
             if not len(where):
                 continue
             levels.append(level)
@@ -422,7 +423,7 @@ def score_rule_sets(
         rule_set = rules.rule_set
         if rules.js_text not in sides:
             sides[rules.js_text] = _model_side(index, em, frame, rules.js_text)
-        parts = _turn_parts(index, em, frame, rules, sides[rules.js_text])
+        parts = _turn_parts(index, frame, rules, sides[rules.js_text])
         counts: Counter = Counter()
         turns = score_turns(index, frame, parts, rule_set, counts)
         conv = score_conversations(index, em, turns, frame, rules, counts)
@@ -471,14 +472,15 @@ def model_summary(turns: pd.DataFrame, conv: pd.DataFrame, n_cohort: int) -> pd.
     the cohort, turns scored.
     """
     rows = []
-    for m in METRICS:
-        if m.name in conv:
-            rows.append((m.name, "all", *_describe(conv[m.name].to_numpy(float))))
+    names = [m.name for m in METRICS if m.name in conv]
+    values = dict(zip(names, conv[names].to_numpy(float).T)) if names else {}  # one conversion for all
+    for name in names:
+        rows.append((name, "all", *_describe(values[name])))
     strategies = conv["panas_strategy"].astype(object).where(conv["panas_strategy"].notna(), "unknown")
     for strategy in sorted(set(strategies)):
         sel = (strategies == strategy).to_numpy()
         for name in PANAS_METRICS:
-            rows.append((name, f"panas_strategy={strategy}", *_describe(conv[name].to_numpy(float)[sel])))
+            rows.append((name, f"panas_strategy={strategy}", *_describe(values[name][sel])))
     for prefix in ACCURACY_NAME:
         # min_count=1: counts left undefined for the whole cohort (availability.py) stay NaN.
         c = {k: float(turns[f"{prefix}_{k}"].sum(min_count=1)) for k in ("tp", "fp", "tn", "fn")}
