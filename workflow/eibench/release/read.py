@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar, cast
 
 import numpy as np
 import orjson
@@ -402,6 +402,73 @@ def read_conversations(files: Sequence[Path], report_all: bool = False) -> list[
     return parsed
 
 
+def _em_hint(expected_model: str, expected_mode: str) -> str:
+    return (
+        f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the "
+        "named field, or set ingest.report_all_errors: true to list every bad file at once."
+    )
+
+
+def read_em_files(
+    files: Sequence[Path], expected_model: str, expected_mode: str, report_all: bool = False
+) -> list[tuple[Path, EMOutputFile | EMFile]]:
+    """Validate one model's output files for one mode, each file on its own (the first part of
+    ``read_em_outputs``; ``em_cross_file_error`` is the second). Raises the
+    ``ReleaseFormatError`` of the first bad file (every bad file with ``report_all``)."""
+    return _read_all(files, EMOutputFile, report_all, _em_hint(expected_model, expected_mode), em_canonical.parse_file)
+
+
+#: What the cross-file checks read of one EM output file: (path, conversationId, em_model, mode).
+EMIdentity = tuple[Path, str, str, str]
+
+
+def em_identities(parsed: Iterable[tuple[Path, EMOutputFile | EMFile]]) -> list[EMIdentity]:
+    """The ``EMIdentity`` of each parsed file, in order (ids are strings once parsed: a
+    canonical file's numeric id is normalised to its string, as pydantic does)."""
+    return [(path, cast(str, out.conversationId), cast(str, out.em_model), out.mode) for path, out in parsed]
+
+
+def em_cross_file_error(
+    identities: Sequence[EMIdentity],
+    expected_model: str,
+    expected_mode: str,
+    known_conversations: set[str] | None = None,
+) -> ReleaseFormatError | None:
+    """The error of the cross-file checks of ``read_em_outputs`` (None when they pass), on the
+    files' identities in the order read: ``em_model`` and ``mode`` match the registered model
+    and mode, each conversation appears once, and (if ``known_conversations`` is given) every
+    output refers to a conversation of the cohort."""
+    problems: list[Problem] = []
+    seen: dict[str, Path] = {}
+    for path, conversation_id, em_model, mode in identities:
+        if em_model != expected_model:
+            problems.append(
+                Problem(
+                    str(path),
+                    "$.em_model",
+                    f"is {em_model!r} but this folder holds the outputs of model {expected_model!r}",
+                )
+            )
+        if mode != expected_mode:
+            problems.append(Problem(str(path), "$.mode", f"is {mode!r} but this folder holds mode {expected_mode!r}"))
+        if known_conversations is not None and conversation_id not in known_conversations:
+            problems.append(
+                Problem(str(path), "$.conversationId", f"{conversation_id!r} is not a conversation of the cohort")
+            )
+        if conversation_id in seen:
+            problems.append(
+                Problem(
+                    str(path),
+                    "$.conversationId",
+                    f"{conversation_id!r} is also answered by {seen[conversation_id]}",
+                )
+            )
+        seen.setdefault(conversation_id, path)
+    if not problems:
+        return None
+    return ReleaseFormatError(problems, _em_hint(expected_model, expected_mode), n_files=len(identities))
+
+
 def read_em_outputs(
     files: Sequence[Path],
     expected_model: str,
@@ -413,45 +480,14 @@ def read_em_outputs(
 
     A file in the canonical shape is decoded by ``em_canonical`` (msgspec, in one pass) into an
     ``em_canonical.EMFile`` with the same attributes; any other file is validated by pydantic
-    into an ``EMOutputFile``, which names its problems.
+    into an ``EMOutputFile``, which names its problems (``read_em_files``).
 
-    Cross-file checks: ``em_model`` and ``mode`` match the registered model and mode, each
-    conversation appears once, and (if ``known_conversations`` is given) every output refers to
-    a conversation of the cohort.
+    Then the cross-file checks (``em_cross_file_error``): ``em_model`` and ``mode`` match the
+    registered model and mode, each conversation appears once, and (if ``known_conversations``
+    is given) every output refers to a conversation of the cohort.
     """
-    hint = (
-        f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the "
-        "named field, or set ingest.report_all_errors: true to list every bad file at once."
-    )
-    parsed = _read_all(files, EMOutputFile, report_all, hint, em_canonical.parse_file)
-    problems: list[Problem] = []
-    seen: dict[str, Path] = {}
-    for path, out in parsed:
-        if out.em_model != expected_model:
-            problems.append(
-                Problem(
-                    str(path),
-                    "$.em_model",
-                    f"is {out.em_model!r} but this folder holds the outputs of model {expected_model!r}",
-                )
-            )
-        if out.mode != expected_mode:
-            problems.append(
-                Problem(str(path), "$.mode", f"is {out.mode!r} but this folder holds mode {expected_mode!r}")
-            )
-        if known_conversations is not None and out.conversationId not in known_conversations:
-            problems.append(
-                Problem(str(path), "$.conversationId", f"{out.conversationId!r} is not a conversation of the cohort")
-            )
-        if out.conversationId in seen:
-            problems.append(
-                Problem(
-                    str(path),
-                    "$.conversationId",
-                    f"{out.conversationId!r} is also answered by {seen[out.conversationId]}",
-                )
-            )
-        seen.setdefault(out.conversationId, path)
-    if problems:
-        raise ReleaseFormatError(problems, hint, n_files=len(files))
+    parsed = read_em_files(files, expected_model, expected_mode, report_all)
+    error = em_cross_file_error(em_identities(parsed), expected_model, expected_mode, known_conversations)
+    if error is not None:
+        raise error
     return parsed
