@@ -83,8 +83,12 @@ def score_cohort(
 def cohort_pass(
     conversations: Path, models: dict[str, list[Path]], mode: str, rule_sets: tuple[str, ...], workers: int
 ) -> int:
-    """The library path: the gold read once, then ``metrics.cohort.score_cohort``; EM files read."""
-    gold = gold_tables(read_conversations(list_json_files(conversations)))
+    """The library path, ``metrics.cohort.score_cohort`` given the function that reads the gold
+    side (with workers, they read the models' files meanwhile); EM files read."""
+
+    def gold() -> dict[str, pd.DataFrame]:
+        return gold_tables(read_conversations(list_json_files(conversations)))
+
     scored = library_score_cohort(gold, models, mode, rule_sets, workers=workers)
     return sum(m.ingest.n_files for m in scored.values())
 

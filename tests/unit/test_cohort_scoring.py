@@ -11,11 +11,14 @@ import copy
 import json
 import multiprocessing
 import pickle
+import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from eibench.metrics.cohort import ModelScores, available_cores, score_cohort
+from eibench.metrics.gold import GoldIndex
 from eibench.metrics.score import model_summary, score_rule_sets
 from eibench.release.ingest import ingest_em_outputs
 from eibench.release.read import FolderEntryError, Problem, ReleaseFormatError, read_conversations
@@ -130,6 +133,71 @@ def test_the_first_bad_model_in_order_raises_its_own_error(cohort, workers):
     assert "$.em_model" in str(raised.value) and "someone-else" in str(raised.value)
     assert raised.value.problems == alone.value.problems
     assert multiprocessing.active_children() == []
+
+
+def _later(value, seconds: float = 1.0):
+    """A gold function that takes ``seconds``: the workers read every model before it returns,
+    so each read comes back and goes out again to be scored."""
+
+    def gold():
+        time.sleep(seconds)
+        return value
+
+    return gold
+
+
+@pytest.mark.parametrize("seconds", [0.0, 1.0])
+@pytest.mark.parametrize("form", ["tables", "index"])
+def test_a_gold_function_gives_what_the_gold_tables_give(cohort, seconds, form):
+    gold, models, _ = cohort
+    value = gold if form == "tables" else GoldIndex.build(gold)
+    _assert_same(
+        score_cohort(_later(value, seconds), models, "default", workers=2),
+        score_cohort(gold, models, "default", workers=1),
+    )
+    assert multiprocessing.active_children() == []
+
+
+def test_a_gold_function_is_called_once_in_one_process(cohort):
+    gold, models, _ = cohort
+    calls = []
+    out = score_cohort(lambda: calls.append(1) or gold, models, "default", ("parity",), workers=1)
+    assert calls == [1] and list(out) == list(models)
+
+
+def test_with_a_slow_gold_function_the_first_bad_model_in_order_still_raises_its_error(cohort):
+    """sim-02's fault (a wrong em_model) shows only in the checks after the gold side is read;
+    sim-03's (a byte that is not UTF-8) already in its read. sim-02 comes first, so its error."""
+    gold, models, root = cohort
+    given = {"sim-01": models["sim-01"], **_corrupt(root, "sim-02", "model"), **_corrupt(root, "sim-03", "bytes")}
+    with pytest.raises(ReleaseFormatError) as deferred:
+        score_cohort(_later(gold), given, "default", workers=2)
+    with pytest.raises(ReleaseFormatError) as alone:
+        score_cohort(gold, given, "default", workers=1)
+    assert str(deferred.value) == str(alone.value) and "someone-else" in str(deferred.value)
+    assert multiprocessing.active_children() == []
+
+
+def test_an_error_of_the_gold_function_comes_first(cohort):
+    gold, models, root = cohort
+    given = {**_corrupt(root, "sim-03", "bytes"), "sim-01": models["sim-01"]}
+
+    def failing():
+        raise FileNotFoundError("no conversations")
+
+    for workers in (1, 2):
+        with pytest.raises(FileNotFoundError, match="no conversations"):
+            score_cohort(failing, given, "default", workers=workers)
+    assert multiprocessing.active_children() == []
+
+
+def test_results_handed_over_leave_no_file(cohort, tmp_path, monkeypatch):
+    """The workers hand their results over in files of a temporary folder: none is left."""
+    gold, models, _ = cohort
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    out = score_cohort(_later(gold, 0.5), models, "default", ("parity",), workers=2)
+    assert list(out) == list(models)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_no_worker_is_left_behind(cohort):

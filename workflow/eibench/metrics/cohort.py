@@ -5,13 +5,17 @@ output files (``release.ingest.ingest_em_outputs``), score them under each rule 
 (``score.score_rule_sets``) and summarise (``score.model_summary``). The gold side is built once
 (``GoldIndex``) and shared.
 
-Models are independent, so with ``workers`` > 1 they are scored in that many processes, forked
-from this one after the gold index is built (the workers inherit it; nothing of it is copied).
-The result does not depend on ``workers``: every table is built by the same code in one process
-per model and comes back whole (tests/unit/test_cohort_scoring.py checks that one worker and
-two give equal frames). Errors are those of the one-process path: the first model (in the order
-given) whose files are invalid raises its ``ReleaseFormatError``, and the other models' work is
-cancelled.
+Models are independent, so with ``workers`` > 1 they are scored in that many processes: this
+one and ``workers`` - 1 forked workers, each model by whichever takes it first (in the order
+given). Given the gold side, the workers are forked after its index is built and inherit it.
+Given a function that reads it, the workers are forked first and start reading and tidying the
+models' files (which need no gold side) while this process reads the conversation files; the
+index then reaches them once, through a file, and this process scores the reads they made
+before it. The result does not depend on ``workers`` or on the form of the gold side: every
+table is built by the same code in one process per model and comes back whole
+(tests/unit/test_cohort_scoring.py checks that one worker and two give equal frames). Errors
+are those of the one-process path: the gold side's first, then those of the first model (in
+the order given) whose files are invalid; no model after it is started.
 
 The Snakemake workflow does not call this: it scores each model in a job of its own, which
 Snakemake already runs in parallel. This is the library path (notebooks, benchmarks/bench_ingest.py).
@@ -21,17 +25,24 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
+import tempfile
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, Union
 
 import pandas as pd
 
-from ..release.ingest import EMIngest, ingest_em_outputs
+from ..release.ingest import EMIngest, EMRead, checked, read_em_tables
 from . import RULE_SETS
 from .gold import GoldIndex
 from .score import Scores, model_summary, score_rule_sets
+
+#: The gold side: its tidy tables, their ``GoldIndex``, or a function that returns either (such
+#: as one that reads the conversation files).
+Gold = Union[GoldIndex, dict[str, pd.DataFrame], Callable[[], Union[GoldIndex, dict[str, pd.DataFrame]]]]
 
 
 @dataclass(frozen=True)
@@ -45,10 +56,7 @@ class ModelScores:
 
 
 @dataclass(frozen=True)
-class _Job:
-    index: GoldIndex
-    known: set[str]
-    n_cohort: int
+class _Settings:
     mode: str
     rule_sets: tuple[str, ...]
     va_matching: str
@@ -56,24 +64,83 @@ class _Job:
     report_all: bool
 
 
-def _score_one(job: _Job, model: str, sources: Sequence[str | Path]) -> ModelScores:
-    ingest = ingest_em_outputs(sources, model, job.mode, job.known, job.report_all)
-    scores = score_rule_sets(job.index, ingest.tables, job.rule_sets, job.va_matching, job.compat)
-    summary = {r: model_summary(s.turn, s.conversation, job.n_cohort) for r, s in scores.items()}
-    return ModelScores(model, ingest, scores, summary)
+@dataclass(frozen=True)
+class _Job:
+    """What scoring needs besides a model's files: the gold side and the settings."""
+
+    index: GoldIndex
+    known: set[str]
+    n_cohort: int
+    settings: _Settings
 
 
-_WORKER_JOB: _Job | None = None  # set in each worker process by _init_worker (inherited at fork)
+def _job(index: GoldIndex, settings: _Settings) -> _Job:
+    conversations = index.tables["conversations"]
+    return _Job(index, set(conversations["conversation_id"]), len(conversations), settings)
 
 
-def _init_worker(job: _Job) -> None:
-    global _WORKER_JOB
-    _WORKER_JOB = job
+def _scored(job: _Job, read: EMRead) -> ModelScores:
+    ingest = checked(read, job.known)
+    s = job.settings
+    scores = score_rule_sets(job.index, ingest.tables, s.rule_sets, s.va_matching, s.compat)
+    summary = {r: model_summary(x.turn, x.conversation, job.n_cohort) for r, x in scores.items()}
+    return ModelScores(read.model, ingest, scores, summary)
 
 
-def _score_in_worker(model: str, sources: Sequence[str | Path]) -> ModelScores:
-    assert _WORKER_JOB is not None, "worker started without _init_worker"
-    return _score_one(_WORKER_JOB, model, sources)
+def _read(settings: _Settings, model: str, sources: Sequence[str | Path]) -> EMRead:
+    return read_em_tables(sources, model, settings.mode, settings.report_all)
+
+
+@dataclass
+class _Worker:
+    """A worker's state, set at its start (``_init_worker``): the settings, the gold side once
+    it is known (inherited at fork, or loaded once from ``gold_file`` after ``ready``), and
+    the claims (one flag per model: set by whichever process, worker or parent, takes it)."""
+
+    settings: _Settings
+    job: _Job | None
+    ready: Any  # multiprocessing Event: set once gold_file is written
+    gold_file: Path | None
+    claims: Any  # multiprocessing Array of bytes, with a lock
+    folder: Path  # where results are handed over
+
+
+_WORKER: _Worker | None = None  # set in each worker process by _init_worker (inherited at fork)
+
+
+def _init_worker(worker: _Worker) -> None:
+    global _WORKER
+    _WORKER = worker
+
+
+def _claim(claims: Any, k: int) -> bool:
+    """Take model ``k`` unless another process has; True when this one took it."""
+    with claims.get_lock():
+        if claims[k]:
+            return False
+        claims[k] = 1
+        return True
+
+
+def _score_in_worker(k: int, model: str, sources: Sequence[str | Path]) -> Path | None:
+    """Model ``k`` read and, once the gold side is ready, scored; its ``EMRead`` when the gold
+    side is not ready yet (the parent scores it); None when another process took it. The
+    result is handed over in a file, whose path is returned: sent through the pool's pipe, a
+    result of megabytes is read in chunks by a thread of the parent that waits for the GIL
+    between chunks, while the parent scores, and the worker waits with it."""
+    w = _WORKER
+    assert w is not None, "worker started without _init_worker"
+    if not _claim(w.claims, k):
+        return None
+    read = _read(w.settings, model, sources)
+    if w.job is None and w.gold_file is not None and w.ready.is_set():
+        with open(w.gold_file, "rb") as f:
+            w.job = _job(pickle.load(f), w.settings)
+    result = read if w.job is None else _scored(w.job, read)
+    path = w.folder / f"model-{k}.pickle"
+    with open(path, "wb") as f:
+        pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
 
 
 def available_cores() -> int:
@@ -84,8 +151,12 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _index(gold: GoldIndex | dict[str, pd.DataFrame]) -> GoldIndex:
+    return gold if isinstance(gold, GoldIndex) else GoldIndex.build(gold)
+
+
 def score_cohort(
-    gold: GoldIndex | dict[str, pd.DataFrame],
+    gold: Gold,
     models: Mapping[str, Sequence[str | Path]],
     mode: str,
     rule_sets: tuple[str, ...] = RULE_SETS,
@@ -95,41 +166,114 @@ def score_cohort(
     workers: int | None = None,
 ) -> dict[str, ModelScores]:
     """Every model of ``models`` (name -> its sources: shard folders, a mode folder or files, as
-    ``ingest_em_outputs`` takes them) ingested and scored on the gold tables ``gold`` (or their
-    ``GoldIndex``), in the order given.
+    ``ingest_em_outputs`` takes them) ingested and scored on the gold side ``gold`` (its tidy
+    tables, their ``GoldIndex``, or a function returning either), in the order given.
 
     ``workers``: processes to score in; None = the cores available (``available_cores``), at
     most one per model; 1 = in this process, no worker. Worker processes are forked (POSIX
     only); where fork is not available, the models are scored in this process.
-    Raises what ``ingest_em_outputs`` raises, for the first model in order whose files fail.
+
+    When ``gold`` is a function and there are workers, it is called in this process while the
+    workers already read and tidy the models' files, which need no gold side; a model read
+    before the gold side is ready is checked against the cohort and scored in this process.
+    The result is the same either way.
+
+    Raises what ``gold`` raises, then what ``ingest_em_outputs`` raises for the first model in
+    order whose files fail.
     """
-    index = gold if isinstance(gold, GoldIndex) else GoldIndex.build(gold)
-    conversations = index.tables["conversations"]
-    job = _Job(
-        index,
-        set(conversations["conversation_id"]),
-        len(conversations),
-        mode,
-        tuple(rule_sets),
-        va_matching,
-        compat,
-        report_all,
-    )
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1 (or None for every available core), not {workers}")
+    settings = _Settings(mode, tuple(rule_sets), va_matching, compat, report_all)
     n = min(available_cores() if workers is None else workers, len(models))
     if n <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return {model: _score_one(job, model, sources) for model, sources in models.items()}
+        job = _job(_index(gold() if callable(gold) else gold), settings)
+        return {model: _scored(job, _read(settings, model, sources)) for model, sources in models.items()}
+    return _score_in_parallel(gold, models, settings, n)
+
+
+def _score_in_parallel(
+    gold: Gold, models: Mapping[str, Sequence[str | Path]], settings: _Settings, n: int
+) -> dict[str, ModelScores]:
+    """``score_cohort`` in this process and ``n`` - 1 forked workers. Each model is taken by
+    one of them (``_claim``, in the order given): this process takes models once its gold
+    side is ready, and scores the reads the workers made before that; the workers' results come
+    back whole. Outcomes are raised in the order of the models, as one process raises them."""
+    names = list(models)
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(n, mp_context=context, initializer=_init_worker, initargs=(job,)) as pool:
-        futures: dict[str, Future[ModelScores]] = {
-            model: pool.submit(_score_in_worker, model, list(sources)) for model, sources in models.items()
-        }
-        out: dict[str, Any] = {}
-        try:
-            for model, future in futures.items():
-                out[model] = future.result()
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
+    with tempfile.TemporaryDirectory(prefix="eibench-cohort-") as tmp:
+        deferred = callable(gold)
+        worker = _Worker(
+            settings,
+            None if deferred else _job(_index(gold), settings),  # type: ignore[arg-type]
+            context.Event(),
+            Path(tmp) / "gold.pickle" if deferred else None,
+            context.Array("b", len(names)),
+            Path(tmp),
+        )
+        with ProcessPoolExecutor(n - 1, mp_context=context, initializer=_init_worker, initargs=(worker,)) as pool:
+            futures = {name: pool.submit(_score_in_worker, k, name, list(models[name])) for k, name in enumerate(names)}
+            try:
+                if deferred:
+                    job = _job(_index(gold()), settings)  # type: ignore[operator]
+                    _send_gold(job.index, worker)
+                else:
+                    assert worker.job is not None
+                    job = worker.job
+                outcomes: dict[str, ModelScores | Exception | None] = {}
+                for k, name in enumerate(names):
+                    for other, future in futures.items():  # the reads made before the gold side, first
+                        if other not in outcomes and future.done():
+                            outcomes[other] = _outcome(job, future)
+                    # Every model before k is taken; once one of them failed, its error is the
+                    # one to raise, and no later model need be started.
+                    if any(isinstance(outcomes.get(m), Exception) for m in names[:k]):
+                        break
+                    if name not in outcomes and _claim(worker.claims, k):
+                        outcomes[name] = _attempt(job, partial(_read, settings, name, models[name]))
+                for k in range(len(names)):  # nothing left for the workers to start
+                    _claim(worker.claims, k)
+                out: dict[str, ModelScores] = {}
+                for name in names:
+                    if name not in outcomes:
+                        outcomes[name] = _outcome(job, futures[name])
+                    result = outcomes[name]
+                    if isinstance(result, Exception):
+                        raise result
+                    if result is None:  # taken by no process: only after a model that failed
+                        raise RuntimeError(f"model {name!r} was scored by no process")
+                    out[name] = result
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     return out
+
+
+def _attempt(job: _Job, read: Callable[[], EMRead]) -> ModelScores | Exception:
+    """The scores of ``read()``, or what it or the scoring raised."""
+    try:
+        return _scored(job, read())
+    except Exception as e:
+        return e
+
+
+def _outcome(job: _Job, future: Future[Path | None]) -> ModelScores | Exception | None:
+    """A worker's result: its scores, an ``EMRead`` scored here, None (taken here), or what
+    the worker raised."""
+    try:
+        path = future.result()
+    except Exception as e:
+        return e
+    if path is None:
+        return None
+    with open(path, "rb") as f:
+        result = pickle.load(f)
+    path.unlink()
+    return _attempt(job, lambda: result) if isinstance(result, EMRead) else result
+
+
+def _send_gold(index: GoldIndex, worker: _Worker) -> None:
+    """Make the gold side known to the workers: written to ``worker.gold_file``, then ``ready``."""
+    assert worker.gold_file is not None
+    with open(worker.gold_file, "wb") as f:
+        pickle.dump(index, f, protocol=pickle.HIGHEST_PROTOCOL)
+    worker.ready.set()
