@@ -27,6 +27,7 @@ import multiprocessing
 import os
 import pickle
 import tempfile
+from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -195,9 +196,10 @@ def _score_in_parallel(
     gold: Gold, models: Mapping[str, Sequence[str | Path]], settings: _Settings, n: int
 ) -> dict[str, ModelScores]:
     """``score_cohort`` in this process and ``n`` - 1 forked workers. Each model is taken by
-    one of them (``_claim``, in the order given): this process takes models once its gold
-    side is ready, and scores the reads the workers made before that; the workers' results come
-    back whole. Outcomes are raised in the order of the models, as one process raises them."""
+    one of them (``_claim``), the largest first (``_work_order``): this process takes models
+    once its gold side is ready, and scores the reads the workers made before that; the
+    workers' results come back whole. Outcomes are raised in the order given, as one process
+    raises them: every model before the first that fails is scored, no later one is started."""
     names = list(models)
     context = multiprocessing.get_context("fork")
     with tempfile.TemporaryDirectory(prefix="eibench-cohort-") as tmp:
@@ -210,8 +212,13 @@ def _score_in_parallel(
             context.Array("b", len(names)),
             Path(tmp),
         )
+        order = _work_order(models)
         with ProcessPoolExecutor(n - 1, mp_context=context, initializer=_init_worker, initargs=(worker,)) as pool:
-            futures = {name: pool.submit(_score_in_worker, k, name, list(models[name])) for k, name in enumerate(names)}
+            finished: deque[int] = deque()  # appended by the pool's thread as workers finish
+            futures: dict[int, Future[Path | None]] = {}
+            for k in order:
+                futures[k] = pool.submit(_score_in_worker, k, names[k], list(models[names[k]]))
+                futures[k].add_done_callback(lambda _, k=k: finished.append(k))  # type: ignore[misc]
             try:
                 if deferred:
                     job = _job(_index(gold()), settings)  # type: ignore[operator]
@@ -219,24 +226,29 @@ def _score_in_parallel(
                 else:
                     assert worker.job is not None
                     job = worker.job
-                outcomes: dict[str, ModelScores | Exception | None] = {}
-                for k, name in enumerate(names):
-                    for other, future in futures.items():  # the reads made before the gold side, first
-                        if other not in outcomes and future.done():
-                            outcomes[other] = _outcome(job, future)
-                    # Every model before k is taken; once one of them failed, its error is the
-                    # one to raise, and no later model need be started.
-                    if any(isinstance(outcomes.get(m), Exception) for m in names[:k]):
-                        break
-                    if name not in outcomes and _claim(worker.claims, k):
-                        outcomes[name] = _attempt(job, partial(_read, settings, name, models[name]))
+                outcomes: dict[int, ModelScores | Exception | None] = {}
+                failed = len(names)  # the first model, in the order given, known to have failed
+
+                def record(k: int, outcome: ModelScores | Exception | None) -> None:
+                    nonlocal failed
+                    outcomes[k] = outcome
+                    if isinstance(outcome, Exception):
+                        failed = min(failed, k)
+
+                for k in order:
+                    while finished:  # the reads made before the gold side, first
+                        done = finished.popleft()
+                        if done not in outcomes:
+                            record(done, _outcome(job, futures[done]))
+                    if k < failed and k not in outcomes and _claim(worker.claims, k):
+                        record(k, _attempt(job, partial(_read, settings, names[k], models[names[k]])))
                 for k in range(len(names)):  # nothing left for the workers to start
                     _claim(worker.claims, k)
                 out: dict[str, ModelScores] = {}
-                for name in names:
-                    if name not in outcomes:
-                        outcomes[name] = _outcome(job, futures[name])
-                    result = outcomes[name]
+                for k, name in enumerate(names):
+                    if k not in outcomes:
+                        outcomes[k] = _outcome(job, futures[k])
+                    result = outcomes[k]
                     if isinstance(result, Exception):
                         raise result
                     if result is None:  # taken by no process: only after a model that failed
@@ -246,6 +258,33 @@ def _score_in_parallel(
                 pool.shutdown(wait=True, cancel_futures=True)
                 raise
     return out
+
+
+def _work_order(models: Mapping[str, Sequence[str | Path]]) -> list[int]:
+    """Positions of ``models``, the largest first (bytes of their ``*.json`` files): the last
+    models to be taken are then the shortest, and the processes finish close together."""
+    sizes = [_json_bytes(sources) for sources in models.values()]
+    return sorted(range(len(sizes)), key=lambda k: (-sizes[k], k))
+
+
+def _json_bytes(sources: Sequence[str | Path]) -> int:
+    """Bytes of the ``*.json`` files of ``sources`` (folders or files); what cannot be read
+    counts 0 (the read names the problem)."""
+    total = 0
+    for source in map(Path, sources):
+        try:
+            if source.is_dir():
+                with os.scandir(source) as entries:
+                    total += sum(
+                        e.stat(follow_symlinks=False).st_size
+                        for e in entries
+                        if e.name.endswith(".json") and e.is_file(follow_symlinks=False)
+                    )
+            else:
+                total += source.stat().st_size
+        except OSError:
+            pass
+    return total
 
 
 def _attempt(job: _Job, read: Callable[[], EMRead]) -> ModelScores | Exception:
