@@ -59,13 +59,33 @@ def draft_token_keys(gold: GoldIndex, drafts: pa.Array, js: bool = False) -> np.
     return unique_sorted((tid << TOKEN_BITS) | tok)
 
 
+def draft_jaccards(gold: GoldIndex, gold_rows: np.ndarray, draft_keys: np.ndarray, js: bool = False) -> np.ndarray:
+    """[n, 3] token-Jaccard of each turn's draft (``draft_keys``: ``draft_token_keys`` of the
+    drafts, one per gold row of ``gold_rows``) with its original, alternate and human reply;
+    1 where both token sets are empty (the reply's presence is not looked at here)."""
+    n = len(gold_rows)
+    replies = gold.replies(js)
+    d_tid = draft_keys >> TOKEN_BITS
+    d_size = np.bincount(d_tid, minlength=n)[:n]
+    as_gold = (gold_rows[d_tid] << TOKEN_BITS) | (draft_keys & ((1 << TOKEN_BITS) - 1))
+    out = np.empty((n, 3))
+    for k in range(3):
+        reply = replies.keys[k]
+        pos = np.minimum(np.searchsorted(reply, as_gold), max(len(reply) - 1, 0))
+        shared = (reply[pos] == as_gold) if len(reply) else np.zeros(len(as_gold), dtype=bool)
+        inter = np.bincount(d_tid[shared], minlength=n)[:n]
+        union = d_size + replies.sizes[k][gold_rows] - inter
+        out[:, k] = np.divide(inter, union, out=np.ones(n), where=union > 0)  # two empty token sets are equal: 1
+    return out
+
+
 def similarity_scores(
     gold: GoldIndex,
     gold_rows: np.ndarray,
     drafts: pa.Array,
     win_share: np.ndarray,
     rules: Rules | None = None,
-    draft_keys: np.ndarray | None = None,
+    jaccards: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Response similarity and preference alignment per turn.
 
@@ -78,7 +98,7 @@ def similarity_scores(
     winner (D7a: the response similarity, else null), winners without text (D7b: left out and
     the shares renormalised, else similarity 0) and JavaScript tokens (D12).
 
-    ``draft_keys``: ``draft_token_keys`` of the drafts under the same tokens, when already
+    ``jaccards``: ``draft_jaccards`` of the drafts under the same tokens, when already
     computed (the rule sets of a model share them).
     """
     n = len(drafts)
@@ -89,22 +109,13 @@ def similarity_scores(
     has_draft = drafts.is_valid().to_numpy(zero_copy_only=False)
     if rules and rules.draft_missing_zero:  # the public scorer tests the draft's truthiness
         has_draft &= pc.fill_null(pc.greater(pc.utf8_length(drafts), 0), False).to_numpy(zero_copy_only=False)
-    if draft_keys is None:
-        draft_keys = draft_token_keys(gold, drafts, js)
-    d_tid = draft_keys >> TOKEN_BITS
-    d_size = np.bincount(d_tid, minlength=n)[:n]
-    as_gold = (gold_rows[d_tid] << TOKEN_BITS) | (draft_keys & ((1 << TOKEN_BITS) - 1))
+    if jaccards is None:
+        jaccards = draft_jaccards(gold, gold_rows, draft_token_keys(gold, drafts, js), js)
     scores = np.full((n, 3), np.nan)
     for k in range(3):
-        reply = replies.keys[k]
-        pos = np.minimum(np.searchsorted(reply, as_gold), max(len(reply) - 1, 0))
-        shared = (reply[pos] == as_gold) if len(reply) else np.zeros(len(as_gold), dtype=bool)
-        inter = np.bincount(d_tid[shared], minlength=n)[:n]
-        union = d_size + replies.sizes[k][gold_rows] - inter
-        jac = np.divide(inter, union, out=np.ones(n), where=union > 0)  # two empty token sets are equal: 1
         # The port reads an empty improved or edited reply as none (its truthiness test).
         present = replies.has_text[k] if k and rules and rules.compat == "port" else replies.present[k]
-        scores[:, k] = np.where(present[gold_rows], jac, np.nan)
+        scores[:, k] = np.where(present[gold_rows], jaccards[:, k], np.nan)
     any_reply = ~np.isnan(scores).all(axis=1)
     best = np.full(n, np.nan)
     best[any_reply] = np.nanmax(scores[any_reply], axis=1)

@@ -23,7 +23,7 @@ from ..gcpause import cyclic_gc_paused
 from . import composite, holistic
 from .availability import BY_NAME, inapplicable_rules, reported_absent, undefined_confusion, undefined_metrics
 from .binary import ACCURACY_NAME, BinaryRows, EMAnswers, binary_rows, binary_scores, em_answers, pooled
-from .draft import as_arrow, draft_token_keys, judge_scores, similarity_scores
+from .draft import as_arrow, draft_jaccards, draft_token_keys, judge_scores, similarity_scores
 from .emotion import EMOTION_COLUMNS, Tags, emotion_scores
 from .frame import ModelFrame
 from .gold import GoldIndex
@@ -161,7 +161,7 @@ class _ModelSide:
     pw_tid: np.ndarray
     judge: np.ndarray
     drafts: Any  # the drafted reply of each turn (Arrow array; null: none)
-    draft_keys: np.ndarray  # their tokens (draft.draft_token_keys)
+    draft_jaccards: np.ndarray  # [turn, reply] token-Jaccard of the drafts (draft.draft_jaccards)
 
 
 def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame, js_text: bool) -> _ModelSide:
@@ -201,7 +201,7 @@ def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
         pw_tid,
         take(judge_scores(em_turns), em_row, np.nan),
         drafts,
-        draft_token_keys(gold, drafts, js_text) if n else np.zeros(0, np.int64),
+        draft_jaccards(gold, frame.rows, draft_token_keys(gold, drafts, js_text), js_text) if n else np.zeros((0, 3)),
     )
 
 
@@ -221,7 +221,7 @@ def _turn_parts(gold: GoldIndex, frame: ModelFrame, rules: Rules, side: _ModelSi
     )
     draft = {"draft_judge": side.judge}
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
-        gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules, side.draft_keys
+        gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules, side.draft_jaccards
     )
     return _TurnParts(emotion, side.invalid, binary, side.pairwise, draft)
 
