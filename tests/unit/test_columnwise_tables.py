@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from eibench.release.read import list_json_files, read_em_outputs
 from eibench.release.schema import EMOutputFile
-from eibench.release.tidy import EM_TABLES, _answer_status, _pick_status, em_tables
+from eibench.release.tidy import EM_TABLES, _answer_status, _keyed_frame, _pick_status, em_tables
 from eibench.tables import TableSpec, categorical
 
 from ..conftest import RELEASE
@@ -182,3 +182,20 @@ def test_an_empty_table_has_the_spec_and_is_a_fresh_copy():
     first.insert(0, "changed", [])
     assert list(spec.frame().columns) == spec.column_names  # changing one leaves the next as declared
     assert spec.frame() is not spec.frame()
+
+
+@pytest.mark.parametrize("odd", [False, True])
+def test_keyed_tables_are_the_tables_of_the_rows_with_their_keys(odd):
+    """``_keyed_frame`` puts each file's key on its rows; a value of no plain type (a NumPy
+    float) takes the row-wise path with the keys put back. Both give ``spec.frame``'s table."""
+    spec = EM_TABLES["em_four_branch"]
+    keys = [("c2", "m", "default"), ("c1", "m", "default"), ("c3", "m", "default")]
+    rows = [("turn", 1, "perceiving", 3.0), ("post", None, "using", None), ("turn", 2, "managing", 5.5)]
+    if odd:
+        rows[1] = ("post", None, "using", np.float64(2.5))
+    ends = [2, 2, 3]  # the second file has no row: its key is no category
+    expected = spec.frame([(*keys[0], *rows[0]), (*keys[0], *rows[1]), (*keys[2], *rows[2])])
+    got = _keyed_frame(spec, keys, ends, rows)
+    pd.testing.assert_frame_equal(got, expected)
+    assert list(got["conversation_id"].cat.categories) == ["c2", "c3"]
+    pd.testing.assert_frame_equal(_keyed_frame(spec, keys, [0, 0, 0], []), spec.frame())

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 
 from .. import instrument
 from ..gcpause import cyclic_gc_paused
-from ..tables import TableSpec, categorical
+from ..tables import TableSpec, categorical, typed_column
 from . import em_canonical as canonical
 from . import normalize
 from .em_canonical import EMFile
@@ -558,21 +558,33 @@ _BINARY_FIELDS = (
 )
 
 
+_BINARY_RUNS = tuple((field, (target, wording)) for field, target, wording in _BINARY_FIELDS)
+_NO_JUDGE = (None,) * len(JUDGE_FIELDS)
+#: The EM tables whose rows begin with the file's key (conversation_id, em_model, mode).
+_KEYED = tuple(name for name, spec in EM_TABLES.items() if spec.columns[: len(EMK)] == EMK)
+
+
 @cyclic_gc_paused()
 def em_tables(parsed: Iterable[tuple[Path, EMOutputFile | EMFile]]) -> dict[str, pd.DataFrame]:
     """Tidy tables of one or more EM output files, validated by pydantic (``EMOutputFile``) or
     decoded in the canonical shape (``em_canonical.EMFile``, the same attributes)."""
+    # Rows of the keyed tables leave out the file's key: every file's rows are consecutive, so
+    # the key columns are the files' keys, each repeated by the file's number of rows.
     rows: dict[str, list[tuple]] = {name: [] for name in EM_TABLES}
+    keys: list[tuple] = []  # per file
+    ends: dict[str, list[int]] = {name: [] for name in _KEYED}  # per file: the table's row count after it
     # The answers and picks (most of the rows) are gathered column-wise: a run of rows shares its
     # file, turn and field (one group), and only the answer keys and values are lists per row.
     binary, picks = _Runs(), _Runs()
     panas_by_word = instrument.panas_by_word()
+    runs, em_turns, tags_rows = rows["em_runs"], rows["em_turns"], rows["em_emotion_tags"]
+    four_branch, panas, survey = rows["em_four_branch"], rows["em_panas"], rows["em_conversation_wide"]
     for path, out in parsed:
         key = (out.conversationId, out.em_model, out.mode)
+        keys.append(key)
         post = out.post_conversation
-        rows["em_runs"].append(
+        runs.append(
             (
-                *key,
                 path.name,
                 out.run_timestamp,
                 out.prompt_version,
@@ -586,37 +598,63 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile | EMFile]]) -> dict[str,
         turns: list[EMTurn | canonical.Turn] = sorted(out.turns, key=lambda t: t.turnNumber)
         for turn in turns:
             t = turn.turnNumber
-            judge = turn.em_draft_judge or {}
-            rows["em_turns"].append(
-                (*key, t, turn.em_drafted_response, turn.em_emotion_tags_invalid, *(judge.get(f) for f in JUDGE_FIELDS))
+            judge = turn.em_draft_judge
+            em_turns.append(
+                (
+                    t,
+                    turn.em_drafted_response,
+                    turn.em_emotion_tags_invalid,
+                    *(tuple(judge.get(f) for f in JUDGE_FIELDS) if judge else _NO_JUDGE),
+                )
             )
             tags: Sequence[MoodTag | canonical.Tag] = turn.em_emotion_tags or ()  # a canonical null is [] already
             for k, tag in enumerate(tags):
                 word = normalize.emotion_word(tag.emotion)
-                rows["em_emotion_tags"].append((*key, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
-            for field, target, wording in _BINARY_FIELDS:
-                answers = getattr(turn, field)
-                if answers:
-                    binary.add(key, t, (target, wording), answers)
-            if turn.em_pairwise_selections:
-                picks.add(key, t, (), turn.em_pairwise_selections)
-            for branch, rating in (turn.em_four_branch_scores or {}).items():
-                rows["em_four_branch"].append((*key, "turn", t, branch, rating))
+                tags_rows.append((t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
+            for field, constants in _BINARY_RUNS:
+                binary.add(key, t, constants, getattr(turn, field))
+            picks.add(key, t, (), turn.em_pairwise_selections)
+            if turn.em_four_branch_scores:
+                four_branch.extend(("turn", t, branch, rating) for branch, rating in turn.em_four_branch_scores.items())
         if post is not None:
-            rows["em_panas"].extend(_panas_prediction_rows(key, "post", post.predicted_post_panas))
-            rows["em_panas"].extend(_panas_prediction_rows(key, "delta", post.predicted_panas_delta))
+            panas.extend(_panas_prediction_rows((), "post", post.predicted_post_panas))
+            panas.extend(_panas_prediction_rows((), "delta", post.predicted_panas_delta))
             cw = post.predicted_conversation_wide
-            rows["em_conversation_wide"].extend(_survey_rows(key, cw))
+            survey.extend(_survey_rows((), cw))
             for branch, rating in ((cw.fourBranchScores or {}) if cw else {}).items():
-                rows["em_four_branch"].append((*key, "post", None, branch, rating))
+                four_branch.append(("post", None, branch, rating))
             for item in instrument.post_chat_ratings():
                 if post.predicted_post_chat_ratings and item.name in post.predicted_post_chat_ratings:
-                    rows["em_post_chat_ratings"].append((*key, item.name, post.predicted_post_chat_ratings[item.name]))
+                    rows["em_post_chat_ratings"].append((item.name, post.predicted_post_chat_ratings[item.name]))
+        for name, end in ends.items():
+            end.append(len(rows[name]))
         rows["extra_fields"].extend(_em_extra_fields(out, path.name))
-    tables = {name: EM_TABLES[name].frame(r) for name, r in rows.items()}
+    tables = {
+        name: _keyed_frame(EM_TABLES[name], keys, ends[name], r) if name in ends else EM_TABLES[name].frame(r)
+        for name, r in rows.items()
+    }
     tables["em_binary"] = binary.frame(EM_TABLES["em_binary"], ("target", "wording"), "question_id", _answer_status)
     tables["em_pairwise"] = picks.frame(EM_TABLES["em_pairwise"], (), "key", _pick_status)
     return tables
+
+
+def _keyed_frame(spec: TableSpec, keys: list[tuple], ends: list[int], rows: list[tuple]) -> pd.DataFrame:
+    """The table of ``spec`` from ``rows`` without their key columns: rows up to ``ends[i]``
+    (and from the previous end) belong to the file whose key is ``keys[i]``. The same frame as
+    ``spec.frame`` of the rows with their keys."""
+    if not rows:
+        return spec.frame()
+    counts: np.ndarray = np.diff(np.asarray([0, *ends], dtype=np.int64))
+    columns: dict[str, Any] = {
+        name: categorical([k[i] for k in keys], counts) for i, (name, _) in enumerate(spec.columns[: len(EMK)])
+    }
+    for (name, dtype), values in zip(spec.columns[len(EMK) :], zip(*rows)):
+        column = typed_column(values, dtype)
+        if column is None:  # a value of no plain type: the row-wise path, keys put back
+            file_of_row = np.repeat(np.arange(len(keys)), counts)
+            return spec.frame([(*keys[f], *row) for f, row in zip(file_of_row.tolist(), rows)])
+        columns[name] = column
+    return pd.DataFrame(columns)
 
 
 def _em_extra_fields(out: EMOutputFile | EMFile, source_file: str) -> list[tuple[str, str, str]]:
@@ -639,8 +677,8 @@ class _Runs:
         self.names: list[str] = []  # per row: the answer's key
         self.raw: list[Any] = []  # per row: the raw answer
 
-    def add(self, key: tuple, turn: int, constants: tuple, answers: dict[str, Any]) -> None:
-        """One run: the answers of ``answers`` (an empty dict adds no run)."""
+    def add(self, key: tuple, turn: int, constants: tuple, answers: dict[str, Any] | None) -> None:
+        """One run: the answers of ``answers`` (an empty dict or None adds no run)."""
         if not answers:
             return
         self.file_keys.append(key)
