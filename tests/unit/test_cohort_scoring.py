@@ -8,6 +8,7 @@ must be those of one process: the first bad model in the order given, with its m
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import multiprocessing
 import pickle
@@ -189,6 +190,36 @@ def test_an_error_of_the_gold_function_comes_first(cohort):
         with pytest.raises(FileNotFoundError, match="no conversations"):
             score_cohort(failing, given, "default", workers=workers)
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_collector_is_paused_for_the_call_and_restored_after(cohort, workers):
+    """The gold function runs with the cyclic collector off (the whole call is paused); the
+    collector is on again after the call, also after a failing one, and stays off after a
+    call made with it off."""
+    gold, models, _ = cohort
+    seen = []
+
+    def recording():
+        seen.append(gc.isenabled())
+        return gold
+
+    assert gc.isenabled()
+    score_cohort(recording, models, "default", ("parity",), workers=workers)
+    assert seen == [False] and gc.isenabled()
+
+    def failing():
+        raise FileNotFoundError("no conversations")
+
+    with pytest.raises(FileNotFoundError):
+        score_cohort(failing, models, "default", ("parity",), workers=workers)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        score_cohort(gold, models, "default", ("parity",), workers=workers)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_results_handed_over_leave_no_file(cohort, tmp_path, monkeypatch):
