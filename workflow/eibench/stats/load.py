@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from ..metrics.registry import ANALYSABLE
 from ..seeding import rng_for
@@ -17,6 +18,21 @@ from .bootstrap import SCHEMES
 from .study import Study
 
 STUDY_METRICS = list(ANALYSABLE)
+#: The columns of the turn-level scores that ``Study.turns`` is read for (drift, operating
+#: characteristics, design): the keys, the turn's relative position and the metrics.
+TURN_COLUMNS = ("em_model", "mode", "rule_set", "conversation_id", "rel_position", *STUDY_METRICS)
+
+
+def read_scores(path: str, mode: str, rule_set: str, columns: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """The rows of one mode and rule set of a score table (``conversation_scores`` or
+    ``turn_scores``), in the file's order; with ``columns``, only those of them the file has.
+
+    The rows and columns are chosen while reading (Parquet filters), not after: at 10,000
+    conversations the turn-level table holds 2.6 million rows of 37 columns over both rule
+    sets, and every statistics job read it whole (about 2.2 GiB per job)."""
+    names = pq.read_schema(path).names
+    keep = None if columns is None else [c for c in names if c in columns]
+    return pd.read_parquet(path, columns=keep, filters=[("mode", "==", mode), ("rule_set", "==", rule_set)])
 
 
 def load_study(
@@ -28,8 +44,8 @@ def load_study(
     stats: dict[str, Any],
 ) -> Study:
     return Study.from_tables(
-        pd.read_parquet(conversation_scores),
-        pd.read_parquet(turn_scores),
+        read_scores(conversation_scores, stats["mode"], stats["rule_set"]),
+        read_scores(turn_scores, stats["mode"], stats["rule_set"], TURN_COLUMNS),
         pd.read_parquet(conversations),
         pd.read_parquet(participants),
         roles,
