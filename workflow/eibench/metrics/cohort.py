@@ -189,8 +189,9 @@ def score_cohort(
     turns it back on while its results, hundreds of thousands of young objects, are still
     alive, and the next collection walks them all, while a full one walks every object the
     imports made. On the default cohort (17 models, parity rules, 2 processes) the whole
-    process took 1.77-1.79 s with the pass paused against 1.90-1.92 s without, at the same peak
-    memory (271 MB in one process, both rule sets; 5 objects in cycles left to collect).
+    ``bench_ingest --once`` process took 1.64 s with the pass paused against 1.71 s without
+    (medians of 7, alternated; benchmarks/records/ingest.csv), at the same peak memory (271 MB
+    in one process, both rule sets; 5 objects in cycles left to collect).
     """
     if workers is not None and workers < 1:
         raise ValueError(f"workers must be at least 1 (or None for every available core), not {workers}")

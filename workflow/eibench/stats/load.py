@@ -27,9 +27,10 @@ def read_scores(path: str, mode: str, rule_set: str, columns: tuple[str, ...] | 
     """The rows of one mode and rule set of a score table (``conversation_scores`` or
     ``turn_scores``), in the file's order; with ``columns``, only those of them the file has.
 
-    The rows and columns are chosen while reading (Parquet filters), not after: at 10,000
-    conversations the turn-level table holds 2.6 million rows of 37 columns over both rule
-    sets, and every statistics job read it whole (about 2.2 GiB per job)."""
+    The rows and columns are chosen while reading (Parquet filters), not after: the default
+    run's turn-level table holds 51,856 rows of 37 columns over both rule sets, so about 2.6
+    million at 10,000 conversations, where every statistics job, reading it whole, peaked at
+    about 2.2 GiB (benchmarks/records/scaling_rules.csv)."""
     names = pq.read_schema(path).names
     keep = None if columns is None else [c for c in names if c in columns]
     return pd.read_parquet(path, columns=keep, filters=[("mode", "==", mode), ("rule_set", "==", rule_set)])
