@@ -46,3 +46,19 @@ def test_the_memory_is_bounded_and_stays_right_past_its_size():
         assert codes(col, index).tolist() == [2, 0, -1, -1]
     assert len(keys._CATEGORY_POSITIONS) <= keys._CACHE_SIZE
     assert codes(columns[0], index).tolist() == [2, 0, -1, -1]  # evicted, looked up again
+
+
+def test_the_dictionary_lookup_of_small_categories_is_arrows(monkeypatch):
+    """Small string categories are looked up in a dictionary of the keys, others by Arrow
+    (``_positions`` without a cache key): the same positions, the first of a repeated key."""
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(40)]
+    for small in (keys._SMALL, 3):  # the dictionary path, then Arrow's for every column
+        monkeypatch.setattr(keys, "_SMALL", small)
+        for trial in range(20):
+            index = pd.Index([rng.choice(words) for _ in range(15)], dtype=object)  # repeats
+            col = pd.Series(pd.Categorical([rng.choice([*words, None]) for _ in range(60)]))
+            if trial % 2:
+                col = col.astype(pd.CategoricalDtype(col.cat.categories.astype("string")))
+            assert codes(col, index).tolist() == keys._positions(col, list(index)).tolist()
+            assert codes(col, index).tolist() == _fresh_codes(col, index).tolist()

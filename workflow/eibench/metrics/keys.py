@@ -8,6 +8,7 @@ turn.
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from typing import Hashable, Mapping
 
@@ -42,12 +43,50 @@ def _category_positions(categories: pd.Index, owner: object, key: Hashable, keys
     if entry is not None and entry[0] is categories and entry[1] is owner:
         _CATEGORY_POSITIONS.move_to_end((id(categories), key))
         return entry[2]
-    found = _positions(pd.Series(categories, dtype=object), keys)
+    found = _small_positions(categories, keys, owner, key)
+    if found is None:
+        found = _positions(pd.Series(categories, dtype=object), keys)
     found.setflags(write=False)  # shared by every later lookup
     _CATEGORY_POSITIONS[(id(categories), key)] = (categories, owner, found)
     if len(_CATEGORY_POSITIONS) > _CACHE_SIZE:
         _CATEGORY_POSITIONS.popitem(last=False)
     return found
+
+
+#: Categories up to this many are looked up in a dictionary of the keys, not by Arrow: a call
+#: of ``pyarrow.compute.index_in`` costs about 0.2 ms whatever its size, and scoring one model
+#: looks up a few dozen small category sets (conversation ids, question ids, words).
+_SMALL = 4096
+#: The keys as a dictionary (key -> its first position), by ``key`` as in ``_CATEGORY_POSITIONS``.
+_KEY_POSITIONS: OrderedDict[Hashable, tuple[object, dict[str, int] | None]] = OrderedDict()
+
+
+def _small_positions(categories: pd.Index, keys: list, owner: object, key: Hashable) -> np.ndarray | None:
+    """``_positions`` of a few string ``categories`` among string ``keys`` through a dictionary
+    of the keys (remembered under ``key``); None when there are many categories or a value that
+    is not a string (the caller then asks Arrow, whose matching is typed)."""
+    if len(categories) > _SMALL:
+        return None
+    values = categories.tolist()  # one conversion (iterating an Arrow-backed index is per item)
+    if not all(type(c) is str for c in values):
+        return None
+    entry = _KEY_POSITIONS.get(key)
+    if entry is not None and entry[0] is owner:
+        _KEY_POSITIONS.move_to_end(key)
+        where = entry[1]
+    else:
+        where = {}
+        for i, k in enumerate(keys):
+            if type(k) is not str:
+                where = None
+                break
+            where.setdefault(k, i)  # the first position, as Arrow's index_in gives it
+        _KEY_POSITIONS[key] = (owner, where)
+        if len(_KEY_POSITIONS) > _CACHE_SIZE:
+            _KEY_POSITIONS.popitem(last=False)
+    if where is None:
+        return None
+    return np.fromiter(map(where.get, values, itertools.repeat(-1)), dtype=np.int64, count=len(values))
 
 
 def _positions(values: pd.Series, keys: list, owner: object = None, key: Hashable = None) -> np.ndarray:
