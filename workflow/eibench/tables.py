@@ -158,7 +158,28 @@ def categorical(
     codes = np.fromiter(map(lookup.__getitem__, values), dtype=np.int32, count=len(values))
     if counts is not None:
         codes = np.repeat(codes, counts)
-    return pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(pd.Index(categories, dtype="string")))
+    return pd.Categorical.from_codes(codes, dtype=string_categories(categories))
+
+
+#: Category sets up to this size are remembered by ``string_categories``.
+_REMEMBERED_CATEGORIES = 4096
+
+
+def string_categories(categories: Sequence[str]) -> pd.CategoricalDtype:
+    """The categorical dtype of ``categories`` (distinct strings, sorted), as a string Index.
+
+    A small set is made once and shared: the tidy tables of every model and file repeat the
+    same few (models, modes, question ids, words), and building the dtype (an Index, then the
+    check that its values are distinct) costs more than the column. A dtype is immutable, so
+    columns may share it."""
+    if len(categories) > _REMEMBERED_CATEGORIES:
+        return pd.CategoricalDtype(pd.Index(categories, dtype="string"))
+    return _string_categories(tuple(categories))
+
+
+@functools.lru_cache(maxsize=1024)
+def _string_categories(categories: tuple[str, ...]) -> pd.CategoricalDtype:
+    return pd.CategoricalDtype(pd.Index(categories, dtype="string"))
 
 
 def with_none(df: pd.DataFrame) -> pd.DataFrame:
