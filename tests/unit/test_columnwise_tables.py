@@ -147,7 +147,7 @@ def test_answer_and_pick_tables_are_the_row_built_tables(seed, tmp_path):
         pd.testing.assert_frame_equal(tables[name], _row_built(tables, name))
     # The values and statuses are those of the per-answer functions, row by row.
     raw = [
-        (v, target)
+        (k, v, target)
         for _, out in parsed
         for turn in sorted(out.turns, key=lambda t: t.turnNumber)
         for field, target in (
@@ -156,15 +156,17 @@ def test_answer_and_pick_tables_are_the_row_built_tables(seed, tmp_path):
             ("em_binary_om_assessment_hp", "om"),
             ("em_binary_human_prediction_hp", "hp"),
         )
-        for v in getattr(turn, field).values()
+        for k, v in getattr(turn, field).items()
     ]
     b = tables["em_binary"].astype(object).where(tables["em_binary"].notna(), None)
-    assert list(zip(b["value"], b["status"])) == [_answer_status(v) for v, _ in raw]
-    assert list(b["target"]) == [target for _, target in raw]
-    picks = [v for _, out in parsed for t in sorted(out.turns, key=lambda t: t.turnNumber) for v in
-             t.em_pairwise_selections.values()]  # fmt: skip
+    assert list(zip(b["value"], b["status"])) == [_answer_status(v) for _, v, _ in raw]
+    assert list(b["target"]) == [target for _, _, target in raw]
+    assert list(b["question_id"]) == [k for k, _, _ in raw]  # each run's keys, in order
+    picks = [(k, v) for _, out in parsed for t in sorted(out.turns, key=lambda t: t.turnNumber) for k, v in
+             t.em_pairwise_selections.items()]  # fmt: skip
     p = tables["em_pairwise"].astype(object).where(tables["em_pairwise"].notna(), None)
-    assert list(zip(p["pick"], p["status"])) == [_pick_status(v) for v in picks]
+    assert list(zip(p["pick"], p["status"])) == [_pick_status(v) for _, v in picks]
+    assert list(p["key"]) == [k for k, _ in picks]
 
 
 def test_the_fixture_tables_are_the_row_built_tables():

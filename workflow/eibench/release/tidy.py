@@ -669,12 +669,14 @@ class _Runs:
 
     def __init__(self) -> None:
         # Per run: its file's key (conversation_id, em_model, mode: one tuple shared by the runs
-        # of a file), turn number, constants and number of rows.
+        # of a file), turn number and constants.
         self.file_keys: list[tuple] = []
         self.turns: list[int] = []
         self.constants: list[tuple] = []
-        self.sizes: list[int] = []
-        self.names: list[str] = []  # per row: the answer's key
+        self.key_sets: list[int] = []  # per run: the position of its answers' keys in key_positions
+        # Each distinct tuple of answer keys (in order), by first appearance: the runs of a field
+        # repeat the same few (36 question ids), so a run's keys are looked up as one tuple.
+        self.key_positions: dict[tuple[str, ...], int] = {}
         self.raw: list[Any] = []  # per row: the raw answer
 
     def add(self, key: tuple, turn: int, constants: tuple, answers: dict[str, Any] | None) -> None:
@@ -684,8 +686,11 @@ class _Runs:
         self.file_keys.append(key)
         self.turns.append(turn)
         self.constants.append(constants)
-        self.sizes.append(len(answers))
-        self.names += answers.keys()
+        keys = tuple(answers)
+        position = self.key_positions.get(keys)
+        if position is None:
+            position = self.key_positions[keys] = len(self.key_positions)
+        self.key_sets.append(position)
         self.raw += answers.values()
 
     def frame(
@@ -696,7 +701,9 @@ class _Runs:
         if not self.raw:
             return spec.frame()
         value_column, status_column = spec.column_names[-2:]
-        sizes = np.asarray(self.sizes, dtype=np.int64)
+        key_sets = list(self.key_positions)
+        set_of_run = np.asarray(self.key_sets, dtype=np.intp)
+        sizes = np.asarray([len(k) for k in key_sets], dtype=np.int64)[set_of_run]
         columns: dict[str, Any] = {}
         # The few distinct file keys and constants are tidied once each; each run holds a
         # position among them, each row its run's (every run has a row, so every distinct
@@ -707,7 +714,7 @@ class _Runs:
                 for i, name in enumerate(names):
                     columns[name] = _taken(categorical([d[i] for d in distinct]), row)
         columns["turn_number"] = pd.array(np.repeat(np.asarray(self.turns, dtype=np.int64), sizes), "Int64")
-        columns[name_column] = categorical(self.names)
+        columns[name_column] = _run_keys(key_sets, set_of_run, sizes)
         distinct_raw = set(self.raw)
         if all(type(raw) is str for raw in distinct_raw):  # strings (the common case): each distinct one tidied once
             # A string equals no value of another type, so every row's answer is a string.
@@ -721,6 +728,17 @@ class _Runs:
             values, statuses = zip(*map(status, self.raw))
             columns[value_column], columns[status_column] = categorical(values), categorical(statuses)
         return spec.frame_columns(columns)
+
+
+def _run_keys(key_sets: list[tuple[str, ...]], set_of_run: np.ndarray, sizes: np.ndarray) -> pd.Categorical:
+    """The column of the runs' answer keys: run i holds the keys of ``key_sets[set_of_run[i]]``
+    (``sizes[i]`` of them), in order. ``categorical`` of the keys row by row, the keys of each
+    distinct set looked up once."""
+    column = categorical([k for keys in key_sets for k in keys])  # every distinct set's keys, one after another
+    starts = np.cumsum([0, *map(len, key_sets)])[:-1]  # where each set begins in that column
+    run_starts = np.cumsum(sizes) - sizes  # where each run begins among the rows
+    row = np.repeat(starts[set_of_run] - run_starts, sizes) + np.arange(int(sizes.sum()))
+    return _taken(column, row)
 
 
 def _positions(per_run: list[tuple], sizes: np.ndarray) -> tuple[list[tuple], np.ndarray]:
