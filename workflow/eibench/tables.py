@@ -14,7 +14,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Mapping, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -158,7 +158,7 @@ def categorical(
     codes = np.fromiter(map(lookup.__getitem__, values), dtype=np.int32, count=len(values))
     if counts is not None:
         codes = np.repeat(codes, counts)
-    return pd.Categorical.from_codes(codes, dtype=string_categories(categories))
+    return pd.Categorical.from_codes(codes, dtype=string_categories(cast(list[str], categories)))
 
 
 #: Category sets up to this size are remembered by ``string_categories``.
