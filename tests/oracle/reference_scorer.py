@@ -393,12 +393,19 @@ def read_gold_panas(block, rule_set: str = "strict") -> dict:
 
 
 def read_predicted_totals(block) -> dict:
-    """Predicted totals {'PA', 'NA'} from a {items, totals} object, raw numbers (None if missing)."""
-    totals = as_dict(as_dict(block).get("totals"))
-    return {
-        "PA": as_number(first_present(totals, PREDICTED_PA_KEYS)),
-        "NA": as_number(first_present(totals, PREDICTED_NA_KEYS)),
-    }
+    """Predicted totals {'PA', 'NA'} from a {items, totals} object, raw numbers (None if missing):
+    under 'totals', else beside the items as totalPositiveAffect / totalNegativeAffect (the public
+    port's layout; the reader refuses a file that gives one total twice with two values)."""
+    block = as_dict(block)
+    totals = as_dict(block.get("totals"))
+    out = {}
+    for key, spellings, beside in (
+        ("PA", PREDICTED_PA_KEYS, "totalPositiveAffect"),
+        ("NA", PREDICTED_NA_KEYS, "totalNegativeAffect"),
+    ):
+        nested = as_number(first_present(totals, spellings))
+        out[key] = nested if nested is not None else as_number(block.get(beside))
+    return out
 
 
 def read_predicted_panas(post: dict, gold_pre: dict, rule_set: str = "strict") -> dict:

@@ -179,6 +179,8 @@ MUTATIONS = [
     ((*POST, "predicted_post_chat_ratings"), {"empathy": 99, "relevance": None}, "accepted"),
     ((*POST, "predicted_post_panas", "totals"), {"totalPositiveAffect": 12}, "accepted"),
     ((*POST, "predicted_panas_delta"), {"items": {"Active": -2}, "totals": None}, "accepted"),
+    ((*POST, "predicted_post_panas"), {"items": {"Active": 2}, "totalPositiveAffect": 31}, "accepted"),
+    ((*POST, "predicted_post_panas"), {"totals": {"totalNegativeAffect": 12}, "totalNegativeAffect": 12}, "accepted"),
     # taken by pydantic only (other spellings, other types, values it normalises)
     (("harness",), {"name": "x"}, "declined"),
     ((*T0, "judge_scores"), {"overall_score": 5}, "declined"),
@@ -214,6 +216,8 @@ MUTATIONS = [
     ((*POST, "pre_panas_shown"), "maybe", "invalid"),
     ((*POST, "predicted_post_panas", "items"), {"Calm": 2}, "invalid"),
     ((*POST, "predicted_post_panas", "items"), {"Active": True}, "invalid"),
+    ((*POST, "predicted_post_panas"), {"totals": {"totalPositiveAffect": 30}, "totalPositiveAffect": 31}, "invalid"),
+    ((*POST, "predicted_post_panas"), {"totalNegativeAffect": True}, "invalid"),
     ((*POST, "predicted_conversation_wide", "fourBranchScores"), {"perceiving": "high"}, "invalid"),
     ((*POST, "predicted_post_chat_ratings"), {"stars": 3}, "invalid"),
     ((*POST,), 5, "invalid"),

@@ -1,6 +1,7 @@
 """Tidy tables from the hand-written corpus: typed, with fallbacks, derived totals and extras."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -166,3 +167,29 @@ def test_extra_fields_are_found_at_any_depth_in_field_order():
         ("f.json", "$.turns[1].em_emotion_tags[1].why", '["a", 1]'),
         ("f.json", "$.post_conversation.predicted_post_panas.totals.note", '{"a": null, "b": 2}'),
     ]
+
+
+def test_predicted_totals_keep_where_they_were_given():
+    """A total under ``totals``, beside the items (the public port's layout) or in both places
+    with one value: one row each, its placement kept for the port setting (D28); items have none."""
+    post = {
+        "predicted_post_panas": {
+            "totals": {"PA": 31, "NA": 12},
+            "totalNegativeAffect": 12,
+            "items": {"Active": 3},
+        },
+        "predicted_panas_delta": {"totalPositiveAffect": -2},
+    }
+    out = EMOutputFile.model_validate({"conversationId": "c1", "em_model": "m", "turns": [], "post_conversation": post})
+    panas = em_tables([(Path("c1.json"), out)])["em_panas"]
+    rows = [
+        tuple(None if pd.isna(v) else v for v in r)
+        for r in panas.drop(columns=["conversation_id", "em_model", "mode"]).itertuples(index=False)
+    ]
+    assert rows == [
+        ("post", "total", "positive", 31.0, "totals"),
+        ("post", "total", "negative", 12.0, "both"),
+        ("post", "item", "Active", 3.0, None),
+        ("delta", "total", "positive", -2.0, "beside_items"),
+    ]
+    assert em_tables([(Path("c1.json"), out)])["extra_fields"].empty  # read, not kept as unknown

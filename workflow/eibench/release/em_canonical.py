@@ -34,7 +34,7 @@ import msgspec
 
 from .. import instrument
 from .json_bytes import has_long_digit_run
-from .schema import MAX_TURN_NUMBER, EMOutputFile, _four_branch, _ratings, _safe_id
+from .schema import MAX_TURN_NUMBER, EMOutputFile, _four_branch, _ratings, _safe_id, totals_given
 
 #: Answers as ``schema.Answers`` passes them through unchanged; a float answer is declined.
 _Answers = Optional[dict[str, str | bool | int | None]]
@@ -78,10 +78,12 @@ class PanasTotals(msgspec.Struct, forbid_unknown_fields=True):
 
 class PanasPrediction(msgspec.Struct, forbid_unknown_fields=True):
     """``schema.PanasPrediction`` with its items under ``items`` and named as the instrument
-    names them ('Active', ...)."""
+    names them ('Active', ...); its totals under ``totals``, beside the items, or both."""
 
     items: Optional[dict[str, _Number]] = None
     totals: Optional[PanasTotals] = None
+    totalPositiveAffect: Optional[_Number] = None  # the public port's layout: beside the items
+    totalNegativeAffect: Optional[_Number] = None
 
 
 class ConversationWide(msgspec.Struct, forbid_unknown_fields=True):
@@ -200,6 +202,10 @@ def _normalise_post(post: PostConversation) -> bool:
             return False
         if panas.totals is not None and not _finite(panas.totals.positive, panas.totals.negative):
             return False
+        if not _finite(panas.totalPositiveAffect, panas.totalNegativeAffect):
+            return False
+        if any(t.nested is not None and t.beside is not None and t.nested != t.beside for _, t in totals_given(panas)):
+            return False  # a total given twice with two values: pydantic names the error
     cw = post.predicted_conversation_wide
     if cw is not None:
         if isinstance(cw.q1_lookingFor, str):

@@ -11,7 +11,7 @@ Validation errors carry pydantic ``loc`` tuples; ``release.read`` turns them int
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, NamedTuple, Optional
 
 from pydantic import (
     AfterValidator,
@@ -508,10 +508,27 @@ class PanasTotals(_SpelledNode):
 
 
 class PanasPrediction(_SpelledNode):
-    """A predicted PANAS (absolute post values, or a delta from pre)."""
+    """A predicted PANAS (absolute post values, or a delta from pre).
+
+    A total may sit under ``totals`` (this format's layout) or beside the items as
+    ``totalPositiveAffect`` / ``totalNegativeAffect`` (the public port's ``PanasScores``
+    layout, as in the gold PANAS objects); both are read (``totals_given``). The same total
+    given in both places with two values is an error: which one the model meant is unknown."""
 
     items: Optional[Numbers] = Field(None, validation_alias=AliasChoices("items", "responses"))
     totals: Optional[PanasTotals] = None
+    totalPositiveAffect: Optional[Number] = None
+    totalNegativeAffect: Optional[Number] = None
+
+    @model_validator(mode="after")
+    def _each_total_once(self) -> "PanasPrediction":
+        for name, top in totals_given(self):
+            if top.nested is not None and top.beside is not None and top.nested != top.beside:
+                raise ValueError(
+                    f"the {name} affect total is given twice with two values: {top.beside:g} as "
+                    f"{_TOTAL_BESIDE[name]} and {top.nested:g} under totals; give it once (or the same value)"
+                )
+        return self
 
     @field_validator("items")
     @classmethod
@@ -525,6 +542,28 @@ class PanasPrediction(_SpelledNode):
                 raise ValueError(f"PANAS item {canonical!r} is given twice")
             out[canonical] = float(value)
         return out
+
+
+#: The key of each affect's total beside the items (the public port's layout).
+_TOTAL_BESIDE = {"positive": "totalPositiveAffect", "negative": "totalNegativeAffect"}
+
+
+class GivenTotal(NamedTuple):
+    """One affect's predicted total as a file gives it: under ``totals`` and beside the items
+    (None where absent or null)."""
+
+    nested: Optional[float]
+    beside: Optional[float]
+
+
+def totals_given(pred: Any) -> tuple[tuple[str, GivenTotal], ...]:
+    """('positive', ...), ('negative', ...) of a ``PanasPrediction`` (or the canonical decoder's
+    struct of the same attributes): where and with which value each total was given."""
+    nested = pred.totals
+    return tuple(
+        (name, GivenTotal(None if nested is None else getattr(nested, name), getattr(pred, beside)))
+        for name, beside in _TOTAL_BESIDE.items()
+    )
 
 
 class PostConversation(_Node):

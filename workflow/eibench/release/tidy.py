@@ -33,7 +33,16 @@ from . import em_canonical as canonical
 from . import normalize
 from .em_canonical import EMFile
 from .read import json_path
-from .schema import ConversationFile, ConversationWide, EMOutputFile, EMTurn, MoodTag, Panas, PanasPrediction
+from .schema import (
+    ConversationFile,
+    ConversationWide,
+    EMOutputFile,
+    EMTurn,
+    MoodTag,
+    Panas,
+    PanasPrediction,
+    totals_given,
+)
 
 STR, INT, FLT, BOOL, CAT = "string", "Int64", "Float64", "boolean", "category"
 CID = ("conversation_id", STR)
@@ -265,6 +274,7 @@ EM_TABLES: dict[str, TableSpec] = {
             ("level", STR),
             ("name", STR),
             ("value", FLT),
+            ("placement", STR),
         ),
         _spec(
             "em_conversation_wide",
@@ -540,13 +550,14 @@ def _panas_prediction_rows(
     if pred is None:
         return []
     rows = []
-    if pred.totals is not None:
-        for name in ("positive", "negative"):
-            value = getattr(pred.totals, name)
-            if value is not None:
-                rows.append((*key, kind, "total", name, float(value)))
+    for name, given in totals_given(pred):  # the schema refuses two values for one total
+        if given.nested is not None:
+            where = "totals" if given.beside is None else "both"
+            rows.append((*key, kind, "total", name, float(given.nested), where))
+        elif given.beside is not None:
+            rows.append((*key, kind, "total", name, float(given.beside), "beside_items"))
     for name, value in sorted((pred.items or {}).items()):
-        rows.append((*key, kind, "item", name, float(value)))
+        rows.append((*key, kind, "item", name, float(value), None))
     return rows
 
 
