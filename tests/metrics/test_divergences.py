@@ -197,7 +197,7 @@ def test_composite_half_rounding(tmp_path):
     assert list(_round2(np.array([0.125, 0.135]), "even")) == [0.12, 0.14]
 
 
-# ------------------------------------------------------------------ D4, D14, D15, D22
+# ------------------------------------------------------------------ D4, D14, D15, D22, D28
 def test_panas_rules(tmp_path):
     # Pre: PA 30 given, NA not given, items Afraid 2 and Scared 3 under 'items'. Post: PA 40, NA
     # not given, no items. Prediction: PA 37, NA missing, no items.
@@ -212,7 +212,7 @@ def test_panas_rules(tmp_path):
     em = {
         "post_conversation": {
             "panas_strategy": "absolute",
-            "predicted_post_panas": {"totals": {"PA": 37}},
+            "predicted_post_panas": {"totalPositiveAffect": 37},  # beside the items: the port reads it (D28)
             "predicted_conversation_wide": {},
         }
     }
@@ -236,7 +236,7 @@ def test_predicted_total_from_items_and_port_reader(tmp_path):
         "prePanas": {"totalPositiveAffect": 30, "totalNegativeAffect": 20, "responses": {"Afraid": 1, "Scared": 4}},
         "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 26, "responses": responses},
     }
-    pred = {"totals": {"PA": 37}, "items": {"Afraid": 3, "Scared": 4, "Nervous": 5}}
+    pred = {"totalPositiveAffect": 37, "items": {"Afraid": 3, "Scared": 4, "Nervous": 5}}
     em = {
         "post_conversation": {
             "panas_strategy": "absolute",
@@ -270,12 +270,53 @@ def test_port_reads_predicted_totals_as_given(tmp_path):
         "post_conversation": {
             "panas_strategy": "absolute",
             "predicted_conversation_wide": {},
-            "predicted_post_panas": {"totals": {"PA": 81.6, "NA": 20}},
+            "predicted_post_panas": {"totalPositiveAffect": 81.6, "totalNegativeAffect": 20},
         }
     }
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     assert s["parity"].conversation.iloc[0]["panas_normalized"] == 0.75
     assert s["port"].conversation.iloc[0]["panas_normalized"] == pytest.approx(1 - 20.8 / 60, abs=1e-12)
+
+
+def test_predicted_totals_under_totals_are_invisible_to_the_port(tmp_path):
+    # D28. Gold pre PA 30 / NA 20, post PA 40 / NA 26. Prediction: PA 37 under 'totals', NA 30
+    # beside the items (the port's PanasScores layout), items Afraid, Scared, Nervous (NA items).
+    # Parity and strict read both: MAE (|40 - 37| + |26 - 30|) / 2 = 3.5 -> 1 - 3.5/60. Adjusted:
+    # PA naive 1 - 10/60, raw 1 - 3/60 -> 0.7; NA naive 1 - 6/60, raw 1 - 4/60 -> (2/60) / (6/60)
+    # = 1/3; mean (0.7 + 1/3) / 2.
+    # The port reads predicted_post_panas.totalPositiveAffect only (scorer.ts scorePanasPrediction):
+    # PA unseen, and no positive item to sum (deriveAggregates) -> 40 (midpoint): error 0; NA 30:
+    # error 4. MAE 2 -> 1 - 2/60. Adjusted: PA needs a prediction -> null; NA 1/3.
+    conv = {
+        "prePanas": {"totalPositiveAffect": 30, "totalNegativeAffect": 20},
+        "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 26},
+    }
+    pred = {"totals": {"PA": 37}, "totalNegativeAffect": 30, "items": {"Afraid": 3, "Scared": 4, "Nervous": 5}}
+    em = {
+        "post_conversation": {
+            "panas_strategy": "absolute",
+            "predicted_post_panas": pred,
+            "predicted_conversation_wide": {},
+        }
+    }
+    s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
+    for name in ("parity", "strict"):
+        c = s[name].conversation.iloc[0]
+        assert c["panas_normalized"] == pytest.approx(1 - 3.5 / 60, abs=1e-12), name
+        assert c["panas_adjusted"] == pytest.approx((0.7 + 1 / 3) / 2, abs=1e-12), name
+    c = s["port"].conversation.iloc[0]
+    assert c["panas_normalized"] == pytest.approx(1 - 2 / 60, abs=1e-12)
+    assert c["panas_adjusted"] == pytest.approx(1 / 3, abs=1e-12)
+    # A delta under 'totals' is read under every setting (the port reads no delta: D23, ours):
+    # PA 30 + 5 = 35, error 5; NA not predicted -> 40, error 14: MAE 9.5.
+    em["post_conversation"] = {
+        "panas_strategy": "delta",
+        "predicted_panas_delta": {"totals": {"PA": 5}},
+        "predicted_conversation_wide": {},
+    }
+    s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
+    for name in ("parity", "port"):
+        assert s[name].conversation.iloc[0]["panas_normalized"] == pytest.approx(1 - 9.5 / 60, abs=1e-12), name
 
 
 # ------------------------------------------------------------------ D18, D19, D20

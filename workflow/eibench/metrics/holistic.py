@@ -104,8 +104,12 @@ def panas_scores(
     if not port:  # the port reads predictions as given
         item_pred = np.clip(item_pred, 1, 7)
 
+    read_total = is_total
+    if not rules.nested_predicted_totals:  # D28: the port sees only the post totals beside the items
+        nested = (em_panas["placement"] == "totals").to_numpy(bool, na_value=False)
+        read_total = is_total & ~(nested & (kind == 0))  # deltas are ours under every setting (D23)
     tot_col = np.where(
-        is_total & (kind >= 0), kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1
+        read_total & (kind >= 0), kind * 2 + mapped(em_panas["name"], {"positive": 0, "negative": 1}, -9), -1
     )
     tot = grid(e_conv, np.where(tot_col >= 0, tot_col, -1), values, n, 4)
     absolute, delta = tot[:, 0:2], tot[:, 2:4]

@@ -72,6 +72,7 @@ class Rules:
     empty_survey_when_missing: bool  # D19: no gold survey: predictions scored against empty answers
     raw_survey_lists: bool  # D20: q1 emptiness on the raw list, '' kept, follow-up duplicates count
     port_panas_prediction: bool  # the port reads predictions unnormalised (no rounding or clamping)
+    nested_predicted_totals: bool  # D28: predicted totals under 'totals' are read (False: the port's reader)
 
 
 def rules_for(rule_set: str, va_matching: str = "optimal", compat: str = "none") -> Rules:
@@ -105,4 +106,5 @@ def rules_for(rule_set: str, va_matching: str = "optimal", compat: str = "none")
         empty_survey_when_missing=parity,
         raw_survey_lists=parity,
         port_panas_prediction=port,
+        nested_predicted_totals=not port,
     )
