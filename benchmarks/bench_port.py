@@ -9,11 +9,12 @@ median of ``--runs``, the commands alternated round by round so that all see the
   interpreter's final collections over the heap the imports made (see bench_ingest.py);
 - ours with Python's whole exit: the same with ``--full-teardown`` (about 0.12 s more);
 - the port's: the command given with ``--port-cmd``, run with the conversation folder and the
-  predictions folder appended as its last two arguments. The harness lives outside the
-  repository (the port is not ours to vendor); it must read those files and score every
-  model's outputs with the port's scorer.ts.
+  predictions folder appended as its last two arguments: ``node benchmarks/port/harness.js``,
+  built as benchmarks/port/README.md says (the port's own files are fetched at pinned commits,
+  not vendored), or any harness that reads those files and scores every model's outputs with
+  the port's scorer.ts.
 
-    .venv/bin/python benchmarks/bench_port.py [--runs 5] [--port-cmd "node /work/port/harness.js"]
+    .venv/bin/python benchmarks/bench_port.py [--runs 5] [--port-cmd "node benchmarks/port/harness.js"]
 
 Prints the medians and the ratios port / ours (issue 19's bar: >= 2).
 """
