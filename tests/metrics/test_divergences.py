@@ -51,6 +51,11 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= TOL
 
 
+def _post(**post):
+    """An EM file's ``post_conversation`` (no survey prediction) as _score's ``em`` override."""
+    return {"post_conversation": {"predicted_conversation_wide": {}, **post}}
+
+
 def _both(tmp_path, turns, em_turns, **extra):
     out = {}
     for rule_set in ("parity", "strict"):
@@ -237,13 +242,7 @@ def test_predicted_total_from_items_and_port_reader(tmp_path):
         "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 26, "responses": responses},
     }
     pred = {"totalPositiveAffect": 37, "items": {"Afraid": 3, "Scared": 4, "Nervous": 5}}
-    em = {
-        "post_conversation": {
-            "panas_strategy": "absolute",
-            "predicted_post_panas": pred,
-            "predicted_conversation_wide": {},
-        }
-    }
+    em = _post(panas_strategy="absolute", predicted_post_panas=pred)
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     for name in ("parity", "port"):
         assert s[name].conversation.iloc[0]["panas_normalized"] == pytest.approx(1 - 8.5 / 60, abs=1e-12), name
@@ -292,13 +291,7 @@ def test_predicted_totals_under_totals_are_invisible_to_the_port(tmp_path):
         "postPanas": {"totalPositiveAffect": 40, "totalNegativeAffect": 26},
     }
     pred = {"totals": {"PA": 37}, "totalNegativeAffect": 30, "items": {"Afraid": 3, "Scared": 4, "Nervous": 5}}
-    em = {
-        "post_conversation": {
-            "panas_strategy": "absolute",
-            "predicted_post_panas": pred,
-            "predicted_conversation_wide": {},
-        }
-    }
+    em = _post(panas_strategy="absolute", predicted_post_panas=pred)
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     for name in ("parity", "strict"):
         c = s[name].conversation.iloc[0]
@@ -309,11 +302,7 @@ def test_predicted_totals_under_totals_are_invisible_to_the_port(tmp_path):
     assert c["panas_adjusted"] == pytest.approx(1 / 3, abs=1e-12)
     # A delta under 'totals' is read under every setting (the port reads no delta: D23, ours):
     # PA 30 + 5 = 35, error 5; NA not predicted -> 40, error 14: MAE 9.5.
-    em["post_conversation"] = {
-        "panas_strategy": "delta",
-        "predicted_panas_delta": {"totals": {"PA": 5}},
-        "predicted_conversation_wide": {},
-    }
+    em = _post(panas_strategy="delta", predicted_panas_delta={"totals": {"PA": 5}})
     s = _both(tmp_path, [_turn()], [_em()], conv=conv, em=em)
     for name in ("parity", "port"):
         assert s[name].conversation.iloc[0]["panas_normalized"] == pytest.approx(1 - 9.5 / 60, abs=1e-12), name
