@@ -204,7 +204,7 @@ def _normalise_post(post: PostConversation) -> bool:
             return False
         if not _finite(panas.totalPositiveAffect, panas.totalNegativeAffect):
             return False
-        if any(t.nested is not None and t.beside is not None and t.nested != t.beside for _, t in totals_given(panas)):
+        if any(given.contradicts for _, given in totals_given(panas)):
             return False  # a total given twice with two values: pydantic names the error
     cw = post.predicted_conversation_wide
     if cw is not None:

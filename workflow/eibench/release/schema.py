@@ -523,7 +523,7 @@ class PanasPrediction(_SpelledNode):
     @model_validator(mode="after")
     def _each_total_once(self) -> "PanasPrediction":
         for name, top in totals_given(self):
-            if top.nested is not None and top.beside is not None and top.nested != top.beside:
+            if top.contradicts:
                 raise ValueError(
                     f"the {name} affect total is given twice with two values: {top.beside:g} as "
                     f"{_TOTAL_BESIDE[name]} and {top.nested:g} under totals; give it once (or the same value)"
@@ -554,6 +554,11 @@ class GivenTotal(NamedTuple):
 
     nested: Optional[float]
     beside: Optional[float]
+
+    @property
+    def contradicts(self) -> bool:
+        """Given in both places with two values (an error: which one was meant is unknown)."""
+        return self.nested is not None and self.beside is not None and self.nested != self.beside
 
 
 def totals_given(pred: Any) -> tuple[tuple[str, GivenTotal], ...]:
