@@ -12,6 +12,7 @@ import pytest
 import yaml
 from eibench.forkserver import lifecycle
 from eibench.forkserver.protocol import ADDRESS_VARIABLE, SWITCH_VARIABLE
+from eibench.tables import write_parquet
 
 from ..conftest import RELEASE
 from ..paper.manuscript import pdf_text
@@ -99,6 +100,18 @@ def test_manifest_lists_every_file_with_its_sha256_and_job(small_run):
     }
     assert not wrong
     assert all((small_run / e["script"]).is_file() for e in numbers.values())
+
+
+def test_aggregated_scores_are_the_pandas_concatenation_of_the_models(small_run, tmp_path):
+    """Rule aggregate_scores streams the models' score tables in Arrow (tables.concat_parquet);
+    the file is byte for byte the one the pandas concatenation it replaced wrote."""
+    for part, name in (("turn", "turn_scores"), ("conversation", "conversation_scores")):
+        out = small_run / f"results/scores/{name}.parquet"
+        keys = pd.read_parquet(out, columns=["em_model", "mode"]).drop_duplicates()
+        files = [small_run / f"results/scores/{m}/{mode}/{part}.parquet" for m, mode in keys.itertuples(index=False)]
+        assert set(files) == set((small_run / "results/scores").glob(f"*/*/{part}.parquet"))
+        write_parquet(pd.concat([pd.read_parquet(f) for f in files], ignore_index=True), tmp_path / "pandas.parquet")
+        assert out.read_bytes() == (tmp_path / "pandas.parquet").read_bytes(), name
 
 
 def test_jobs_write_only_their_outputs_and_logs(small_run):
