@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from eibench.source_copy import copy_sources
+from eibench.source_copy import copy_environment, copy_sources
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 def run(work: Path, *args: str) -> float:
     exe = Path(sys.executable).with_name("snakemake")
     start = time.perf_counter()
-    proc = subprocess.run([str(exe), *args], cwd=work, capture_output=True, text=True)
+    proc = subprocess.run([str(exe), *args], cwd=work, capture_output=True, text=True, env=copy_environment(work))
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"snakemake {' '.join(args)} failed:\n{proc.stderr[-3000:]}")

@@ -50,7 +50,7 @@ import pandas as pd
 import psutil
 import yaml
 from eibench.report.scaling import FAMILY, GROWTH, RecordError, exponents, paper_table, read_record
-from eibench.source_copy import copy_sources
+from eibench.source_copy import copy_environment, copy_sources
 
 REPO = Path(__file__).resolve().parents[1]
 SCORING = ("score_model", "aggregate_scores")
@@ -167,7 +167,8 @@ def snakemake(work: Path, args: list[str], sample: bool = False) -> Run:
     start = time.perf_counter()
     # Without the fork server: each job in a process of its own, which the sampler can find and
     # whose CPU time and peak memory are the job's alone (docs/scaling.md).
-    env = dict(os.environ) | {"EIBENCH_FORKSERVER": "0"}
+    # The jobs import the library of the copy, taken when the study started (copy_environment).
+    env = copy_environment(work) | {"EIBENCH_FORKSERVER": "0"}
     proc = subprocess.Popen(
         [str(exe), *args], cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )

@@ -8,7 +8,9 @@ environments, Snakemake state or built paper. ``GENERATED`` names what is left o
 
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 GENERATED = (
@@ -33,3 +35,16 @@ def copy_sources(repo: str | Path, dest: str | Path) -> Path:
     shutil.copytree(repo, dest, ignore=shutil.ignore_patterns(*GENERATED))
     shutil.rmtree(dest / "paper" / "build", ignore_errors=True)
     return dest
+
+
+def copy_environment(dest: str | Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment (``environ``, default ``os.environ``) in which a run in the copy ``dest``
+    imports the copy's own library: ``PYTHONPATH`` starts with ``dest/workflow``.
+
+    The README's set-up installs the package editable, pointing at the repository, and a rule's
+    script does not have ``workflow/`` on its path; without this, the jobs of a run in a copy
+    import the repository's library as it is when each job starts, so edits made while a long
+    benchmark runs would reach its later jobs."""
+    environ = os.environ if environ is None else environ
+    path = os.pathsep.join(p for p in (str(Path(dest) / "workflow"), environ.get("PYTHONPATH")) if p)
+    return {**environ, "PYTHONPATH": path}
