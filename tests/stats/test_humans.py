@@ -445,6 +445,40 @@ def test_alt_tests_read_one_model_at_a_time_and_keep_the_row_order():
     ]
 
 
+def test_alt_tests_leave_out_what_no_rater_labelled_with_the_same_result():
+    """A model's answers on conversations no rater labelled are dropped before the test (the
+    rule's memory at 50x): each row is the test on the model's whole answers."""
+    rng = np.random.default_rng(11)
+    rated = [(f"c{c}", t, f"q{q}") for c in range(5) for t in (1, 2) for q in range(3)]
+    unrated = [(f"u{c}", t, f"q{q}") for c in range(40) for t in (1, 2) for q in range(3)]
+
+    def answers(units, p_yes: float) -> dict[str, pd.DataFrame]:
+        binary = [(c, t, q, "hp", "observer", "yes" if rng.random() < p_yes else "no") for c, t, q in units]
+        picks = [(c, t, "0", "A" if rng.random() < p_yes else "B") for c, t, _ in units[::3]]
+        return _em(binary, picks)
+
+    raters = {f"h{k}": answers(rated, 0.7) for k in range(3)}
+    models = {name: answers(rated + unrated, p) for name, p in (("m1", 0.9), ("m2", 0.4))}
+    got = humans.alt_tests(raters, models.items(), 0.1, 0.05)
+    for task, extract in (("binary_hp", humans.hp_answers), ("pairwise", humans.pairwise_picks)):
+        annotations = {h: extract(t) for h, t in raters.items()}
+        for name, tables in models.items():
+            assert len(extract(tables)) > len(extract(tables, {f"c{c}" for c in range(5)}))
+            row = got[(got["answers"] == task) & (got["em_model"] == name)].iloc[0]
+            expected = humans.alt_test(annotations, extract(tables), 0.1, alpha=0.05)
+            assert {k: row[k] for k in expected} == pytest.approx(expected, nan_ok=True)
+
+
+def test_answers_of_some_conversations():
+    t = _em(
+        [("c1", 1, "q1", "hp", "observer", "yes"), ("c2", 1, "q1", "hp", "observer", "no")],
+        [("c1", 1, "k", "A"), ("c2", 1, "k", "B")],
+    )
+    assert humans.hp_answers(t, {"c2"}) == {("c2", 1, "q1"): "no"}
+    assert humans.pairwise_picks(t, ["c1"]) == {("c1", 1, "k"): "A"}
+    assert humans.hp_answers(t, set()) == {}
+
+
 def test_compared_metrics_add_the_claims_metrics_once():
     claims = [
         {"test": "humans_vs_models", "params": {"metric": "tracking"}},

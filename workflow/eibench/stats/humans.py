@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import warnings
 from itertools import combinations
-from typing import Any, Callable, Iterable, Mapping, cast
+from typing import Any, Callable, Collection, Iterable, Mapping, cast
 
 import numpy as np
 import pandas as pd
@@ -317,10 +317,18 @@ def compared_metrics(claims: list[dict]) -> list[str]:
     return sorted(set(HUMAN_METRICS) | {c["params"]["metric"] for c in claims if c["test"] == "humans_vs_models"})
 
 
-def hp_answers(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], str]:
+def _of_conversations(table: pd.DataFrame, conversations: Collection[str] | None) -> pd.DataFrame:
+    """The rows of ``table`` in ``conversations`` (all of them when None)."""
+    return table if conversations is None else table[table["conversation_id"].isin(list(conversations))]
+
+
+def hp_answers(
+    tables: dict[str, pd.DataFrame], conversations: Collection[str] | None = None
+) -> dict[tuple[str, int, str], str]:
     """A rater's (or model's) answers to the "what the participant preferred" binary questions in
-    observer wording: (conversation, turn, question) -> yes / no / na; other values left out."""
-    b = tables["em_binary"]
+    observer wording: (conversation, turn, question) -> yes / no / na; other values left out;
+    with ``conversations``, only those of these conversations."""
+    b = _of_conversations(tables["em_binary"], conversations)
     b = b[(b["target"] == "hp") & (b["wording"] == "observer") & b["value"].isin(["yes", "no", "na"])]
     # .tolist(): iterating a column element by element was most of this function's time
     return dict(
@@ -335,10 +343,12 @@ def hp_answers(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], st
     )
 
 
-def pairwise_picks(tables: dict[str, pd.DataFrame]) -> dict[tuple[str, int, str], str]:
+def pairwise_picks(
+    tables: dict[str, pd.DataFrame], conversations: Collection[str] | None = None
+) -> dict[tuple[str, int, str], str]:
     """A rater's (or model's) pairwise picks: (conversation, turn, pair key) -> A / B; ties and
-    missing picks left out."""
-    t = tables["em_pairwise"]
+    missing picks left out; with ``conversations``, only those of these conversations."""
+    t = _of_conversations(tables["em_pairwise"], conversations)
     t = t[t["pick"].isin(["A", "B"])]
     return dict(
         zip(
@@ -370,6 +380,10 @@ def alt_tests(
         return pd.DataFrame()
     tasks = (("binary_hp", hp_answers), ("pairwise", pairwise_picks))
     annotations = {task: {h: extract(t) for h, t in human_tables.items()} for task, extract in tasks}
+    # The test looks a model's answer up only for an item a rater answered: the model's answers
+    # elsewhere are left out before they become dict entries (at 50x the published cohort, the
+    # raters label 1,500 of 10,000 conversations).
+    rated = {item[0] for by_rater in annotations.values() for answers in by_rater.values() for item in answers}
     by_task: dict[str, list[dict[str, Any]]] = {task: [] for task, _ in tasks}
     for name, tables in model_tables:
         for task, extract in tasks:
@@ -377,7 +391,7 @@ def alt_tests(
                 {
                     "answers": task,
                     "em_model": name,
-                    **alt_test(annotations[task], extract(tables), epsilon, alpha=alpha),
+                    **alt_test(annotations[task], extract(tables, rated), epsilon, alpha=alpha),
                 }
             )
     return pd.DataFrame([row for task, _ in tasks for row in by_task[task]])
