@@ -178,7 +178,7 @@ def snakemake(work: Path, args: list[str], sample: bool = False) -> Run:
         thread.start()
     out, err = proc.communicate()
     wall = time.perf_counter() - start
-    if sampler:
+    if sampler and thread:
         sampler.stop()
         thread.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
