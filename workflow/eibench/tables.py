@@ -12,9 +12,10 @@ import json
 import math
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Hashable, Iterable, Mapping, Sequence, cast
+from typing import Any, Hashable, Iterable, Iterator, Mapping, Sequence, cast
 
 import numpy as np
 import pandas as pd
@@ -200,15 +201,18 @@ def atomic_path(path: Path) -> Path:
     return Path(tmp)
 
 
-def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str], spec: TableSpec | None = None) -> None:
-    """Write ``df`` to Parquet atomically, without index and without pandas metadata.
-
-    Leaving the pandas metadata out keeps the bytes independent of the pandas version's JSON
-    layout; column types come from the Arrow schema (and from ``spec`` when given).
-    """
-    if spec is not None:
-        df = spec.coerce(df)
-    _write_arrow(pa.Table.from_pandas(df, preserve_index=False), Path(path))
+@contextmanager
+def replaced_atomically(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary sibling of ``path`` (``atomic_path``) for the block to write; renamed onto
+    ``path`` when the block ends, removed when it raises: ``path`` is never half-written."""
+    path = Path(path)
+    tmp = atomic_path(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 #: How every Parquet table of the pipeline is written: the rows of a row group (pyarrow's
@@ -217,16 +221,17 @@ ROW_GROUP_ROWS = 1024 * 1024
 _PARQUET_OPTIONS: dict[str, Any] = {"compression": "zstd", "write_statistics": False}
 
 
-def _write_arrow(table: pa.Table, path: Path) -> None:
-    """Write an Arrow table to Parquet atomically, without schema metadata."""
-    table = table.replace_schema_metadata(None)
-    tmp = atomic_path(path)
-    try:
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike[str], spec: TableSpec | None = None) -> None:
+    """Write ``df`` to Parquet atomically, without index and without pandas metadata.
+
+    Leaving the pandas metadata out keeps the bytes independent of the pandas version's JSON
+    layout; column types come from the Arrow schema (and from ``spec`` when given).
+    """
+    if spec is not None:
+        df = spec.coerce(df)
+    table = pa.Table.from_pandas(df, preserve_index=False).replace_schema_metadata(None)
+    with replaced_atomically(path) as tmp:
         pq.write_table(table, tmp, row_group_size=ROW_GROUP_ROWS, **_PARQUET_OPTIONS)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def concat_parquet(
@@ -238,7 +243,7 @@ def concat_parquet(
     group of the output (``row_group_rows`` rows, plus the rest of the file that filled it) are
     held at a time, never the whole table, and never a pandas frame (a string is a Python object
     per cell there; at 50x the published cohort, concatenating the turn scores of 17 models in
-    pandas peaked at 1.6 GiB, docs/scaling.md). The file keeps the inputs' values and types:
+    pandas peaked at 1,880 MiB, docs/scaling.md). The file keeps the inputs' values and types:
     it has the bytes ``write_parquet`` gives for the pandas concatenation of the files (same row
     groups, pages and footer) whenever that round trip changes nothing, which holds for the
     score tables (tests/unit/test_concat_parquet.py); where it would, pandas made a float NaN a
@@ -252,28 +257,22 @@ def concat_parquet(
     if not paths:
         raise ValueError("concat_parquet: no input files")
     schema = _common_schema(paths)
-    tmp = atomic_path(Path(path))
     rows = 0
-    try:
-        with pq.ParquetWriter(tmp, schema, **_PARQUET_OPTIONS) as writer:
-            pending: list[pa.Table] = []
-            for p in paths:
-                pending.append(pq.read_table(p).replace_schema_metadata(None).cast(schema))
-                buffered = sum(t.num_rows for t in pending)
-                if buffered >= row_group_rows:
-                    block = pa.concat_tables(pending)
-                    full = buffered - buffered % row_group_rows
-                    writer.write_table(block.slice(0, full), row_group_size=row_group_rows)
-                    pending, rows = [block.slice(full)], rows + full
-                    del block  # else the rows written stay alive until the next row group
-            rest = pa.concat_tables(pending)
-            if rest.num_rows or not rows:  # an empty output still gets its (empty) row group, as write_table gives
-                writer.write_table(rest, row_group_size=row_group_rows)
-            rows += rest.num_rows
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with replaced_atomically(path) as tmp, pq.ParquetWriter(tmp, schema, **_PARQUET_OPTIONS) as writer:
+        pending: list[pa.Table] = []
+        for p in paths:
+            pending.append(pq.read_table(p).replace_schema_metadata(None).cast(schema))
+            buffered = sum(t.num_rows for t in pending)
+            if buffered >= row_group_rows:
+                block = pa.concat_tables(pending)
+                full = buffered - buffered % row_group_rows
+                writer.write_table(block.slice(0, full), row_group_size=row_group_rows)
+                pending, rows = [block.slice(full)], rows + full
+                del block  # else the rows written stay alive until the next row group
+        rest = pa.concat_tables(pending)
+        if rest.num_rows or not rows:  # an empty output still gets its (empty) row group, as write_table gives
+            writer.write_table(rest, row_group_size=row_group_rows)
+        rows += rest.num_rows
     return rows
 
 
@@ -340,14 +339,8 @@ def read_parquet(path: str | os.PathLike[str], spec: TableSpec | None = None) ->
 
 def write_csv(df: pd.DataFrame, path: str | os.PathLike[str], float_format: str = "%.10g") -> None:
     """Write a CSV atomically with a fixed float format and '\\n' line endings."""
-    path = Path(path)
-    tmp = atomic_path(path)
-    try:
+    with replaced_atomically(path) as tmp:
         df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def json_safe(x: Any) -> Any:
@@ -371,14 +364,8 @@ def json_text(obj: Any, indent: int = 1) -> str:
 
 def write_text(text: str, path: str | os.PathLike[str]) -> None:
     """Write text atomically (UTF-8, '\\n')."""
-    path = Path(path)
-    tmp = atomic_path(path)
-    try:
+    with replaced_atomically(path) as tmp:
         tmp.write_text(text, encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def write_tables(frames: Mapping[str, pd.DataFrame], specs: Mapping[str, TableSpec], outdir: Path) -> None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from typing import Any
 
-from ..tables import atomic_path
+from ..tables import replaced_atomically
 
 
 def dumps(obj: Any) -> str:
@@ -17,11 +16,5 @@ def dumps(obj: Any) -> str:
 
 def write_json(obj: Any, path: str | os.PathLike[str]) -> None:
     """Write ``obj`` as JSON to ``path`` via a temporary file and a rename (never half-written)."""
-    path = Path(path)
-    tmp = atomic_path(path)
-    try:
+    with replaced_atomically(path) as tmp:
         tmp.write_text(dumps(obj), encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
