@@ -27,6 +27,7 @@ from eibench.forkserver.protocol import (
     ProtocolError,
     recv_message,
     send_message,
+    socket_address,
 )
 
 from ..conftest import REPO
@@ -225,6 +226,106 @@ def test_stop_ends_a_server_still_importing(tmp_path, monkeypatch):
     lifecycle.stop()
     assert process.returncode is not None and time.monotonic() - start < lifecycle.STOP_TIMEOUT_S
     assert ADDRESS_VARIABLE not in os.environ
+
+
+SERVE_AND_SIGNAL = """
+import os, signal, socket, sys, threading
+from eibench.forkserver import server as fs
+
+def serving(signal_at):
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind("\\0eibench-test-" + str(os.getpid()) + signal_at)
+    listener.listen()
+    lifeline, keep = os.pipe()
+    srv = fs.Server(listener, lifeline, {})
+    signal.signal(signal.SIGTERM, srv.request_stop)  # as _preload_and_serve does before it says it listens
+    if signal_at == "before":
+        os.kill(os.getpid(), signal.SIGTERM)
+    elif signal_at == "during":  # from another thread while the loop waits in select
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    elif signal_at == "with the lifeline":  # what lifecycle.stop sends
+        os.close(keep)
+        os.kill(os.getpid(), signal.SIGTERM)
+    elif signal_at == "lifeline only":
+        os.close(keep)
+    how = srv.serve()
+    os.kill(os.getpid(), signal.SIGTERM)  # one more, after the loop: raises nothing either
+    listener.close()
+    return how
+
+print(serving(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize(
+    "signal_at, how",
+    [
+        ("before", "stopped (SIGTERM)"),
+        ("during", "stopped (SIGTERM)"),
+        ("with the lifeline", None),  # either, depending on which the loop sees first
+        ("lifeline only", "the run is over (lifeline closed)"),
+    ],
+)
+def test_a_sigterm_to_a_listening_server_ends_its_loop_and_raises_nothing(signal_at, how):
+    """Once the server listens, SIGTERM only ends its loop: raised there (as it was), a SIGTERM
+    that came just after the lifeline's end landed in the server's last steps and cut its
+    final log line ("N jobs served") short."""
+    proc = subprocess.run(
+        [sys.executable, "-c", SERVE_AND_SIGNAL, signal_at], capture_output=True, text=True, timeout=30
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() in ((how,) if how else ("stopped (SIGTERM)", "the run is over (lifeline closed)"))
+
+
+def test_a_server_stopped_by_sigterm_alone_logs_what_it_served(server, tmp_path):
+    copy = job(tmp_path, "print('hi')\n")
+    assert run(copy, True, tmp_path).stdout == "hi\n"
+    server.terminate()  # the lifeline stays open: the signal alone ends the server
+    assert server.wait(timeout=30) == 0
+    assert "stopped (SIGTERM): 1 jobs served" in (tmp_path / "logs" / "forkserver.log").read_text()
+
+
+def test_a_client_that_stalls_in_its_request_does_not_hold_up_stop(server, tmp_path):
+    """A SIGTERM while the server reads a request cuts the read off: stop() ends the server
+    at once, not after the request's timeout (REQUEST_TIMEOUT_S), and its log says so."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stalled:
+        stalled.connect(socket_address(os.environ[ADDRESS_VARIABLE]))
+        stalled.sendall(b"\x00\x00\x00\x10")  # the header of a 16-byte request, and nothing more
+        time.sleep(0.5)  # the server has accepted it and waits for the rest
+        start = time.monotonic()
+        lifecycle.stop()
+        assert time.monotonic() - start < 5.0 and server.returncode == 0
+    assert "jobs served" in (tmp_path / "logs" / "forkserver.log").read_text()
+
+
+LAST_STEPS = """
+import os, signal, sys
+from eibench.forkserver import server as fs
+
+serve = fs.Server.serve
+
+def serve_then_sigterm(self):
+    how = serve(self)
+    os.kill(os.getpid(), signal.SIGTERM)  # lifecycle.stop's SIGTERM, after the lifeline's end ended the loop
+    return how
+
+fs.Server.serve = serve_then_sigterm
+lifeline, end = os.pipe()
+os.close(end)
+sys.exit(fs.main(["--address", "eibench-test-last-" + str(os.getpid()), "--lifeline", str(lifeline),
+                  "--scripts", sys.argv[1]]))
+"""
+
+
+def test_a_sigterm_after_the_loop_ended_leaves_the_last_log_line(tmp_path):
+    """The race of lifecycle.stop (lifeline closed, then SIGTERM) made deterministic: the
+    signal comes after the loop has ended by the lifeline, and the server still logs what it
+    served and exits 0."""
+    proc = subprocess.run([sys.executable, "-c", LAST_STEPS, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1].endswith("the run is over (lifeline closed): 0 jobs served, 0 still running")
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,7 @@ from .protocol import READY, ProtocolError, recv_message, send_message, socket_a
 
 REQUEST_TIMEOUT_S = 10.0  # a client sends its request as soon as it connects
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+LIFELINE_CLOSED, STOPPED = "the run is over (lifeline closed)", "stopped (SIGTERM)"  # how serve() ended
 
 
 def log(message: str) -> None:
@@ -77,7 +78,9 @@ def other_threads() -> list[str]:
 
 
 class Stopped(SystemExit):
-    """SIGTERM (lifecycle.stop): end the server; the exit handlers run."""
+    """SIGTERM (lifecycle.stop) before the server listens: end it, even in the middle of its
+    imports; the exit handlers run. Once it listens, a SIGTERM only ends its loop
+    (``Server.request_stop``)."""
 
 
 def _stop(_signum: int, _frame: FrameType | None) -> None:
@@ -172,6 +175,7 @@ def _run_child(conn: socket.socket, request: dict[str, Any], fds: list[int], env
         for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})  # blocked by the server around the fork
         script = _become_job(request, fds, env_added)
         client.in_server_child = True
         send_message(conn, {"started": os.getpid()})
@@ -199,29 +203,50 @@ class Server:
         self.env_added = env_added
         self.jobs: dict[int, socket.socket] = {}
         self.served = 0
+        self.stop_requested = False
+        self.receiving: socket.socket | None = None  # the connection whose request is being read
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
         self.selector = selectors.DefaultSelector()
 
-    def serve(self) -> None:
+    def request_stop(self, _signum: int, _frame: FrameType | None) -> None:
+        """The SIGTERM handler while the server listens: the loop ends at its next turn (the
+        signal's byte on the wake-up pipe ends its wait in select; a request being read is cut
+        off, so that a client that connected and stalled cannot hold the server for the
+        request's timeout: that client runs its job cold). Nothing is raised, so a SIGTERM that
+        comes with the lifeline's end (``lifecycle.stop`` sends both) cannot cut the server's
+        last log line or its exit short, wherever it lands."""
+        self.stop_requested = True
+        if self.receiving is not None:
+            try:
+                self.receiving.shutdown(socket.SHUT_RD)  # the read, retried after the signal, ends at once
+            except OSError:
+                pass
+
+    def serve(self) -> str:
+        """Accept and fork jobs until the lifeline ends or ``request_stop`` is called (before
+        or during the call); returns which, for the log."""
         signal.signal(signal.SIGCHLD, lambda _s, _f: None)
         signal.set_wakeup_fd(self.wake_w)
         for fileobj in (self.listener, self.lifeline, self.wake_r):
             self.selector.register(fileobj, selectors.EVENT_READ)
-        while True:
+        while not self.stop_requested:
             for key, _ in self.selector.select():
+                if self.stop_requested:  # no job is started after a SIGTERM
+                    break
                 if key.fileobj is self.listener:
                     self.served += self.accept()
                 elif key.fileobj == self.lifeline:
                     if not os.read(self.lifeline, 64):
-                        return
+                        return LIFELINE_CLOSED
                 else:
                     try:
                         os.read(self.wake_r, 4096)
                     except BlockingIOError:
                         pass
             self.reap()
+        return STOPPED
 
     def accept(self) -> int:
         conn, _ = self.listener.accept()
@@ -233,7 +258,11 @@ class Server:
                 conn.close()
                 return 0
             conn.settimeout(REQUEST_TIMEOUT_S)
-            received = recv_message(conn, max_fds=3)
+            self.receiving = conn  # from here request_stop cuts the read off; before, the flag says it
+            try:
+                received = None if self.stop_requested else recv_message(conn, max_fds=3)
+            finally:
+                self.receiving = None
             conn.settimeout(None)
             if received is None:
                 conn.close()
@@ -249,16 +278,28 @@ class Server:
             return 0
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        # A SIGTERM meant for the server waits until the fork is done; in the child, until the
+        # job has the default handlers (_run_child), so that it is never taken for the server's.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            pid = os.fork()
+        except OSError:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+            raise
         if pid == 0:
-            signal.set_wakeup_fd(-1)
-            self.selector.close()
-            for fd in (self.lifeline, self.wake_r, self.wake_w):
-                os.close(fd)
-            self.listener.close()
-            for other in self.jobs.values():
-                other.close()
+            try:
+                signal.set_wakeup_fd(-1)
+                self.selector.close()
+                for fd in (self.lifeline, self.wake_r, self.wake_w):
+                    os.close(fd)
+                self.listener.close()
+                for other in self.jobs.values():
+                    other.close()
+            except BaseException:  # the child must never go back into the server's loop
+                traceback.print_exc()
+                os._exit(1)
             _run_child(conn, request, fds, self.env_added)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
         for fd in fds:
             os.close(fd)
         self.jobs[pid] = conn
@@ -327,17 +368,12 @@ def _preload_and_serve(args: argparse.Namespace) -> int:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(socket_address(args.address))
     listener.listen(128)
-    log(READY)
     server = Server(listener, args.lifeline, env_added)
-    how = "the run is over (lifeline closed)"
-    try:
-        server.serve()
-    except Stopped:
-        how = "stopped (SIGTERM)"
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the exit handlers short
-        listener.close()
-        log(f"{how}: {server.served} jobs served, {len(server.jobs)} still running")
+    signal.signal(signal.SIGTERM, server.request_stop)
+    log(READY)
+    how = server.serve()
+    listener.close()
+    log(f"{how}: {server.served} jobs served, {len(server.jobs)} still running")
     return 0
 
 
