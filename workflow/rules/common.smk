@@ -264,7 +264,7 @@ def add_library_params(rules):
 # The fork server (eibench/forkserver): a local run starts one process that imports what the
 # rule scripts import, and each script's first statement, hand_off(), runs its job in a fork
 # of it, so that no job spends its first second importing. Same files either way
-# (tests/workflow/test_forkserver.py); EIBENCH_FORKSERVER=0 runs every job cold, as a cluster
+# (tests/workflow/test_workflow.py); EIBENCH_FORKSERVER=0 runs every job cold, as a cluster
 # run does; logs/forkserver.log says which.
 onstart:
     forkserver.start(local=workflow.local_exec, scripts=REPO / "workflow/scripts")
