@@ -10,8 +10,9 @@ from eibench.metrics.score import score_model
 from eibench.release.read import read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables
 from eibench.release.write import dumps
+from eibench.seeding import rng_for
 from eibench.synthetic.cohort import generate_cohort, largest_remainder, topics
-from eibench.synthetic.simulate import draw_ability, human_subset, simulate_outputs
+from eibench.synthetic.simulate import CAPABILITIES, draw_ability, human_subset, shared_effects, simulate_outputs
 
 from ..conftest import write_files as _write
 
@@ -171,3 +172,21 @@ def test_a_neighbour_is_picked_from_one_uniform_as_the_generator_picks_it():
                 assert _neighbour(word, ours, kernel) == by_choice(word, theirs, kernel)
                 assert ours.random() == theirs.random()
     assert _neighbour("not-a-panas-word", np.random.default_rng(1), 0.3) in {i.word for i in items}
+
+
+def test_shared_effects_are_each_ids_own_draw_computed_once_and_read_only():
+    """Each id's difficulties come from its own generator (rng_for(seed, what, id)), whatever
+    the order the ids are given in; a process computes them once for every model and redraw
+    (the same mapping is returned), so that mapping cannot be changed by one of them."""
+    ids = [f"conversation_{k:03d}" for k in range(30)]
+    first = shared_effects(ids, 0.7, 11, "conversation-difficulty")
+    again = shared_effects(list(reversed(ids)), 0.7, 11, "conversation-difficulty")
+    assert again is first and list(first) == sorted(ids)
+    for i in ids:
+        expected = rng_for(11, "conversation-difficulty", i).normal(0.0, 0.7, size=4)
+        assert dict(first[i]) == {k: float(v) for k, v in zip(CAPABILITIES, expected)}
+    assert shared_effects(ids, 0.7, 12, "conversation-difficulty") != first
+    with pytest.raises(TypeError):
+        first[ids[0]]["emotion"] = 0.0  # type: ignore[index]
+    with pytest.raises(TypeError):
+        first["someone"] = {}  # type: ignore[index]

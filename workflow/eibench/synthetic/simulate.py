@@ -22,7 +22,8 @@ import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -60,13 +61,21 @@ def draw_ability(name: str, profile: str, sim: dict[str, Any], seed: int) -> Sim
     return SimulatedModel(name, profile, {k: round(float(v), 6) for k, v in zip(CAPABILITIES, vec)})
 
 
-def shared_effects(ids: list[str], sd: float, seed: int, what: str) -> dict[str, dict[str, float]]:
-    """Random difficulty per participant or conversation, shared by all models (logits)."""
+def shared_effects(ids: Iterable[str], sd: float, seed: int, what: str) -> Mapping[str, Mapping[str, float]]:
+    """Random difficulty per participant or conversation, shared by all models (logits),
+    read-only: the same mapping is handed to every model and redraw of a process (each id's
+    generator costs about 15 microseconds, and a job that redraws every model's outputs asked
+    for the same 200 conversations' difficulties hundreds of times)."""
+    return _shared_effects(tuple(sorted(ids)), sd, seed, what)
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_effects(ids: tuple[str, ...], sd: float, seed: int, what: str) -> Mapping[str, Mapping[str, float]]:
     out = {}
-    for i in sorted(ids):
+    for i in ids:
         rng = rng_for(seed, what, i)
-        out[i] = {k: float(v) for k, v in zip(CAPABILITIES, rng.normal(0.0, sd, size=4))}
-    return out
+        out[i] = MappingProxyType({k: float(v) for k, v in zip(CAPABILITIES, rng.normal(0.0, sd, size=4))})
+    return MappingProxyType(out)
 
 
 def conversation_logits_of(
@@ -74,8 +83,8 @@ def conversation_logits_of(
     model: SimulatedModel,
     diagnosed: float,
     romantic: float,
-    participant: dict[str, float],
-    conversation: dict[str, float],
+    participant: Mapping[str, float],
+    conversation: Mapping[str, float],
     omniscient: bool,
 ) -> dict[str, float]:
     """The logit of every capability in one conversation at its middle (relative position 0.5,
