@@ -339,3 +339,36 @@ def test_tau_b_matrix_in_blocks_gives_the_same_numbers(monkeypatch):
         got = ranks.tau_b_matrix(means)
         assert got.shape == (2, 7, 5, 5)
         np.testing.assert_array_equal(got, whole)
+
+
+@pytest.mark.parametrize("n_models", [2, 3, 5, 12, 31, 32, 45])
+def test_tau_b_matrix_by_first_model_gives_the_all_pairs_numbers(monkeypatch, n_models):
+    """The two ways of ``_tau_b`` (every pair at once; one first model at a time, taken from
+    ``LOOP_FROM_MODELS`` models on) give the same numbers bit for bit: with ties, a metric
+    that is constant in some resamples (NaN) and a NaN model mean."""
+    rng = np.random.default_rng(n_models)
+    means = rng.normal(size=(3, 9, n_models, 4))
+    means[..., 1] = np.round(means[..., 1])  # ties
+    means[0, :4, :, 2] = 1.5  # a constant metric: tau NaN against it
+    means[2, 5, n_models // 2, 3] = np.nan
+    results = []
+    for loop_from in (n_models + 1, n_models, 0):  # all pairs, then by first model twice
+        monkeypatch.setattr(ranks, "LOOP_FROM_MODELS", loop_from)
+        results.append(ranks.tau_b_matrix(means))
+    assert np.isnan(results[0][0, 0, 2, 0]) and np.isfinite(results[0][1, 0, 2, 0])
+    assert np.isnan(results[0][2, 5]).any()
+    for got in results[1:]:
+        np.testing.assert_array_equal(got, results[0])
+
+
+def test_tau_b_matrix_by_first_model_matches_scipy():
+    """Above ``LOOP_FROM_MODELS`` models, each matrix is still scipy's tau-b (with ties)."""
+    rng = np.random.default_rng(7)
+    n = ranks.LOOP_FROM_MODELS + 8
+    means = np.round(rng.normal(size=(5, n, 3)) * 3)  # many ties
+    got = ranks.tau_b_matrix(means)
+    for r in range(5):
+        for a in range(3):
+            for b in range(3):
+                expected = stats.kendalltau(means[r, :, a], means[r, :, b], variant="b").statistic
+                assert got[r, a, b] == pytest.approx(expected, abs=1e-12)
