@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from eibench.stats.bootstrap import bootstrap_p, cluster_weights, percentile_interval, ranks_desc, resampled_means
@@ -139,6 +141,31 @@ def test_percentile_interval_ignores_nans_and_follows_the_axis():
     np.testing.assert_allclose(hi, [75.0, 150.0])
     lo, hi = percentile_interval(samples[:-1].T, 0.5, axis=1)
     np.testing.assert_allclose(lo, [25.0, 50.0])
+
+
+@pytest.mark.parametrize("shape, axis", [((200,), 0), ((2000, 17), 0), ((3, 201, 5), 1), ((4, 6, 199), -1)])
+@pytest.mark.parametrize("nans", ["none", "some", "a whole slice"])
+def test_percentile_interval_gives_the_numbers_of_one_quantile_call_per_end(shape, axis, nans):
+    """Both ends come from one np.quantile call (one partition): bit for bit the numbers of
+    a call per end, with and without NaN (np.nanquantile), and an all-NaN slice stays NaN."""
+    rng = np.random.default_rng(len(shape) + axis)
+    samples = np.round(rng.normal(size=shape), 2)  # ties among the order statistics
+    if nans != "none":
+        samples[rng.random(shape) < 0.1] = np.nan
+    if nans == "a whole slice":
+        whole = [0] * len(shape)
+        whole[axis] = slice(None)
+        samples[tuple(whole)] = np.nan
+    q = np.nanquantile if nans != "none" else np.quantile
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # nanquantile of an all-NaN slice
+        for level in (0.95, 0.9, 0.5):
+            lo, hi = percentile_interval(samples, level, axis=axis)
+            alpha = (1 - level) / 2
+            np.testing.assert_array_equal(lo, q(samples, alpha, axis=axis))
+            np.testing.assert_array_equal(hi, q(samples, 1 - alpha, axis=axis))
+    if nans == "a whole slice":
+        assert np.isnan(lo).any() and np.isnan(hi).any()
 
 
 # ----------------------------------------------------------------- bootstrap_p

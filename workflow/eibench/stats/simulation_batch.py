@@ -217,7 +217,8 @@ def _percentiles(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """bootstrap.percentile_interval along the last axis (np.quantile, vectorised, when no
     value is NaN: the same numbers as np.nanquantile, which loops over the rows)."""
     q = np.quantile if not np.isnan(x).any() else np.nanquantile
-    return q(x, 0.025, axis=-1), q(x, 0.975, axis=-1)
+    lower, upper = q(x, [0.025, 0.975], axis=-1)  # one partition for both ends, as percentile_interval
+    return lower, upper
 
 
 def _matmul_t(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
