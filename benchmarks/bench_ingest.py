@@ -32,13 +32,13 @@ import argparse
 import gc
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 T0 = time.perf_counter()
 import pandas as pd  # noqa: E402
+from built_run import model_sources, require_built  # noqa: E402
 from eibench.metrics.cohort import available_cores  # noqa: E402
 from eibench.metrics.cohort import score_cohort as library_score_cohort  # noqa: E402
 from eibench.metrics.gold import GoldIndex  # noqa: E402
@@ -52,17 +52,6 @@ from eibench.tables import read_parquet, write_parquet  # noqa: E402
 IMPORTS = time.perf_counter() - T0
 REPO = Path(__file__).resolve().parents[1]
 BAR_COHORT, BAR_JOB = 1.5, 0.5  # seconds (issue 19, item 1)
-
-
-def model_folders(predictions: Path, mode: str) -> dict[str, list[Path]]:
-    """Every model's sources for ``mode``: its shard folders (or its mode folder's files)."""
-    out = {}
-    for model_dir in sorted(p for p in predictions.iterdir() if p.is_dir()):
-        mode_dir = model_dir / mode
-        if mode_dir.is_dir():
-            shards = sorted(p for p in mode_dir.iterdir() if p.is_dir())
-            out[model_dir.name] = shards or [mode_dir]
-    return out
 
 
 def score_cohort(
@@ -144,12 +133,8 @@ def main() -> None:
         help="with --once: end with Python's whole exit, its final collections over every object included",
     )
     args = parser.parse_args()
-    for needed in (args.conversations, args.predictions):
-        if not needed.is_dir():
-            sys.exit(
-                f"{needed} does not exist: build the run first (snakemake --cores 2 results/scores/leaderboard.csv)"
-            )
-    models = model_folders(args.predictions, args.mode)
+    require_built(args.conversations, args.predictions)
+    models = model_sources(args.predictions, args.mode)
     rule_sets = tuple(args.rule_sets)
     workers = min(available_cores() if args.workers is None else args.workers, len(models))
     if args.once:

@@ -28,6 +28,7 @@ from collections import defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from built_run import model_sources, require_built  # noqa: E402
 from eibench.release.read import list_json_files, read_conversations, read_em_files  # noqa: E402
 
 IMPORTED = time.perf_counter()
@@ -43,15 +44,11 @@ CODES = {"yes": 0, "no": 1, "na": 2}
 
 
 def em_files(predictions: Path, mode: str) -> list[tuple[str, list[Path]]]:
-    """(model, its EM output files for ``mode``) for every model folder of ``predictions``: the
-    files of the mode folder's shards, or of the mode folder itself."""
-    out = []
-    for model_dir in sorted(p for p in predictions.iterdir() if p.is_dir()):
-        mode_dir = model_dir / mode
-        if mode_dir.is_dir():
-            shards = sorted(p for p in mode_dir.iterdir() if p.is_dir()) or [mode_dir]
-            out.append((model_dir.name, sorted(f for s in shards for f in list_json_files(s))))
-    return out
+    """(model, its EM output files for ``mode``, sorted) for every model of ``predictions``."""
+    return [
+        (model, sorted(f for s in sources for f in list_json_files(s)))
+        for model, sources in model_sources(predictions, mode).items()
+    ]
 
 
 def answer_codes(models: list[tuple[str, list[Path]]], mode: str) -> tuple[int, np.ndarray]:
@@ -77,11 +74,7 @@ def main() -> None:
     parser.add_argument("--predictions", type=Path, default=REPO / "results/predictions")
     parser.add_argument("--mode", default="default")
     args = parser.parse_args()
-    for needed in (args.conversations, args.predictions):
-        if not needed.is_dir():
-            sys.exit(
-                f"{needed} does not exist: build the run first (snakemake --cores 2 results/scores/leaderboard.csv)"
-            )
+    require_built(args.conversations, args.predictions)
     models = em_files(args.predictions, args.mode)
     read_end, write_end = os.pipe()
     child = os.fork()
