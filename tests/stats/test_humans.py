@@ -229,6 +229,32 @@ def test_alt_test_matches_a_direct_implementation():
         assert out["passes"] == (omega >= 0.5)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_alt_test_with_the_annotators_left_out_once_gives_the_same_result(seed):
+    """alt_tests computes ``leave_one_out`` once for all models: the result is alt_test's own,
+    bit for bit, for every model and similarity."""
+    annotations, majority, rng = _annotations(seed, n_annotators=4, n_items=60, accuracy=0.7)
+    del annotations["h1"][3], annotations["h2"][7]  # items some annotators did not answer
+    models = [majority, {item: int(rng.integers(0, 2)) for item in range(50)}]  # the second skips items
+    for similarity in (humans.same_answer, lambda a, b: 1.0 - 0.3 * abs(a - b)):
+        left_out = humans.leave_one_out(annotations, similarity)
+        for model in models:
+            for epsilon in (0.0, 0.2):
+                fresh = humans.alt_test(annotations, model, epsilon, similarity)
+                assert humans.alt_test(annotations, model, epsilon, similarity, left_out=left_out) == fresh
+
+
+def test_leave_one_out_keeps_the_items_another_annotator_answered():
+    annotations = {"b": {1: "yes", 2: "no"}, "a": {1: "yes", 2: "yes", 9: "no"}, "c": {1: "no"}}
+    left_out = humans.leave_one_out(annotations)
+    # Annotators in name order; item 9 (only a's) is left out; others in name order.
+    assert left_out == [
+        [(1, ["yes", "no"], 0.5), (2, ["no"], 0.0)],
+        [(1, ["yes", "no"], 0.5), (2, ["yes"], 0.0)],
+        [(1, ["yes", "yes"], 0.0)],
+    ]
+
+
 def test_alt_test_skips_unshared_items_and_tiny_annotators():
     annotations = {
         "a": {1: 1, 2: 0, 3: 1, 4: 0, 99: 1},  # item 99: nobody else answered it

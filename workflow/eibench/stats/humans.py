@@ -248,12 +248,38 @@ def mean_of(values: list[float]) -> float:
     return sum(values) / len(values) if len(values) < 8 else float(np.mean(values))
 
 
+def same_answer(a: Any, b: Any) -> float:
+    """alt_test's default similarity: 1.0 for equal answers, else 0.0."""
+    return float(a == b)
+
+
+#: Per annotator (sorted by name): each item of theirs that another annotator also answered, as
+#: (item, the other annotators' answers in name order, this annotator's mean similarity to them).
+LeftOut = list[list[tuple[Any, list[Any], float]]]
+
+
+def leave_one_out(annotations: Mapping[str, Mapping[Any, Any]], similarity=same_answer) -> LeftOut:
+    """What :func:`alt_test` compares each model with, which does not depend on the model:
+    computed once for all the models of :func:`alt_tests`."""
+    names = sorted(annotations)
+    out: LeftOut = []
+    for j in names:
+        rows = []
+        for item, answer in annotations[j].items():
+            others = [annotations[k][item] for k in names if k != j and item in annotations[k]]
+            if others:
+                rows.append((item, others, mean_of([similarity(answer, o) for o in others])))
+        out.append(rows)
+    return out
+
+
 def alt_test(
     annotations: Mapping[str, Mapping[Any, Any]],
     model: Mapping[Any, Any],
     epsilon: float,
-    similarity=lambda a, b: float(a == b),
+    similarity=same_answer,
     alpha: float = 0.05,
+    left_out: LeftOut | None = None,
 ) -> dict[str, float]:
     """Leave-one-annotator-out test: can the model replace one of the annotators?
 
@@ -262,17 +288,18 @@ def alt_test(
     answered: S_model = mean similarity of the model with the others, S_j = same for j; the
     model wins the item when S_model >= S_j, j wins when S_j >= S_model. H0: mean(model wins)
     - mean(j wins) <= -epsilon, one-sided paired t-test; Benjamini-Yekutieli across annotators.
+    ``left_out``: :func:`leave_one_out` of ``annotations`` and ``similarity``, when the caller
+    tests several models against the same annotators (computed here otherwise).
     """
-    names = sorted(annotations)
+    if left_out is None:
+        left_out = leave_one_out(annotations, similarity)
     pvalues, rho = [], []
-    for j in names:
+    for rows in left_out:
         wins_m, wins_j = [], []
-        for item, answer in annotations[j].items():
-            others = [annotations[k][item] for k in names if k != j and item in annotations[k]]
-            if not others or item not in model:
+        for item, others, s_j in rows:
+            if item not in model:
                 continue
             s_model = mean_of([similarity(model[item], o) for o in others])
-            s_j = mean_of([similarity(answer, o) for o in others])
             wins_m.append(float(s_model >= s_j))
             wins_j.append(float(s_j >= s_model))
         if len(wins_m) < 2:
@@ -289,12 +316,12 @@ def alt_test(
         pvalues.append(p)
         rho.append(float(np.mean(wins_m)))
     rejected = reject(pvalues, alpha, "fdr_by") if pvalues else np.array([], dtype=bool)
-    omega = float(np.mean(rejected)) if len(names) else float("nan")
+    omega = float(np.mean(rejected)) if len(left_out) else float("nan")
     return {
         "winning_rate": omega,
         "advantage_probability": float(np.nanmean(rho)) if rho else float("nan"),
         "passes": bool(omega >= 0.5),
-        "n_annotators": len(names),
+        "n_annotators": len(left_out),
         "epsilon": epsilon,
     }
 
@@ -384,14 +411,10 @@ def alt_tests(
     # elsewhere are left out before they become dict entries (at 50x the published cohort, the
     # raters label 1,500 of 10,000 conversations).
     rated = {item[0] for by_rater in annotations.values() for answers in by_rater.values() for item in answers}
+    left_out = {task: leave_one_out(by_rater) for task, by_rater in annotations.items()}
     by_task: dict[str, list[dict[str, Any]]] = {task: [] for task, _ in tasks}
     for name, tables in model_tables:
         for task, extract in tasks:
-            by_task[task].append(
-                {
-                    "answers": task,
-                    "em_model": name,
-                    **alt_test(annotations[task], extract(tables, rated), epsilon, alpha=alpha),
-                }
-            )
+            result = alt_test(annotations[task], extract(tables, rated), epsilon, alpha=alpha, left_out=left_out[task])
+            by_task[task].append({"answers": task, "em_model": name, **result})
     return pd.DataFrame([row for task, _ in tasks for row in by_task[task]])
