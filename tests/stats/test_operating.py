@@ -13,6 +13,7 @@ from eibench.stats import operating as op
 from eibench.stats import simulation as sim
 from eibench.stats import simulation_batch as sb
 from eibench.stats.bootstrap import cluster_weights
+from eibench.stats.claims import verdicts
 from eibench.stats.drift import turn_drift
 from scipy import stats
 
@@ -63,6 +64,37 @@ def test_same_seed_gives_the_identical_frame_and_another_seed_another():
     assert set(a["verdict"]) <= {"supported", "not supported", "inconclusive"}
     c = _run(PLANTED, range(3, 6), keep)
     assert not a["estimate"].equals(c["estimate"])
+
+
+def test_one_table_of_all_studies_is_the_per_study_verdict_tables_concatenated():
+    # simulate_verdicts collects every study's verdict rows into one table; it must be the
+    # frame that claims.verdicts per study, with the study number put first, concatenated gives.
+    keep, _ = op.simulated_claims(CLAIMS)
+    design = sb._design(PLANTED, np.random.default_rng(3))
+    weights = cluster_weights(np.arange(PLANTED.n_conversations), B, np.random.default_rng(4))
+    seeds = range(5)
+    rngs = [np.random.default_rng(s) for s in seeds]
+    ranks = [np.random.default_rng(100 + s) for s in seeds]
+    batch = sb.draw(PLANTED, rngs, design=design)  # the studies then go on with the generators draw used
+    per_study = []
+    for k, results in enumerate(op.study_results(batch, keep, weights, 0.05, rngs, ranks)):
+        table = verdicts(keep, results, 0.05)
+        table.insert(0, "study", k)
+        per_study.append(table[["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"]])
+    expected = pd.concat(per_study, ignore_index=True)
+    # One batch of all the studies, as above: a batch's diagnosis fits differ in the last bits with its studies.
+    got = op.simulate_verdicts(
+        PLANTED,
+        keep,
+        [np.random.default_rng(s) for s in seeds],
+        [np.random.default_rng(100 + s) for s in seeds],
+        weights,
+        0.05,
+        design,
+        chunk=len(seeds),
+    )
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert got["p_adjusted"].notna().any() and got["lo"].notna().any()  # numbers compared, not only NaN
 
 
 def test_a_study_is_judged_by_the_claims_own_rule_and_family():

@@ -215,11 +215,26 @@ def claim_result(
     return out
 
 
+#: The columns of :func:`verdicts`, in order: the keys of every row of :func:`verdict_rows`.
+VERDICT_COLUMNS = ["id", "family", "text", "test", "estimate", "lo", "hi", "p_value", "p_adjusted", "verdict", "detail"]
+
+
 def verdicts(
     claims: list[dict[str, Any]], results: dict[str, Any], alpha: float, design: dict[str, Any] | None = None
 ) -> pd.DataFrame:
     """Every claim with its numbers and verdict; p-values adjusted within each family, over its
-    testable claims only (a not-testable claim has no p-value)."""
+    testable claims only (a not-testable claim has no p-value): :func:`verdict_rows` as a
+    table."""
+    return pd.DataFrame(verdict_rows(claims, results, alpha, design))
+
+
+def verdict_rows(
+    claims: list[dict[str, Any]], results: dict[str, Any], alpha: float, design: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """:func:`verdicts` before it becomes a table: one dictionary per claim, in the order of
+    ``claims``, with the keys of :data:`VERDICT_COLUMNS` (a number a claim has none of is NaN,
+    its ``detail`` ""). The operating characteristics judge thousands of simulated studies
+    and make one table of all their rows (``operating.simulate_verdicts``)."""
     rows = [claim_result(c, results, design, alpha) for c in claims]
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
@@ -245,5 +260,4 @@ def verdicts(
             r["verdict"] = "not supported"
         else:
             r["verdict"] = "inconclusive"
-    columns = ["id", "family", "text", "test", "estimate", "lo", "hi", "p_value", "p_adjusted", "verdict", "detail"]
-    return pd.DataFrame([{c: r.get(c, np.nan if c not in ("detail",) else "") for c in columns} for r in rows])
+    return [{c: r.get(c, "" if c == "detail" else np.nan) for c in VERDICT_COLUMNS} for r in rows]
