@@ -79,6 +79,13 @@ def test_to_study_copies_the_values_and_the_turns():
     assert np.isfinite(study.values["composite"][models]).all()
     rated = np.isfinite(study.values["binary_hp_acc"][study.with_role("human")])
     assert (rated.sum(axis=1) == PLANTED.human_conversations).all()
+    # Without its turn table, the same study otherwise.
+    bare = sb.to_study(batch, 0, turns=False)
+    assert bare.turns is None
+    assert bare.models == study.models and bare.conversations == study.conversations
+    assert bare.values.keys() == study.values.keys()
+    for metric, values in study.values.items():
+        np.testing.assert_array_equal(bare.values[metric], values)
 
 
 def test_planted_effects_are_recovered_on_average():

@@ -220,7 +220,7 @@ def study_results(
             discr[(a, b)] = (_log_f(va, weights), _log_f(vb, weights), _log_f(va, ones)[:, 0], _log_f(vb, ones)[:, 0])
     out = []
     for s in range(batch.om_turns.shape[0]):
-        study = to_study(batch, s)
+        study = to_study(batch, s, turns=False)  # the drift page reads the batch's turn arrays (_drift_page)
         r: dict[str, Any] = {"discriminability_comparisons": {}, "romantic": {}, "drift_pages": {}, "humans": {}}
         for (a, b), (ba, bb, pa, pb) in discr.items():
             r["discriminability_comparisons"][(a, b)] = compare({a: ba[s], b: bb[s]}, a, b, {a: pa[s], b: pb[s]})

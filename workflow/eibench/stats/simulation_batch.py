@@ -181,24 +181,28 @@ def draw(
     return Batch(g, participant, P, diag, category, n_turns.astype(float), rel, turn_conv, values, om_turns, twin)
 
 
-def to_study(batch: Batch, s: int, twin: bool = False) -> Study:
+def to_study(batch: Batch, s: int, twin: bool = False, turns: bool = True) -> Study:
     """Study ``s`` of a batch as a :class:`Study` (``twin``: its twin study, binary HP accuracy
-    only), for checking the vectorised tests against the per-study ones."""
+    only), for checking the vectorised tests against the per-study ones. ``turns=False`` leaves
+    ``Study.turns`` None, for analyses that read the conversation values only (building the
+    turn table is most of this function's time)."""
     g = batch.g
     models = [f"m{i:02d}" for i in range(g.n_models)] + [f"human_{i + 1}" for i in range(g.n_humans)]
     roles = {name: ("human" if name.startswith("human_") else "model") for name in models}
     ids = [f"c{j:04d}" for j in range(len(batch.participant))]
     values = {"binary_hp_acc": batch.twin_hp[s]} if twin else {m: v[s] for m, v in batch.values.items()}
     Mm = g.n_models
-    em_model, conversation_id = batch.turn_labels
-    turns = pd.DataFrame(
-        {
-            "em_model": em_model,
-            "conversation_id": conversation_id,
-            "rel_position": np.tile(batch.rel, Mm),
-            "binary_om_acc": batch.om_turns[s].ravel(),
-        }
-    )
+    table = None
+    if turns:
+        em_model, conversation_id = batch.turn_labels
+        table = pd.DataFrame(
+            {
+                "em_model": em_model,
+                "conversation_id": conversation_id,
+                "rel_position": np.tile(batch.rel, Mm),
+                "binary_om_acc": batch.om_turns[s].ravel(),
+            }
+        )
     return Study(
         models,
         roles,
@@ -209,7 +213,7 @@ def to_study(batch: Batch, s: int, twin: bool = False) -> Study:
         batch.category,
         batch.n_turns,
         values,
-        turns,
+        table,
     )
 
 
