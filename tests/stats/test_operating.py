@@ -33,7 +33,7 @@ PLANTED = sim.Generator(
 B = 60
 
 
-def _run(g, seeds, claims):
+def _run(g, seeds, claims, chunk=2):
     design = sb._design(g, np.random.default_rng(3))
     weights = cluster_weights(np.arange(g.n_conversations), B, np.random.default_rng(4))
     return op.simulate_verdicts(
@@ -44,7 +44,7 @@ def _run(g, seeds, claims):
         weights,
         0.05,
         design,
-        chunk=2,
+        chunk=chunk,
     )
 
 
@@ -83,16 +83,7 @@ def test_one_table_of_all_studies_is_the_per_study_verdict_tables_concatenated()
         per_study.append(table[["study", "id", "estimate", "lo", "hi", "p_adjusted", "verdict"]])
     expected = pd.concat(per_study, ignore_index=True)
     # One batch of all the studies, as above: a batch's diagnosis fits differ in the last bits with its studies.
-    got = op.simulate_verdicts(
-        PLANTED,
-        keep,
-        [np.random.default_rng(s) for s in seeds],
-        [np.random.default_rng(100 + s) for s in seeds],
-        weights,
-        0.05,
-        design,
-        chunk=len(seeds),
-    )
+    got = _run(PLANTED, seeds, keep, chunk=len(seeds))
     pd.testing.assert_frame_equal(got, expected, check_exact=True)
     assert got["p_adjusted"].notna().any() and got["lo"].notna().any()  # numbers compared, not only NaN
 
