@@ -63,7 +63,8 @@ def test_outside_a_checkout_the_date_and_history_are_unknown(tmp_path, default_c
     assert state["frozen_date"] is None and state["history"] == [] and "not a git checkout" in state["why"]
     nums = Numbers(scripts=RULE_SCRIPTS)
     table = add_preregistration(nums, state)
-    assert table.empty and list(table.columns) == ["Commit", "Date", "Subject"]
+    assert table.empty and list(table.columns) == ["Commit", "Date", "Subject", "After the freeze"]
+    assert nums.entries["prereg.n_after_freeze"]["value"] == 0
     assert nums.entries["prereg.dated"]["value"] is False
     assert "not a git checkout" in nums.entries["prereg.frozen_date"]["value"]
     assert nums.entries["prereg.matches"]["value"] is True
@@ -102,6 +103,25 @@ def test_the_git_record_dates_the_freezing_commit_and_lists_rule_changes(tmp_pat
     record = git_record(tmp_path)
     assert record["frozen_date"] == "2026-01-02" and record["frozen_dirty"] is False and record["why"] == ""
     assert [r["subject"] for r in record["history"]] == ["set alpha", "freeze the rules"]  # oldest first
+    assert [r["after_freeze"] for r in record["history"]] == [False, False]
+    # A later change of the rule code (not of the frozen file) is listed as after the freeze.
+    (tmp_path / "workflow" / "eibench" / "stats").mkdir(parents=True)
+    (tmp_path / "workflow" / "eibench" / "stats" / "claims.py").write_text("RULE = 1\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "refactor the verdicts")
+    (tmp_path / "README").write_text("unrelated\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "unrelated file")
+    record = git_record(tmp_path)
+    assert [(r["subject"], r["after_freeze"]) for r in record["history"]] == [
+        ("set alpha", False),
+        ("freeze the rules", False),
+        ("refactor the verdicts", True),
+    ]
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table = add_preregistration(nums, {"sha256": "ab", "differences": [], **record})
+    assert nums.entries["prereg.n_after_freeze"]["value"] == 1
+    assert table["After the freeze"].tolist() == ["", "", "yes"]
     (tmp_path / FROZEN).write_text(yaml.safe_dump({"alpha": 0.1}))
     assert git_record(tmp_path)["frozen_dirty"] is True
 
@@ -114,7 +134,7 @@ def test_long_subjects_are_cut():
         "frozen_date": "2026-01-02",
         "frozen_dirty": False,
         "why": "",
-        "history": [{"commit": "abc", "date": "2026-01-02", "subject": "x" * 200}],
+        "history": [{"commit": "abc", "date": "2026-01-02", "subject": "x" * 200, "after_freeze": False}],
     }
     nums = Numbers(scripts=RULE_SCRIPTS)
     table = add_preregistration(nums, state)

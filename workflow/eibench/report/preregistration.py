@@ -68,8 +68,11 @@ def differences(frozen: dict[str, Any], statistics: dict[str, Any]) -> list[str]
 def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     """The frozen file's last commit (``frozen_commit``, ``frozen_date`` YYYY-MM-DD), whether it has
     uncommitted changes, and ``history``: every commit that changed a rule file (or a claim line
-    of config.yaml), oldest first, as {commit, date, subject}. ``why`` says why they are unknown
-    (no .git, git unreadable, the file never committed); then the others are None or empty."""
+    of config.yaml), oldest first, as {commit, date, subject, after_freeze}; ``after_freeze`` is
+    True for a commit later than the freezing commit in the history of the checkout (such a
+    commit changed the rule code, or a claim line of config.yaml, but not the frozen file).
+    ``why`` says why they are unknown (no .git, git unreadable, the file never committed); then
+    the others are None or empty (and no commit is after the freeze)."""
     empty: dict[str, Any] = {"frozen_commit": None, "frozen_date": None, "frozen_dirty": None, "history": []}
     if not (Path(repo) / ".git").exists():
         return {**empty, "why": "not a git checkout: the freezing commit and the history of rule changes are unknown"}
@@ -83,10 +86,10 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     except (OSError, subprocess.SubprocessError) as exc:
         return {**empty, "why": f"git could not read the checkout ({type(exc).__name__})"}
     rank = {h: i for i, h in enumerate(order)}
-    history = {}
+    history: dict[str, dict[str, Any]] = {}
     for line in lines:
         commit, date, subject = line.split("\t", 2)
-        history[commit] = {"commit": commit, "date": date, "subject": subject}
+        history[commit] = {"commit": commit, "date": date, "subject": subject, "after_freeze": False}
     rows = sorted(history.values(), key=lambda r: -rank.get(r["commit"], -1))
     if not last:
         return {
@@ -96,6 +99,8 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
             "why": f"{FROZEN} is not committed: it has no freezing commit",
         }
     commit, date, _ = last.split("\t", 2)
+    for r in rows:  # git log lists the newest first: a lower rank is a later commit
+        r["after_freeze"] = rank.get(r["commit"], len(rank)) < rank[commit]
     return {"frozen_commit": commit, "frozen_date": date, "frozen_dirty": dirty, "history": rows, "why": ""}
 
 
@@ -112,8 +117,8 @@ def preregistration_state(repo: Path, statistics: dict[str, Any]) -> dict[str, A
 
 
 def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
-    """Add the ``prereg.*`` numbers; return the history table (Commit, Date, Subject; subjects
-    longer than 90 characters cut with an ellipsis)."""
+    """Add the ``prereg.*`` numbers; return the history table (Commit, Date, Subject, After the
+    freeze: "yes" or ""; subjects longer than 90 characters cut with an ellipsis)."""
     nums.add("prereg.file", FROZEN, RULE)
     nums.add("prereg.sha256", state["sha256"], RULE)
     known = state["frozen_date"] is not None
@@ -124,12 +129,14 @@ def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
     nums.add("prereg.matches", not state["differences"], RULE)
     nums.add("prereg.differences", "; ".join(state["differences"]) or "none", RULE)
     nums.add("prereg.n_changes", len(state["history"]), RULE)
+    nums.add("prereg.n_after_freeze", sum(bool(r["after_freeze"]) for r in state["history"]), RULE)
     nums.add("prereg.history_why", state["why"] or "none", RULE)
 
     def cut(s: str) -> str:
         return s if len(s) <= SUBJECT_CHARS else s[: SUBJECT_CHARS - 1].rstrip() + "…"
 
+    columns = ["Commit", "Date", "Subject", "After the freeze"]
     return pd.DataFrame(
-        [{"Commit": r["commit"], "Date": r["date"], "Subject": cut(r["subject"])} for r in state["history"]],
-        columns=["Commit", "Date", "Subject"],
+        [[r["commit"], r["date"], cut(r["subject"]), "yes" if r["after_freeze"] else ""] for r in state["history"]],
+        columns=columns,
     )
