@@ -65,12 +65,13 @@ def test_outside_a_checkout_the_date_and_history_are_unknown(tmp_path, default_c
     table = add_preregistration(nums, state)
     assert table.empty and list(table.columns) == ["Commit", "Date", "Subject", "After the freeze"]
     assert nums.entries["prereg.n_after_freeze"]["value"] == 0
+    assert nums.entries["prereg.n_before_freeze"]["value"] == 0
     assert nums.entries["prereg.dated"]["value"] is False
     assert "not a git checkout" in nums.entries["prereg.frozen_date"]["value"]
     assert nums.entries["prereg.matches"]["value"] is True
 
 
-def _git(repo, *args):
+def _git(repo, *args, date="2026-01-02T00:00:00Z"):
     subprocess.run(
         ["git", "-C", str(repo), *args],
         check=True,
@@ -80,11 +81,23 @@ def _git(repo, *args):
             "GIT_AUTHOR_EMAIL": "t@t",
             "GIT_COMMITTER_NAME": "t",
             "GIT_COMMITTER_EMAIL": "t@t",
-            "GIT_AUTHOR_DATE": "2026-01-02T00:00:00Z",
-            "GIT_COMMITTER_DATE": "2026-01-02T00:00:00Z",
+            "GIT_AUTHOR_DATE": date,
+            "GIT_COMMITTER_DATE": date,
             "PATH": "/usr/bin:/bin",
         },
     )
+
+
+def _frozen_repo(repo):
+    """A checkout whose rules were set, then frozen (two commits of rule files)."""
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "config").mkdir()
+    (repo / "config" / "config.yaml").write_text("seed: 1\nalpha: 0.05\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "set alpha")
+    (repo / FROZEN).write_text(yaml.safe_dump({"alpha": 0.05}))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "freeze the rules", date="2026-01-03T00:00:00Z")
 
 
 def test_the_git_record_dates_the_freezing_commit_and_lists_rule_changes(tmp_path):
@@ -121,9 +134,47 @@ def test_the_git_record_dates_the_freezing_commit_and_lists_rule_changes(tmp_pat
     nums = Numbers(scripts=RULE_SCRIPTS)
     table = add_preregistration(nums, {"sha256": "ab", "differences": [], **record})
     assert nums.entries["prereg.n_after_freeze"]["value"] == 1
+    assert nums.entries["prereg.n_before_freeze"]["value"] == 1  # set alpha; the freezing commit is neither
     assert table["After the freeze"].tolist() == ["", "", "yes"]
     (tmp_path / FROZEN).write_text(yaml.safe_dump({"alpha": 0.1}))
     assert git_record(tmp_path)["frozen_dirty"] is True
+
+
+def test_a_rule_change_merged_after_the_freeze_is_after_it_whatever_its_date(tmp_path):
+    # A branch made from the freezing commit changes the rule code with a committer date before
+    # the freeze (clock skew, a rebase keeping dates) and is merged after it: it is not in the
+    # freezing commit's history, so it is after the freeze, and listed after its parent.
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _frozen_repo(tmp_path)
+    _git(tmp_path, "checkout", "-qb", "side")
+    (tmp_path / "workflow" / "eibench" / "stats").mkdir(parents=True)
+    (tmp_path / "workflow" / "eibench" / "stats" / "claims.py").write_text("RULE = 2\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "change a rule on a branch", date="2025-12-01T00:00:00Z")
+    _git(tmp_path, "checkout", "-q", "main")
+    (tmp_path / "README").write_text("x\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "unrelated", date="2026-01-04T00:00:00Z")
+    _git(tmp_path, "merge", "-q", "--no-ff", "-m", "merge the branch", "side", date="2026-01-05T00:00:00Z")
+    record = git_record(tmp_path)
+    marks = {r["subject"]: r["after_freeze"] for r in record["history"]}
+    assert marks["set alpha"] is False and marks["freeze the rules"] is False
+    assert marks["change a rule on a branch"] is True
+    subjects = [r["subject"] for r in record["history"]]
+    assert subjects.index("freeze the rules") < subjects.index("change a rule on a branch")
+
+
+def test_a_shallow_clone_leaves_the_freeze_and_the_history_unknown(tmp_path):
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    origin = tmp_path / "origin"
+    origin.mkdir()
+    _frozen_repo(origin)
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{origin}", "shallow")
+    record = git_record(tmp_path / "shallow")
+    assert record["frozen_date"] is None and record["history"] == [] and "shallow clone" in record["why"]
+    assert git_record(origin)["frozen_date"] == "2026-01-03"
 
 
 def test_long_subjects_are_cut():

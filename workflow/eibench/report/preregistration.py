@@ -68,29 +68,39 @@ def differences(frozen: dict[str, Any], statistics: dict[str, Any]) -> list[str]
 def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     """The frozen file's last commit (``frozen_commit``, ``frozen_date`` YYYY-MM-DD), whether it has
     uncommitted changes, and ``history``: every commit that changed a rule file (or a claim line
-    of config.yaml), oldest first, as {commit, date, subject, after_freeze}; ``after_freeze`` is
-    True for a commit later than the freezing commit in the history of the checkout (such a
-    commit changed the rule code, or a claim line of config.yaml, but not the frozen file).
-    ``why`` says why they are unknown (no .git, git unreadable, the file never committed); then
-    the others are None or empty (and no commit is after the freeze)."""
+    of config.yaml), oldest first (parents before children), as {commit, date, subject,
+    after_freeze}; ``after_freeze`` is True for a commit that is not in the freezing commit's own
+    history (``git rev-list FROZEN..HEAD``: made after it, or on a branch merged after it; such
+    a commit changed the rule code, or a claim line of config.yaml, not the frozen file).
+    ``why`` says why they are unknown (no .git, a shallow clone, git unreadable, the file never
+    committed); then the others are None or empty (and no commit is after the freeze)."""
     empty: dict[str, Any] = {"frozen_commit": None, "frozen_date": None, "frozen_dirty": None, "history": []}
     if not (Path(repo) / ".git").exists():
         return {**empty, "why": "not a git checkout: the freezing commit and the history of rule changes are unknown"}
-    fmt = "--format=%h%x09%cs%x09%s"
+    fmt = "--format=%H%x09%h%x09%cs%x09%s"
     try:
+        if git_output(repo, "rev-parse", "--is-shallow-repository", timeout=timeout).strip() == "true":
+            return {
+                **empty,
+                "why": "a shallow clone: the freezing commit and the history of rule changes are unknown "
+                "(git fetch --unshallow makes them known)",
+            }
         last = git_output(repo, "log", "-1", fmt, "--", FROZEN, timeout=timeout).strip()
         dirty = bool(git_output(repo, "status", "--porcelain", "--", FROZEN, timeout=timeout).strip())
         lines = git_output(repo, "log", fmt, "--", *RULE_FILES, timeout=timeout).splitlines()
         lines += git_output(repo, "log", fmt, "-G", CONFIG_PATTERN, "--", CONFIG_FILE, timeout=timeout).splitlines()
-        order = git_output(repo, "log", "--format=%h", timeout=timeout).split()
+        # Topological order: committer dates need not follow the history (merged branches, clock skew).
+        order = git_output(repo, "log", "--topo-order", "--format=%H", timeout=timeout).split()
+        frozen = last.split("\t", 1)[0]
+        after = set(git_output(repo, "rev-list", f"{frozen}..HEAD", timeout=timeout).split()) if last else set()
     except (OSError, subprocess.SubprocessError) as exc:
         return {**empty, "why": f"git could not read the checkout ({type(exc).__name__})"}
-    rank = {h: i for i, h in enumerate(order)}
+    rank = {h: i for i, h in enumerate(order)}  # the newest first
     history: dict[str, dict[str, Any]] = {}
     for line in lines:
-        commit, date, subject = line.split("\t", 2)
-        history[commit] = {"commit": commit, "date": date, "subject": subject, "after_freeze": False}
-    rows = sorted(history.values(), key=lambda r: -rank.get(r["commit"], -1))
+        full, commit, date, subject = line.split("\t", 3)
+        history[full] = {"commit": commit, "date": date, "subject": subject, "after_freeze": full in after}
+    rows = [history[h] for h in sorted(history, key=lambda h: -rank.get(h, -1))]
     if not last:
         return {
             **empty,
@@ -98,9 +108,7 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
             "frozen_dirty": dirty,
             "why": f"{FROZEN} is not committed: it has no freezing commit",
         }
-    commit, date, _ = last.split("\t", 2)
-    for r in rows:  # git log lists the newest first: a lower rank is a later commit
-        r["after_freeze"] = rank.get(r["commit"], len(rank)) < rank[commit]
+    _, commit, date, _ = last.split("\t", 3)
     return {"frozen_commit": commit, "frozen_date": date, "frozen_dirty": dirty, "history": rows, "why": ""}
 
 
@@ -129,7 +137,10 @@ def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
     nums.add("prereg.matches", not state["differences"], RULE)
     nums.add("prereg.differences", "; ".join(state["differences"]) or "none", RULE)
     nums.add("prereg.n_changes", len(state["history"]), RULE)
-    nums.add("prereg.n_after_freeze", sum(bool(r["after_freeze"]) for r in state["history"]), RULE)
+    after = [bool(r["after_freeze"]) for r in state["history"]]
+    before = [not a and r["commit"] != state["frozen_commit"] for r, a in zip(state["history"], after)]
+    nums.add("prereg.n_before_freeze", sum(before) if known else 0, RULE)
+    nums.add("prereg.n_after_freeze", sum(after), RULE)
     nums.add("prereg.history_why", state["why"] or "none", RULE)
 
     def cut(s: str) -> str:
