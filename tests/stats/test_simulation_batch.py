@@ -83,6 +83,9 @@ def test_to_study_copies_the_values_and_the_turns():
     bare = sb.to_study(batch, 0, turns=False)
     assert bare.turns is None
     assert bare.models == study.models and bare.conversations == study.conversations
+    assert bare.roles == study.roles and bare.participants == study.participants
+    for name in ("participant", "diagnosed", "category", "n_turns"):
+        np.testing.assert_array_equal(getattr(bare, name), getattr(study, name))
     assert bare.values.keys() == study.values.keys()
     for metric, values in study.values.items():
         np.testing.assert_array_equal(bare.values[metric], values)
