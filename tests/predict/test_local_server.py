@@ -4,6 +4,7 @@ a tiny loopback HTTP server that answers /v1/models, started through the same co
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -77,6 +78,13 @@ def test_stop_leaves_a_reused_pid_alone_and_the_cli_stops_by_the_pid_file(tmp_pa
     assert not stop_pid(1, start="not-the-start-of-init")  # PID 1 runs, but is not the recorded process
     monkeypatch.chdir(tmp_path)
     assert local_server.main(["stop", "--pid-file", "none.json"]) == 1
+    # the option after the subcommand is read (a gone PID: nothing to stop, the record removed)
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    (tmp_path / "mine.json").write_text(json.dumps({"pid": gone.pid, "start": "gone"}))
+    assert local_server.main(["stop", "--pid-file", "mine.json"]) == 0 and not (tmp_path / "mine.json").exists()
+    with pytest.raises(SystemExit):
+        local_server.main(["stop", "--", "true"])  # only run takes a command
 
 
 def test_the_revision_names_the_file_digest_and_the_server_version():

@@ -251,8 +251,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pid-file", default=DEFAULT_PID_FILE)
     parser.add_argument("--log-file", default="logs/llm-server.log")
     parser.add_argument("--n-threads", type=int, default=2)
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help="run: the command to run while the server is up")
-    args = parser.parse_args(argv)
+    # The command after "--" is split off by hand: an argparse REMAINDER positional would also
+    # swallow the options written after the subcommand ("start --port 9000" ignored the port).
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, rest = parser.parse_args(argv[:cut]), argv[cut + 1 :]
+    if rest and args.command != "run":
+        parser.error(f"only run takes a command after --, not {args.command}")
     try:
         if args.command == "info":
             print(json.dumps(describe(), indent=1))
@@ -287,13 +292,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             server.process = None  # detached: left running, stopped later by the PID file
             return 0
-        rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
         if not rest:
             parser.error("run needs a command after --")
         with server:
             assert server.process is not None  # __enter__ starts it or raises
             print(f"server PID {server.process.pid} at {server.endpoint}", file=sys.stderr, flush=True)
-            return subprocess.call(rest)
+            code = subprocess.call(rest)
+            server.check_running("while the command ran")
+            return code
     except ServerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
