@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from eibench.predict.adapters import LiveModel
+from eibench.predict.adapters import CollectionError, LiveModel
 from eibench.predict.collect import collect_shard
 from eibench.predict.conversation import conversation_views
 from eibench.predict.local_server import LocalServer, alive, describe, find_gguf, free_port
@@ -83,17 +83,21 @@ def test_real_server_collects_one_conversation_by_two_turns(tmp_path):
         assert (tmp_path / "pid.json").exists()
         model = LiveModel.from_config({**entry, "endpoint": server.endpoint}, {"request_deadline_seconds": 600})
         views = esconv_views(tmp_path, 2)
-        stats = collect_shard(
-            views,
-            model,
-            "default",
-            "absolute",
-            "v1",
-            tmp_path / "cache",
-            "default-shard-0",
-            tmp_path / "out",
-            show_progress=False,
-        )
+        try:
+            stats = collect_shard(
+                views,
+                model,
+                "default",
+                "absolute",
+                "v1",
+                tmp_path / "cache",
+                "default-shard-0",
+                tmp_path / "out",
+                show_progress=False,
+            )
+        except CollectionError:
+            server.check_running("during the collection")  # a crash is named, not left as refused connections
+            raise
     finally:
         server.stop()
     assert pid is not None and not alive(pid), "the server process is still running"

@@ -4,6 +4,7 @@ a tiny loopback HTTP server that answers /v1/models, started through the same co
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ from eibench.predict import local_server
 from eibench.predict.local_server import LocalServer, ServerError, alive, free_port, revision, stop_pid
 
 STAND_IN = textwrap.dedent("""
-    import sys, time
+    import os, signal, sys, time
     from http.server import BaseHTTPRequestHandler, HTTPServer
     args = sys.argv[1:]
     assert args[:2] == ["-m", "llama_cpp.server"], args
@@ -27,6 +28,15 @@ STAND_IN = textwrap.dedent("""
         def do_GET(self):
             body = b'{{"data": []}}'
             self.send_response(200 if self.path == "/v1/models" else 404)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        def do_POST(self):
+            if "{mode}" == "sigill":  # a build with instructions this CPU does not run
+                os.kill(os.getpid(), signal.SIGILL)
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = b'{{"choices": [{{"text": "Hi"}}]}}'
+            self.send_response(200 if self.path == "/v1/completions" else 404)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -66,7 +76,14 @@ def test_starts_waits_records_and_stops_by_pid(tmp_path):
     assert not alive(pid) and not pid_file.exists()
 
 
-@pytest.mark.parametrize("mode, message", [("crash", "exited with code 3"), ("silent", "did not answer")])
+@pytest.mark.parametrize(
+    "mode, message",
+    [
+        ("crash", "exited with code 3"),
+        ("silent", "did not answer"),
+        ("sigill", "killed by SIGILL .* on its first completion.*--no-cache-dir"),
+    ],
+)
 def test_a_server_that_fails_to_start_is_not_left_running(tmp_path, mode, message):
     server = LocalServer(tmp_path / "m.gguf", port=free_port(), python=_python(tmp_path, mode), start_timeout=3)
     with pytest.raises(ServerError, match=message):
@@ -91,3 +108,14 @@ def test_the_revision_names_the_file_digest_and_the_server_version():
     assert revision("ab" * 32, "0.3.36") == f"gguf-sha256:{'ab' * 32} llama-cpp-python:0.3.36"
     with pytest.raises(ServerError, match="requirements-llm.txt"):
         local_server.find_gguf("no_such_weights_package")
+
+
+def test_a_server_that_dies_later_is_named_with_how_it_ended(tmp_path):
+    server = LocalServer(tmp_path / "m.gguf", port=free_port(), python=_python(tmp_path, "ok"))
+    with server:
+        server.check_running()  # runs: nothing to say
+        server.process.send_signal(signal.SIGSEGV)
+        server.process.wait(timeout=10)
+        with pytest.raises(ServerError, match="killed by SIGSEGV .* while the command ran"):
+            server.check_running("while the command ran")
+    assert local_server.describe_exit(0) == "exited with code 0"

