@@ -10,7 +10,7 @@ import time
 
 import httpx
 import pytest
-from eibench.predict.adapters import ADAPTERS, LiveModel, RequestRefused, token_count
+from eibench.predict.adapters import ADAPTERS, CollectionError, LiveModel, RequestRefused, token_count
 from eibench.predict.cache import read_journal
 from eibench.predict.collect import collect_shard
 
@@ -75,6 +75,13 @@ def test_a_dripped_attempt_is_retried_and_the_retry_answers():
         model = _model(llm, request_deadline_seconds=0.8, max_retries=1)
         done = asyncio.run(_complete(model))
     assert done.text and llm.count == 2
+
+
+def test_an_endpoint_nobody_listens_on_is_named_as_such():
+    with FakeLLM() as llm:
+        model = _model(llm)
+    with pytest.raises(CollectionError, match=r"/v1/chat/completions failed 1 time; .*is the server running"):
+        asyncio.run(_complete(model))  # the fake server has stopped: its port refuses connections
 
 
 @pytest.mark.parametrize("kind", ["openai_compatible", "anthropic"])

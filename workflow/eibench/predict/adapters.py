@@ -295,8 +295,9 @@ class Adapter:
                     break
                 delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._jitter.random())
                 await self._pause(min(MAX_WAIT_SECONDS, max(delay, e.retry_after or 0.0)))
+        attempts = self.model.max_retries + 1
         raise CollectionError(
-            f"model {self.model.name!r}: {url} failed {self.model.max_retries + 1} times; last: {last}"
+            f"model {self.model.name!r}: {url} failed {attempts} time{'s' if attempts > 1 else ''}; last: {last}"
         )
 
     async def _pause(self, seconds: float) -> None:
@@ -337,6 +338,11 @@ class Adapter:
             raise _Transient(f"no whole answer within collection.request_deadline_seconds ({deadline:g} s)") from None
         except httpx.TimeoutException:
             raise _Transient(f"timed out after {self.model.timeout_seconds:g} s") from None
+        except httpx.ConnectError:
+            raise _Transient(
+                "nothing accepted the connection (ConnectError): is the server running at the model's "
+                "endpoint? (a local server: its log says whether it stopped)"
+            ) from None
         except httpx.TransportError as e:
             raise _Transient(f"connection problem ({type(e).__name__})") from None
         except _TooLarge as e:
