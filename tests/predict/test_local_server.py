@@ -3,6 +3,7 @@ a tiny loopback HTTP server that answers /v1/models, started through the same co
 
 from __future__ import annotations
 
+import functools
 import json
 import signal
 import subprocess
@@ -15,7 +16,7 @@ from eibench.predict import local_server
 from eibench.predict.local_server import LocalServer, ServerError, alive, free_port, revision, stop_pid
 
 STAND_IN = textwrap.dedent("""
-    import os, signal, sys, time
+    import json, os, signal, sys, time
     from http.server import BaseHTTPRequestHandler, HTTPServer
     args = sys.argv[1:]
     assert args[:2] == ["-m", "llama_cpp.server"], args
@@ -34,9 +35,10 @@ STAND_IN = textwrap.dedent("""
         def do_POST(self):
             if "{mode}" == "sigill":  # a build with instructions this CPU does not run
                 os.kill(os.getpid(), signal.SIGILL)
-            self.rfile.read(int(self.headers["Content-Length"]))
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            ok = self.path == "/v1/completions" and len(request["prompt"].split()) >= 64
             body = b'{{"choices": [{{"text": "Hi"}}]}}'
-            self.send_response(200 if self.path == "/v1/completions" else 404)
+            self.send_response(500 if "{mode}" == "http500" else 200 if ok else 404)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -82,6 +84,7 @@ def test_starts_waits_records_and_stops_by_pid(tmp_path):
         ("crash", "exited with code 3"),
         ("silent", "did not answer"),
         ("sigill", "killed by SIGILL .* on its first completion.*--no-cache-dir"),
+        ("http500", "answered HTTP 500"),
     ],
 )
 def test_a_server_that_fails_to_start_is_not_left_running(tmp_path, mode, message):
@@ -119,3 +122,16 @@ def test_a_server_that_dies_later_is_named_with_how_it_ended(tmp_path):
         with pytest.raises(ServerError, match="killed by SIGSEGV .* while the command ran"):
             server.check_running("while the command ran")
     assert local_server.describe_exit(0) == "exited with code 0"
+
+
+def test_run_returns_the_command_s_code_and_names_a_server_that_died_meanwhile(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(local_server, "find_gguf", lambda: tmp_path / "m.gguf")
+    monkeypatch.setattr(local_server, "LocalServer", functools.partial(LocalServer, python=_python(tmp_path, "ok")))
+    files = ["--port", str(free_port()), "--pid-file", str(tmp_path / "s.json"), "--log-file", str(tmp_path / "s.log")]
+    assert local_server.main(["run", *files, "--", sys.executable, "-c", "raise SystemExit(7)"]) == 7
+    assert not (tmp_path / "s.json").exists()
+    kill = f"import json, os, signal; os.kill(json.load(open({str(tmp_path / 's.json')!r}))['pid'], signal.SIGSEGV)"
+    files[1] = str(free_port())
+    assert local_server.main(["run", *files, "--", sys.executable, "-c", kill]) == 1
+    assert "killed by SIGSEGV (Segmentation fault) while the command ran" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()

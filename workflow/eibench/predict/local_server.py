@@ -190,15 +190,10 @@ class LocalServer:
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.start_timeout
-        process = self.process
-        if process is None:
+        if self.process is None:
             raise ServerError("the server was not started: call start() first")
         while True:
-            if process.poll() is not None:
-                raise ServerError(
-                    f"the server exited with code {process.returncode} before answering "
-                    f"(command: {' '.join(self.command())}; log: {self.log_file or 'not kept'})"
-                )
+            self.check_running("before answering")
             try:
                 if httpx.get(self.endpoint + "/models", timeout=2.0).status_code == 200:
                     break
@@ -227,6 +222,10 @@ class LocalServer:
                 failure = f"answered HTTP {response.status_code}: {response.text[:300]}"
         except httpx.HTTPError as e:
             failure = f"gave no answer ({type(e).__name__})"
+            try:  # a dying server may close the connection a moment before it can be seen dead
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
         self.check_running("on its first completion")
         if failure:
             raise ServerError(f"the server {failure} to a one-token completion (log: {self.log_file or 'not kept'})")
@@ -263,7 +262,10 @@ def describe_exit(returncode: int) -> str:
     """How a process ended, from its ``Popen`` return code (negative: the signal that killed it)."""
     if returncode >= 0:
         return f"exited with code {returncode}"
-    sig = signal.Signals(-returncode)
+    try:
+        sig = signal.Signals(-returncode)
+    except ValueError:  # a real-time signal, which has no name
+        return f"was killed by signal {-returncode}"
     return f"was killed by {sig.name} ({signal.strsignal(sig)})"
 
 
@@ -273,16 +275,19 @@ def exit_fix(returncode: int) -> str:
         return ""
     return (
         "llama.cpp was compiled for CPU instructions this machine does not execute (a wheel built "
-        "with -march=native elsewhere and reused from pip's cache, or AMX or AVX-512 that a virtual "
-        "machine advertises but does not run): reinstall llama-cpp-python as "
-        "envs/requirements-llm.txt pins it, with pip's --no-cache-dir (docs/local-model.md, section 1)"
+        "with -march=native on another CPU and reused from pip's cache, or AMX or AVX-512 that a "
+        "virtual machine advertises but does not run): make the environment again as "
+        "docs/local-model.md, section 1, says (pip's --no-cache-dir; in an existing environment, "
+        "pip install --no-cache-dir --force-reinstall --no-deps with the pinned line of "
+        "envs/requirements-llm.txt)"
     )
 
 
 def stop_pid(pid: int, start: str | None = None, process: subprocess.Popen | None = None, grace: float = 15.0) -> bool:
-    """Stop process ``pid`` (only if it is still the one started at ``start``): SIGTERM, then
-    SIGKILL after ``grace`` s. True when it was running."""
-    if not alive(pid, start):
+    """Stop process ``pid`` (only if it is still the one started at ``start``, or, given our
+    ``process``, only while it has not ended: its PID may since be another process's): SIGTERM,
+    then SIGKILL after ``grace`` s. True when it was running."""
+    if (process is not None and process.poll() is not None) or not alive(pid, start):
         return False
     os.kill(pid, signal.SIGTERM)
     end = time.monotonic() + grace
@@ -316,7 +321,10 @@ def main(argv: list[str] | None = None) -> int:
     # swallow the options written after the subcommand ("start --port 9000" ignored the port).
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)
-    args, rest = parser.parse_args(argv[:cut]), argv[cut + 1 :]
+    args, unknown = parser.parse_known_args(argv[:cut])
+    rest = argv[cut + 1 :]
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)} (run takes its command after --)")
     if rest and args.command != "run":
         parser.error(f"only run takes a command after --, not {args.command}")
     try:
