@@ -338,10 +338,10 @@ class Adapter:
             raise _Transient(f"no whole answer within collection.request_deadline_seconds ({deadline:g} s)") from None
         except httpx.TimeoutException:
             raise _Transient(f"timed out after {self.model.timeout_seconds:g} s") from None
-        except httpx.ConnectError:
+        except httpx.ConnectError as e:
             raise _Transient(
-                "nothing accepted the connection (ConnectError): is the server running at the model's "
-                "endpoint? (a local server: its log says whether it stopped)"
+                f"could not connect ({type(e).__name__}: {e}): is the server at the model's endpoint "
+                "running? (a local server's log says whether it stopped)"
             ) from None
         except httpx.TransportError as e:
             raise _Transient(f"connection problem ({type(e).__name__})") from None
