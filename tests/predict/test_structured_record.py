@@ -18,6 +18,7 @@ from eibench.predict.estimate import estimate, format_estimate
 from eibench.predict.local_server import free_port
 from eibench.predict.prompts import PromptSet
 from eibench.predict.record import RecordError, cache_records, read_record, write_record
+from eibench.predict.record import main as record_main
 from eibench.predict.schemas import answer_schema
 from eibench.public import esconv
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
@@ -136,6 +137,19 @@ def test_a_record_rebuilds_the_outputs_without_the_server(small_views, tmp_path)
     rec = write_record(records, "fake-model", tmp_path / "record.jsonl")
     assert len(rec.entries) == stats["calls"] and "response_schema" not in rec.identity
     text = (tmp_path / "record.jsonl").read_text()
+    # a record is never written over silently: the same answers again are the same bytes; other
+    # answers need replace (--replace)
+    write_record(records, "fake-model", tmp_path / "record.jsonl")
+    fewer = [r for r in records if r.key != records[0].key]
+    with pytest.raises(RecordError, match="exists and holds other answers.*--replace"):
+        write_record(fewer, "fake-model", tmp_path / "record.jsonl")
+    cache = str(tmp_path / "live" / "cache" / "fake-model")
+    assert record_main(["export", cache, str(tmp_path / "record.jsonl")]) == 0
+    assert (tmp_path / "record.jsonl").read_text() == text
+    assert len(write_record(fewer, "fake-model", tmp_path / "other.jsonl").entries) == len(rec.entries) - 1
+    assert record_main(["export", cache, str(tmp_path / "other.jsonl")]) == 1
+    assert record_main(["export", cache, str(tmp_path / "other.jsonl"), "--replace"]) == 0
+    assert (tmp_path / "other.jsonl").read_text() == text
     assert "TASK:" not in text and views[0].turns[0].user_message not in text  # no request is stored
     # the server is gone: every answer comes from the record, verified against its key
     again, second = _collect(

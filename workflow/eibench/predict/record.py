@@ -75,12 +75,13 @@ class ResponseRecord:
         return sorted(set(self.entries) - set(used))
 
 
-def write_record(records: Iterable[Record], model: str, out: str | Path) -> ResponseRecord:
+def write_record(records: Iterable[Record], model: str, out: str | Path, replace: bool = False) -> ResponseRecord:
     """Write the record of ``records`` (cache records of one model) to ``out``; the requests are
     dropped after their identity and prompt version are checked to be one and the same.
 
     RecordError when the records mix identities or prompt versions (a cache folder holding
-    answers of two settings: export one setting at a time), or when one key has two texts."""
+    answers of two settings: export one setting at a time), when one key has two texts, or when
+    ``out`` holds another record and ``replace`` is False (the same bytes again are written)."""
     entries: dict[str, Entry] = {}
     identity = prompt_version = None
     for r in records:
@@ -114,9 +115,15 @@ def write_record(records: Iterable[Record], model: str, out: str | Path) -> Resp
         "sha256": hashlib.sha256("".join(line + "\n" for line in lines).encode()).hexdigest(),
     }
     out = Path(out)
+    text = _canonical(header) + "\n" + "".join(line + "\n" for line in lines)
+    if out.exists() and not replace and out.read_bytes() != text.encode("utf-8"):
+        raise RecordError(
+            f"{out} exists and holds other answers: export to another path, or pass --replace to "
+            "write over it (a committed record stays in git's history)"
+        )
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(out.name + ".staging")
-    staging.write_text(_canonical(header) + "\n" + "".join(line + "\n" for line in lines), encoding="utf-8")
+    staging.write_text(text, encoding="utf-8")
     staging.replace(out)
     return read_record(out)
 
@@ -205,12 +212,15 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("cache", help="the model's cache folder, e.g. cache/smollm2-135m")
     export.add_argument("out", help="the record file to write, e.g. records/smollm2-135m.jsonl")
     export.add_argument("--model", help="the model's config name (default: the folder's name)")
+    export.add_argument("--replace", action="store_true", help="write over an existing record of other answers")
     verify = sub.add_parser("verify", help="check a record's checksums and print its header")
     verify.add_argument("record")
     args = parser.parse_args(argv)
     try:
         if args.command == "export":
-            rec = write_record(cache_records(args.cache), args.model or Path(args.cache).name, args.out)
+            rec = write_record(
+                cache_records(args.cache), args.model or Path(args.cache).name, args.out, replace=args.replace
+            )
         else:
             rec = read_record(args.record)
     except (RecordError, FileNotFoundError) as e:
