@@ -63,7 +63,8 @@ def test_the_config_names_the_installed_model_file_and_server():
     _require()
     info = describe(find_gguf())
     assert local_model_entry()["revision"] == info["revision"], (
-        "config/local-llm.yaml's revision is not the installed GGUF file's and server's: update it (local_server info)"
+        "config/local-llm.yaml's revision is not the installed GGUF file's, server's and build's "
+        "(local_server info): install envs/requirements-llm.txt as pinned, or collect the record again"
     )
 
 

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 from eibench.predict import local_server
-from eibench.predict.local_server import LocalServer, ServerError, alive, free_port, revision, stop_pid
+from eibench.predict.local_server import (
+    LocalServer,
+    ServerError,
+    alive,
+    build_features,
+    free_port,
+    revision,
+    stop_pid,
+)
 
 STAND_IN = textwrap.dedent("""
     import json, os, signal, sys, time
@@ -107,8 +115,20 @@ def test_stop_leaves_a_reused_pid_alone_and_the_cli_stops_by_the_pid_file(tmp_pa
         local_server.main(["stop", "--", "true"])  # only run takes a command
 
 
-def test_the_revision_names_the_file_digest_and_the_server_version():
-    assert revision("ab" * 32, "0.3.36") == f"gguf-sha256:{'ab' * 32} llama-cpp-python:0.3.36"
+def test_the_revision_names_the_file_digest_the_server_version_and_the_build():
+    assert (
+        revision("ab" * 32, "0.3.36", "AVX2,FMA") == f"gguf-sha256:{'ab' * 32} llama-cpp-python:0.3.36 build:AVX2,FMA"
+    )
+    # llama.cpp's system information line of the portable build (6 December 2026) and of a
+    # native one on a CPU with AMX: what is on, sorted; off and unknown entries left out
+    portable = (
+        "CPU : SSE3 = 1 | SSSE3 = 1 | AVX = 1 | AVX2 = 1 | F16C = 1 | FMA = 1 | BMI2 = 1 | "
+        "LLAMAFILE = 1 | OPENMP = 1 | REPACK = 1 | "
+    )
+    assert build_features(portable) == "AVX,AVX2,BMI2,F16C,FMA,LLAMAFILE,OPENMP,REPACK,SSE3,SSSE3"
+    native = "CPU : AVX2 = 1 | AVX512 = 1 | AMX_INT8 = 1 | KLEIDIAI = 0 | "
+    assert build_features(native) == "AMX_INT8,AVX2,AVX512"
+    assert build_features("") == ""
     with pytest.raises(ServerError, match="requirements-llm.txt"):
         local_server.find_gguf("no_such_weights_package")
 

