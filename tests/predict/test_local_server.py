@@ -97,9 +97,12 @@ def test_starts_waits_records_and_stops_by_pid(tmp_path):
 )
 def test_a_server_that_fails_to_start_is_not_left_running(tmp_path, mode, message):
     server = LocalServer(tmp_path / "m.gguf", port=free_port(), python=_python(tmp_path, mode), start_timeout=3)
-    with pytest.raises(ServerError, match=message):
-        server.start()
-    assert server.process is None
+    try:
+        with pytest.raises(ServerError, match=message):
+            server.start()
+        assert server.process is None
+    finally:
+        server.stop()  # a start that wrongly succeeded must not leave the stand-in running (CI checks)
 
 
 def test_stop_leaves_a_reused_pid_alone_and_the_cli_stops_by_the_pid_file(tmp_path, monkeypatch):
