@@ -191,7 +191,6 @@ def to_study(batch: Batch, s: int, twin: bool = False, turns: bool = True) -> St
     roles = {name: ("human" if name.startswith("human_") else "model") for name in models}
     ids = [f"c{j:04d}" for j in range(len(batch.participant))]
     values = {"binary_hp_acc": batch.twin_hp[s]} if twin else {m: v[s] for m, v in batch.values.items()}
-    Mm = g.n_models
     table = None
     if turns:
         em_model, conversation_id = batch.turn_labels
@@ -199,7 +198,7 @@ def to_study(batch: Batch, s: int, twin: bool = False, turns: bool = True) -> St
             {
                 "em_model": em_model,
                 "conversation_id": conversation_id,
-                "rel_position": np.tile(batch.rel, Mm),
+                "rel_position": np.tile(batch.rel, g.n_models),
                 "binary_om_acc": batch.om_turns[s].ravel(),
             }
         )
