@@ -188,7 +188,10 @@ def test_the_replication_on_the_mirrors(eqbench_dir, emobench_m_dir):
     tables, s = cross_benchmark_replication(eqbench_dir, emobench_m_dir, 60, 2000, np.random.default_rng(5))
     assert s["n_eqbench_models"] == 86 and s["n_emobench_m_models"] == 28 and s["n_exact_pairs"] == 0
     assert (s["n_backbone_units"], s["n_family_units"], s["n_developer_units"]) == (3, 3, 6)
-    assert s["n_backbone_pairs"] <= s["n_family_pairs"] + s["n_backbone_pairs"] <= len(tables["pairs"])
+    # A rule links every pair sharing its key, whether or not a finer key is shared too.
+    assert (s["n_backbone_pairs"], s["n_family_pairs"], s["n_developer_pairs"]) == (4, 12, 73)
+    for rule in ("backbone", "family", "developer"):
+        assert s[f"n_{rule}_pairs"] == (tables["pairs"][f"{rule}_key"] != "").sum()
     assert s["family_p_permutation"] >= 1 / 3 - 1e-12  # three units: the exact test's floor
     for rule in ("family", "developer"):
         assert -1 <= s[f"{rule}_tau_lo_items"] <= s[f"{rule}_tau_hi_items"] <= 1

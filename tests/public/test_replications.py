@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 from eibench.public.fetch import unavailable
-from eibench.public.replications import emobench_m_replication, eqbench_replication
+from eibench.public.replications import _projection_check_size, emobench_m_replication, eqbench_replication
 from eibench.report.numbers import Numbers
 from eibench.report.replication_numbers import add_replication
 from pypdf import PdfReader
@@ -26,6 +26,20 @@ def test_eqbench_summary(eqbench_dir):
     assert s["tau_largest_half_lo"] <= s["tau_largest_half"] <= s["tau_largest_half_hi"]
     assert s["items_for_target"] > 200  # tau 0.9 is out of reach of a 200-item study
     assert set(tables) == {"scores", "curve"} and len(tables["scores"]) == 86
+    # The stored scores are rounded to 2 decimals: within 0.01 is the finer count, and before
+    # rounding ours lean above them (docs/eqbench.md).
+    assert (s["n_within_001"], s["n_unrounded_above"], s["n_unrounded_compared"]) == (83, 79, 86)
+    assert s["mean_unrounded_difference"] == pytest.approx(0.00586, abs=5e-5)
+    # The projection checked from halves of 40 items (the largest at most half of 85) to 85.
+    assert s["projection_check_from"] == 40
+    assert abs(s["projection_check_projected"] - s["tau_largest_half"]) < 0.03
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected"), [([10, 20, 40, 60, 85], 40), ([10, 85], 10), ([50, 85], 50), ([85], 0), ([], 0)]
+)
+def test_the_projection_is_checked_from_about_half_the_largest_size(sizes, expected):
+    assert _projection_check_size(sizes) == expected
 
 
 def test_emobench_m_summary(emobench_m_dir):
@@ -34,6 +48,12 @@ def test_emobench_m_summary(emobench_m_dir):
     assert s["n_print_errors"] == 2 and s["n_unexplained"] == 0
     assert 0 <= s["w_scenarios"] < s["w_dimensions"] <= 1
     assert 0 < s["share_significantly_below_humans"] <= s["share_below_humans"] <= 1
+    assert s["n_distinct_print_errors"] == 1  # Qwen2.5-VL-72B's FER average, printed in two tables
+    # The human gaps come from the v2 table (19 models, 12 classification scenarios); with 50
+    # items behind each human figure fewer comparisons are significant.
+    assert (s["n_gap_models"], s["n_gap_scenarios"], s["n_gap_comparisons"]) == (19, 12, 228)
+    assert 0 < s["share_significantly_below_humans_50"] < s["share_significantly_below_humans"]
+    assert s["humans_below_random"] == "Humor Understanding (HU, 44% against 50%)"
     assert set(tables) == {"averages", "rank_pairs", "concordance", "discriminability", "human_gaps"}
 
 
@@ -56,7 +76,8 @@ def test_replication_numbers_take_intervals_and_keep_nan(tmp_path):
     e = nums.entries
     assert e["eqbench.tau_largest_half"]["ci_display"] == "[0.700, 0.850]"  # precision set by the interval
     assert "eqbench.tau_largest_half_lo" not in e
-    assert e["eqbench.items_for_target"]["display"] == "406"
+    assert e["eqbench.items_for_target"]["display"] == "410"  # an extrapolation: printed to tens
+    assert e["eqbench.items_for_target"]["value"] == 410 and "406.4" in e["eqbench.items_for_target"]["note"]
     assert e["eqbench.max_abs_difference"]["display"] == "0.020"
     assert e["eqbench.n_models"]["rule"] == "eqbench_replication"
     path.write_text(json.dumps({"items_for_target": float("nan")}))
@@ -129,7 +150,8 @@ def test_the_paper_reports_the_replications_from_the_mirrors(tmp_path):
         assert (work / "results/public/cross_benchmark" / name).is_file()
     text = " ".join(" ".join(p.extract_text() for p in PdfReader(work / "paper/build/paper.pdf").pages).split())
     assert "EQ-Bench (Paech" in text and "EmoBench-M (Hu et al." in text
-    assert "recompute 86 of the stored benchmark scores" in text
+    assert "recompute 86 of the stored benchmark scores" in text and "83 within 0.01" in text
+    assert "is not tested here" in text and "In Humor Understanding (HU, 44% against 50%)" in text
     assert "section on replications alone analyses public data" in text
     assert "Across the two benchmarks" in text and "Rank agreement between EQ-Bench and EmoBench-M" in text
     assert "not as evidence that the benchmarks agree" in text

@@ -12,12 +12,17 @@ from .numbers import Numbers
 #: Digits printed per summary key (default 2); counts are printed as integers.
 DIGITS = {
     "max_abs_difference": 3,
+    "mean_unrounded_difference": 3,
+    "projection_check_projected": 3,
     "items_for_target": 0,
     "w_scenarios": 2,
     "w_dimensions": 2,
     "family_p_permutation": 3,
     "developer_p_permutation": 3,
 }
+#: Summary keys printed to the nearest ten: an extrapolation whose last digit moves with the
+#: random draws it starts from (the unrounded value stays in the replication's summary.json).
+TENS = {"items_for_target"}
 #: Summary keys with an interval, read from two other keys (cross_benchmark: the measurement
 #: interval; its model interval stays two numbers of their own).
 INTERVALS = {
@@ -40,6 +45,9 @@ def add_replication(nums: Numbers, name: str, summary_path: str | Path) -> None:
         if key in INTERVALS:
             lo, hi = INTERVALS[key]
             ci = (float(summary[lo]), float(summary[hi]))
+        note = ""
+        if isinstance(value, float) and key in TENS and value == value:
+            value, note = round(value, -1), f"rounded to tens from {value:.1f} (the replication's summary.json)"
         if isinstance(value, float) and DIGITS.get(key) == 0 and value == value:  # NaN stays a float
             value = round(value)
-        nums.add(f"{name}.{key}", value, rule, digits=DIGITS.get(key, 2), ci=ci)
+        nums.add(f"{name}.{key}", value, rule, digits=DIGITS.get(key, 2), ci=ci, note=note)
