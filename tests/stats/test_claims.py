@@ -522,3 +522,22 @@ def test_claims_that_cannot_be_tested_are_not_testable_and_say_why(claim, overri
     row = _verdict(claim, _results(**override))
     assert row["verdict"] == "not testable"
     assert why in row["detail"] and np.isnan(row["estimate"]) and np.isnan(row["p_adjusted"])
+
+
+def test_rank_independence_names_the_metrics_without_values():
+    """A claim metric without values in the cohort has no pairs: the detail says which and how many
+    of the claim's pairs are left (the synthetic cohort has no judge scores: 3 of 6)."""
+    pairs = _rank_pairs([INDEPENDENT] * 6)
+    present = pairs[(pairs["metric_a"] != "draft_judge") & (pairs["metric_b"] != "draft_judge")]
+    claim = _claim(
+        "rank_independence", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"], margin=0.3
+    )
+    detail = claim_result(claim, _results(rank_pairs=present))["detail"]
+    assert detail.endswith("; 3 of its 6 pairs tested, draft_judge without values in this cohort")
+    assert "pairs tested" not in claim_result(claim, _results(rank_pairs=pairs))["detail"]
+
+
+def test_discriminability_difference_names_the_metrics_it_compares():
+    claim = _claim("discriminability_difference", better="pairwise_acc", worse="emotion_f1")
+    detail = claim_result(claim, _results())["detail"]
+    assert detail == "log F ratio of pairwise accuracy (pairwise_acc) minus that of emotion F1 (emotion_f1)"

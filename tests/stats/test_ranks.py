@@ -372,3 +372,24 @@ def test_tau_b_matrix_by_first_model_matches_scipy():
             for b in range(3):
                 expected = stats.kendalltau(means[r, :, a], means[r, :, b], variant="b").statistic
                 assert got[r, a, b] == pytest.approx(expected, abs=1e-12)
+
+
+def test_too_few_models_for_the_exact_test_get_no_verdict():
+    """With 3 or 4 models no tau is significant at 5% (testability.min_kendall_models): resampling
+    them gives intervals that cannot vary, so no pair is called related or independent."""
+    rng = np.random.default_rng(3)
+    for n_models, expected in ((3, {"not testable"}), (5, None)):
+        a = np.linspace(0, 1, n_models)
+        values = {
+            "emotion_f1": a[:, None] + rng.normal(0, 0.01, (n_models, 30)),
+            "emotion_va": a[:, None] + rng.normal(0, 0.01, (n_models, 30)),
+        }
+        weights = cluster_weights(np.arange(30), 100, np.random.default_rng(4))
+        pairs, _, summary = ranks.rank_independence(
+            make_study(values), list(values), list(range(n_models)), weights, 0.3, 5, np.random.default_rng(5)
+        )
+        if expected is None:
+            assert set(pairs["verdict"]) <= {"related", "independent", "inconclusive"}
+        else:
+            assert set(pairs["verdict"]) == expected and pairs["tau"].iloc[0] == pytest.approx(1.0)
+            assert summary["n_related"] == summary["n_independent"] == summary["n_inconclusive"] == 0

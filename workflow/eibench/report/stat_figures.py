@@ -264,7 +264,8 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     are the interval the verdict uses (resampling models and conversations). The strict lower
     triangle is drawn: each cell's colour is tau (blue positive, vermillion negative, white
     zero) and its text gives tau, the interval and the verdict (``related``, ``indep.``, ``?``
-    for inconclusive). A pair without a finite tau is grey and reads n/a.
+    for inconclusive; with too few models for any verdict, tau and "too few models" only). A pair
+    without a finite tau is grey and reads n/a.
     """
     if not _has(pairs, "metric_a", "metric_b", "tau", "lo95", "hi95"):
         return no_data_figure(caption_source, "rank correlations")
@@ -279,7 +280,9 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     for _, r in pairs.iterrows():
         i, j = sorted((pos[str(r["metric_a"])], pos[str(r["metric_b"])]), reverse=True)
         tau[i - 1, j] = r["tau"]
-        if np.isfinite(r["tau"]):
+        if np.isfinite(r["tau"]) and r.get("verdict") == "not testable":  # too few models: no interval either
+            text[i - 1, j] = f"{r['tau']:.2f}\ntoo few\nmodels"
+        elif np.isfinite(r["tau"]):
             ci = (
                 f"[{_short(r['lo95'])}, {_short(r['hi95'])}]"
                 if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"])

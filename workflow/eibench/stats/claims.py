@@ -40,6 +40,13 @@ def _directional(estimate: float, lo: float, hi: float, p: float, direction: str
     return {"estimate": estimate, "lo": lo, "hi": hi, "p_value": p, "predicted_sign": sign}
 
 
+def _label(metric: str) -> str:
+    """A metric's label (``metrics.registry``), lower-cased after its first letter as in a
+    sentence; the name itself when the registry has none."""
+    m = BY_NAME.get(metric)
+    return m.label[0].lower() + m.label[1:] if m is not None else metric
+
+
 def _not_tested(out: dict[str, Any], why: str) -> dict[str, Any]:
     out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict=NOT_TESTABLE, detail=why)
     return out
@@ -91,6 +98,16 @@ def claim_result(
         independent = (sel["lo90"] > -margin) & (sel["hi90"] < margin)
         related = (sel["lo95"] > 0) | (sel["hi95"] < 0)
         share_related = float(related.mean()) if n else np.nan
+        # A metric of the claim without values in this cohort has no pairs: say which, and how
+        # many of the claim's pairs are left, so that the verdict is not read as the whole claim's.
+        ranked = set(sel["metric_a"]) | set(sel["metric_b"])
+        absent = [m for m in params["metrics"] if m not in ranked]
+        k = len(params["metrics"])
+        untested = (
+            f"; {n} of its {k * (k - 1) // 2} pairs tested, {', '.join(absent)} without values in this cohort"
+            if absent and n
+            else ""
+        )
         # More than half of the pairs equivalent: the partial conjunction of the pairs' TOST p-values.
         p = partial_conjunction(sel["p_equivalence"].to_numpy(float), _majority(n)) if n else np.nan
         out.update(
@@ -102,7 +119,7 @@ def claim_result(
             refuted=share_related > 0.5,
             detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
             f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related; "
-            f"partial-conjunction p over the pairs' equivalence tests",
+            f"partial-conjunction p over the pairs' equivalence tests{untested}",
         )
         return out
     if test == "discriminability_difference":
@@ -110,6 +127,11 @@ def claim_result(
         if c is None:
             return _not_tested(out, "not testable: a compared metric has no values for the evaluated models")
         out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
+        # The metrics by name: a claim's words ("preference alignment") need not be a metric's.
+        out["detail"] = (
+            f"log F ratio of {_label(params['better'])} ({params['better']}) minus that of "
+            f"{_label(params['worse'])} ({params['worse']})"
+        )
     elif test == "diagnosis_effect":
         row = results["diagnosis"].set_index("metric").loc[params["metric"]]
         # The estimate and interval are the mixed model's adjusted effect; the p-value is the

@@ -19,6 +19,7 @@ from scipy import stats
 from ..metrics.registry import BY_NAME
 from .bootstrap import percentile_interval, resampled_means
 from .study import Study
+from .testability import min_kendall_models
 
 
 def _signs(x: np.ndarray) -> np.ndarray:
@@ -192,7 +193,10 @@ def rank_independence(
     Two intervals per pair: resampling conversations only (the uncertainty of these models'
     rankings), and resampling models too (what the claim about models in general needs). The
     verdict uses the second: 'independent' when its 90% interval lies inside (-margin, margin),
-    'related' when its 95% interval excludes 0, else 'inconclusive'.
+    'related' when its 95% interval excludes 0, else 'inconclusive'; with fewer models than the
+    exact Kendall test needs to reject at ``alpha`` (``testability.min_kendall_models``: 5 at
+    0.05), 'not testable' for every pair: resampling three models gives intervals that cannot
+    vary (tau of 1 in every resample of a pair ranked alike), not evidence.
     """
     point = tau_b_matrix(oriented_means(study, metrics, models))
     boot_means = oriented_means(study, metrics, models, weights)  # [B, n_models, n_metrics]
@@ -210,7 +214,9 @@ def rank_independence(
         p = stats.kendalltau(means[:, a], means[:, b]).pvalue
         ra, rb = reliability[metrics[a]], reliability[metrics[b]]
         corrected = float(np.clip(point[a, b] / np.sqrt(ra * rb), -1, 1)) if ra > 0 and rb > 0 else float("nan")
-        if -margin < jlo90[a, b] and jhi90[a, b] < margin:
+        if len(models) < min_kendall_models(alpha):
+            verdict = "not testable"
+        elif -margin < jlo90[a, b] and jhi90[a, b] < margin:
             verdict = "independent"
         elif jlo95[a, b] > 0 or jhi95[a, b] < 0:
             verdict = "related"
