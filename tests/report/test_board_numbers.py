@@ -193,3 +193,27 @@ def test_rule_scripts_resolve_relative_to_the_rule_file(tmp_path):
         _rule("a", "workflow/scripts/a.py", tmp_path),
     ]
     assert rule_scripts(rules, tmp_path) == {"a": "workflow/scripts/a.py", "b": "workflow/scripts/b.py"}
+
+
+def test_the_top_and_bottom_intervals_are_the_primary_schemes_when_given():
+    """The abstract prints the leader's and the last model's interval: the primary resampling
+    scheme's (schemes.csv) when the caller gives it, with a note; the board's otherwise."""
+    nums, main = Numbers(scripts=SCRIPTS), bn.main_rows(_board(), "m")
+    primary = pd.DataFrame({"em_model": ["a", "b"], "lo": [55.0, 50.5], "hi": [64.0, 59.5]})
+    bn.add_leaderboard(nums, main, ("model",), {"a": "model", "b": "model", "c": "human"}, primary)
+    e = nums.entries
+    assert e["top_composite"]["ci"] == [55.0, 64.0] and e["bottom_composite"]["ci"] == [50.5, 59.5]
+    assert "primary resampling scheme" in e["top_composite"]["note"]
+    assert e["composite.a"]["ci"] == [58.0, 62.0]  # every row's own number keeps the board's interval
+
+
+def test_a_profile_without_traits_records_no_diagnosis():
+    from eibench.release.tidy import diagnosis_recorded
+
+    people = pd.DataFrame({"traits": ["anxiety", "none", "", None], "has_diagnosis": [True, False, False, False]})
+    assert list(diagnosis_recorded(people)) == [True, True, False, False]
+    nums = Numbers(scripts=SCRIPTS | {"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
+    conv = pd.DataFrame({"subtopic": ["x"], "category": ["y"]})
+    turns = pd.DataFrame({"conversation_id": ["c1", "c1"]})
+    bn.add_data_counts(nums, conv, turns, people)
+    assert (nums.entries["n_diagnosis_recorded"]["value"], nums.entries["n_diagnosed"]["value"]) == (2, 1)

@@ -316,6 +316,14 @@ def diagnosis_group(traits: Sequence[str]) -> str:
     return groups[0] if len(groups) == 1 else "multiple"
 
 
+def diagnosis_recorded(participants: pd.DataFrame) -> pd.Series:
+    """Per row of the ``participants`` table: whether the profile lists any trait, so that its
+    ``diagnosis_group`` is known (a named diagnosis, or 'none' when the traits name none) rather
+    than read from an empty list: a cohort that collects no traits (ESConv) records no diagnosis,
+    which is not the same as none."""
+    return participants["traits"].fillna("").astype(str) != ""
+
+
 #: Per model class: the fields that can hold a model (or a list of them), where extra fields can be.
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 

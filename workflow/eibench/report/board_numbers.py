@@ -10,7 +10,7 @@ entries to the :class:`Numbers` it is given. Missing values print as an en dash.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 from scipy.stats import kendalltau
@@ -18,6 +18,7 @@ from scipy.stats import kendalltau
 from ..metrics.availability import BY_NAME as BY_KIND
 from ..metrics.availability import KINDS
 from ..metrics.registry import BY_NAME
+from ..release.tidy import diagnosis_recorded
 from .numbers import Numbers, fmt
 
 INGEST, AGG, OWN = "ingest_conversations", "aggregate_scores", "paper_numbers"
@@ -36,11 +37,14 @@ TABLE_METRICS = (
 
 
 def add_data_counts(nums: Numbers, conv: pd.DataFrame, turns: pd.DataFrame, people: pd.DataFrame) -> None:
-    """Counts of the cohort: conversations, turns, participants (and those with a diagnosis),
-    subtopics, categories, and turns per conversation (min, max, median)."""
+    """Counts of the cohort: conversations, turns, participants (those whose profile records
+    traits, where a diagnosis would be, and those with a diagnosis), subtopics, categories, and
+    turns per conversation (min, max, median). A participant without traits has no recorded
+    diagnosis, which is not the same as none (``release.tidy.diagnosis_group`` reads it as none)."""
     nums.add("n_conversations", int(len(conv)), INGEST)
     nums.add("n_turns", int(len(turns)), INGEST)
     nums.add("n_participants", int(len(people)), INGEST)
+    nums.add("n_diagnosis_recorded", int(diagnosis_recorded(people).sum()), INGEST)
     nums.add("n_diagnosed", int(people["has_diagnosis"].sum()), INGEST)
     nums.add("n_subtopics", int(conv["subtopic"].nunique()), INGEST)
     nums.add("n_categories", int(conv["category"].nunique()), INGEST)
@@ -56,11 +60,20 @@ def main_rows(board: pd.DataFrame, mode: str) -> pd.DataFrame:
 
 
 def add_leaderboard(
-    nums: Numbers, main: pd.DataFrame, ranked_roles: Sequence[str], model_roles: Mapping[str, str]
+    nums: Numbers,
+    main: pd.DataFrame,
+    ranked_roles: Sequence[str],
+    model_roles: Mapping[str, str],
+    primary: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Counts of compared models and human raters, the top and bottom model with their
     composite, and every row's composite and emotion F1 with their intervals. Returns the
-    compared models' rows. ValueError when no model is compared (the paper ranks models)."""
+    compared models' rows. ValueError when no model is compared (the paper ranks models).
+
+    The leaderboard's intervals are normal ones over conversations (``leaderboard.leaderboard``);
+    ``primary``, the rows of the primary resampling scheme in ``schemes.csv`` (em_model, lo,
+    hi), gives the top and bottom composites the interval the paper's statistics use instead
+    (the abstract prints them): a cohort whose conversations share participants gets wider ones."""
     models = main[main["role"].isin(ranked_roles)]
     humans = main[main["role"] == "human"]
     nums.add("n_models", int(len(models)), AGG)
@@ -74,16 +87,21 @@ def add_leaderboard(
             "statistics.baselines_as_models: true to rank the baselines (a cohort without models)"
         )
     top, bottom = models.iloc[0], models.iloc[-1]
+    bounds = primary.set_index("em_model")[["lo", "hi"]] if primary is not None else None
+
+    def interval(row: pd.Series) -> dict[str, Any]:
+        """The ``ci`` (and its ``note``) of a composite: the primary scheme's, else the board's."""
+        if bounds is not None and row["em_model"] in bounds.index:
+            lo, hi = bounds.loc[row["em_model"]]
+            note = "interval: the primary resampling scheme's (rule stats_resampling, stats/uncertainty/schemes.csv)"
+            return {"ci": (float(lo), float(hi)), "note": note}
+        return {"ci": (float(row["composite_lo"]), float(row["composite_hi"]))}
+
     nums.add("top_model", str(top["em_model"]), AGG)
     nums.add("top_role", str(model_roles[top["em_model"]]), AGG)
-    nums.add("top_composite", float(top["composite"]), AGG, ci=(float(top["composite_lo"]), float(top["composite_hi"])))
+    nums.add("top_composite", float(top["composite"]), AGG, **interval(top))
     nums.add("bottom_model", str(bottom["em_model"]), AGG)
-    nums.add(
-        "bottom_composite",
-        float(bottom["composite"]),
-        AGG,
-        ci=(float(bottom["composite_lo"]), float(bottom["composite_hi"])),
-    )
+    nums.add("bottom_composite", float(bottom["composite"]), AGG, **interval(bottom))
     for _, r in main.iterrows():
         for metric in ("composite", "emotion_f1"):
             nums.add(

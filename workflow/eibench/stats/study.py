@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..release.tidy import diagnosis_recorded
+
 
 @dataclass
 class Study:
@@ -26,6 +28,9 @@ class Study:
     n_turns: np.ndarray  # turns per conversation
     values: dict[str, np.ndarray] = field(default_factory=dict)  # metric -> [models, conversations]
     turns: pd.DataFrame | None = None  # turn-level scores: em_model, conversation_id, rel_position, metrics
+    # bool per conversation: the participant's profile records traits, so ``diagnosed`` False
+    # means no diagnosis rather than none recorded (release.tidy.diagnosis_recorded); None: all
+    diagnosis_known: np.ndarray | None = None
 
     @classmethod
     def from_tables(
@@ -50,6 +55,11 @@ class Study:
                 bool(people.loc[p, "has_diagnosis"]) if pd.notna(p) and p in people.index else False
                 for p in conv["participant_id"]
             ]
+        )
+        recorded = diagnosis_recorded(people)
+        diagnosis_known = np.array(
+            [bool(recorded[p]) if pd.notna(p) and p in people.index else False for p in conv["participant_id"]],
+            dtype=bool,
         )
         scores = conversation_scores[
             (conversation_scores["mode"] == mode) & (conversation_scores["rule_set"] == rule_set)
@@ -78,6 +88,7 @@ class Study:
             conv["n_turns"].to_numpy(float),
             values,
             turns,
+            diagnosis_known,
         )
 
     def defined(self, metric: str, models: list[int]) -> bool:
