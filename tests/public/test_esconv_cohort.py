@@ -136,3 +136,19 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
         "On this cohort the composite covers",
     ):
         assert reader.shows(printed), printed
+    # What ESConv cannot support is not printed as if it could (a reviewer's audit, 6 December):
+    # no recorded diagnosis is not "no diagnosis"; one conversation per seeker; three baselines
+    # give no rank verdict; the leader's interval is the primary scheme's.
+    assert entries["n_diagnosis_recorded"]["value"] == 0
+    for printed in (
+        "whose profiles record no traits and so no diagnosis",
+        "Here every participant has one conversation",
+        "no pair gets a verdict",
+        "resampling participants, then conversations",
+    ):
+        assert reader.shows(printed), printed
+    assert not reader.shows("of whom report a diagnosis") and not reader.shows("then the references")
+    ranks = pd.read_csv(work / "results/stats/ranks/rank_correlations.csv")
+    assert (ranks["verdict"] == "not testable").all()
+    groups = pd.read_csv(work / "results/stats/uncertainty/breakdowns.csv").query("by == 'group'")
+    assert set(groups["level"]) == {"diagnosis not recorded"}
