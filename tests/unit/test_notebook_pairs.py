@@ -15,7 +15,7 @@ from ..conftest import REPO
 
 FOLDER = REPO / "notebooks"
 SCRIPTS = sorted(FOLDER.glob("[0-9]*.py"))
-NOTEBOOKS = sorted(FOLDER.glob("[0-9]*.ipynb"))
+NOTEBOOKS = sorted(p for p in FOLDER.glob("[0-9]*.ipynb") if "." not in p.stem)
 
 
 def test_every_script_has_its_notebook_and_back():

@@ -12,7 +12,7 @@ import pytest
 
 from ..conftest import REPO
 
-NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9]*.ipynb"))
+NOTEBOOKS = sorted(p for p in (REPO / "notebooks").glob("[0-9]*.ipynb") if "." not in p.stem)
 pytestmark = pytest.mark.workflow
 
 

@@ -4,7 +4,9 @@
 # (the run's settings, from its provenance records), so they run after the manifest and are not
 # listed in it; each job's own provenance record is the last line of its log.
 
-NOTEBOOKS = sorted(p.stem for p in Path("notebooks").glob("[0-9]*.ipynb"))
+# A notebook is NAME.ipynb with a plain NAME: the copies Jupyter writes beside it
+# (NAME.nbconvert.ipynb from `jupyter nbconvert --execute`) are not notebooks of the run.
+NOTEBOOKS = sorted(p.stem for p in Path("notebooks").glob("[0-9]*.ipynb") if "." not in p.stem)
 
 
 rule notebook:
