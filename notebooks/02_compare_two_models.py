@@ -76,11 +76,19 @@ print(
 # %%
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 board = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
-# The evaluated models; a cohort compared with baselines only (e.g. ESConv) has none: its baselines.
-role = "model" if (board["role"] == "model").sum() >= 2 else "baseline"
-ranked = board[board["role"] == role].sort_values("rank")["em_model"].tolist()
+# The evaluated models by rank, then the baselines by composite: a cohort compared with baselines
+# only (e.g. ESConv) has no evaluated model, and a run of one model of your own (docs/
+# release-format.md) compares it with the best baseline.
+ranked = (
+    board[board["role"] == "model"].sort_values("rank")["em_model"].tolist()
+    + board[board["role"] == "baseline"].sort_values("composite", ascending=False)["em_model"].tolist()
+)
+assert len(ranked) >= 2 or (MODEL_A and MODEL_B), (
+    f"this notebook compares two models; the run has {ranked}: add a baseline to the config's models "
+    "(docs/configuration.md) or set MODEL_A and MODEL_B"
+)
 MODEL_A = MODEL_A or ranked[0]
-MODEL_B = MODEL_B or ranked[1]
+MODEL_B = MODEL_B or next(m for m in ranked if m != MODEL_A)
 print(f"A = {MODEL_A}, B = {MODEL_B}")
 board[board["em_model"].isin([MODEL_A, MODEL_B])][
     ["rank", "em_model", "composite", "composite_lo", "composite_hi", "tracking", "evaluation", "holistic"]

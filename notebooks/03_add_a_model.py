@@ -47,7 +47,7 @@ from eibench.tables import read_parquet
 from IPython.display import display
 
 RESULTS = Path("results") if Path("results").exists() else Path("../results")
-NEW_MODEL = "my-model"  # a safe id: letters, digits, '_', '-', '.'
+NEW_MODEL = None  # a safe id (letters, digits, '_', '-', '.'); None: "new-model", or the first free "new-model-N"
 NEW_FILES = None  # None: build the demonstration files below; else a folder of <NEW_MODEL>'s *.json
 SOURCE_MODEL = None  # the model the demonstration copies (None: the best-ranked model)
 FLIP_SHARE = 0.3  # share of yes/no answers and A/B picks flipped in the demonstration copy
@@ -72,7 +72,9 @@ BOARD_COLUMNS = [
 ]
 board = pd.read_csv(RESULTS / "scores" / "leaderboard.csv")
 shown = board[(board["mode"] == MODE) & (board["rule_set"] == RULE_SET)]
-assert NEW_MODEL not in set(board["em_model"]), f"{NEW_MODEL!r} is already a model of the run: choose another name"
+taken = set(board["em_model"])
+NEW_MODEL = NEW_MODEL or next(n for n in ("new-model", *(f"new-model-{k}" for k in range(2, 1000))) if n not in taken)
+assert NEW_MODEL not in taken, f"{NEW_MODEL!r} is already a model of the run: choose another name"
 # The best evaluated model whose output files the run collected under results/predictions/ (a
 # model of kind outputs_dir is read from its own folder, so it has none there); a cohort compared
 # with baselines only (e.g. ESConv) has no evaluated model: its best baseline.
