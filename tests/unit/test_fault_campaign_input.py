@@ -97,6 +97,19 @@ def test_a_file_name_that_is_not_utf8_is_refused_naming_it(tmp_path):
     assert "at $: the file name is not UTF-8 text: rename the file" in message
 
 
+def test_a_json_file_in_other_letters_is_refused_not_left_out(tmp_path):
+    """conversation_10.JSON was skipped without a word, and the cohort read one file short."""
+    (tmp_path / "conversation_1.json").write_text(VALID, encoding="utf-8")
+    (tmp_path / "conversation_10.JSON").write_text(VALID, encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("not a release file", encoding="utf-8")
+    with pytest.raises(FolderEntryError) as err:
+        list_json_files(tmp_path)
+    message = str(err.value)
+    assert f"{tmp_path}/conversation_10.JSON:" in message
+    assert "ends in '.JSON', not '.json', and would not be read: rename it to conversation_10.json" in message
+    assert "notes.txt" not in message
+
+
 def test_a_linked_folder_is_read(tmp_path):
     real = tmp_path / "real"
     real.mkdir()
@@ -139,6 +152,15 @@ def test_a_symlink_in_a_mode_folder_is_refused_at_parse_time(default_config, tmp
     os.symlink(RELEASE / "em_valid" / "conversation_5.json", tmp_path / "default" / "conversation_5.json")
     message = _config_problem(_outputs_model(default_config, tmp_path))
     assert str(tmp_path / "default" / "conversation_5.json") in message and "is a symbolic link" in message
+
+
+def test_an_upper_case_json_file_in_a_mode_folder_is_refused_at_parse_time(default_config, tmp_path):
+    (tmp_path / "default").mkdir()
+    shutil.copy(RELEASE / "em_valid" / "conversation_5.json", tmp_path / "default" / "conversation_5.Json")
+    message = _config_problem(_outputs_model(default_config, tmp_path))
+    assert (
+        str(tmp_path / "default" / "conversation_5.Json") in message and "rename it to conversation_5.json" in message
+    )
 
 
 def test_an_empty_release_folder_is_refused_at_parse_time(default_config, tmp_path):

@@ -321,12 +321,23 @@ def list_json_files(directory: Path) -> list[Path]:
     followed out of the folder, and so is a file whose name is not UTF-8 (its name goes into
     the tables' ``source_file``); ``FolderEntryError`` names every such entry and the fix.
     Entries that are not files (folders named ``x.json``) are skipped. The folder itself may
-    be a link.
+    be a link. A file whose extension is ``.json`` in other letters (``x.JSON``) is refused
+    rather than left out unseen: the workflow's file lists take ``*.json`` only.
     """
     if not directory.is_dir():
         raise FileNotFoundError(f"not a directory: {directory}")
-    entries = sorted(p for p in directory.iterdir() if p.suffix == ".json")
-    problems = []
+    listed = list(directory.iterdir())
+    entries = sorted(p for p in listed if p.suffix == ".json")
+    problems = [
+        Problem(
+            _printable(p),
+            "$",
+            f"ends in {p.suffix!r}, not '.json', and would not be read: rename it to "
+            f"{_printable(Path(p.with_suffix('.json').name))}",
+        )
+        for p in sorted(listed)
+        if p.suffix != ".json" and p.suffix.lower() == ".json" and p.is_file()
+    ]
     for p in entries:
         if p.is_symlink():
             target = _printable(Path(os.readlink(p)))
@@ -341,7 +352,9 @@ def list_json_files(directory: Path) -> list[Path]:
         elif _SURROGATE.search(str(p)):
             problems.append(Problem(_printable(p), "$", f"the file name is not UTF-8 text: {_NAME_FIX}"))
     if problems:
-        raise FolderEntryError(problems, "Only regular files with UTF-8 names are read (docs/release-format.md).")
+        raise FolderEntryError(
+            problems, "Only regular files named *.json with UTF-8 names are read (docs/release-format.md)."
+        )
     return [p for p in entries if p.is_file()]
 
 
