@@ -104,7 +104,7 @@ def test_attunebench_cohort_needs_a_path(default_config, tmp_path):
     cfg["cohort"] = "attunebench"
     assert "cohorts.attunebench.path' is not set" in _problem(cfg)
     cfg["cohorts"]["attunebench"]["path"] = str(tmp_path / "nowhere")
-    assert "is not a folder" in _problem(cfg)
+    assert "is not a folder" in _problem(cfg) and "set it to the folder of the release" in _problem(cfg)
 
 
 def test_cli_strings_are_coerced_where_the_schema_wants_numbers():

@@ -107,6 +107,23 @@ def test_report_all_lists_every_bad_file(tmp_path):
     with pytest.raises(ReleaseFormatError) as err:
         read_conversations(list_json_files(tmp_path), report_all=True)
     assert {Path(p.file).name for p in err.value.problems} == {p.name for p in list_json_files(RELEASE / "invalid")}
+    assert "report_all_errors" not in str(err.value)  # it is set already: no advice to set it
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "not valid JSON: the file is empty (0 bytes); a release file holds one JSON object"),
+        ("  \n", "not valid JSON: the file is white space only; a release file holds one JSON object"),
+        ('{"conversationId": "c', "not valid JSON: Unterminated string starting at line 1, column 20"),
+        ('{"conversationId": }', "not valid JSON: Expecting value at line 1, column 20"),
+    ],
+)
+def test_an_empty_or_broken_file_says_what_is_wrong_where(tmp_path, text, expected):
+    (tmp_path / "conversation_1.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ReleaseFormatError) as err:
+        read_conversations(list_json_files(tmp_path))
+    assert expected in str(err.value)
 
 
 def test_duplicate_conversation_ids_are_an_error(tmp_path):

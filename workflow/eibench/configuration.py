@@ -229,7 +229,11 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
                 "'cohorts={attunebench: {path: /data/Test Samples/Sample200}}')"
             )
         elif not (base_dir / path).is_dir():
-            problems.append(f"config key 'cohorts.attunebench.path': {path!r} is not a folder")
+            problems.append(
+                f"config key 'cohorts.attunebench.path': {path!r} is not a folder (a relative path is read from "
+                f"{str(base_dir)!r}, where Snakemake runs); set it to the folder of the release's "
+                "conversation_<N>.json files"
+            )
         else:
             problems += _folder_problems(
                 base_dir / path,

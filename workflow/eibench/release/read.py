@@ -263,10 +263,17 @@ def parse_file_reference(path: Path, model: type[M], display: str | None = None)
         return None, [Problem(name, "$", f"not UTF-8 text ({e.reason} at byte {e.start})")]
     except OSError as e:
         return None, [Problem(name, "$", f"cannot be read ({e.strerror or e})")]
+    if not text.strip():
+        what = "empty (0 bytes)" if not text else "white space only"
+        return None, [Problem(name, "$", f"not valid JSON: the file is {what}; a release file holds one JSON object")]
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as e:
-        return None, [Problem(name, "$", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}")]
+        # json's messages that name a place end in "at" ("Unterminated string starting at")
+        where = (
+            f"line {e.lineno}, column {e.colno}" if e.msg.endswith(" at") else f"at line {e.lineno}, column {e.colno}"
+        )
+        return None, [Problem(name, "$", f"not valid JSON: {e.msg} {where}")]
     except RecursionError:
         return None, [
             Problem(
@@ -387,15 +394,21 @@ def _read_all(
     return parsed
 
 
-_ALL_HINT_CONVERSATIONS = (
-    "Fix the field named above in the source file (see docs/release-format.md), "
-    "or set ingest.report_all_errors: true to list every bad file at once."
-)
+_REPORT_ALL = ", or set ingest.report_all_errors: true to list every bad file at once"
+
+
+def _conversations_hint(report_all: bool) -> str:
+    """What to do about bad conversation files (with ``report_all`` every one is listed already)."""
+    return (
+        "Fix the field named above in the source file (see docs/release-format.md)"
+        + ("" if report_all else _REPORT_ALL)
+        + "."
+    )
 
 
 def read_conversations(files: Sequence[Path], report_all: bool = False) -> list[tuple[Path, ConversationFile]]:
     """Validate conversation files; cross-file checks: unique conversation ids."""
-    parsed = _read_all(files, ConversationFile, report_all, _ALL_HINT_CONVERSATIONS)
+    parsed = _read_all(files, ConversationFile, report_all, _conversations_hint(report_all))
     problems: list[Problem] = []
     first_seen: dict[str, Path] = {}
     for path, conv in parsed:
@@ -411,14 +424,16 @@ def read_conversations(files: Sequence[Path], report_all: bool = False) -> list[
         else:
             first_seen[conv.conversationId] = path
     if problems:
-        raise ReleaseFormatError(problems, _ALL_HINT_CONVERSATIONS, n_files=len(files))
+        raise ReleaseFormatError(problems, _conversations_hint(True), n_files=len(files))
     return parsed
 
 
-def _em_hint(expected_model: str, expected_mode: str) -> str:
+def _em_hint(expected_model: str, expected_mode: str, report_all: bool = False) -> str:
+    """What to do about a model's bad output files (with ``report_all`` every one is listed already)."""
     return (
-        f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the "
-        "named field, or set ingest.report_all_errors: true to list every bad file at once."
+        f"These are the outputs of model {expected_model!r} (mode {expected_mode!r}); fix the named field"
+        + ("" if report_all else _REPORT_ALL)
+        + "."
     )
 
 
@@ -428,7 +443,9 @@ def read_em_files(
     """Validate one model's output files for one mode, each file on its own (the first part of
     ``read_em_outputs``; ``em_cross_file_error`` is the second). Raises the
     ``ReleaseFormatError`` of the first bad file (every bad file with ``report_all``)."""
-    return _read_all(files, EMOutputFile, report_all, _em_hint(expected_model, expected_mode), em_canonical.parse_file)
+    return _read_all(
+        files, EMOutputFile, report_all, _em_hint(expected_model, expected_mode, report_all), em_canonical.parse_file
+    )
 
 
 #: What the cross-file checks read of one EM output file: (path, conversationId, em_model, mode).
@@ -479,7 +496,7 @@ def em_cross_file_error(
         seen.setdefault(conversation_id, path)
     if not problems:
         return None
-    return ReleaseFormatError(problems, _em_hint(expected_model, expected_mode), n_files=len(identities))
+    return ReleaseFormatError(problems, _em_hint(expected_model, expected_mode, True), n_files=len(identities))
 
 
 def read_em_outputs(
