@@ -18,7 +18,6 @@ Conventions:
 from __future__ import annotations
 
 import json
-import typing
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -32,6 +31,7 @@ from ..tables import TableSpec, categorical, typed_column
 from . import em_canonical as canonical
 from . import normalize
 from .em_canonical import EMFile
+from .extras import has_extra_fields, node_fields
 from .read import json_path
 from .schema import (
     ConversationFile,
@@ -320,46 +320,14 @@ def diagnosis_recorded(participants: pd.DataFrame) -> pd.Series:
     """Per row of the ``participants`` table: whether the profile lists any trait, so that its
     ``diagnosis_group`` is known (a named diagnosis, or 'none' when the traits name none) rather
     than read from an empty list: a cohort that collects no traits (ESConv) records no diagnosis,
-    which is not the same as none."""
+    which is not the same as none. A table without a ``traits`` column (one made by hand, with
+    ``has_diagnosis`` only) is taken as recorded throughout, as before this distinction."""
+    if "traits" not in participants:
+        return pd.Series(True, index=participants.index)
     return participants["traits"].fillna("").astype(str) != ""
 
 
 #: Per model class: the fields that can hold a model (or a list of them), where extra fields can be.
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _holds_models(annotation: Any) -> bool:
-    """Whether a field of this type can hold a model object, itself or inside (Optional, list)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return True
-    return any(_holds_models(arg) for arg in typing.get_args(annotation))
-
-
-def _model_fields(cls: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of ``cls`` that can hold a model (or a list of them), read once per class."""
-    names = _FIELD_NAMES.get(cls)
-    if names is None:  # the property is slow: read it once per class
-        names = _FIELD_NAMES[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
-    return names
-
-
-def has_extra_fields(obj: BaseModel) -> bool:
-    """Whether any object under ``obj`` (itself included) has an unknown field. Iterative, and
-    building no path: the common answer (no) costs one look per object."""
-    stack = [obj]
-    while stack:
-        node = stack.pop()
-        if node.__pydantic_extra__:
-            return True
-        for name in _model_fields(type(node)):
-            child = getattr(node, name)
-            if isinstance(child, BaseModel):
-                stack.append(child)
-            elif isinstance(child, list):
-                stack.extend(item for item in child if isinstance(item, BaseModel))
-    return False
-
-
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
     """Every unknown field under ``obj`` as (source_file, json_path, value as JSON), in the order
     of the fields (an object's own unknown fields sorted by key, then its children's)."""
@@ -374,7 +342,7 @@ def _extra_fields_at(obj: BaseModel, source_file: str, loc: tuple) -> list[tuple
     if extra:
         for key, value in sorted(extra.items()):
             rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
-    for name in _model_fields(type(obj)):
+    for name in node_fields(type(obj)):
         child = getattr(obj, name)
         if isinstance(child, BaseModel):
             rows.extend(_extra_fields_at(child, source_file, (*loc, name)))
