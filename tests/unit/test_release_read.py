@@ -198,3 +198,47 @@ def test_several_bad_files_are_each_named_once(tmp_path):
     msg = str(err.value)
     for p in list_json_files(tmp_path):
         assert msg.count(str(p)) == 1, p.name
+
+
+def _renamed(source, path: tuple, new: str, tmp_path):
+    """``source`` (a file of tests/data/release) with the field at ``path`` renamed to ``new``."""
+    data = json.loads(source.read_text(encoding="utf-8"))
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[new] = node.pop(path[-1])
+    out = tmp_path / source.name
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("path", "new", "where", "known"),
+    [
+        (("prePanas",), "prePanass", "$.prePanass", "prePanas"),  # one letter added
+        (("prePanas",), "prepanas", "$.prepanas", "prePanas"),  # a change of case
+        (("turns", 0, "moodShiftTags"), "moodShiftTag", "$.turns[0].moodShiftTag", "moodShiftTags"),
+    ],
+)
+def test_a_misspelt_conversation_field_is_refused_naming_the_known_one(tmp_path, path, new, where, known):
+    """A misspelt field was kept aside as an extra field and the field it meant read as absent."""
+    file = _renamed(RELEASE / "valid" / "conversation_5.json", path, new, tmp_path)
+    obj, problems = parse_file(file, ConversationFile)
+    assert obj is None and len(problems) == 1
+    assert problems[0].json_path == where
+    assert f"unknown field {new!r} is close to {known!r}" in problems[0].message
+    assert f"rename it to {known!r}" in problems[0].message
+
+
+def test_a_misspelt_em_field_is_refused_and_a_field_of_ones_own_is_kept(tmp_path):
+    file = _renamed(
+        RELEASE / "em_valid" / "conversation_5.json", ("turns", 0, "em_emotion_tags"), "em_emotion_tag", tmp_path
+    )
+    obj, problems = parse_file(file, EMOutputFile)
+    assert obj is None and problems[0].json_path == "$.turns[0].em_emotion_tag"
+    assert "is close to 'em_emotion_tags'" in problems[0].message
+    own = _renamed(RELEASE / "em_valid" / "conversation_5.json", ("harness",), "my_notes", tmp_path)
+    obj, problems = parse_file(own, EMOutputFile)
+    assert (
+        problems == [] and obj is not None and obj.model_extra == {"my_notes": json.loads(own.read_text())["my_notes"]}
+    )

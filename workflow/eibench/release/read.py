@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from ..gcpause import cyclic_gc_paused
 from . import em_canonical
 from .em_canonical import EMFile
+from .extras import misspelt_fields
 from .json_bytes import has_long_digit_run
 from .schema import ConversationFile, EMOutputFile
 
@@ -241,10 +242,27 @@ def parse_file(path: Path, model: type[M], display: str | None = None) -> tuple[
     raw = _load_fast(data)
     if raw is not None:
         try:
-            return model.model_validate(raw), []
+            return _spelt_right(model.model_validate(raw), display or str(path))
         except ValidationError:
             pass
     return parse_file_reference(path, model, display)
+
+
+def _spelt_right(obj: M, name: str) -> tuple[M | None, list[Problem]]:
+    """``(obj, [])``, or ``(None, problems)`` naming each unknown field of ``obj`` that is a near
+    miss of a known one (``extras.misspelt_fields``): read as absent, it would vanish unseen."""
+    found = misspelt_fields(obj)
+    if not found:
+        return obj, []
+    return None, [
+        Problem(
+            name,
+            json_path(loc),
+            f"unknown field {loc[-1]!r} is close to {known!r}, which this object reads: a misspelt field is "
+            f"read as absent; rename it to {known!r} (a field of your own: give it a name unlike the format's)",
+        )
+        for loc, known in found
+    ]
 
 
 def parse_file_reference(path: Path, model: type[M], display: str | None = None) -> tuple[M | None, list[Problem]]:
@@ -301,9 +319,10 @@ def parse_file_reference(path: Path, model: type[M], display: str | None = None)
     if bad is not None:
         return None, [Problem(name, *bad)]
     try:
-        return model.model_validate(raw), []
+        obj = model.model_validate(raw)
     except ValidationError as err:
         return None, _problems_from_validation(name, err)
+    return _spelt_right(obj, name)
 
 
 class FolderEntryError(ReleaseFormatError):

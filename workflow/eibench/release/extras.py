@@ -1,0 +1,107 @@
+"""Unknown fields of a parsed file: whether there are any, and which are near misses of a
+known field (misspelt fields, read as absent).
+
+The format keeps a field it does not know aside (the ``extra_fields`` table), so that a
+release can carry fields of its own. A misspelt known field (``prePanass``, ``em_emotion_tag``)
+goes the same way: the file validates, and the field it meant is read as missing, without a
+word. ``misspelt_fields`` finds the unknown fields whose name is close to a name the object
+knows (a field or one of its spellings), so the reader can refuse the file, naming the field
+and the name it is close to.
+
+"Close" is ``difflib``'s similarity ratio of at least ``CUTOFF`` (0.85): one letter added,
+dropped or changed in a name of 7 letters or more, or a change of case. A field of one's own
+named unlike every known field (``notes``, ``annotatorId``) is kept as before.
+"""
+
+from __future__ import annotations
+
+import difflib
+import typing
+from typing import Any, Iterator
+
+from pydantic import AliasChoices, BaseModel
+
+CUTOFF = 0.85
+_KNOWN: dict[type, tuple[str, ...]] = {}
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _holds_models(annotation: Any) -> bool:
+    """Whether a field of this type can hold a model object, itself or inside (Optional, list)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_models(arg) for arg in typing.get_args(annotation))
+
+
+def node_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``cls`` that can hold a model (or a list of them), read once per class."""
+    names = _NODE_FIELDS.get(cls)
+    if names is None:  # the property is slow: read it once per class
+        names = _NODE_FIELDS[cls] = tuple(n for n, f in cls.model_fields.items() if _holds_models(f.annotation))
+    return names
+
+
+def has_extra_fields(obj: BaseModel) -> bool:
+    """Whether any object under ``obj`` (itself included) has an unknown field. Iterative, and
+    building no path: the common answer (no) costs one look per object."""
+    stack = [obj]
+    while stack:
+        node = stack.pop()
+        if node.__pydantic_extra__:
+            return True
+        for name in node_fields(type(node)):
+            child = getattr(node, name)
+            if isinstance(child, BaseModel):
+                stack.append(child)
+            elif isinstance(child, list):
+                stack.extend(item for item in child if isinstance(item, BaseModel))
+    return False
+
+
+def known_names(cls: type[BaseModel]) -> tuple[str, ...]:
+    """Every name an object of ``cls`` reads a field under: the fields and their spellings."""
+    found = _KNOWN.get(cls)
+    if found is None:
+        names: set[str] = set()
+        for name, info in cls.model_fields.items():
+            names.add(name)
+            alias = info.validation_alias
+            if isinstance(alias, str):
+                names.add(alias)
+            elif isinstance(alias, AliasChoices):
+                names.update(c for c in alias.choices if isinstance(c, str))
+            if info.alias:
+                names.add(info.alias)
+        found = _KNOWN[cls] = tuple(sorted(names))
+    return found
+
+
+def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
+    """(location of the unknown field, the known name it is close to) for every unknown field
+    under ``obj`` (itself included) whose name is a near miss of a name its object knows; the
+    location is the tuple of field names and list indices from ``obj``, ending with the unknown
+    field's name. A file without unknown fields costs one look per object."""
+    return list(_near_misses(obj, loc)) if has_extra_fields(obj) else []
+
+
+def _near_misses(obj: BaseModel, loc: tuple) -> Iterator[tuple[tuple, str]]:
+    extra = obj.__pydantic_extra__
+    if extra:
+        known = known_names(type(obj))
+        for key in sorted(extra):
+            if key in known:  # a second spelling of a field given (schema._SpelledNode keeps it aside)
+                continue
+            close = (
+                difflib.get_close_matches(key, known, n=1, cutoff=CUTOFF)
+                or [k for k in known if k.lower() == key.lower()][:1]
+            )
+            if close:
+                yield (*loc, key), close[0]
+    for name in node_fields(type(obj)):
+        child = getattr(obj, name)
+        if isinstance(child, BaseModel):
+            yield from _near_misses(child, (*loc, name))
+        elif isinstance(child, list):
+            for i, item in enumerate(child):
+                if isinstance(item, BaseModel):
+                    yield from _near_misses(item, (*loc, name, i))
