@@ -32,6 +32,25 @@ def test_participant_scores_average_conversations_and_skip_unknown_and_unscored_
     np.testing.assert_array_equal(diag, [True, False])
 
 
+def test_a_participant_without_a_recorded_diagnosis_is_in_neither_group():
+    """A profile without traits records no diagnosis: reading it as 'none' would put it in the
+    undiagnosed group. It is left out of the scores, the mixed model and the design's groups."""
+    from eibench.stats.design import cohort_design
+
+    conv = np.array([0.1, 0.3, 0.5, 0.6, 0.9, 0.7, 0.2, 0.4])
+    participant = np.array([0, 0, 1, 1, 2, 2, 3, 3])
+    diagnosed = np.array([True, True, False, False, False, False, True, True])
+    study = make_study({"emotion_f1": np.zeros((1, 8))}, participant=participant, diagnosed=diagnosed)
+    study.diagnosis_known = participant != 2  # participant 2's profile lists no trait
+    scores, diag = subgroups.participant_scores(study, conv)
+    np.testing.assert_allclose(scores, [0.2, 0.55, 0.3])
+    np.testing.assert_array_equal(diag, [True, False, True])
+    groups = cohort_design(study)["participants"]
+    assert groups["not_diagnosed"] == {"participants": 1, "conversations": 2}
+    assert groups["diagnosed"] == {"participants": 2, "conversations": 4}
+    assert groups["conversations_with_participant"] == 8
+
+
 def _brute_force_p(scores, labels) -> tuple[float, int]:
     """Every relabelling with the same number of labelled participants, by bit masks; exact
     arithmetic when the scores are integers."""

@@ -41,9 +41,10 @@ def cohort_design(study: Study) -> dict[str, Any]:
     """
     models, humans = study.with_role("model"), study.with_role("human")
     known = study.participant >= 0
+    recorded = known & study.diagnosis_recorded()  # a profile without traits is in neither group
     groups = {}
     for name, flag in (("diagnosed", True), ("not_diagnosed", False)):
-        sel = known & (study.diagnosed == flag)
+        sel = recorded & (study.diagnosed == flag)
         groups[name] = {"participants": int(len(np.unique(study.participant[sel]))), "conversations": int(sel.sum())}
     categories = Counter(c for c in study.category if isinstance(c, str))
     positions: list[str] = []

@@ -291,7 +291,7 @@ def _adjusted_diagnosis(study, conv: np.ndarray) -> float:
     over the conversations with a value and a known participant: the fixed part of
     subgroups.mixed_model, which on a noise-free study (no participant variance) is what its
     estimate targets. NaN when one group is empty."""
-    ok = np.isfinite(conv) & (study.participant >= 0)
+    ok = np.isfinite(conv) & (study.participant >= 0) & study.diagnosis_recorded()
     diag = study.diagnosed[ok].astype(float)
     if not 0 < diag.sum() < len(diag):
         return float("nan")

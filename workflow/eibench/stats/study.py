@@ -96,6 +96,13 @@ class Study:
         kind of annotation altogether, metrics/availability.py: its metrics are NaN throughout)."""
         return metric in self.values and bool(np.isfinite(self.values[metric][models]).any())
 
+    def diagnosis_recorded(self) -> np.ndarray:
+        """Per conversation: whether its participant's diagnosis is recorded, so that it can
+        enter a diagnosis analysis (``diagnosis_known``; every conversation when it is None)."""
+        if self.diagnosis_known is None:
+            return np.ones(self.n_conversations, dtype=bool)
+        return self.diagnosis_known
+
     def with_role(self, role: str) -> list[int]:
         """Row indices of the models with this role."""
         return [i for i, m in enumerate(self.models) if self.roles[m] == role]

@@ -34,10 +34,12 @@ def conversation_means(study: Study, metric: str, models: list[int]) -> np.ndarr
 
 
 def participant_scores(study: Study, conv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(score, diagnosed) per participant with at least one scored conversation."""
+    """(score, diagnosed) per participant with at least one scored conversation and a recorded
+    diagnosis (a profile without traits is left out: unknown is not 'no diagnosis')."""
     scores, diag = [], []
+    recorded = study.diagnosis_recorded()
     for p in range(len(study.participants)):
-        sel = (study.participant == p) & ~np.isnan(conv)
+        sel = (study.participant == p) & ~np.isnan(conv) & recorded
         if sel.any():
             scores.append(conv[sel].mean())
             diag.append(bool(study.diagnosed[sel][0]))
@@ -89,7 +91,7 @@ def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
             "n_turns": study.n_turns,
         }
     )
-    frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0)]
+    frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0) & study.diagnosis_recorded()]
     formula = "y ~ diagnosed + C(category) + n_turns" if frame["category"].nunique() > 1 else "y ~ diagnosed + n_turns"
     _, c = mixed.fit(formula, frame, term)
     sd = float(frame["y"].std(ddof=1)) if len(frame) > 1 else float("nan")
