@@ -139,3 +139,40 @@ def test_results_files_leaves_out_the_excluded_folders(tmp_path):
         "results/a/b.csv",
         "results/notebooks_list.csv",
     ]
+
+
+def test_only_the_files_upstream_of_the_targets_are_of_the_run(tmp_path):
+    """results/ can hold another configuration's files (an ESConv cohort after a default run, a
+    model no longer configured): their job records name inputs that now hold other data, so
+    they are left out, with files nobody wrote; a folder input takes the jobs writing into it."""
+    from eibench.report.manifest import of_this_run
+
+    jobs = [
+        _record("cohort", ["results/cohort/synthetic"]),
+        _record("predict", ["results/predictions/m/default/shard-0"], ["results/cohort/synthetic"]),
+        _record("score", ["results/scores/m.csv"], ["results/predictions/m/default"]),
+        _record("paper", ["paper/build/paper.pdf"], ["results/scores/m.csv"]),
+        _record("esconv_cohort", ["results/cohort/esconv"]),  # another configuration's
+        _record("predict", ["results/predictions/old/default/shard-0"], ["results/cohort/synthetic"]),
+    ]
+    paths = [
+        "paper/build/paper.pdf",
+        "results/cohort/esconv/c1.json",
+        "results/cohort/synthetic/c1.json",
+        "results/predictions/m/default/shard-0/c1.json",
+        "results/predictions/old/default/shard-0/c1.json",
+        "results/scores/m.csv",
+        "results/stray.txt",
+    ]
+    kept, others = of_this_run(paths, jobs, ["paper/build/paper.pdf"])
+    assert kept == [
+        "paper/build/paper.pdf",
+        "results/cohort/synthetic/c1.json",
+        "results/predictions/m/default/shard-0/c1.json",
+        "results/scores/m.csv",
+    ]
+    assert others == [
+        "results/cohort/esconv/c1.json",
+        "results/predictions/old/default/shard-0/c1.json",
+        "results/stray.txt",
+    ]

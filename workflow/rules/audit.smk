@@ -3,8 +3,9 @@
 
 
 rule manifest:
-    """List every file of results/ and the paper with size, sha256, rule, script, inputs and
-    params (read from the provenance line each job writes at the end of its log)."""
+    """List every file of this run in results/ (its job upstream of the paper) and the paper with
+    size, sha256, rule, script, inputs and params (read from the provenance line each job writes
+    at the end of its log)."""
     input:
         pdf="paper/build/paper.pdf",
     output:

@@ -50,6 +50,45 @@ def _owner_index(jobs: list[dict[str, Any]]) -> tuple[dict[str, int], list[tuple
     return files, dirs
 
 
+def _owner(rel: str, files: dict[str, int], dirs: list[tuple[str, int]]) -> int | None:
+    """The job that wrote ``rel``: the one naming it as an output, else the one whose output
+    folder holds it (the deepest); None when no job claims it."""
+    k = files.get(rel)
+    return k if k is not None else next((j for prefix, j in dirs if rel.startswith(prefix)), None)
+
+
+def of_this_run(
+    paths: Iterable[str], jobs: list[dict[str, Any]], targets: Iterable[str]
+) -> tuple[list[str], list[str]]:
+    """``paths`` split into the files of the run that built ``targets`` and the others.
+
+    A file is the run's when the job that wrote it is upstream of a target: the target's job,
+    the jobs that wrote its inputs (a folder input takes every job writing into it), and so on.
+    Files that another configuration left in results/ (a cohort or model the config no longer
+    selects) have no such path: listed, they would carry a job record whose inputs now hold
+    other data. Unclaimed files (no job record) are not the run's either."""
+    files, dirs = _owner_index(jobs)
+    outputs = [(Path(o).as_posix().rstrip("/"), k) for k, job in enumerate(jobs) for o in job["output"]]
+    todo, seen, upstream = list(targets), set[str](), set[int]()
+    while todo:
+        path = Path(todo.pop()).as_posix().rstrip("/")
+        if path in seen:
+            continue
+        seen.add(path)
+        owners = {k for o, k in outputs if o.startswith(path + "/")}
+        k = _owner(path, files, dirs)
+        if k is not None:
+            owners.add(k)
+        for k in owners - upstream:
+            upstream.add(k)
+            todo.extend(jobs[k]["input"])
+    kept: list[str] = []
+    others: list[str] = []
+    for rel in paths:
+        (kept if _owner(Path(rel).as_posix(), files, dirs) in upstream else others).append(rel)
+    return kept, others
+
+
 def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]]) -> dict[str, Any]:
     """The manifest of ``paths`` (relative to ``root``): one entry per file, sorted by path,
     and the jobs that wrote them (only those, numbered in order of first use). A later job that
@@ -58,9 +97,7 @@ def build_manifest(root: Path, paths: Iterable[str], jobs: list[dict[str, Any]])
     used: dict[int, int] = {}
     entries = []
     for rel in sorted(Path(p).as_posix() for p in paths):
-        k = files_owner.get(rel)
-        if k is None:
-            k = next((j for prefix, j in dir_owner if rel.startswith(prefix)), None)
+        k = _owner(rel, files_owner, dir_owner)
         if k is not None and k not in used:
             used[k] = len(used)
         full = root / rel
