@@ -541,3 +541,10 @@ def test_discriminability_difference_names_the_metrics_it_compares():
     claim = _claim("discriminability_difference", better="pairwise_acc", worse="emotion_f1")
     detail = claim_result(claim, _results())["detail"]
     assert detail == "log F ratio of pairwise accuracy (pairwise_acc) minus that of emotion F1 (emotion_f1)"
+
+
+def test_a_metric_label_keeps_an_acronym_inside_a_sentence():
+    from eibench.stats.claims import _label
+
+    assert _label("emotion_f1") == "emotion F1" and _label("not_a_metric") == "not_a_metric"
+    assert _label("panas_adjusted")[:5] == "PANAS"

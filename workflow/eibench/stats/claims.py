@@ -41,10 +41,12 @@ def _directional(estimate: float, lo: float, hi: float, p: float, direction: str
 
 
 def _label(metric: str) -> str:
-    """A metric's label (``metrics.registry``), lower-cased after its first letter as in a
-    sentence; the name itself when the registry has none."""
+    """A metric's label (``metrics.registry``) as inside a sentence: its first letter lower-cased
+    unless it opens an acronym ("PANAS ..."); the name itself when the registry has none."""
     m = BY_NAME.get(metric)
-    return m.label[0].lower() + m.label[1:] if m is not None else metric
+    if m is None:
+        return metric
+    return m.label if m.label[:2].isupper() else m.label[0].lower() + m.label[1:]
 
 
 def _not_tested(out: dict[str, Any], why: str) -> dict[str, Any]:
