@@ -176,3 +176,19 @@ def test_only_the_files_upstream_of_the_targets_are_of_the_run(tmp_path):
         "results/predictions/old/default/shard-0/c1.json",
         "results/stray.txt",
     ]
+
+
+def test_a_folder_claimed_by_a_stale_record_belongs_to_the_newer_one():
+    """Two records of the same output folder (a renamed log, a model moved between rules): the
+    newer one owns the files inside it, so they stay in the run's manifest."""
+    from eibench.report.manifest import of_this_run
+
+    jobs = [
+        _record("old", ["results/predictions/m"]),
+        _record("predict", ["results/predictions/m"]),
+        _record("paper", ["paper/build/paper.pdf"], ["results/predictions/m"]),
+    ]
+    kept, others = of_this_run(
+        ["paper/build/paper.pdf", "results/predictions/m/a.json"], jobs, ["paper/build/paper.pdf"]
+    )
+    assert kept == ["paper/build/paper.pdf", "results/predictions/m/a.json"] and others == []

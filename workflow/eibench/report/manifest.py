@@ -46,7 +46,9 @@ def _owner_index(jobs: list[dict[str, Any]]) -> tuple[dict[str, int], list[tuple
             norm = Path(out).as_posix().rstrip("/")
             files[norm] = k
             dirs.append((norm + "/", k))
-    dirs.sort(key=lambda d: -len(d[0]))  # the deepest directory owns a file
+    # The deepest directory owns a file; of two records claiming the same directory, the newer
+    # (later in ``jobs``, as ``files`` keeps it).
+    dirs.sort(key=lambda d: (-len(d[0]), -d[1]))
     return files, dirs
 
 
@@ -75,7 +77,9 @@ def of_this_run(
         if path in seen:
             continue
         seen.add(path)
-        owners = {k for o, k in outputs if o.startswith(path + "/")}
+        # the jobs writing inside a folder input: the current owner of each output (a stale
+        # record of the same output is not the run's)
+        owners = {files[o] for o, _ in outputs if o.startswith(path + "/")}
         k = _owner(path, files, dirs)
         if k is not None:
             owners.add(k)
