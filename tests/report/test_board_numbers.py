@@ -210,10 +210,11 @@ def test_the_top_and_bottom_intervals_are_the_primary_schemes_when_given():
 def test_a_profile_without_traits_records_no_diagnosis():
     from eibench.release.tidy import diagnosis_recorded
 
+    # "" is a profile that gives an empty list of traits (no diagnosis); None gives no traits at all
     people = pd.DataFrame({"traits": ["anxiety", "none", "", None], "has_diagnosis": [True, False, False, False]})
-    assert list(diagnosis_recorded(people)) == [True, True, False, False]
+    assert list(diagnosis_recorded(people)) == [True, True, True, False]
     nums = Numbers(scripts=SCRIPTS | {"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
     conv = pd.DataFrame({"subtopic": ["x"], "category": ["y"]})
     turns = pd.DataFrame({"conversation_id": ["c1", "c1"]})
     bn.add_data_counts(nums, conv, turns, people)
-    assert (nums.entries["n_diagnosis_recorded"]["value"], nums.entries["n_diagnosed"]["value"]) == (2, 1)
+    assert (nums.entries["n_diagnosis_recorded"]["value"], nums.entries["n_diagnosed"]["value"]) == (3, 1)

@@ -193,3 +193,27 @@ def test_predicted_totals_keep_where_they_were_given():
         ("delta", "total", "positive", -2.0, "beside_items"),
     ]
     assert em_tables([(Path("c1.json"), out)])["extra_fields"].empty  # read, not kept as unknown
+
+
+def test_a_profile_without_traits_is_told_from_one_with_an_empty_list(tmp_path):
+    """ESConv's profiles hold an id only: no diagnosis is recorded (traits null in the table);
+    a profile with traits [] gives none (""), read as no diagnosis, as 'none' is."""
+    import json
+
+    from eibench.release.read import read_conversations
+    from eibench.release.tidy import diagnosis_recorded, gold_tables
+
+    from ..conftest import RELEASE
+
+    base = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    paths = []
+    for k, profile in enumerate(({"participant_id": "pa"}, {"participant_id": "pb", "traits": []})):
+        path = tmp_path / f"c{k}.json"
+        data = dict(base, conversationId=f"c{k}", participant_profile=profile)
+        data["metadata"] = dict(base["metadata"], conversationId=f"c{k}")
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(path)
+    people = gold_tables(read_conversations(paths))["participants"].set_index("participant_id")
+    assert people["traits"].isna().to_dict() == {"pa": True, "pb": False} and people.loc["pb", "traits"] == ""
+    assert diagnosis_recorded(people).to_dict() == {"pa": False, "pb": True}
+    assert not people["has_diagnosis"].any()

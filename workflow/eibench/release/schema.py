@@ -403,12 +403,13 @@ class ParticipantProfile(_Node):
     schema_version: Optional[str | int] = None
     participant_id: Optional[SafeId] = None
     age: Annotated[Optional[str], BeforeValidator(lambda v: None if v is None else str(_scalar(v)))] = None
-    traits: StrList = Field(default_factory=list)
+    # None: the profile does not give traits (no diagnosis recorded); [] gives none of them
+    traits: Optional[StrList] = None
     goals: StrList = Field(default_factory=list)
     responses: dict[str, Any] = Field(default_factory=dict)
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    @field_validator("traits", "goals", "responses", "extra", mode="before")
+    @field_validator("goals", "responses", "extra", mode="before")
     @classmethod
     def _null_is_empty(cls, v: Any, info: Any) -> Any:
         if v is None:

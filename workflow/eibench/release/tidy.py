@@ -316,15 +316,22 @@ def diagnosis_group(traits: Sequence[str]) -> str:
     return groups[0] if len(groups) == 1 else "multiple"
 
 
+def _traits(profile: Any) -> list[str] | None:
+    """A profile's traits as the participants table keeps them: None when the profile does not
+    give them (no diagnosis recorded), else the list (empty: the participant gave none)."""
+    return None if profile.traits is None else list(profile.traits)
+
+
 def diagnosis_recorded(participants: pd.DataFrame) -> pd.Series:
-    """Per row of the ``participants`` table: whether the profile lists any trait, so that its
-    ``diagnosis_group`` is known (a named diagnosis, or 'none' when the traits name none) rather
-    than read from an empty list: a cohort that collects no traits (ESConv) records no diagnosis,
-    which is not the same as none. A table without a ``traits`` column (one made by hand, with
+    """Per row of the ``participants`` table: whether the profile gives traits (a list, empty
+    or not), so that its ``diagnosis_group`` is known (a named diagnosis, or 'none' when the
+    traits name none) rather than read from nothing: a cohort that collects no traits (ESConv,
+    whose profiles hold an id only) records no diagnosis, which is not the same as none; the
+    column is null there. A table without a ``traits`` column (one made by hand, with
     ``has_diagnosis`` only) is taken as recorded throughout, as before this distinction."""
     if "traits" not in participants:
         return pd.Series(True, index=participants.index)
-    return participants["traits"].fillna("").astype(str) != ""
+    return participants["traits"].notna()
 
 
 #: Per model class: the fields that can hold a model (or a list of them), where extra fields can be.
@@ -424,10 +431,10 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
         if prof is not None and pid is not None:
             entry = participants.setdefault(
                 pid,
-                {"age": prof.age, "traits": list(prof.traits), "goals": list(prof.goals), "n": 0, "consistent": True},
+                {"age": prof.age, "traits": _traits(prof), "goals": list(prof.goals), "n": 0, "consistent": True},
             )
             entry["n"] += 1
-            entry["consistent"] &= (entry["age"], entry["traits"]) == (prof.age, list(prof.traits))
+            entry["consistent"] &= (entry["age"], entry["traits"]) == (prof.age, _traits(prof))
         for idx, turn in enumerate(turns):
             t = turn.turnNumber
             ann = turn.annotations
@@ -486,10 +493,19 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
 
     for pid in sorted(participants):
         p = participants[pid]
-        group = diagnosis_group(p["traits"])
+        group = diagnosis_group(p["traits"] or [])
         age = None if p["age"] is None else str(p["age"])
         rows["participants"].append(
-            (pid, age, ";".join(p["traits"]), ";".join(p["goals"]), group, group != "none", p["n"], p["consistent"])
+            (
+                pid,
+                age,
+                None if p["traits"] is None else ";".join(p["traits"]),
+                ";".join(p["goals"]),
+                group,
+                group != "none",
+                p["n"],
+                p["consistent"],
+            )
         )
     return {name: GOLD_TABLES[name].frame(r) for name, r in rows.items()}
 
