@@ -417,6 +417,10 @@ rule paper_numbers:
             **config["uncertainty"],
             "n_bootstrap": config["statistics"]["n_bootstrap"],
             "claims_scheme": config["statistics"]["cluster"],
+            # the mode and rule set its schemes were computed on (the abstract pairs them with
+            # the leaderboard's composites only when they are the leaderboard's)
+            "mode": config["statistics"]["mode"],
+            "rule_set": config["statistics"]["rule_set"],
         },
         local_model=LOCAL_MODEL,
         seed=config["seed"],

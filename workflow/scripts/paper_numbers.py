@@ -50,10 +50,11 @@ with rule_log(snakemake) as log:  # noqa: F821
     add_data_counts(nums, pd.read_parquet(i.conversations), pd.read_parquet(i.turns), pd.read_parquet(i.participants))
     board = pd.read_csv(i.leaderboard)
     main = main_rows(board, p.mode)
+    # The primary scheme's intervals, where they are of the leaderboard's mode and rule set.
     schemes = pd.read_csv(i.unc_schemes)
-    models = add_leaderboard(
-        nums, main, p.ranked_roles, p.model_roles, schemes[schemes["scheme"] == p.uncertainty["primary"]]
-    )
+    same = p.uncertainty["mode"] == p.mode and p.uncertainty["rule_set"] == "parity"
+    primary = schemes[schemes["scheme"] == p.uncertainty["primary"]] if same else None
+    models = add_leaderboard(nums, main, p.ranked_roles, p.model_roles, primary)
     add_strict_comparison(nums, board, models, p.mode, p.ranked_roles)
     write_csv(add_rules_fired(nums, pd.read_csv(i.rule_counts), models, p.mode), o.rules_table)
     add_cohort(nums, p.about, p.model_kinds, models)

@@ -133,7 +133,7 @@ def emobench_m_replication(
         "n_distinct_print_errors": int(
             len(
                 averages.loc[
-                    averages["flagged"] & averages["known_print_error"], ["model_id", "dimension"]
+                    averages["flagged"] & averages["known_print_error"], ["model_id", "dimension", "metric", "printed"]
                 ].drop_duplicates()
             )
         ),

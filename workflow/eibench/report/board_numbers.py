@@ -80,6 +80,7 @@ def add_leaderboard(
     nums.add("n_humans", int(len(humans)), AGG)
     nums.add("n_human_conversations", int(humans["n_conversations"].max()) if len(humans) else 0, AGG)
     nums.add("n_ranked_baselines", int((models["role"] == "baseline").sum()), AGG)
+    nums.add("n_baselines", int((main["role"] == "baseline").sum()), AGG)
     if models.empty:
         raise ValueError(
             "no evaluated model (kind simulated, openai_compatible, anthropic or outputs_dir) in the "
