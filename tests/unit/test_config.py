@@ -130,8 +130,28 @@ def test_snakemake_stops_at_parse_time_on_an_unknown_key():
     run = _snakemake_dry_run("--config", "seeed=3")
     assert run.returncode != 0
     out = run.stdout + run.stderr
-    assert "unknown config key 'seeed'" in out and "allowed keys here" in out
+    assert "unknown config key 'seeed' (set in --config)" in out and "allowed keys here" in out
     assert "Job stats" not in out  # stopped before any job was planned
+
+
+def test_a_config_error_names_the_file_that_set_the_key(tmp_path):
+    """With several config files and --config merged, the error says which one set the key."""
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("statistics:\n  n_boostrap: 100\nseed: 7.0\n", encoding="utf-8")
+    run = _snakemake_dry_run("--configfile", str(mine))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert f"unknown config key 'statistics.n_boostrap' (set in {mine}) (did you mean 'n_bootstrap'?)" in out
+    assert f"config key 'seed' (set in {mine}): 7.0 is not of type 'integer'" in out
+
+
+def test_origin_is_the_last_source_that_gives_the_key():
+    from eibench.configuration import origin
+
+    sources = [("config/config.yaml", {"seed": 1, "models": [{"name": "a"}]}), ("--config", {"seed": 2})]
+    assert origin(["seed"], sources) == " (set in --config)"
+    assert origin(["models", 0, "name"], sources) == " (set in config/config.yaml)"
+    assert origin(["models", 3], sources) == "" and origin(["nowhere"], sources) == "" and origin(["seed"], []) == ""
 
 
 def test_snakemake_accepts_nested_overrides():

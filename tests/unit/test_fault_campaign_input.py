@@ -372,8 +372,9 @@ def test_a_binary_config_file_is_named(tmp_path):
 
 DRY_RUN_CASES = {
     # case id: (config file text, words of the message)
-    "seed_7.0": ("seed: 7.0\n", "config key 'seed': 7.0 is not of type 'integer'"),
-    "seed_quoted": ('seed: "7"\n', "config key 'seed': '7' is not of type 'integer'"),
+    # {file}: the config file's path (a schema error names the file that set the key)
+    "seed_7.0": ("seed: 7.0\n", "config key 'seed' (set in {file}): 7.0 is not of type 'integer'"),
+    "seed_quoted": ('seed: "7"\n', "config key 'seed' (set in {file}): '7' is not of type 'integer'"),
     "duplicate_key": (DUPLICATE, "key 'cohorts.synthetic.n_conversations' is given twice (lines 4 and 5)"),
     "model_named_leaderboard.csv": (
         "models:\n  - {name: leaderboard.csv, kind: simulated}\n  - {name: chance, kind: baseline, method: chance}\n",
@@ -395,6 +396,7 @@ def test_snakemake_stops_at_parse_time(case, tmp_path):
     file.write_text(text, encoding="utf-8")
     run = _dry_run("--configfile", str(file))
     out = run.stdout + run.stderr
+    words = words.replace("{file}", str(file))
     assert run.returncode != 0 and words in out, out
     if case == "duplicate_key":
         assert str(file) in out

@@ -13,7 +13,7 @@ import difflib
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import yaml
@@ -77,20 +77,43 @@ def _leaf_errors(error: ValidationError) -> list[ValidationError]:
     return [error]
 
 
-def _describe(error: ValidationError) -> str:
-    where = _key_path(error.absolute_path)
+#: Where the config's values came from, in the order applied (a later one overrides): a label
+#: ("config/esconv.yaml", "--config") and that source's mapping.
+Sources = Sequence[tuple[str, Any]]
+
+
+def origin(path: Sequence[object], sources: Sources) -> str:
+    """ " (set in <label>)" for the last source that gives the key at ``path`` (a config path of
+    keys and list indices), "" when none does or ``sources`` is empty."""
+    for label, data in reversed(sources):
+        node = data
+        for part in path:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                break
+        else:
+            return f" (set in {label})"
+    return ""
+
+
+def _describe(error: ValidationError, sources: Sources = ()) -> str:
+    where, set_here = _key_path(error.absolute_path), origin(list(error.absolute_path), sources)
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extras = sorted(set(error.instance) - set(allowed))
         parts = []
         for key in extras:
-            full = f"{where}.{key}" if error.absolute_path else key
+            full = f"{_key_path(error.absolute_path)}.{key}" if error.absolute_path else key
             guess = difflib.get_close_matches(key, allowed, n=1)
             hint = f" (did you mean {guess[0]!r}?)" if guess else ""
-            parts.append(f"unknown config key {full!r}{hint}; allowed keys here: {', '.join(allowed)}")
+            set_in = origin([*error.absolute_path, key], sources)
+            parts.append(f"unknown config key {full!r}{set_in}{hint}; allowed keys here: {', '.join(allowed)}")
         return "\n".join(parts)
     if error.validator == "required":
-        msg = f"config key {where!r} is missing a required key: {error.message}"
+        msg = f"config key {where!r}{set_here} is missing a required key: {error.message}"
         missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
         choices = [error.schema.get("properties", {}).get(k, {}).get("enum") for k in missing]
         for key, allowed in zip(missing, choices):
@@ -98,10 +121,10 @@ def _describe(error: ValidationError) -> str:
                 msg += f"; allowed values of {key!r}: {', '.join(map(str, allowed))}"
         return msg
     if error.validator == "type":
-        return f"config key {where!r}: {error.message}{_type_hint(error.instance, error.validator_value)}"
+        return f"config key {where!r}{set_here}: {error.message}{_type_hint(error.instance, error.validator_value)}"
     if error.validator in ("pattern", "minimum", "maximum") and "description" in error.schema:
-        return f"config key {where!r}: {error.message}; {error.schema['description'].strip()}"
-    return f"config key {where!r}: {error.message}"
+        return f"config key {where!r}{set_here}: {error.message}; {error.schema['description'].strip()}"
+    return f"config key {where!r}{set_here}: {error.message}"
 
 
 def _type_hint(value: Any, wanted: Any) -> str:
@@ -137,13 +160,14 @@ StrictValidator = validators.extend(
 )
 
 
-def validate_schema(config: dict[str, Any], schema: dict[str, Any]) -> list[str]:
-    """Every schema violation of ``config`` as a readable sentence (empty list if valid)."""
+def validate_schema(config: dict[str, Any], schema: dict[str, Any], sources: Sources = ()) -> list[str]:
+    """Every schema violation of ``config`` as a readable sentence (empty list if valid), each
+    naming the source that set the key when ``sources`` are given."""
     validator = StrictValidator(schema)
     messages: list[str] = []
     for error in sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path))):
         for leaf in _leaf_errors(error):
-            msg = _describe(leaf)
+            msg = _describe(leaf, sources)
             if msg not in messages:
                 messages.append(msg)
     return messages
@@ -361,9 +385,11 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
     return problems
 
 
-def validate_config(config: dict[str, Any], schema: dict[str, Any], base_dir: Path) -> None:
-    """Raise ``ConfigError`` listing every problem of ``config``; return None if it is valid."""
-    problems = validate_schema(config, schema)
+def validate_config(config: dict[str, Any], schema: dict[str, Any], base_dir: Path, sources: Sources = ()) -> None:
+    """Raise ``ConfigError`` listing every problem of ``config``; return None if it is valid.
+    ``sources``: the config files and ``--config`` values it was merged from (``origin``), so
+    that a schema problem names the file that set the key."""
+    problems = validate_schema(config, schema, sources)
     if not problems:
         problems = check_semantics(config, base_dir)
     if problems:

@@ -22,7 +22,7 @@ from eibench.forkserver import lifecycle as forkserver
 from eibench.cohorts import describe as describe_cohort
 from eibench.cohorts import model_kinds
 from eibench.cohorts import simulated as simulated_parts
-from eibench.config_files import check_config_files
+from eibench.config_files import check_config_files, read_config_file
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.folders import listing_digest, rule_inputs
@@ -41,8 +41,15 @@ _schema = load_schema(REPO / "config/schema/config.schema.yaml")
 # Only --config values are strings by accident (Snakemake reads nested ones with YAML's
 # BaseLoader); a string in a config file was written as one (seed: "7") and is an error.
 update_config(config, coerce_cli_strings(dict(workflow.config_settings.config), _schema))
+# Where each key came from, in the order of precedence (the configfile: directive's file, then
+# the --configfile files, which Snakemake applies over it, then --config), for the errors to name
+# the file that set a key.
+_given = list(dict.fromkeys(map(str, workflow.config_settings.configfiles or ())))
+_sources = [(f, read_config_file(f)) for f in dict.fromkeys(map(str, workflow.configfiles)) if f not in _given]
+_sources += [(f, read_config_file(f)) for f in _given]
+_sources.append(("--config", dict(workflow.config_settings.config)))
 try:
-    validate_config(config, _schema, Path.cwd())
+    validate_config(config, _schema, Path.cwd(), _sources)
 except ConfigError as _err:
     raise WorkflowError(str(_err)) from None
 
