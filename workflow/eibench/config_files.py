@@ -127,15 +127,22 @@ def read_config_file(path: str | Path) -> Any:
         loader.dispose()
 
 
-def check_config_files(paths: Iterable[str | Path]) -> list[str]:
-    """One message per config file that :func:`read_config_file` refuses (empty if all read)."""
+def read_config_files(paths: Iterable[str | Path]) -> tuple[dict[str, Any], list[str]]:
+    """Each file :func:`read_config_file` reads (path as given -> content), and one message per
+    file it refuses (empty if all read)."""
+    contents: dict[str, Any] = {}
     problems = []
     for path in paths:
         try:
-            read_config_file(path)
+            contents[str(path)] = read_config_file(path)
         except ConfigFileError as err:
             problems.append(str(err))
-    return problems
+    return contents, problems
+
+
+def check_config_files(paths: Iterable[str | Path]) -> list[str]:
+    """One message per config file that :func:`read_config_file` refuses (empty if all read)."""
+    return read_config_files(paths)[1]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ from eibench.forkserver import lifecycle as forkserver
 from eibench.cohorts import describe as describe_cohort
 from eibench.cohorts import model_kinds
 from eibench.cohorts import simulated as simulated_parts
-from eibench.config_files import check_config_files, read_config_file
+from eibench.config_files import read_config_files
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config
 from eibench.public.fetch import unavailable
 from eibench.release.folders import listing_digest, rule_inputs
@@ -34,7 +34,7 @@ REPO = Path(workflow.basedir)
 
 # Snakemake has read the config files (the configfile: directive's and --configfile's) and keeps
 # the last of a key given twice: each file is read again here, strictly (eibench.config_files).
-_file_problems = check_config_files(dict.fromkeys(map(str, workflow.configfiles)))
+_file_contents, _file_problems = read_config_files(dict.fromkeys(map(str, workflow.configfiles)))
 if _file_problems:
     raise WorkflowError("invalid configuration file:\n  - " + "\n  - ".join(_file_problems))
 _schema = load_schema(REPO / "config/schema/config.schema.yaml")
@@ -45,8 +45,8 @@ update_config(config, coerce_cli_strings(dict(workflow.config_settings.config), 
 # the --configfile files, which Snakemake applies over it, then --config), for the errors to name
 # the file that set a key.
 _given = list(dict.fromkeys(map(str, workflow.config_settings.configfiles or ())))
-_sources = [(f, read_config_file(f)) for f in dict.fromkeys(map(str, workflow.configfiles)) if f not in _given]
-_sources += [(f, read_config_file(f)) for f in _given]
+_sources = [(f, data) for f, data in _file_contents.items() if f not in _given]
+_sources += [(f, _file_contents[f]) for f in _given if f in _file_contents]
 _sources.append(("--config", dict(workflow.config_settings.config)))
 try:
     validate_config(config, _schema, Path.cwd(), _sources)
