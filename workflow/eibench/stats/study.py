@@ -50,17 +50,16 @@ class Study:
         pids = sorted(set(conv["participant_id"].dropna().astype(str)))
         pcode = {p: i for i, p in enumerate(pids)}
         participant = np.array([pcode.get(str(p), -1) if pd.notna(p) else -1 for p in conv["participant_id"]])
-        diagnosed = np.array(
-            [
-                bool(people.loc[p, "has_diagnosis"]) if pd.notna(p) and p in people.index else False
-                for p in conv["participant_id"]
-            ]
-        )
-        recorded = diagnosis_recorded(people)
-        diagnosis_known = np.array(
-            [bool(recorded[p]) if pd.notna(p) and p in people.index else False for p in conv["participant_id"]],
-            dtype=bool,
-        )
+
+        def per_conversation(flag: pd.Series) -> np.ndarray:
+            """A participant's flag for each conversation (False without a known participant)."""
+            return np.array(
+                [bool(flag[p]) if pd.notna(p) and p in people.index else False for p in conv["participant_id"]],
+                dtype=bool,
+            )
+
+        diagnosed = per_conversation(people["has_diagnosis"])
+        diagnosis_known = per_conversation(diagnosis_recorded(people))
         scores = conversation_scores[
             (conversation_scores["mode"] == mode) & (conversation_scores["rule_set"] == rule_set)
         ]
