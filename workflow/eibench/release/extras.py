@@ -76,19 +76,33 @@ def known_names(cls: type[BaseModel]) -> tuple[str, ...]:
     return found
 
 
+def with_extra_fields(obj: BaseModel, loc: tuple = ()) -> Iterator[tuple[BaseModel, tuple]]:
+    """Every object under ``obj`` (itself included) that has unknown fields, with its location
+    (field names and list indices from ``obj``), parents before their children and children in
+    field order."""
+    if obj.__pydantic_extra__:
+        yield obj, loc
+    for name in node_fields(type(obj)):
+        child = getattr(obj, name)
+        if isinstance(child, BaseModel):
+            yield from with_extra_fields(child, (*loc, name))
+        elif isinstance(child, list):
+            for i, item in enumerate(child):
+                if isinstance(item, BaseModel):
+                    yield from with_extra_fields(item, (*loc, name, i))
+
+
 def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
     """(location of the unknown field, the known name it is close to) for every unknown field
     under ``obj`` (itself included) whose name is a near miss of a name its object knows; the
     location is the tuple of field names and list indices from ``obj``, ending with the unknown
     field's name. A file without unknown fields costs one look per object."""
-    return list(_near_misses(obj, loc)) if has_extra_fields(obj) else []
-
-
-def _near_misses(obj: BaseModel, loc: tuple) -> Iterator[tuple[tuple, str]]:
-    extra = obj.__pydantic_extra__
-    if extra:
-        known = known_names(type(obj))
-        for key in sorted(extra):
+    if not has_extra_fields(obj):
+        return []
+    found = []
+    for node, at in with_extra_fields(obj, loc):
+        known = known_names(type(node))
+        for key in sorted(node.__pydantic_extra__ or {}):
             if key in known:  # a second spelling of a field given (schema._SpelledNode keeps it aside)
                 continue
             close = (
@@ -96,12 +110,5 @@ def _near_misses(obj: BaseModel, loc: tuple) -> Iterator[tuple[tuple, str]]:
                 or [k for k in known if k.lower() == key.lower()][:1]
             )
             if close:
-                yield (*loc, key), close[0]
-    for name in node_fields(type(obj)):
-        child = getattr(obj, name)
-        if isinstance(child, BaseModel):
-            yield from _near_misses(child, (*loc, name))
-        elif isinstance(child, list):
-            for i, item in enumerate(child):
-                if isinstance(item, BaseModel):
-                    yield from _near_misses(item, (*loc, name, i))
+                found.append(((*at, key), close[0]))
+    return found

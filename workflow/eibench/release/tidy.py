@@ -31,7 +31,7 @@ from ..tables import TableSpec, categorical, typed_column
 from . import em_canonical as canonical
 from . import normalize
 from .em_canonical import EMFile
-from .extras import has_extra_fields, node_fields
+from .extras import has_extra_fields, with_extra_fields
 from .read import json_path
 from .schema import (
     ConversationFile,
@@ -344,20 +344,11 @@ def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tupl
 
 
 def _extra_fields_at(obj: BaseModel, source_file: str, loc: tuple) -> list[tuple[str, str, str]]:
-    rows: list[tuple[str, str, str]] = []
-    extra = obj.model_extra
-    if extra:
-        for key, value in sorted(extra.items()):
-            rows.append((source_file, json_path((*loc, key)), json.dumps(value, sort_keys=True, ensure_ascii=False)))
-    for name in node_fields(type(obj)):
-        child = getattr(obj, name)
-        if isinstance(child, BaseModel):
-            rows.extend(_extra_fields_at(child, source_file, (*loc, name)))
-        elif isinstance(child, list):
-            for i, item in enumerate(child):
-                if isinstance(item, BaseModel):
-                    rows.extend(_extra_fields_at(item, source_file, (*loc, name, i)))
-    return rows
+    return [
+        (source_file, json_path((*at, key)), json.dumps(value, sort_keys=True, ensure_ascii=False))
+        for node, at in with_extra_fields(obj, loc)
+        for key, value in sorted((node.model_extra or {}).items())
+    ]
 
 
 def _panas_rows(cid: str, phase: str, panas: Panas | None) -> tuple[list[tuple], tuple]:
