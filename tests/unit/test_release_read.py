@@ -242,3 +242,48 @@ def test_a_misspelt_em_field_is_refused_and_a_field_of_ones_own_is_kept(tmp_path
     assert (
         problems == [] and obj is not None and obj.model_extra == {"my_notes": json.loads(own.read_text())["my_notes"]}
     )
+
+
+def _with_field(source, path: tuple, name: str, value, tmp_path):
+    """``source`` (a file of tests/data/release) with a field ``name`` added to the object at ``path``."""
+    data = json.loads(source.read_text(encoding="utf-8"))
+    node = data
+    for key in path:
+        node = node[key]
+    node[name] = value
+    out = tmp_path / source.name
+    out.write_text(json.dumps(data), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "given"),
+    [
+        ((), "om_model", "em_model"),  # close to a required field, which the file gives
+        (("turns", 0), "em_emotion_tags_raw", "em_emotion_tags"),
+        (("turns", 0), "EM_EMOTION_TAGS", "em_emotion_tags"),  # a change of case of a field given
+    ],
+)
+def test_a_field_of_ones_own_beside_the_field_it_is_close_to_is_kept(tmp_path, path, name, given):
+    """A misspelling takes the place of the field it meant: beside that field, a near name is one's own."""
+    source = RELEASE / "em_valid" / "conversation_5.json"
+    node = json.loads(source.read_text(encoding="utf-8"))
+    for key in path:
+        node = node[key]
+    assert given in node  # the test's premise: the field it is close to is given
+    obj, problems = parse_file(_with_field(source, path, name, "mine", tmp_path), EMOutputFile)
+    assert problems == [] and obj is not None
+    target = obj
+    for key in path:
+        target = target[key] if isinstance(key, int) else getattr(target, key)
+    assert target.model_extra is not None and target.model_extra[name] == "mine"
+
+
+def test_a_near_name_of_an_optional_field_given_as_null_is_kept(tmp_path):
+    """An explicit null is the field given: the near name beside it is not its misspelling."""
+    data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    data["prePanas"], data["prePanass"] = None, {"note": "mine"}
+    file = tmp_path / "conversation_5.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    obj, problems = parse_file(file, ConversationFile)
+    assert problems == [] and obj is not None and obj.prePanas is None

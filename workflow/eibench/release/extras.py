@@ -10,7 +10,9 @@ and the name it is close to.
 
 "Close" is ``difflib``'s similarity ratio of at least ``CUTOFF`` (0.85): one letter added,
 dropped or changed in a name of 7 letters or more, or a change of case. A field of one's own
-named unlike every known field (``notes``, ``annotatorId``) is kept as before.
+named unlike every known field (``notes``, ``annotatorId``) is kept as before, and so is one
+beside the field it is close to (``om_model`` in a file that gives ``em_model``): a misspelling
+takes the place of the field it meant, so a field given under its right name was not misspelt.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Iterator
 from pydantic import AliasChoices, BaseModel
 
 CUTOFF = 0.85
-_KNOWN: dict[type, tuple[str, ...]] = {}
+_KNOWN: dict[type, dict[str, str]] = {}
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -58,21 +60,22 @@ def has_extra_fields(obj: BaseModel) -> bool:
     return False
 
 
-def known_names(cls: type[BaseModel]) -> tuple[str, ...]:
-    """Every name an object of ``cls`` reads a field under: the fields and their spellings."""
+def known_names(cls: type[BaseModel]) -> dict[str, str]:
+    """Every name an object of ``cls`` reads a field under (the fields and their spellings),
+    sorted, each to the name of its field."""
     found = _KNOWN.get(cls)
     if found is None:
-        names: set[str] = set()
+        names: dict[str, str] = {}
         for name, info in cls.model_fields.items():
-            names.add(name)
+            names[name] = name
             alias = info.validation_alias
             if isinstance(alias, str):
-                names.add(alias)
+                names[alias] = name
             elif isinstance(alias, AliasChoices):
-                names.update(c for c in alias.choices if isinstance(c, str))
+                names.update((c, name) for c in alias.choices if isinstance(c, str))
             if info.alias:
-                names.add(info.alias)
-        found = _KNOWN[cls] = tuple(sorted(names))
+                names[info.alias] = name
+        found = _KNOWN[cls] = dict(sorted(names.items()))
     return found
 
 
@@ -94,7 +97,8 @@ def with_extra_fields(obj: BaseModel, loc: tuple = ()) -> Iterator[tuple[BaseMod
 
 def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
     """(location of the unknown field, the known name it is close to) for every unknown field
-    under ``obj`` (itself included) whose name is a near miss of a name its object knows; the
+    under ``obj`` (itself included) whose name is a near miss of a name its object knows and
+    whose object does not give that field (under any of its spellings, null included); the
     location is the tuple of field names and list indices from ``obj``, ending with the unknown
     field's name. A file without unknown fields costs one look per object."""
     if not has_extra_fields(obj):
@@ -109,6 +113,6 @@ def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
                 difflib.get_close_matches(key, known, n=1, cutoff=CUTOFF)
                 or [k for k in known if k.lower() == key.lower()][:1]
             )
-            if close:
+            if close and known[close[0]] not in node.model_fields_set:
                 found.append(((*at, key), close[0]))
     return found
