@@ -53,6 +53,40 @@ def test_intensity_errors(raw):
         normalize.intensity(raw)
 
 
+@pytest.mark.parametrize(
+    "raw,clamped",
+    [
+        (0, True),
+        (-3, True),
+        (9, True),
+        ("9", True),
+        (" 7.6 ", True),  # rounds to 8
+        (0.4, True),  # rounds to 0
+        (7.4, False),  # rounds to 7: in range
+        (0.6, False),
+        (7.5, True),  # half to even: 8
+        (6.5, False),  # half to even: 6
+        (1, False),
+        ("7", False),
+        ("intense", False),
+        (None, False),
+        ("very", False),  # refused by intensity, not clamped
+        (True, False),
+        (math.inf, False),
+        ("inf", False),
+    ],
+)
+def test_intensity_clamped(raw, clamped):
+    assert normalize.intensity_clamped(raw) is clamped
+
+
+def test_intensity_clamped_agrees_with_intensity():
+    """Clamped exactly when the rounded number differs from the normalised intensity."""
+    for tenth in range(-30, 120):
+        x = tenth / 10
+        assert normalize.intensity_clamped(x) is (round(x) != normalize.intensity(x)), x
+
+
 @pytest.mark.parametrize("raw,expected", [(9, 10), (10, 10), (35.5, 36), (34.5, 34), (70, 70), (75.4, 70)])
 def test_panas_total_rounded_and_clamped(raw, expected):
     assert normalize.panas_total(raw) == expected

@@ -76,6 +76,17 @@ def test_mood_tags_normalised(gold):
     assert list(c5["intensity"]) == [6, 5]
     c17 = tags[tags["conversation_id"] == "17"]
     assert list(c17["in_panas"]) == [True, True, False, True]  # 'Exhausted' is kept, flagged
+    assert not tags["intensity_clamped"].any()  # every intensity given is a word or in 1..7 after rounding
+
+
+def test_clamped_intensities_are_flagged(tmp_path):
+    data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    tags = next(t for t in data["turns"] if t.get("moodShiftTags"))["moodShiftTags"]
+    tags[:] = [{"emotion": "upset", "intensity": v} for v in (9, 7.4, "0", "mild", None)]
+    (tmp_path / "c.json").write_text(json.dumps(data), encoding="utf-8")
+    mood = gold_tables(read_conversations([tmp_path / "c.json"]))["mood_tags"]
+    assert list(mood["intensity"].astype(object).where(mood["intensity"].notna(), None)) == [7, 7, 1, 2, None]
+    assert list(mood["intensity_clamped"]) == [True, False, True, False, False]
 
 
 def test_turns_and_pairwise(gold):

@@ -30,6 +30,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         "rows": {name: int(len(df)) for name, df in tables.items()},
         "unknown_question_ids": sorted(set(tables["binary_judgements"].query("~known_question")["question_id"])),
         "tags_outside_panas": int((~tables["mood_tags"]["in_panas"]).sum()),
+        "intensities_clamped": int(tables["mood_tags"]["intensity_clamped"].sum()),
         "extra_fields": int(len(tables["extra_fields"])),
         "participants_with_conflicting_profiles": sorted(
             tables["participants"].query("~profile_consistent")["participant_id"]

@@ -74,6 +74,20 @@ def intensity(value: object) -> int | None:
     raise ValueError(f"intensity must be 1..7 or mild/moderate/intense, got {value!r}")
 
 
+def intensity_clamped(value: object) -> bool:
+    """Whether ``intensity`` clamps ``value``: a finite number or numeric string whose rounding
+    lies outside 1..7 (``0`` -> 1, ``9`` -> 7, ``"7.6"`` -> 7). False for null, the words, a
+    value already in 1..7 after rounding, and every value ``intensity`` refuses."""
+    if isinstance(value, str) and value.strip().lower() not in INTENSITY_WORDS:
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return not 1 <= _round_half_even(value) <= 7
+    return False
+
+
 def _round_half_even(x: float) -> int:
     # Python's round() is half-to-even, as is the public scorer's (Python) rounding.
     return int(round(x))

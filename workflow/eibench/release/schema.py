@@ -175,10 +175,26 @@ StrList = Annotated[list[str], BeforeValidator(_as_list)]
 
 # --------------------------------------------------------------------------- conversation file
 class MoodTag(_Node):
-    """A mood-shift tag: a PANAS word and an intensity 1..7 (words mild/moderate/intense)."""
+    """A mood-shift tag: a PANAS word and an intensity 1..7 (words mild/moderate/intense).
+    ``intensity_clamped``: whether the intensity given was a number outside 1..7, clamped into it."""
 
     emotion: str
     intensity: Intensity = None
+    _intensity_clamped: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _note_clamp(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        # The intensity is normalised by its field's validator, which keeps no state: the raw
+        # value is looked at here, once per tag, for the audit (release/tidy.py, ingest_report.json).
+        tag = handler(data)
+        if isinstance(data, dict) and normalize.intensity_clamped(data.get("intensity")):
+            tag._intensity_clamped = True
+        return tag
+
+    @property
+    def intensity_clamped(self) -> bool:
+        return self._intensity_clamped
 
     @field_validator("emotion")
     @classmethod

@@ -117,6 +117,7 @@ GOLD_TABLES: dict[str, TableSpec] = {
             ("emotion_raw", STR),
             ("in_panas", BOOL),
             ("intensity", INT),
+            ("intensity_clamped", BOOL),
         ),
         _spec(
             "binary_judgements",
@@ -451,7 +452,9 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
             )
             for k, tag in enumerate(turn.moodShiftTags):
                 word = normalize.emotion_word(tag.emotion)
-                rows["mood_tags"].append((cid, t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
+                rows["mood_tags"].append(
+                    (cid, t, k, word, tag.emotion, word in panas_by_word, tag.intensity, tag.intensity_clamped)
+                )
             for k, j in enumerate(judgements):
                 llm = normalize.yes_no_na(j.llmValue)
                 obs = normalize.yes_no_na(j.observedBehavior)
