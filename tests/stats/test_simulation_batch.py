@@ -3,6 +3,7 @@ study and resamples, determinism, chunking, and the tests left out."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -183,3 +184,85 @@ def test_a_drawn_design_without_participants_leaves_every_participant_unknown():
     assert len(category) == 12 and ((turns >= g.turns[0]) & (turns <= g.turns[1])).all()
     batch = sb.draw(g, [np.random.default_rng(2)], design_rng=np.random.default_rng(1))
     assert batch.values["emotion_f1"].shape[-1] == 12 and not batch.diagnosed.any()
+
+
+def _unrecorded_design(n_unrecorded: int = 3) -> sim.Generator:
+    """PLANTED's effects on a copied design whose last ``n_unrecorded`` participants have no
+    recorded diagnosis (profiles without traits), generated as undiagnosed."""
+    participant, diagnosed, category, turns = sb._design(PLANTED, np.random.default_rng(3))
+    P = len(diagnosed)
+    recorded = np.arange(P) < P - n_unrecorded
+    diagnosed = diagnosed & recorded
+    return sim.Generator(
+        **{
+            **{f: getattr(PLANTED, f) for f in ("n_conversations", "n_models", "n_humans", "human_conversations")},
+            "diagnosis": PLANTED.diagnosis,
+            "conversation_participant": tuple(int(p) for p in participant),
+            "conversation_category": tuple(category),
+            "participant_diagnosed": tuple(bool(d) for d in diagnosed),
+            "participant_recorded": tuple(bool(r) for r in recorded),
+            "turns_each": tuple(int(t) for t in turns),
+        }
+    )
+
+
+def test_unrecorded_participants_are_left_out_of_the_simulated_diagnosis_tests():
+    """As in a cohort's own analyses (Study.diagnosis_known): their conversations move neither
+    the permutation test nor the mixed model; read as undiagnosed, they would."""
+    g = _unrecorded_design()
+    batch, rngs = _batch(g, range(3))
+    unrecorded = (batch.participant >= 0) & ~batch.recorded
+    assert unrecorded.any() and not batch.diagnosed[unrecorded].any()
+    conv = batch.values["emotion_f1"][:, : g.n_models].mean(axis=1)
+    moved = conv + 0.3 * unrecorded  # the unrecorded participants' conversations shifted
+    base, shifted = sb._diagnosis(batch, conv, rngs), sb._diagnosis(batch, moved, rngs)
+    for column in ("p_diagnosis_permutation", "est_diagnosis", "lo_diagnosis", "hi_diagnosis"):
+        np.testing.assert_allclose(shifted[column], base[column], rtol=0, atol=1e-9, err_msg=column)
+    # The operating characteristics' diagnosis table (the claim's verdicts) alike.
+    from eibench.stats.operating import _diagnosis_table
+
+    values = dict(batch.values, emotion_f1=batch.values["emotion_f1"] + 0.3 * unrecorded)
+    before = _diagnosis_table(batch, ["emotion_f1"], rngs)
+    after = _diagnosis_table(dataclasses.replace(batch, values=values), ["emotion_f1"], rngs)
+    for b, a in zip(before, after):
+        pd.testing.assert_frame_equal(a, b, check_exact=False, atol=1e-9)
+    as_undiagnosed = dataclasses.replace(batch, recorded=None)
+    assert not np.allclose(
+        sb._diagnosis(as_undiagnosed, moved, rngs)["est_diagnosis"],
+        sb._diagnosis(as_undiagnosed, conv, rngs)["est_diagnosis"],
+    )
+
+
+def test_unrecorded_participants_vectorised_tests_equal_the_per_study_tests():
+    g = _unrecorded_design()
+    batch, rngs = _batch(g, range(2))
+    weights = cluster_weights(np.arange(g.n_conversations), B, np.random.default_rng(99))
+    table = sb.run_tests(batch, weights, 0.05, rngs)
+    for s in range(2):
+        study = sb.to_study(batch, s)
+        np.testing.assert_array_equal(study.diagnosis_recorded(), batch.diagnosis_rows | (batch.participant < 0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = sim.run_tests(study, B, np.random.default_rng(99), 0.05)
+        assert table.loc[s, "p_diagnosis_permutation"] == pytest.approx(ref["p_diagnosis_permutation"], abs=1e-12)
+        assert table.loc[s, "est_diagnosis"] == pytest.approx(ref["est_diagnosis"], abs=1e-5)
+
+
+def test_a_cohorts_unrecorded_participants_are_copied_by_the_simulated_design():
+    from eibench.stats.design import cohort_design
+
+    g = _unrecorded_design()
+    study, _ = sim.simulate(g, np.random.default_rng(4))
+    design = cohort_design(study)
+    assert design["participant_diagnosis_recorded"] == list(g.participant_recorded)
+    copied = sim.generator_design(design, 0.05)
+    assert copied["participant_recorded"] == g.participant_recorded
+    assert copied["n_diagnosed"] == sum(g.participant_diagnosed)
+    groups = design["participants"]
+    known = study.participant >= 0
+    assert (
+        groups["diagnosed"]["conversations"] + groups["not_diagnosed"]["conversations"]
+        == int((known & study.diagnosis_recorded()).sum())
+        < int(known.sum())
+    )
+    assert sim.Generator(**copied).n_recorded == sum(g.participant_recorded)

@@ -115,9 +115,13 @@ with rule_log(snakemake) as log:  # noqa: F821
                 if c["family"] == c3["family"]
                 and c["test"] not in ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")
             ]
-            share = null.n_diagnosed / max(null.n_participants, 1)
+            share = null.n_diagnosed / max(null.n_recorded, 1)  # of the participants whose diagnosis is recorded
             drawn = dict(
-                conversation_participant=None, conversation_category=None, participant_diagnosed=None, turns_each=None
+                conversation_participant=None,
+                conversation_category=None,
+                participant_diagnosed=None,
+                participant_recorded=None,
+                turns_each=None,
             )
             points = [
                 (k, replace(planted, n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share))), **drawn))

@@ -37,7 +37,8 @@ def cohort_design(study: Study) -> dict[str, Any]:
     ``metrics_humans``: metrics with a value for the models / for the raters. Per conversation, in
     the study's order, for the simulation to copy: ``conversation_participant`` (participant code,
     -1 unknown), ``conversation_category`` (None unknown); per participant code
-    ``participant_diagnosed``.
+    ``participant_diagnosed`` and ``participant_diagnosis_recorded`` (False: a profile without
+    traits, in neither group: ``participant_diagnosed`` False says nothing then).
     """
     models, humans = study.with_role("model"), study.with_role("human")
     known = study.participant >= 0
@@ -74,5 +75,8 @@ def cohort_design(study: Study) -> dict[str, Any]:
         "conversation_category": [c if isinstance(c, str) else None for c in study.category],
         "participant_diagnosed": [
             bool(study.diagnosed[study.participant == p].any()) for p in range(len(study.participants))
+        ],
+        "participant_diagnosis_recorded": [
+            bool(study.diagnosis_recorded()[study.participant == p].all()) for p in range(len(study.participants))
         ],
     }

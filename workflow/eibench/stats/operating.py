@@ -167,7 +167,7 @@ def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
     (reml, as the batch fits it), the participant permutation p and the difference of
     participant means."""
     models = slice(0, batch.n_models)
-    present = [p for p in range(batch.participants) if (batch.participant == p).any()]
+    present = [p for p in range(batch.participants) if (batch.diagnosis_rows & (batch.participant == p)).any()]
     labels = np.array([bool(batch.diagnosed[batch.participant == p][0]) for p in present], dtype=bool)
     n, k = len(present), int(labels.sum())
     per_metric = {}
@@ -543,6 +543,7 @@ def reliability_curve(
             conversation_participant=None,
             conversation_category=None,
             participant_diagnosed=None,
+            participant_recorded=None,
             turns_each=None,
         )
         batch = draw(gn, rngs_for(n), design_rng=design_rng_for(n))

@@ -100,6 +100,10 @@ class Generator:
     conversation_category: tuple[str | None, ...] | None = None
     participant_diagnosed: tuple[bool, ...] | None = None
     turns_each: tuple[int, ...] | None = None
+    # Per participant code of a copied design: whether their diagnosis is recorded (None: every
+    # one's). An unrecorded participant is simulated without the diagnosis effect and, as in the
+    # cohort's own analyses, left out of the diagnosis tests (Study.diagnosis_known).
+    participant_recorded: tuple[bool, ...] | None = None
     skip: frozenset[str] = frozenset()  # tests (TESTS keys) left out for this design
     # Pearson correlation of every pair of a model's four abilities (0: independent, the default);
     # drawn by simulation_batch.draw only (operating.py: the independence claim at its margin).
@@ -107,6 +111,24 @@ class Generator:
 
     def effect(self, name: str, capability: str) -> float:
         return dict(getattr(self, name)).get(capability, 0.0)
+
+    @property
+    def n_recorded(self) -> int:
+        """Participants whose diagnosis is recorded (diagnosed or not)."""
+        if self.participant_recorded is None or self.conversation_participant is None:
+            return self.n_participants
+        return int(sum(self.participant_recorded))
+
+
+def diagnosis_known(g: Generator, participant: np.ndarray) -> np.ndarray | None:
+    """Per conversation of a design with participant codes ``participant`` (-1 unknown): whether
+    its participant's diagnosis is recorded (False without a known participant); None when every
+    participant's is (a drawn design, or a copied one without unrecorded participants)."""
+    if g.participant_recorded is None or g.conversation_participant is None or all(g.participant_recorded):
+        return None
+    recorded = np.array(g.participant_recorded, dtype=bool)
+    known = participant >= 0
+    return known & (recorded[np.where(known, participant, 0)] if len(recorded) else False)
 
 
 def _derived(values: dict[str, np.ndarray]) -> None:
@@ -217,6 +239,7 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
         n_turns.astype(float),
         values,
         turns,
+        diagnosis_known(g, participant),
     )
     truth = {"ability": ability, "diag_share": float(diag.mean()), "romantic_share": float(romantic.mean())}
     return study, truth
@@ -372,6 +395,7 @@ def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
         "conversation_participant": tuple(design["conversation_participant"]),
         "conversation_category": tuple(design["conversation_category"]),
         "participant_diagnosed": tuple(people),
+        "participant_recorded": tuple(design.get("participant_diagnosis_recorded") or (True,) * len(people)),
         "turns_each": tuple(design["turns"]),
         "skip": frozenset(left_out(design, alpha)),
     }
@@ -397,6 +421,7 @@ def simulated_design(study: Study) -> dict[str, Any]:
         "conversation_participant": d["conversation_participant"],
         "conversation_category": d["conversation_category"],
         "participant_diagnosed": d["participant_diagnosed"],
+        "participant_diagnosis_recorded": d["participant_diagnosis_recorded"],
     }
 
 

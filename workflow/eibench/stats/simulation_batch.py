@@ -40,7 +40,17 @@ from .bootstrap import bootstrap_p, cluster_weights
 from .drift import _bin
 from .multiplicity import adjust_present
 from .ranks import _permutation_with_discordances
-from .simulation import CAPABILITIES, CATEGORIES, METRICS, ROMANTIC, RUN_COLUMNS, TESTS, Generator, _derived
+from .simulation import (
+    CAPABILITIES,
+    CATEGORIES,
+    METRICS,
+    ROMANTIC,
+    RUN_COLUMNS,
+    TESTS,
+    Generator,
+    _derived,
+    diagnosis_known,
+)
 from .study import Study
 from .subgroups import MAX_EXACT, permutation_test
 
@@ -62,10 +72,20 @@ class Batch:
     values: dict[str, np.ndarray]
     om_turns: np.ndarray
     twin_hp: np.ndarray
+    # Per conversation: whether its participant's diagnosis is recorded (simulation.diagnosis_known;
+    # None: every one's).
+    recorded: np.ndarray | None = None
 
     @property
     def n_models(self) -> int:
         return self.g.n_models
+
+    @property
+    def diagnosis_rows(self) -> np.ndarray:
+        """Per conversation: whether it enters the diagnosis tests (its participant known, and
+        their diagnosis recorded), as Study.diagnosis_recorded does for a cohort."""
+        known = self.participant >= 0
+        return known if self.recorded is None else known & self.recorded
 
     @cached_property
     def turn_labels(self) -> tuple[pd.api.extensions.ExtensionArray, pd.api.extensions.ExtensionArray]:
@@ -178,7 +198,20 @@ def draw(
         twin[s] = np.where(t_answers, t_base + rng.normal(0, 1.0, size=(M, n)) * sd[hp][None, :], np.nan)
     values = {m: grid[:, k] for k, m in enumerate(names)}
     _derived(values)
-    return Batch(g, participant, P, diag, category, n_turns.astype(float), rel, turn_conv, values, om_turns, twin)
+    return Batch(
+        g,
+        participant,
+        P,
+        diag,
+        category,
+        n_turns.astype(float),
+        rel,
+        turn_conv,
+        values,
+        om_turns,
+        twin,
+        diagnosis_known(g, participant),
+    )
 
 
 def to_study(batch: Batch, s: int, twin: bool = False, turns: bool = True) -> Study:
@@ -213,6 +246,7 @@ def to_study(batch: Batch, s: int, twin: bool = False, turns: bool = True) -> St
         batch.n_turns,
         values,
         table,
+        batch.recorded,
     )
 
 
@@ -244,7 +278,8 @@ def _boot_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 def _diagnosis(batch: Batch, conv: np.ndarray, rngs) -> dict[str, np.ndarray]:
     S = conv.shape[0]
-    present = [p for p in range(batch.participants) if (batch.participant == p).any()]
+    rows = batch.diagnosis_rows
+    present = [p for p in range(batch.participants) if (rows & (batch.participant == p)).any()]
     scores = (
         np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
         if present
@@ -263,7 +298,6 @@ def _diagnosis(batch: Batch, conv: np.ndarray, rngs) -> dict[str, np.ndarray]:
         perm = (np.abs(diff) >= np.abs(observed)[:, None] - 1e-12).mean(axis=1)
     elif 0 < k < n:  # Monte-Carlo relabelling, study by study
         perm = np.array([permutation_test(scores[s], labels, rngs[s])["p_value"] for s in range(S)])
-    rows = batch.participant >= 0
     cats = sorted({c for c in batch.category[rows]}, key=str)
     cols = [np.ones(rows.sum()), batch.diagnosed[rows].astype(float)]
     if len(cats) > 1:
