@@ -216,5 +216,8 @@ def test_a_profile_without_traits_records_no_diagnosis():
     nums = Numbers(scripts=SCRIPTS | {"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
     conv = pd.DataFrame({"subtopic": ["x"], "category": ["y"]})
     turns = pd.DataFrame({"conversation_id": ["c1", "c1"]})
-    bn.add_data_counts(nums, conv, turns, people)
+    tags = pd.DataFrame({"in_panas": [True, False, True], "intensity_clamped": [False, True, True]})
+    bn.add_data_counts(nums, conv, turns, people, tags)
     assert (nums.entries["n_diagnosis_recorded"]["value"], nums.entries["n_diagnosed"]["value"]) == (3, 1)
+    counts = [nums.entries[k]["value"] for k in ("n_gold_tags", "n_tags_outside_panas", "n_intensities_clamped")]
+    assert counts == [3, 1, 2]

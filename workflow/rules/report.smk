@@ -315,6 +315,7 @@ rule paper_numbers:
         conversations=GOLD["conversations"],
         turns=GOLD["turns"],
         participants=GOLD["participants"],
+        mood_tags=GOLD["mood_tags"],
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)

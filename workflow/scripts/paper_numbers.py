@@ -47,7 +47,13 @@ with rule_log(snakemake) as log:  # noqa: F821
         "mode": p.mode,
         "config_digest": p.config_digest,
     }
-    add_data_counts(nums, pd.read_parquet(i.conversations), pd.read_parquet(i.turns), pd.read_parquet(i.participants))
+    add_data_counts(
+        nums,
+        pd.read_parquet(i.conversations),
+        pd.read_parquet(i.turns),
+        pd.read_parquet(i.participants),
+        pd.read_parquet(i.mood_tags, columns=["in_panas", "intensity_clamped"]),
+    )
     board = pd.read_csv(i.leaderboard)
     main = main_rows(board, p.mode)
     # The primary scheme's intervals, where they are of the leaderboard's mode and rule set.

@@ -36,10 +36,14 @@ TABLE_METRICS = (
 )
 
 
-def add_data_counts(nums: Numbers, conv: pd.DataFrame, turns: pd.DataFrame, people: pd.DataFrame) -> None:
+def add_data_counts(
+    nums: Numbers, conv: pd.DataFrame, turns: pd.DataFrame, people: pd.DataFrame, tags: pd.DataFrame
+) -> None:
     """Counts of the cohort: conversations, turns, participants (those whose profile records
-    traits, where a diagnosis would be, and those with a diagnosis), subtopics, categories, and
-    turns per conversation (min, max, median). A participant without traits has no recorded
+    traits, where a diagnosis would be, and those with a diagnosis), subtopics, categories,
+    turns per conversation (min, max, median), and the gold mood tags (``tags``, the gold
+    mood_tags table): all of them, those naming a word outside the PANAS list and those whose
+    intensity was outside 1..7 and clamped into it. A participant without traits has no recorded
     diagnosis, which is not the same as none (``release.tidy.diagnosis_group`` reads it as none)."""
     nums.add("n_conversations", int(len(conv)), INGEST)
     nums.add("n_turns", int(len(turns)), INGEST)
@@ -52,6 +56,9 @@ def add_data_counts(nums: Numbers, conv: pd.DataFrame, turns: pd.DataFrame, peop
     nums.add("turns_min", int(per.min()), INGEST)
     nums.add("turns_max", int(per.max()), INGEST)
     nums.add("turns_median", float(per.median()), INGEST, digits=1)
+    nums.add("n_gold_tags", int(len(tags)), INGEST)
+    nums.add("n_tags_outside_panas", int((~tags["in_panas"].astype(bool)).sum()), INGEST)
+    nums.add("n_intensities_clamped", int(tags["intensity_clamped"].astype(bool).sum()), INGEST)
 
 
 def main_rows(board: pd.DataFrame, mode: str) -> pd.DataFrame:
