@@ -279,6 +279,20 @@ def test_a_field_of_ones_own_beside_the_field_it_is_close_to_is_kept(tmp_path, p
     assert target.model_extra is not None and target.model_extra[name] == "mine"
 
 
+def test_a_near_name_as_close_to_a_missing_field_as_to_one_given_is_refused(tmp_path):
+    """``alternate`` is as close to ``alternate1`` (missing) as to ``alternate2`` (given): it
+    may mean the missing one, which would be read as absent."""
+    data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    turn = next(k for k, t in enumerate(data["turns"]) if (t.get("annotations") or {}).get("alternateResponses"))
+    data["turns"][turn]["annotations"]["alternateResponses"] = {"alternate2": "edited", "alternate": "improved"}
+    file = tmp_path / "conversation_5.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    obj, problems = parse_file(file, ConversationFile)
+    assert obj is None and len(problems) == 1
+    assert problems[0].json_path == f"$.turns[{turn}].annotations.alternateResponses.alternate"
+    assert "is close to 'alternate1'" in problems[0].message
+
+
 def test_a_near_name_of_an_optional_field_given_as_null_is_kept(tmp_path):
     """An explicit null is the field given: the near name beside it is not its misspelling."""
     data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))

@@ -98,9 +98,10 @@ def with_extra_fields(obj: BaseModel, loc: tuple = ()) -> Iterator[tuple[BaseMod
 def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
     """(location of the unknown field, the known name it is close to) for every unknown field
     under ``obj`` (itself included) whose name is a near miss of a name its object knows and
-    whose object does not give that field (under any of its spellings, null included); the
-    location is the tuple of field names and list indices from ``obj``, ending with the unknown
-    field's name. A file without unknown fields costs one look per object."""
+    whose object does not give that field (under any of its spellings, null included; of
+    several such names, the closest); the location is the tuple of field names and list
+    indices from ``obj``, ending with the unknown field's name. A file without unknown fields
+    costs one look per object."""
     if not has_extra_fields(obj):
         return []
     found = []
@@ -109,10 +110,12 @@ def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
         for key in sorted(node.__pydantic_extra__ or {}):
             if key in known:  # a second spelling of a field given (schema._SpelledNode keeps it aside)
                 continue
-            close = (
-                difflib.get_close_matches(key, known, n=1, cutoff=CUTOFF)
-                or [k for k in known if k.lower() == key.lower()][:1]
-            )
-            if close and known[close[0]] not in node.model_fields_set:
-                found.append(((*at, key), close[0]))
+            # Every known name it is close to, best first: a key as close to a field given as to
+            # one missing (``alternate`` beside ``alternate2``) may mean the missing one.
+            close = difflib.get_close_matches(key, known, n=len(known), cutoff=CUTOFF) + [
+                k for k in known if k.lower() == key.lower()
+            ]
+            missing = [k for k in close if known[k] not in node.model_fields_set]
+            if missing:
+                found.append(((*at, key), missing[0]))
     return found
