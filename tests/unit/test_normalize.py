@@ -47,7 +47,7 @@ def test_intensity(raw, expected):
     assert normalize.intensity(raw) == expected
 
 
-@pytest.mark.parametrize("raw", ["very", "", True, math.nan, math.inf, [3]])
+@pytest.mark.parametrize("raw", ["very", "", True, math.nan, math.inf, [3], 10**400])
 def test_intensity_errors(raw):
     with pytest.raises(ValueError, match="intensity"):
         normalize.intensity(raw)
@@ -74,6 +74,7 @@ def test_intensity_errors(raw):
         (True, False),
         (math.inf, False),
         ("inf", False),
+        (10**400, False),  # refused by intensity (beyond a float), not clamped
     ],
 )
 def test_intensity_clamped(raw, clamped):

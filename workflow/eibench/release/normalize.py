@@ -60,8 +60,9 @@ def intensity(value: object) -> int | None:
     if isinstance(value, bool):
         raise ValueError(f"intensity must be 1..7 or mild/moderate/intense, got {value!r}")
     if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise ValueError(f"intensity must be a finite number, got {value!r}")
+        if not _finite(value):
+            shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else repr(value)
+            raise ValueError(f"intensity must be a finite number a 64-bit float can hold, got {shown}")
         return int(min(7, max(1, _round_half_even(value))))
     if isinstance(value, str):
         word = value.strip().lower()
@@ -83,9 +84,18 @@ def intensity_clamped(value: object) -> bool:
             value = float(value.strip())
         except ValueError:
             return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value):
         return not 1 <= _round_half_even(value) <= 7
     return False
+
+
+def _finite(value: int | float) -> bool:
+    """Whether ``value`` is finite and a 64-bit float can hold it (JSON allows an integer of any
+    number of digits; beyond about 1.8e308, ``math.isfinite`` raises OverflowError)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _round_half_even(x: float) -> int:
