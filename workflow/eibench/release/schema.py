@@ -175,18 +175,36 @@ StrList = Annotated[list[str], BeforeValidator(_as_list)]
 
 # --------------------------------------------------------------------------- conversation file
 class MoodTag(_Node):
-    """A mood-shift tag: a PANAS word and an intensity 1..7 (words mild/moderate/intense).
-    ``intensity_clamped``: whether the intensity given was a number outside 1..7, clamped into it."""
+    """A mood-shift tag: a PANAS word and an intensity 1..7 (words mild/moderate/intense)."""
 
     emotion: str
     intensity: Intensity = None
+
+    @field_validator("emotion")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("an emotion tag needs a word; this one is empty")
+        return v
+
+
+class GoldMoodTag(MoodTag):
+    """A participant's mood-shift tag (``moodShiftTags``), which also notes whether the intensity
+    given was clamped (``intensity_clamped``: a number whose rounding lay outside 1..7), for the
+    audit (the gold mood_tags table, ingest_report.json). Predicted tags are not audited so: it
+    is a Python call per tag, and a model's tags number thousands.
+
+    The flag is set when the tag is validated from its raw value: ``model_construct``,
+    ``model_copy(update=...)`` and a tag validated again from its ``model_dump()`` do not set it
+    anew, and it takes part in ``==`` (pydantic compares private attributes)."""
+
     _intensity_clamped: bool = PrivateAttr(default=False)
 
     @model_validator(mode="wrap")
     @classmethod
     def _note_clamp(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
-        # The intensity is normalised by its field's validator, which keeps no state: the raw
-        # value is looked at here, once per tag, for the audit (release/tidy.py, ingest_report.json).
+        # The intensity's own validator normalises it and keeps no state: the raw value is
+        # looked at here.
         tag = handler(data)
         if isinstance(data, dict) and normalize.intensity_clamped(data.get("intensity")):
             tag._intensity_clamped = True
@@ -195,13 +213,6 @@ class MoodTag(_Node):
     @property
     def intensity_clamped(self) -> bool:
         return self._intensity_clamped
-
-    @field_validator("emotion")
-    @classmethod
-    def _not_blank(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("an emotion tag needs a word; this one is empty")
-        return v
 
 
 class BinaryJudgement(_SpelledNode):
@@ -285,7 +296,7 @@ class Turn(_Node):
     turnNumber: int = Field(ge=1, le=MAX_TURN_NUMBER)
     userMessage: str
     llmResponse: str
-    moodShiftTags: list[MoodTag] = Field(default_factory=list)
+    moodShiftTags: list[GoldMoodTag] = Field(default_factory=list)
     annotations: Optional[TurnAnnotations] = None
 
     @field_validator("moodShiftTags", mode="before")
