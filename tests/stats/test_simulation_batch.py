@@ -240,7 +240,8 @@ def test_unrecorded_participants_vectorised_tests_equal_the_per_study_tests():
     table = sb.run_tests(batch, weights, 0.05, rngs)
     for s in range(2):
         study = sb.to_study(batch, s)
-        np.testing.assert_array_equal(study.diagnosis_recorded(), batch.diagnosis_rows | (batch.participant < 0))
+        known = batch.participant >= 0
+        np.testing.assert_array_equal(study.diagnosis_recorded()[known], batch.diagnosis_rows[known])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ref = sim.run_tests(study, B, np.random.default_rng(99), 0.05)
@@ -266,3 +267,19 @@ def test_a_cohorts_unrecorded_participants_are_copied_by_the_simulated_design():
         < int(known.sum())
     )
     assert sim.Generator(**copied).n_recorded == sum(g.participant_recorded)
+
+
+def test_no_recorded_diagnosis_gives_empty_diagnosis_tests_not_an_error():
+    """Every participant unrecorded (ESConv-like profiles): nothing enters the diagnosis tests."""
+    from eibench.stats.operating import _diagnosis_table
+
+    participant, _, category, turns = sb._design(PLANTED, np.random.default_rng(3))
+    g = dataclasses.replace(
+        _unrecorded_design(),
+        participant_diagnosed=(False,) * (participant.max() + 1),
+        participant_recorded=(False,) * (participant.max() + 1),
+    )
+    batch, rngs = _batch(g, range(2))
+    assert not batch.diagnosis_rows.any()
+    (table, _) = _diagnosis_table(batch, ["emotion_f1"], rngs)
+    assert table[["adjusted_effect", "p_permutation", "difference"]].isna().all().all()

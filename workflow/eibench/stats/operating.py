@@ -174,12 +174,10 @@ def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
     for metric in metrics:
         conv = batch.values[metric][:, models].mean(axis=1)
         fit = _diagnosis(batch, conv, rngs)
-        scores = np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
-        diff = (
-            scores[:, labels].mean(axis=1) - scores[:, ~labels].mean(axis=1)
-            if 0 < k < n
-            else np.full(len(conv), np.nan)
-        )
+        diff = np.full(len(conv), np.nan)  # both groups needed (none when no diagnosis is recorded)
+        if 0 < k < n:
+            scores = np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
+            diff = scores[:, labels].mean(axis=1) - scores[:, ~labels].mean(axis=1)
         per_metric[metric] = (fit, diff)
     S = batch.om_turns.shape[0]
     return [

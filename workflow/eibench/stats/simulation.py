@@ -93,9 +93,9 @@ class Generator:
     romantic: tuple[tuple[str, float], ...] = ()
     drift: tuple[tuple[str, float], ...] = ()
     human_shift: tuple[tuple[str, float], ...] = ()
-    # A copied design (all three or none): per conversation its participant code (-1 unknown) and
-    # category (None unknown), and per participant code whether they have a diagnosis; with
-    # ``turns_each`` the turns of each conversation. They override the drawn design above.
+    # A copied design (all four or none): per conversation its participant code (-1 unknown) and
+    # category (None unknown), per participant code whether they have a diagnosis, and
+    # ``turns_each``, the turns of each conversation. They override the drawn design above.
     conversation_participant: tuple[int, ...] | None = None
     conversation_category: tuple[str | None, ...] | None = None
     participant_diagnosed: tuple[bool, ...] | None = None
