@@ -228,3 +228,47 @@ def test_a_profile_without_traits_is_told_from_one_with_an_empty_list(tmp_path):
     assert people["traits"].isna().to_dict() == {"pa": True, "pb": False} and people.loc["pb", "traits"] == ""
     assert diagnosis_recorded(people).to_dict() == {"pa": False, "pb": True}
     assert not people["has_diagnosis"].any()
+    # Not recorded is neither group: null, not 'none' / False.
+    assert pd.isna(people.loc["pa", "diagnosis_group"]) and pd.isna(people.loc["pa", "has_diagnosis"])
+    assert (people.loc["pb", "diagnosis_group"], bool(people.loc["pb", "has_diagnosis"])) == ("none", False)
+
+
+def _profiles(tmp_path, profiles):
+    """The participants table of copies of a valid file, one per profile (files c0, c1, ...)."""
+    import json
+
+    base = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    paths = []
+    for k, profile in enumerate(profiles):
+        path = tmp_path / f"c{k}.json"
+        data = dict(base, conversationId=f"c{k}", participant_profile=profile)
+        data["metadata"] = dict(base["metadata"], conversationId=f"c{k}")
+        path.write_text(json.dumps(data), encoding="utf-8")
+        paths.append(path)
+    return gold_tables(read_conversations(paths))["participants"].set_index("participant_id")
+
+
+def test_traits_come_from_the_first_file_that_gives_them(tmp_path):
+    """A file that leaves the traits out does not make a diagnosed participant unrecorded."""
+    people = _profiles(
+        tmp_path,
+        [
+            {"participant_id": "p", "age": 30},
+            {"participant_id": "p", "traits": None},
+            {"participant_id": "p", "traits": ["anxiety"], "age": 30},
+            {"participant_id": "p", "traits": ["anxiety"]},
+        ],
+    )
+    row = people.loc["p"]
+    assert (row["traits"], row["diagnosis_group"], bool(row["has_diagnosis"])) == (
+        "anxiety",
+        "anxiety_depression",
+        True,
+    )
+    assert (row["age"], bool(row["profile_consistent"]), row["n_conversations"]) == ("30", True, 4)
+
+
+def test_two_files_giving_different_traits_make_the_profile_inconsistent(tmp_path):
+    people = _profiles(tmp_path, [{"participant_id": "p", "traits": []}, {"participant_id": "p", "traits": ["adhd"]}])
+    row = people.loc["p"]
+    assert (row["traits"], row["diagnosis_group"], bool(row["profile_consistent"])) == ("", "none", False)

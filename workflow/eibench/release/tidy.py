@@ -11,8 +11,10 @@ Conventions:
   here once (``gold_om`` = observed, else llmValue; ``gold_hp`` = preferred, else observed).
 - PANAS totals missing from a file are derived from the ten items of that affect (only when
   all ten are present), then rounded and clamped to 10..70; ``*_source`` says which.
-- A participant's age and traits come from the first file (by name) that names them;
-  ``profile_consistent`` is False when another file disagrees (listed in the ingest report).
+- A participant's age and traits each come from the first file (by name) that gives them (a
+  file without traits records none, which does not undo another's); ``profile_consistent`` is
+  False when two files give different ones (listed in the ingest report). Without traits in
+  any file the diagnosis is not recorded: ``diagnosis_group`` and ``has_diagnosis`` are null.
 """
 
 from __future__ import annotations
@@ -422,11 +424,16 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
         )
         if prof is not None and pid is not None:
             entry = participants.setdefault(
-                pid,
-                {"age": prof.age, "traits": _traits(prof), "goals": list(prof.goals), "n": 0, "consistent": True},
+                pid, {"age": None, "traits": None, "goals": list(prof.goals), "n": 0, "consistent": True}
             )
             entry["n"] += 1
-            entry["consistent"] &= (entry["age"], entry["traits"]) == (prof.age, _traits(prof))
+            for key, given in (("age", prof.age), ("traits", _traits(prof))):
+                if given is None:  # not given here: another file's stands
+                    continue
+                if entry[key] is None:
+                    entry[key] = given
+                elif entry[key] != given:
+                    entry["consistent"] = False
         for idx, turn in enumerate(turns):
             t = turn.turnNumber
             ann = turn.annotations
@@ -487,7 +494,7 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
 
     for pid in sorted(participants):
         p = participants[pid]
-        group = diagnosis_group(p["traits"] or [])
+        group = None if p["traits"] is None else diagnosis_group(p["traits"])  # None: not recorded
         age = None if p["age"] is None else str(p["age"])
         rows["participants"].append(
             (
@@ -496,7 +503,7 @@ def gold_tables(parsed: Iterable[tuple[Path, ConversationFile]]) -> dict[str, pd
                 None if p["traits"] is None else ";".join(p["traits"]),
                 ";".join(p["goals"]),
                 group,
-                group != "none",
+                None if group is None else group != "none",
                 p["n"],
                 p["consistent"],
             )

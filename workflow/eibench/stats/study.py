@@ -52,9 +52,13 @@ class Study:
         participant = np.array([pcode.get(str(p), -1) if pd.notna(p) else -1 for p in conv["participant_id"]])
 
         def per_conversation(flag: pd.Series) -> np.ndarray:
-            """A participant's flag for each conversation (False without a known participant)."""
+            """A participant's flag for each conversation (False without a known participant, or
+            where the flag is null: ``has_diagnosis`` of a diagnosis not recorded)."""
             return np.array(
-                [bool(flag[p]) if pd.notna(p) and p in people.index else False for p in conv["participant_id"]],
+                [
+                    bool(flag[p]) if pd.notna(p) and p in people.index and pd.notna(flag[p]) else False
+                    for p in conv["participant_id"]
+                ],
                 dtype=bool,
             )
 

@@ -120,8 +120,10 @@ class GoldRecords:
 
     def __init__(self, tables: dict[str, pd.DataFrame]):
         self.conversations = {r.conversation_id: r for r in with_none(tables["conversations"]).itertuples(index=False)}
+        # A diagnosis not recorded (has_diagnosis null) gets no planted diagnosis effect.
         self.diagnosed = {
-            r.participant_id: bool(r.has_diagnosis) for r in tables["participants"].itertuples(index=False)
+            r.participant_id: bool(r.has_diagnosis) if pd.notna(r.has_diagnosis) else False
+            for r in tables["participants"].itertuples(index=False)
         }
         self.turns = self._by(tables["turns"], turn=False)
         self.tags = self._by(tables["mood_tags"], turn=True)
