@@ -1,5 +1,6 @@
-"""The data section says how many gold intensities were clamped and how many tags name a word
-outside the PANAS list, when there are any (small run; its cohort has none of either)."""
+"""What the paper says of gaps in a cohort's data, when it has them (small run; its cohort has
+none): gold intensities clamped, tags outside the PANAS list, participants whose diagnosis is
+not recorded (the data section and the operating characteristics' participant curve)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _squashed(text: str) -> str:
     return re.sub(r"[\s\-\u00ad\u2010]", "", unicodedata.normalize("NFKC", text))
 
 
-def test_clamped_intensities_and_words_outside_panas_are_said_when_there_are_any(small_run):
+def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
     path = small_run / "results" / "paper" / "numbers.json"
     original, stat = path.read_bytes(), path.stat()
     data = json.loads(original)
@@ -35,6 +36,14 @@ def test_clamped_intensities_and_words_outside_panas_are_said_when_there_are_any
     assert clamped not in built and outside not in built
     entries["n_intensities_clamped"].update(value=7, display="7")
     entries["n_tags_outside_panas"].update(value=3, display="3")
+    n_people = entries["n_participants"]["value"]
+    assert entries["n_diagnosis_recorded"]["value"] == n_people
+    entries["n_diagnosis_recorded"].update(value=n_people - 2, display=str(n_people - 2))
+    # The participant curve as if computed (the small run's design cannot test its claim).
+    curve = {"computed": True, "reached": True, "needed": 11, "grid": "8, 11"}
+    for key, value in curve.items():
+        entries[f"operating.participants.{key}"] = dict(entries["operating.participants.claim"], value=value)
+        entries[f"operating.participants.{key}"]["display"] = str(value)
     try:
         path.write_text(json.dumps(data), encoding="utf-8")
         text = _squashed(pdf_text(typst.compile(str(small_run / "paper" / "main.typ"), root=str(small_run))))
@@ -43,3 +52,8 @@ def test_clamped_intensities_and_words_outside_panas_are_said_when_there_are_any
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert _squashed(f"Of the {gold} gold mood tags, 7 ") + clamped in text
     assert _squashed(f"3 of the {gold} ") + outside in text
+    assert _squashed(
+        f"The simulated designs of the curve record every participant's diagnosis, as the diagnosis tests need: "
+        f"this cohort records the diagnosis of {n_people - 2} of its {n_people} participants,"
+    ) in text.replace("\u2019", "'")
+    assert _squashed(f"enter no simulated diagnosis test: {n_people - 2} of the {n_people} do.") in text
