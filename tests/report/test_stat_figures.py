@@ -387,6 +387,11 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC, topic_metric="holistic")
     assert n_errorbars(fig.axes[0]) == 2
     assert any(t.get_text().startswith(sf.NO_DATA) for t in fig.axes[1].texts)
+    # no effect estimated (no diagnosis recorded): the left panel says so, not empty intervals
+    nothing = diagnosis_table().assign(adjusted_effect=np.nan, adjusted_lo=np.nan, adjusted_hi=np.nan)
+    fig = sf.subgroups_topics(nothing, topics_table(), SRC)
+    assert n_errorbars(fig.axes[0]) == 0
+    assert [t.get_text() for t in fig.axes[0].texts] == [f"{sf.NO_DATA}: no diagnosis effect estimable"]
 
 
 def test_drift_one_panel_per_metric_pooled_row_on_top():

@@ -183,6 +183,14 @@ def test_mixed_model_leaves_out_unknown_participants():
     assert fit["n_conversations"] == int(np.isfinite(conv[10:]).sum())
 
 
+def test_mixed_model_without_a_recorded_diagnosis_says_so():
+    study, conv, _ = _emotion_diagnosis_fit(0.0, 43)
+    study.diagnosis_known = np.zeros(study.n_conversations, dtype=bool)
+    fit = subgroups.mixed_model(study, conv)
+    assert np.isnan(fit["estimate"]) and fit["n_conversations"] == 0
+    assert fit["reason"] == "no participant's diagnosis is recorded (their profiles give no traits)"
+
+
 def test_diagnosis_effects_table_combines_both_tests():
     g = sim.Generator(n_conversations=80, n_models=4, n_humans=0)
     study, _ = sim.simulate(g, np.random.default_rng(7))

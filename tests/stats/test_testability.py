@@ -127,6 +127,22 @@ def test_diagnosis_needs_both_groups_and_enough_participants():
     assert reasons and f"with a diagnosis: {MIN_CONVERSATIONS - 1}" in reasons[0]
 
 
+def test_a_diagnosis_not_recorded_is_the_reason_it_names():
+    claim = _claim("diagnosis_effect", **ALL["diagnosis_effect"])
+    none = {
+        "conversations_with_participant": 40,
+        "diagnosed": {"participants": 0, "conversations": 0},
+        "not_diagnosed": {"participants": 0, "conversations": 0},
+    }
+    reasons = unmet_needs(claim, _design(participants=none, participant_diagnosis_recorded=[False] * 11), ALPHA)
+    assert reasons == ["no participant's diagnosis is recorded: the profiles of all 11 give no traits"]
+    some = copy.deepcopy(none)
+    some["not_diagnosed"] = {"participants": 4, "conversations": 30}
+    recorded = [True] * 4 + [False] * 7
+    reasons = unmet_needs(claim, _design(participants=some, participant_diagnosis_recorded=recorded), ALPHA)
+    assert reasons and reasons[0].endswith("(7 participants, whose diagnosis is not recorded, in neither)")
+
+
 def test_minimum_sizes_follow_the_exact_tests():
     assert min_kendall_models(0.05) == 5  # 2/4! = 0.083, 2/5! = 0.017
     assert min_page_models(0.05) == 3  # 2/36 = 0.056, 2/216 = 0.009

@@ -50,7 +50,10 @@ def design_curves(
         }
     )
     fig, axes = plt.subplots(1, 3, figsize=(WIDTH_IN, 2.7), layout="constrained")
-    for ax, curve, label in ((axes[0], models, "evaluated models"), (axes[1], participants, "participants, diagnosis recorded")):
+    for ax, curve, label in (
+        (axes[0], models, "evaluated models"),
+        (axes[1], participants, "participants, diagnosis recorded"),
+    ):
         claim = str(curve["claim"].iloc[0]) if len(curve) and pd.notna(curve["claim"].iloc[0]) else ""
         if not len(curve) or curve["value"].isna().any():
             # A curve with no simulated number (stats.operating.not_computed_curve): say why.

@@ -431,7 +431,8 @@ def subgroups_topics(
     its 95% interval and the permutation p-value. Right: the mean of ``topic_metric`` per topic
     with its 95% interval, hardest at the bottom, annotated with the bootstrap probability of
     being the hardest topic; the reference category of the mixed model's contrasts is drawn as
-    an open dot (and named in the legend). A panel without rows says "no data".
+    an open dot (and named in the legend). A panel without rows (the left one: or without an
+    estimated effect, e.g. no diagnosis recorded) says "no data".
     """
     style.apply()
     n = max(
@@ -441,7 +442,9 @@ def subgroups_topics(
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(style.TEXT_WIDTH - 0.8, max(3.6, 0.45 * n + 1.5)), gridspec_kw={"width_ratios": [1, 1.1]}
     )
-    if _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi"):
+    if _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi") and (
+        diagnosis["adjusted_effect"].notna().any()
+    ):
         order = metric_order(diagnosis["metric"])
         rows = diagnosis.assign(_o=[order.index(m) for m in diagnosis["metric"]])
         rows = rows.sort_values("_o", ascending=False, kind="stable")
@@ -451,7 +454,7 @@ def subgroups_topics(
         _rows(left, [f"{_wrap(metric_label(m), 20)}\n{_p(q)}" for m, q in zip(rows["metric"], p)], zero=True)
         left.set_xlabel("adjusted effect of a diagnosis\n(diagnosed minus not,\n95% interval)")
     else:
-        _no_data_axes(left, "diagnosis subgroups")
+        _no_data_axes(left, "no diagnosis effect estimable")
     tp = topics[topics["metric"] == topic_metric] if _has(topics, "metric", "category", "mean", "lo", "hi") else None
     if tp is not None and len(tp):
         tp = tp.sort_values(["mean", "category"], kind="stable")

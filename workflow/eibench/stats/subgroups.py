@@ -91,9 +91,12 @@ def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
             "n_turns": study.n_turns,
         }
     )
-    frame = frame[~np.isnan(frame["y"]) & (frame["participant"] >= 0) & study.diagnosis_recorded()]
+    known = ~np.isnan(frame["y"]) & (frame["participant"] >= 0)
+    frame = frame[known & study.diagnosis_recorded()]
     formula = "y ~ diagnosed + C(category) + n_turns" if frame["category"].nunique() > 1 else "y ~ diagnosed + n_turns"
     _, c = mixed.fit(formula, frame, term)
+    if frame.empty and known.any():  # participants, but none whose diagnosis is recorded
+        c = mixed.Coefficient.missing("no participant's diagnosis is recorded (their profiles give no traits)")
     sd = float(frame["y"].std(ddof=1)) if len(frame) > 1 else float("nan")
     return {
         "estimate": c.estimate,

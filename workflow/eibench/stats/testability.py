@@ -109,10 +109,15 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
         out = _metric_reasons([params["metric"]], design)
         groups = design["participants"]
         d, nd = groups["diagnosed"], groups["not_diagnosed"]
-        if d["conversations"] < MIN_CONVERSATIONS or nd["conversations"] < MIN_CONVERSATIONS:
+        recorded = design.get("participant_diagnosis_recorded") or []
+        if recorded and not any(recorded):
+            out.append(f"no participant's diagnosis is recorded: the profiles of all {len(recorded)} give no traits")
+        elif d["conversations"] < MIN_CONVERSATIONS or nd["conversations"] < MIN_CONVERSATIONS:
+            unrecorded = len(recorded) - sum(recorded)
             out.append(
                 f"conversations of participants with a diagnosis: {d['conversations']}, without: "
                 f"{nd['conversations']}; each group needs at least {MIN_CONVERSATIONS}"
+                + (f" ({unrecorded} participants, whose diagnosis is not recorded, in neither)" if unrecorded else "")
             )
         else:
             p = min_permutation_p(d["participants"], nd["participants"])
