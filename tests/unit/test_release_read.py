@@ -133,6 +133,25 @@ def test_duplicate_conversation_ids_are_an_error(tmp_path):
         read_conversations(list_json_files(tmp_path))
 
 
+def test_a_model_whose_files_all_give_another_name_gets_one_problem_with_the_fix(tmp_path):
+    data = json.loads((RELEASE / "em_valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    for k in range(3):
+        (tmp_path / f"c{k}.json").write_text(json.dumps(dict(data, conversationId=f"c{k}")), encoding="utf-8")
+    with pytest.raises(ReleaseFormatError) as raised:
+        read_em_outputs(list_json_files(tmp_path), "other", "default")
+    (problem,) = raised.value.problems
+    assert problem.file == str(tmp_path) and problem.json_path == "$.em_model"
+    assert problem.message == (
+        "is 'model-x' in all 3 files, but this folder holds the outputs of model 'other': name the model "
+        "'model-x' in config key 'models', or set em_model to 'other' in its files"
+    )
+    # one file of another model among them: each such file is named
+    (tmp_path / "c9.json").write_text(json.dumps(dict(data, conversationId="c9", em_model="other")), encoding="utf-8")
+    with pytest.raises(ReleaseFormatError) as raised:
+        read_em_outputs(list_json_files(tmp_path), "other", "default")
+    assert [p.file for p in raised.value.problems] == [str(tmp_path / f"c{k}.json") for k in range(3)]
+
+
 def test_em_outputs_must_match_model_mode_and_cohort():
     files = list_json_files(RELEASE / "em_valid")
     with pytest.raises(ReleaseFormatError, match="outputs of model 'other'"):

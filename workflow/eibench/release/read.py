@@ -489,8 +489,22 @@ def em_cross_file_error(
     output refers to a conversation of the cohort."""
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
+    # A model registered under another name than its files give: one problem, not one per file.
+    models = {em_model for _, _, em_model, _ in identities}
+    renamed = len(identities) > 1 and len(models) == 1 and expected_model not in models
+    if renamed:
+        given = next(iter(models))
+        problems.append(
+            Problem(
+                str(identities[0][0].parent),
+                "$.em_model",
+                f"is {given!r} in all {len(identities)} files, but this folder holds the outputs of model "
+                f"{expected_model!r}: name the model {given!r} in config key 'models', or set em_model to "
+                f"{expected_model!r} in its files",
+            )
+        )
     for path, conversation_id, em_model, mode in identities:
-        if em_model != expected_model:
+        if em_model != expected_model and not renamed:
             problems.append(
                 Problem(
                     str(path),
