@@ -147,6 +147,13 @@ def test_an_empty_mode_folder_is_refused_at_parse_time_naming_it(default_config,
     assert "remove 'default' from config key 'modes'" in message
 
 
+def test_a_missing_mode_folder_is_refused_with_where_the_files_go(default_config, tmp_path):
+    message = _config_problem(_outputs_model(default_config, tmp_path))
+    assert f"outputs folder {str(tmp_path / 'default')!r} does not exist" in message
+    assert "(<path>/<mode>/, one file per conversation it answers: a subset of the cohort is allowed)" in message
+    assert "create it, or remove 'default' from config key 'modes'" in message
+
+
 def test_a_symlink_in_a_mode_folder_is_refused_at_parse_time(default_config, tmp_path):
     (tmp_path / "default").mkdir()
     os.symlink(RELEASE / "em_valid" / "conversation_5.json", tmp_path / "default" / "conversation_5.json")

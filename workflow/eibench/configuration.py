@@ -277,8 +277,10 @@ def check_semantics(config: dict[str, Any], base_dir: Path) -> list[str]:
                 key = f"config key 'models[{names.index(model['name'])}].path' ({model['name']})"
                 if not (root / mode).is_dir():
                     problems.append(
-                        f"{key}: outputs folder {str(root / mode)!r} does not exist; "
-                        f"it must hold one release-format EM output file per conversation for mode {mode!r}"
+                        f"{key}: outputs folder {str(root / mode)!r} does not exist; the model's release-format "
+                        f"EM output files for mode {mode!r} go there (<path>/<mode>/, one file per conversation "
+                        f"it answers: a subset of the cohort is allowed); create it, or remove {mode!r} from "
+                        "config key 'modes'"
                     )
                 else:
                     problems += _folder_problems(
