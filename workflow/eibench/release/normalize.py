@@ -53,12 +53,15 @@ def yes_no_na(value: object) -> str | None:
     return None
 
 
+_INTENSITY_FORMS = "a number or numeric string (rounded, then clamped to 1..7) or mild/moderate/intense"
+
+
 def intensity(value: object) -> int | None:
     """Normalise an intensity to an int in 1..7; None for null; ValueError otherwise."""
     if value is None:
         return None
     if isinstance(value, bool):
-        raise ValueError(f"intensity must be 1..7 or mild/moderate/intense, got {value!r}")
+        raise ValueError(f"intensity must be {_INTENSITY_FORMS}, got {value!r}")
     if isinstance(value, (int, float)):
         if not _finite(value):
             shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else repr(value)
@@ -72,7 +75,7 @@ def intensity(value: object) -> int | None:
             return intensity(float(word))
         except ValueError:
             pass
-    raise ValueError(f"intensity must be 1..7 or mild/moderate/intense, got {value!r}")
+    raise ValueError(f"intensity must be {_INTENSITY_FORMS}, got {value!r}")
 
 
 def intensity_clamped(value: object) -> bool:
