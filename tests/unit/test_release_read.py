@@ -312,6 +312,19 @@ def test_a_near_name_as_close_to_a_missing_field_as_to_one_given_is_refused(tmp_
     assert "is close to 'alternate1'" in problems[0].message
 
 
+@pytest.mark.parametrize("traits", [5, {"anxiety": True}, True])
+def test_traits_that_are_not_a_list_are_refused_with_the_forms_they_take(tmp_path, traits):
+    data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    data["participant_profile"] = dict(data.get("participant_profile") or {"participant_id": "P01"}, traits=traits)
+    file = tmp_path / "conversation_5.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    obj, problems = parse_file(file, ConversationFile)
+    assert obj is None and [p.json_path for p in problems] == ["$.participant_profile.traits"]
+    assert "traits must be a list of strings ([] when the participant has none; absent or null when not recorded)" in (
+        problems[0].message
+    )
+
+
 def test_a_near_name_of_an_optional_field_given_as_null_is_kept(tmp_path):
     """An explicit null is the field given: the near name beside it is not its misspelling."""
     data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))

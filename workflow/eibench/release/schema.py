@@ -443,6 +443,16 @@ class ParticipantProfile(_Node):
             return {} if info.field_name in ("responses", "extra") else []
         return v
 
+    @field_validator("traits", mode="before")
+    @classmethod
+    def _traits_are_a_list(cls, v: Any) -> Any:
+        if v is None or isinstance(v, (list, str)):
+            return v
+        raise ValueError(
+            f"traits must be a list of strings ([] when the participant has none; absent or null when not "
+            f"recorded), got {v!r}"
+        )
+
 
 def _unique_turn_numbers(turns: list[Any]) -> list[Any]:
     seen: set[int] = set()
