@@ -11,6 +11,7 @@ hand_off()  # run this job in a fork of the run's warm server, if it has one (ei
 import json
 from pathlib import Path
 
+from eibench.release.gold_report import ingest_report, ingest_warnings
 from eibench.release.read import list_json_files, read_conversations
 from eibench.release.tidy import GOLD_TABLES, gold_tables
 from eibench.runlog import rule_log
@@ -25,21 +26,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     tables = gold_tables(parsed)
     for name, df in tables.items():
         write_parquet(df, snakemake.output[name], GOLD_TABLES[name])
-    report = {
-        "n_files": len(files),
-        "rows": {name: int(len(df)) for name, df in tables.items()},
-        "unknown_question_ids": sorted(set(tables["binary_judgements"].query("~known_question")["question_id"])),
-        "tags_outside_panas": int((~tables["mood_tags"]["in_panas"]).sum()),
-        "intensities_clamped": int(tables["mood_tags"]["intensity_clamped"].sum()),
-        "extra_fields": int(len(tables["extra_fields"])),
-        "participants_with_conflicting_profiles": sorted(
-            tables["participants"].query("~profile_consistent")["participant_id"]
-        ),
-        "conversations_whose_turnCount_differs": sorted(
-            tables["conversations"].query("turn_count_declared.notna() and turn_count_declared != n_turns")[
-                "conversation_id"
-            ]
-        ),
-    }
+    report = ingest_report(tables, len(files))
     write_text(json.dumps(report, indent=1, sort_keys=True) + "\n", snakemake.output.report)
     log.info("validated %d conversation files: %s", len(files), report["rows"])
+    for warning in ingest_warnings(report):
+        log.warning("%s", warning)
