@@ -145,6 +145,20 @@ def test_a_config_error_names_the_file_that_set_the_key(tmp_path):
     assert f"config key 'seed' (set in {mine}): 7.0 is not of type 'integer'" in out
 
 
+def test_a_target_read_as_a_config_file_is_named_with_the_fix(tmp_path):
+    """Snakemake's --configfile takes every word after it: a JSON target there is read as a config file."""
+    target = tmp_path / "ingest_report.json"
+    target.write_text('{"n_files": 200, "rows": {}}', encoding="utf-8")
+    run = _snakemake_dry_run("--configfile", "config/config.yaml", str(target))
+    out = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert (
+        f"{target} was read as a config file, but none of its keys (n_files, rows) is a config key: if it is a "
+        "target, put the targets before --configfile, or end the list of config files with --"
+    ) in out
+    assert "unknown config key" not in out  # the consequences are not listed
+
+
 def test_origin_is_the_last_source_that_gives_the_key():
     from eibench.configuration import origin
 

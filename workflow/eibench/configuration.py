@@ -387,11 +387,30 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
     return problems
 
 
+def foreign_config_files(sources: Sources, schema: dict[str, Any]) -> list[str]:
+    """A problem for each config file of ``sources`` (not ``--config``) that has keys but none
+    the config knows: most likely a target read as one more config file, as Snakemake's
+    --configfile takes every word after it (``--configfile a.yaml results/x.json``)."""
+    known = set(schema.get("properties", {}))
+    out = []
+    for label, data in sources:
+        if label == "--config" or not isinstance(data, dict) or not data or known & set(data):
+            continue
+        keys = sorted(map(str, data))
+        shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
+        out.append(
+            f"{label} was read as a config file, but none of its keys ({shown}) is a config key: if it is a "
+            "target, put the targets before --configfile, or end the list of config files with --"
+        )
+    return out
+
+
 def validate_config(config: dict[str, Any], schema: dict[str, Any], base_dir: Path, sources: Sources = ()) -> None:
     """Raise ``ConfigError`` listing every problem of ``config``; return None if it is valid.
     ``sources``: the config files and ``--config`` values it was merged from (``origin``), so
-    that a schema problem names the file that set the key."""
-    problems = validate_schema(config, schema, sources)
+    that a schema problem names the file that set the key. A config file without any config
+    key is named first, alone (``foreign_config_files``): the schema's errors would follow from it."""
+    problems = foreign_config_files(sources, schema) or validate_schema(config, schema, sources)
     if not problems:
         problems = check_semantics(config, base_dir)
     if problems:
