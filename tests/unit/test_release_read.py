@@ -298,6 +298,19 @@ def test_a_field_of_ones_own_beside_the_field_it_is_close_to_is_kept(tmp_path, p
     assert target.model_extra is not None and target.model_extra[name] == "mine"
 
 
+def test_a_near_name_closer_to_a_field_given_than_to_one_missing_is_kept(tmp_path):
+    """em_binary_om_assessment_raw: 0.92 to em_binary_om_assessment (given), 0.906 to
+    em_binary_om_assessment_hp (missing here)."""
+    data = json.loads((RELEASE / "em_valid" / "conversation_5.json").read_text(encoding="utf-8"))
+    turn = data["turns"][0]
+    del turn["em_binary_om_assessment_hp"]
+    turn["em_binary_om_assessment_raw"] = "mine"
+    file = tmp_path / "conversation_5.json"
+    file.write_text(json.dumps(data), encoding="utf-8")
+    obj, problems = parse_file(file, EMOutputFile)
+    assert problems == [] and obj is not None and obj.turns[0].model_extra["em_binary_om_assessment_raw"] == "mine"
+
+
 def test_a_near_name_as_close_to_a_missing_field_as_to_one_given_is_refused(tmp_path):
     """``alternate`` is as close to ``alternate1`` (missing) as to ``alternate2`` (given): it
     may mean the missing one, which would be read as absent."""

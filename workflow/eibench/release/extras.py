@@ -11,8 +11,10 @@ and the name it is close to.
 "Close" is ``difflib``'s similarity ratio of at least ``CUTOFF`` (0.85): one letter added,
 dropped or changed in a name of 7 letters or more, or a change of case. A field of one's own
 named unlike every known field (``notes``, ``annotatorId``) is kept as before, and so is one
-beside the field it is close to (``om_model`` in a file that gives ``em_model``): a misspelling
-takes the place of the field it meant, so a field given under its right name was not misspelt.
+closer to a field its object gives than to any it lacks (``om_model`` in a file that gives
+``em_model``): a misspelling takes the place of the field it meant, so a field given under its
+right name was not misspelt. A name as close to a missing field as to a given one
+(``alternate`` beside ``alternate2``, as close to ``alternate1``) is refused.
 """
 
 from __future__ import annotations
@@ -95,11 +97,26 @@ def with_extra_fields(obj: BaseModel, loc: tuple = ()) -> Iterator[tuple[BaseMod
                     yield from with_extra_fields(item, (*loc, name, i))
 
 
+def _closest(
+    key: str, known: dict[str, str], fields_given: set[str]
+) -> tuple[tuple[float, str] | None, tuple[float, str] | None]:
+    """The known name closest to ``key`` (similarity, name) among those whose field is given,
+    and among those whose field is missing; None where no name is close (``CUTOFF``; a name
+    differing only in letter case counts as similarity 1)."""
+    best: dict[bool, tuple[float, str]] = {}
+    for name, field in known.items():
+        score = 1.0 if name.lower() == key.lower() else difflib.SequenceMatcher(None, key, name).ratio()
+        is_given = field in fields_given
+        if score >= CUTOFF and score > best.get(is_given, (-1.0, ""))[0]:
+            best[is_given] = (score, name)
+    return best.get(True), best.get(False)
+
+
 def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
     """(location of the unknown field, the known name it is close to) for every unknown field
     under ``obj`` (itself included) whose name is a near miss of a name its object knows and
-    whose object does not give that field (under any of its spellings, null included; of
-    several such names, the closest); the location is the tuple of field names and list
+    whose object does not give that field (under any of its spellings, null included), unless
+    a field it gives has a name closer still; the location is the tuple of field names and list
     indices from ``obj``, ending with the unknown field's name. A file without unknown fields
     costs one look per object."""
     if not has_extra_fields(obj):
@@ -110,12 +127,10 @@ def misspelt_fields(obj: BaseModel, loc: tuple = ()) -> list[tuple[tuple, str]]:
         for key in sorted(node.__pydantic_extra__ or {}):
             if key in known:  # a second spelling of a field given (schema._SpelledNode keeps it aside)
                 continue
-            # Every known name it is close to, best first: a key as close to a field given as to
-            # one missing (``alternate`` beside ``alternate2``) may mean the missing one.
-            close = difflib.get_close_matches(key, known, n=len(known), cutoff=CUTOFF) + [
-                k for k in known if k.lower() == key.lower()
-            ]
-            missing = [k for k in close if known[k] not in node.model_fields_set]
-            if missing:
-                found.append(((*at, key), missing[0]))
+            # The closest known names, given or missing: a key at least as close to a missing
+            # field as to every given one (``alternate`` beside ``alternate2``, as close to
+            # ``alternate1``) may mean the missing one; closer to a given one, it is one's own.
+            given, missing = _closest(key, known, node.model_fields_set)
+            if missing is not None and missing[0] >= (given[0] if given is not None else 0.0):
+                found.append(((*at, key), missing[1]))
     return found
