@@ -159,6 +159,18 @@ def test_a_target_read_as_a_config_file_is_named_with_the_fix(tmp_path):
     assert "unknown config key" not in out  # the consequences are not listed
 
 
+def test_a_misspelt_overlay_is_not_taken_for_a_target():
+    from eibench.configuration import foreign_config_files, load_schema
+
+    schema = load_schema(REPO / "config/schema/config.schema.yaml")
+    sources = [("config/config.yaml", {"seed": 1}), ("mine.yaml", {"seeed": 3}), ("--config", {"x": 1})]
+    assert foreign_config_files(sources, schema) == []
+    assert foreign_config_files([("report.json", {"n_files": 2, "rows": {}})], schema) == [
+        "report.json was read as a config file, but none of its keys (n_files, rows) is a config key: if it is a "
+        "target, put the targets before --configfile, or end the list of config files with --"
+    ]
+
+
 def test_origin_is_the_last_source_that_gives_the_key():
     from eibench.configuration import origin
 

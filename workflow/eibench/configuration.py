@@ -389,12 +389,17 @@ def _check_statistics(config: dict[str, Any]) -> list[str]:
 
 def foreign_config_files(sources: Sources, schema: dict[str, Any]) -> list[str]:
     """A problem for each config file of ``sources`` (not ``--config``) that has keys but none
-    the config knows: most likely a target read as one more config file, as Snakemake's
+    the config knows or nearly knows (a misspelt overlay, ``seeed: 3``, gets the schema's
+    "did you mean"): most likely a target read as one more config file, as Snakemake's
     --configfile takes every word after it (``--configfile a.yaml results/x.json``)."""
-    known = set(schema.get("properties", {}))
+    known = sorted(schema.get("properties", {}))
+
+    def config_like(key: object) -> bool:
+        return key in known or bool(difflib.get_close_matches(str(key), known, n=1, cutoff=0.8))
+
     out = []
     for label, data in sources:
-        if label == "--config" or not isinstance(data, dict) or not data or known & set(data):
+        if label == "--config" or not isinstance(data, dict) or not data or any(map(config_like, data)):
             continue
         keys = sorted(map(str, data))
         shown = ", ".join(keys[:4]) + (", ..." if len(keys) > 4 else "")
