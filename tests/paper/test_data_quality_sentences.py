@@ -57,3 +57,21 @@ def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
         f"this cohort records the diagnosis of {n_people - 2} of its {n_people} participants,"
     ) in text.replace("\u2019", "'")
     assert _squashed(f"enter no simulated diagnosis test: {n_people - 2} of the {n_people} do.") in text
+    assert _squashed("draws the diagnosis effects on every analysed metric") in text
+
+
+def test_no_estimable_diagnosis_effect_is_said_with_its_reason(small_run):
+    path = small_run / "results" / "paper" / "numbers.json"
+    original, stat = path.read_bytes(), path.stat()
+    data = json.loads(original)
+    entries = data["entries"]
+    for key, value in (("diagnosis.n_estimated", 0), ("diagnosis.n_not_diagnosed", 0)):
+        entries[key].update(value=value, display=str(value))
+    try:
+        path.write_text(json.dumps(data), encoding="utf-8")
+        text = _squashed(pdf_text(typst.compile(str(small_run / "paper" / "main.typ"), root=str(small_run))))
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert _squashed("every participant whose diagnosis is recorded is in one group, so it draws no diagnosis") in text
+    assert _squashed("draws the diagnosis effects on every analysed metric") not in text

@@ -191,6 +191,14 @@ def test_mixed_model_without_a_recorded_diagnosis_says_so():
     assert fit["reason"] == "no participant's diagnosis is recorded (their profiles give no traits)"
 
 
+def test_mixed_model_with_one_diagnosis_group_says_so():
+    study, conv, _ = _emotion_diagnosis_fit(0.0, 43)
+    study.diagnosed = np.zeros(study.n_conversations, dtype=bool)
+    fit = subgroups.mixed_model(study, conv)
+    assert np.isnan(fit["estimate"]) and fit["n_conversations"] == int(np.isfinite(conv).sum())
+    assert fit["reason"] == "every participant analysed is in one diagnosis group: no contrast"
+
+
 def test_diagnosis_effects_table_combines_both_tests():
     g = sim.Generator(n_conversations=80, n_models=4, n_humans=0)
     study, _ = sim.simulate(g, np.random.default_rng(7))

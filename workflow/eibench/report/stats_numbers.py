@@ -182,6 +182,12 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"{key}.n_permutations", _count(r["n_permutations"]), "stats_subgroups")
         add(f"{key}.exact", bool(r["exact"]) if pd.notna(r["exact"]) else "–", "stats_subgroups")
     first = diag.iloc[0]
+    add(
+        "diagnosis.n_estimated",
+        int(diag["adjusted_effect"].astype(float).notna().sum()),
+        "stats_subgroups",
+        note="metrics whose adjusted diagnosis effect could be estimated",
+    )
     add("diagnosis.n_diagnosed", int(first["n_diagnosed"]), "stats_subgroups")
     add("diagnosis.n_not_diagnosed", int(first["n_not_diagnosed"]), "stats_subgroups")
 

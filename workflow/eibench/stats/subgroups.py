@@ -97,6 +97,8 @@ def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
     _, c = mixed.fit(formula, frame, term)
     if frame.empty and known.any():  # participants, but none whose diagnosis is recorded
         c = mixed.Coefficient.missing("no participant's diagnosis is recorded (their profiles give no traits)")
+    elif len(frame) and frame["diagnosed"].nunique() < 2:  # a singular design, not a failed fit
+        c = mixed.Coefficient.missing("every participant analysed is in one diagnosis group: no contrast")
     sd = float(frame["y"].std(ddof=1)) if len(frame) > 1 else float("nan")
     return {
         "estimate": c.estimate,
