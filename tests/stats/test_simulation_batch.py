@@ -282,4 +282,4 @@ def test_no_recorded_diagnosis_gives_empty_diagnosis_tests_not_an_error():
     batch, rngs = _batch(g, range(2))
     assert not batch.diagnosis_rows.any()
     (table, _) = _diagnosis_table(batch, ["emotion_f1"], rngs)
-    assert table[["adjusted_effect", "p_permutation", "difference"]].isna().all().all()
+    assert table[["adjusted_effect", "p_permutation", "n_permutations", "difference"]].isna().all().all()

@@ -189,7 +189,7 @@ def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
                     "adjusted_lo": f["lo_diagnosis"][s],
                     "adjusted_hi": f["hi_diagnosis"][s],
                     "p_permutation": f["p_diagnosis_permutation"][s],
-                    "n_permutations": min(comb(n, k), MAX_EXACT),
+                    "n_permutations": min(comb(n, k), MAX_EXACT) if 0 < k < n else np.nan,  # no test
                     "difference": d[s],
                 }
                 for m, (f, d) in per_metric.items()

@@ -117,7 +117,12 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
             out.append(
                 f"conversations of participants with a diagnosis: {d['conversations']}, without: "
                 f"{nd['conversations']}; each group needs at least {MIN_CONVERSATIONS}"
-                + (f" ({unrecorded} participants, whose diagnosis is not recorded, in neither)" if unrecorded else "")
+                + (
+                    f" ({unrecorded} participant{'s' if unrecorded > 1 else ''}, whose diagnosis is not recorded, "
+                    "in neither)"
+                    if unrecorded
+                    else ""
+                )
             )
         else:
             p = min_permutation_p(d["participants"], nd["participants"])
