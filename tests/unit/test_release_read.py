@@ -154,7 +154,9 @@ def test_a_model_whose_files_all_give_another_name_gets_one_problem_with_the_fix
 
 def test_em_outputs_must_match_model_mode_and_cohort():
     files = list_json_files(RELEASE / "em_valid")
-    with pytest.raises(ReleaseFormatError, match="outputs of model 'other'"):
+    with pytest.raises(
+        ReleaseFormatError, match="is 'model-x' in its one file, but this folder holds the outputs of model"
+    ):
         read_em_outputs(files, "other", "default")
     with pytest.raises(ReleaseFormatError, match="holds mode 'verbose'"):
         read_em_outputs(files, "model-x", "verbose")
@@ -325,7 +327,7 @@ def test_a_near_name_as_close_to_a_missing_field_as_to_one_given_is_refused(tmp_
     assert "is close to 'alternate1'" in problems[0].message
 
 
-@pytest.mark.parametrize("traits", [5, {"anxiety": True}, True])
+@pytest.mark.parametrize("traits", [5, {"anxiety": True}, True, ["anxiety", 5]])
 def test_traits_that_are_not_a_list_are_refused_with_the_forms_they_take(tmp_path, traits):
     data = json.loads((RELEASE / "valid" / "conversation_5.json").read_text(encoding="utf-8"))
     data["participant_profile"] = dict(data.get("participant_profile") or {"participant_id": "P01"}, traits=traits)
@@ -333,8 +335,9 @@ def test_traits_that_are_not_a_list_are_refused_with_the_forms_they_take(tmp_pat
     file.write_text(json.dumps(data), encoding="utf-8")
     obj, problems = parse_file(file, ConversationFile)
     assert obj is None and [p.json_path for p in problems] == ["$.participant_profile.traits"]
-    assert "traits must be a list of strings ([] when the participant has none; absent or null when not recorded)" in (
-        problems[0].message
+    assert (
+        "traits must be a list of strings or one string ([] when the participant has none; absent or null when not "
+        "recorded)" in problems[0].message
     )
 
 

@@ -491,14 +491,15 @@ def em_cross_file_error(
     seen: dict[str, Path] = {}
     # A model registered under another name than its files give: one problem, not one per file.
     models = {em_model for _, _, em_model, _ in identities}
-    renamed = len(identities) > 1 and len(models) == 1 and expected_model not in models
+    renamed = len(models) == 1 and expected_model not in models
     if renamed:
         given = next(iter(models))
         problems.append(
             Problem(
                 str(identities[0][0].parent),
                 "$.em_model",
-                f"is {given!r} in all {len(identities)} files, but this folder holds the outputs of model "
+                f"is {given!r} in {'its one file' if len(identities) == 1 else f'all {len(identities)} files'}, "
+                f"but this folder holds the outputs of model "
                 f"{expected_model!r}: name the model {given!r} in config key 'models', or set em_model to "
                 f"{expected_model!r} in its files",
             )

@@ -446,11 +446,11 @@ class ParticipantProfile(_Node):
     @field_validator("traits", mode="before")
     @classmethod
     def _traits_are_a_list(cls, v: Any) -> Any:
-        if v is None or isinstance(v, (list, str)):
+        if v is None or isinstance(v, str) or (isinstance(v, list) and all(isinstance(t, str) for t in v)):
             return v
         raise ValueError(
-            f"traits must be a list of strings ([] when the participant has none; absent or null when not "
-            f"recorded), got {v!r}"
+            f"traits must be a list of strings or one string ([] when the participant has none; absent or null "
+            f"when not recorded), got {v!r}"
         )
 
 

@@ -44,7 +44,8 @@ def add_data_counts(
     turns per conversation (min, max, median), and the gold mood tags (``tags``, the gold
     mood_tags table): all of them, those naming a word outside the PANAS list and those whose
     intensity was outside 1..7 and clamped into it. A participant without traits has no recorded
-    diagnosis, which is not the same as none (``release.tidy.diagnosis_group`` reads it as none)."""
+    diagnosis, which is not the same as none (their ``diagnosis_group`` and ``has_diagnosis``
+    are null)."""
     nums.add("n_conversations", int(len(conv)), INGEST)
     nums.add("n_turns", int(len(turns)), INGEST)
     nums.add("n_participants", int(len(people)), INGEST)
