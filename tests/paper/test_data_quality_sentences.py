@@ -39,7 +39,9 @@ def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
     n_people = entries["n_participants"]["value"]
     assert entries["n_diagnosis_recorded"]["value"] == n_people
     entries["n_diagnosis_recorded"].update(value=n_people - 2, display=str(n_people - 2))
-    # The participant curve as if computed (the small run's design cannot test its claim).
+    # The diagnosis claim as if testable, and its participant curve as if computed (the small
+    # run's design can test neither).
+    entries["claim.C3.verdict"].update(value="inconclusive", display="inconclusive")
     curve = {"computed": True, "reached": True, "needed": 11, "grid": "8, 11"}
     for key, value in curve.items():
         entries[f"operating.participants.{key}"] = dict(entries["operating.participants.claim"], value=value)
@@ -58,6 +60,8 @@ def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
     ) in text.replace("\u2019", "'")
     assert _squashed(f"enter no simulated diagnosis test: {n_people - 2} of the {n_people} do.") in text
     assert _squashed("draws the diagnosis effects on every analysed metric") in text
+    # as built (the claim not testable), the validation section does not speak of its test
+    assert _squashed("enter no simulated diagnosis test") not in built
 
 
 def test_no_estimable_diagnosis_effect_is_said_with_its_reason(small_run):
