@@ -283,3 +283,17 @@ def test_no_recorded_diagnosis_gives_empty_diagnosis_tests_not_an_error():
     assert not batch.diagnosis_rows.any()
     (table, _) = _diagnosis_table(batch, ["emotion_f1"], rngs)
     assert table[["adjusted_effect", "p_permutation", "n_permutations", "difference"]].isna().all().all()
+
+
+def test_drawn_drops_every_field_of_a_copied_design():
+    g = sim.Generator(**{**sim.generator_design(_a_copied_design(), 0.05), "n_conversations": 12})
+    drawn = g.drawn(n_participants=4)
+    assert all(getattr(g, f) is not None for f in sim.COPIED_DESIGN)
+    assert all(getattr(drawn, f) is None for f in sim.COPIED_DESIGN)
+    assert (drawn.n_participants, drawn.n_conversations, drawn.n_models) == (4, 12, g.n_models)
+
+
+def _a_copied_design():
+    from eibench.stats.design import cohort_design
+
+    return cohort_design(sim.simulate(_unrecorded_design(), np.random.default_rng(4))[0])

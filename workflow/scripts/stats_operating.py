@@ -116,15 +116,8 @@ with rule_log(snakemake) as log:  # noqa: F821
                 and c["test"] not in ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")
             ]
             share = null.n_diagnosed / max(null.n_recorded, 1)  # of the participants whose diagnosis is recorded
-            drawn = dict(
-                conversation_participant=None,
-                conversation_category=None,
-                participant_diagnosed=None,
-                participant_recorded=None,
-                turns_each=None,
-            )
             points = [
-                (k, replace(planted, n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share))), **drawn))
+                (k, planted.drawn(n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share)))))
                 for k in cfg["participants"]
             ]
             part_rngs = lambda v: (  # noqa: E731

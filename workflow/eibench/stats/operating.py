@@ -535,15 +535,7 @@ def reliability_curve(
     generators, ``design_rng_for(n)`` the design's. No metric: a table with no row."""
     rows = []
     for n in conversations if metrics else []:
-        gn = replace(
-            g,
-            n_conversations=n,
-            conversation_participant=None,
-            conversation_category=None,
-            participant_diagnosed=None,
-            participant_recorded=None,
-            turns_each=None,
-        )
+        gn = g.drawn(n_conversations=n)
         batch = draw(gn, rngs_for(n), design_rng=design_rng_for(n))
         for metric in metrics:
             v = batch.values[metric][:, : g.n_models]  # [S, models, conversations]

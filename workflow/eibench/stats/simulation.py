@@ -73,6 +73,16 @@ CATEGORIES = (
 )
 
 
+#: The Generator fields of a copied design (``Generator.drawn`` drops them all).
+COPIED_DESIGN = (
+    "conversation_participant",
+    "conversation_category",
+    "participant_diagnosed",
+    "participant_recorded",
+    "turns_each",
+)
+
+
 @dataclass(frozen=True)
 class Generator:
     """Design and effects of one simulated study (score units)."""
@@ -111,6 +121,12 @@ class Generator:
 
     def effect(self, name: str, capability: str) -> float:
         return dict(getattr(self, name)).get(capability, 0.0)
+
+    def drawn(self, **changes: Any) -> "Generator":
+        """This generator with its copied design dropped, so that each study draws a design of
+        its numbers (``n_conversations``, ``n_participants``, ...), with ``changes`` applied."""
+        dropped: dict[str, Any] = dict.fromkeys(COPIED_DESIGN)
+        return replace(self, **dropped, **changes)
 
     @property
     def n_recorded(self) -> int:
