@@ -167,8 +167,7 @@ def _diagnosis_table(batch, metrics: list[str], rngs) -> list[pd.DataFrame]:
     (reml, as the batch fits it), the participant permutation p and the difference of
     participant means."""
     models = slice(0, batch.n_models)
-    present = [p for p in range(batch.participants) if (batch.diagnosis_rows & (batch.participant == p)).any()]
-    labels = np.array([bool(batch.diagnosed[batch.participant == p][0]) for p in present], dtype=bool)
+    present, labels = batch.diagnosis_participants
     n, k = len(present), int(labels.sum())
     per_metric = {}
     for metric in metrics:

@@ -88,6 +88,15 @@ class Batch:
         return known if self.recorded is None else known & self.recorded
 
     @cached_property
+    def diagnosis_participants(self) -> tuple[list[int], np.ndarray]:
+        """The participant codes that enter the diagnosis tests (with a conversation among
+        ``diagnosis_rows``), and whether each has a diagnosis; the same for every study."""
+        rows = self.diagnosis_rows
+        present = [p for p in range(self.participants) if (rows & (self.participant == p)).any()]
+        labels = np.array([bool(self.diagnosed[self.participant == p][0]) for p in present], dtype=bool)
+        return present, labels
+
+    @cached_property
     def turn_labels(self) -> tuple[pd.api.extensions.ExtensionArray, pd.api.extensions.ExtensionArray]:
         """The model and conversation of every row of a study's turn table (:func:`to_study`),
         the same for every study of the batch: built once as string arrays, since converting
@@ -279,13 +288,12 @@ def _boot_means(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
 def _diagnosis(batch: Batch, conv: np.ndarray, rngs) -> dict[str, np.ndarray]:
     S = conv.shape[0]
     rows = batch.diagnosis_rows
-    present = [p for p in range(batch.participants) if (rows & (batch.participant == p)).any()]
+    present, labels = batch.diagnosis_participants
     scores = (
         np.stack([conv[:, batch.participant == p].mean(axis=1) for p in present], axis=1)
         if present
         else np.zeros((S, 0))
     )
-    labels = np.array([bool(batch.diagnosed[batch.participant == p][0]) for p in present], dtype=bool)
     n, k = len(present), int(labels.sum())
     perm = np.full(S, np.nan)
     if 0 < k < n and comb(n, k) <= MAX_EXACT:
