@@ -60,36 +60,43 @@ def intensity(value: object) -> int | None:
     """Normalise an intensity to an int in 1..7; None for null; ValueError otherwise."""
     if value is None:
         return None
-    if isinstance(value, bool):
-        raise ValueError(f"intensity must be {_INTENSITY_FORMS}, got {value!r}")
-    if isinstance(value, (int, float)):
-        if not _finite(value):
-            shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else repr(value)
-            raise ValueError(f"intensity must be a finite number a 64-bit float can hold, got {shown}")
-        return int(min(7, max(1, _round_half_even(value))))
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in INTENSITY_WORDS:
-            return INTENSITY_WORDS[word]
-        try:
-            return intensity(float(word))
-        except ValueError:
-            pass
-    raise ValueError(f"intensity must be {_INTENSITY_FORMS}, got {value!r}")
+    number = _intensity_number(value)
+    if number is None:  # a word
+        return INTENSITY_WORDS[str(value).strip().lower()]
+    return int(min(7, max(1, _round_half_even(number))))
 
 
 def intensity_clamped(value: object) -> bool:
     """Whether ``intensity`` clamps ``value``: a finite number or numeric string whose rounding
     lies outside 1..7 (``0`` -> 1, ``9`` -> 7, ``"7.6"`` -> 7). False for null, the words, a
     value already in 1..7 after rounding, and every value ``intensity`` refuses."""
-    if isinstance(value, str) and value.strip().lower() not in INTENSITY_WORDS:
+    try:
+        number = None if value is None else _intensity_number(value)
+    except ValueError:
+        return False
+    return number is not None and not 1 <= _round_half_even(number) <= 7
+
+
+def _intensity_number(value: object) -> int | float | None:
+    """The number an intensity gives, before rounding and clamping (a finite number, or a
+    numeric string read as one); None for a word (mild/moderate/intense); ValueError, naming
+    the forms an intensity takes, for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not _finite(value):
+            shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else repr(value)
+            raise ValueError(f"intensity must be a finite number a 64-bit float can hold, got {shown}")
+        return value
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in INTENSITY_WORDS:
+            return None
         try:
-            value = float(value.strip())
+            number = float(word)
         except ValueError:
-            return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value):
-        return not 1 <= _round_half_even(value) <= 7
-    return False
+            number = math.nan
+        if _finite(number):
+            return number
+    raise ValueError(f"intensity must be {_INTENSITY_FORMS}, got {value!r}")
 
 
 def _finite(value: int | float) -> bool:
