@@ -54,8 +54,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     )
     shown = study.with_role("model") + study.with_role("human")
     group = np.array(["diagnosis" if d else "no diagnosis" for d in study.diagnosed], dtype=object)
-    if study.diagnosis_known is not None:  # a profile without traits records no diagnosis, which is not none
-        group[~study.diagnosis_known] = "diagnosis not recorded"
+    # a profile without traits records no diagnosis, which is not none
+    group[~study.diagnosis_recorded()] = "diagnosis not recorded"
     group[study.participant < 0] = None  # a conversation without a known participant has no group
     primary = weights[u["primary"]]
     write_csv(

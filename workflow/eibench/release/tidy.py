@@ -337,7 +337,6 @@ def diagnosis_recorded(participants: pd.DataFrame) -> pd.Series:
     return participants["traits"].notna()
 
 
-#: Per model class: the fields that can hold a model (or a list of them), where extra fields can be.
 def extra_fields(obj: BaseModel, source_file: str, loc: tuple = ()) -> list[tuple[str, str, str]]:
     """Every unknown field under ``obj`` as (source_file, json_path, value as JSON), in the order
     of the fields (an object's own unknown fields sorted by key, then its children's)."""

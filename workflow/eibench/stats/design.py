@@ -77,6 +77,6 @@ def cohort_design(study: Study) -> dict[str, Any]:
             bool(study.diagnosed[study.participant == p].any()) for p in range(len(study.participants))
         ],
         "participant_diagnosis_recorded": [
-            bool(study.diagnosis_recorded()[study.participant == p].all()) for p in range(len(study.participants))
+            bool(recorded[study.participant == p].all()) for p in range(len(study.participants))
         ],
     }
