@@ -192,3 +192,14 @@ def test_a_folder_claimed_by_a_stale_record_belongs_to_the_newer_one():
         ["paper/build/paper.pdf", "results/predictions/m/a.json"], jobs, ["paper/build/paper.pdf"]
     )
     assert kept == ["paper/build/paper.pdf", "results/predictions/m/a.json"] and others == []
+
+
+def test_the_deepest_folder_output_owns_a_file_whatever_the_order_of_the_records(tmp_path):
+    """A file inside two claimed folders, one within the other, is the deeper folder's, even
+    when the shallower record is the newer; a folder whose name only begins alike owns nothing."""
+    for rel in ("results/a/b/c.json", "results/a/d.json", "results/ab/e.json"):
+        _write(tmp_path / rel, b"{}")
+    jobs = [_record("deep", ["results/a/b"]), _record("shallow", ["results/a"])]
+    m = build_manifest(tmp_path, results_files(tmp_path, ["results"]), jobs)
+    rules = {e["path"]: None if e["job"] is None else m["jobs"][e["job"]]["rule"] for e in m["files"]}
+    assert rules == {"results/a/b/c.json": "deep", "results/a/d.json": "shallow", "results/ab/e.json": None}

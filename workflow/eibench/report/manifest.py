@@ -9,9 +9,11 @@ version of the workflow) is listed with ``job: null``: the manifest never guesse
 
 from __future__ import annotations
 
+import itertools
 import json
+from bisect import bisect_left
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from ..checksums import sha256_of
 from ..runlog import PROVENANCE_TAG
@@ -37,26 +39,39 @@ def read_provenance(log_files: Iterable[Path]) -> list[dict[str, Any]]:
     return [{**record, "log": log} for _, log, record in sorted(dated)]
 
 
-def _owner_index(jobs: list[dict[str, Any]]) -> tuple[dict[str, int], list[tuple[str, int]]]:
-    """Output path -> job index; and (directory output + '/', job index) for directory outputs."""
+def _owner_index(jobs: list[dict[str, Any]]) -> tuple[dict[str, int], dict[str, int]]:
+    """Output path -> job index; and directory output + '/' -> job index. Of two records
+    claiming the same output, the newer (later in ``jobs``) wins."""
     files: dict[str, int] = {}
-    dirs: list[tuple[str, int]] = []
+    dirs: dict[str, int] = {}
     for k, job in enumerate(jobs):
         for out in job["output"]:
             norm = Path(out).as_posix().rstrip("/")
             files[norm] = k
-            dirs.append((norm + "/", k))
-    # The deepest directory owns a file; of two records claiming the same directory, the newer
-    # (later in ``jobs``, as ``files`` keeps it).
-    dirs.sort(key=lambda d: (-len(d[0]), -d[1]))
+            dirs[norm + "/"] = k
     return files, dirs
 
 
-def _owner(rel: str, files: dict[str, int], dirs: list[tuple[str, int]]) -> int | None:
+def _owner(rel: str, files: dict[str, int], dirs: dict[str, int]) -> int | None:
     """The job that wrote ``rel``: the one naming it as an output, else the one whose output
     folder holds it (the deepest); None when no job claims it."""
     k = files.get(rel)
-    return k if k is not None else next((j for prefix, j in dirs if rel.startswith(prefix)), None)
+    if k is not None:
+        return k
+    end = rel.rfind("/")
+    while end > 0:  # the folders holding rel, deepest first
+        k = dirs.get(rel[: end + 1])
+        if k is not None:
+            return k
+        end = rel.rfind("/", 0, end)
+    return None
+
+
+def _below(paths: list[str], folder: str) -> Iterator[str]:
+    """The paths of ``paths`` (sorted) that lie below ``folder``: one run of the list."""
+    prefix = folder + "/"
+    start = bisect_left(paths, prefix)
+    return itertools.takewhile(lambda p: p.startswith(prefix), itertools.islice(paths, start, None))
 
 
 def of_this_run(
@@ -70,7 +85,7 @@ def of_this_run(
     selects) have no such path: listed, they would carry a job record whose inputs now hold
     other data. Unclaimed files (no job record) are not the run's either."""
     files, dirs = _owner_index(jobs)
-    outputs = [(Path(o).as_posix().rstrip("/"), k) for k, job in enumerate(jobs) for o in job["output"]]
+    outputs = sorted(files)  # every output once; a folder's contents are a run of this list
     todo, seen, upstream = list(targets), set[str](), set[int]()
     while todo:
         path = Path(todo.pop()).as_posix().rstrip("/")
@@ -79,7 +94,7 @@ def of_this_run(
         seen.add(path)
         # the jobs writing inside a folder input: the current owner of each output (a stale
         # record of the same output is not the run's)
-        owners = {files[o] for o, _ in outputs if o.startswith(path + "/")}
+        owners = {files[o] for o in _below(outputs, path)}
         k = _owner(path, files, dirs)
         if k is not None:
             owners.add(k)
