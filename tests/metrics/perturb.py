@@ -132,6 +132,8 @@ def perturb_em(out: dict[str, Any], rng: random.Random) -> dict[str, Any]:
             turn["em_emotion_tags"].append({"emotion": "Calm", "intensity": 4})
         if rng.random() < 0.05 and turn["em_emotion_tags"]:
             turn["em_emotion_tags"][0]["intensity"] = rng.choice([None, "intense"])
+        if rng.random() < 0.05 and turn["em_emotion_tags"]:
+            turn["em_emotion_tags"][-1]["intensity"] = rng.choice([0, 9, "7.6", -2.5])  # clamped into 1..7
         if rng.random() < 0.3:
             turn["judge_scores"] = {
                 "overall_score": rng.randint(1, 7),

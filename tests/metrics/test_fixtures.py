@@ -34,7 +34,9 @@ def _sim(a: str, b: str, digits: int | None = 4) -> float:
 COMPLETE = Path(__file__).parents[1] / "data" / "release" / "valid" / "conversation_5.json"
 
 
-def _score(tmp_path: Path, turns: list[dict], em_turns: list[dict], rule_set: str = "parity", **extra):
+def _written(tmp_path: Path, turns: list[dict], em_turns: list[dict], **extra) -> Path:
+    """The fixture's conversation (beside ``COMPLETE``) in tmp_path/g, its output in the
+    folder returned (tmp_path/e)."""
     conv = {"conversationId": "c1", "turns": turns, **extra.get("conv", {})}
     out = {"conversationId": "c1", "em_model": "m", "mode": "default", "turns": em_turns, **extra.get("em", {})}
     (tmp_path / "g").mkdir(exist_ok=True)
@@ -42,8 +44,13 @@ def _score(tmp_path: Path, turns: list[dict], em_turns: list[dict], rule_set: st
     shutil.copyfile(COMPLETE, tmp_path / "g" / COMPLETE.name)
     write_json(conv, tmp_path / "g" / "c1.json")
     write_json(out, tmp_path / "e" / "c1.json")
+    return tmp_path / "e"
+
+
+def _score(tmp_path: Path, turns: list[dict], em_turns: list[dict], rule_set: str = "parity", **extra):
+    outputs = _written(tmp_path, turns, em_turns, **extra)
     gold = gold_tables(read_conversations(list_json_files(tmp_path / "g")))
-    em = em_tables(read_em_outputs(list_json_files(tmp_path / "e"), "m", "default"))
+    em = em_tables(read_em_outputs(list_json_files(outputs), "m", "default"))
     return score_model(gold, em, rule_set)
 
 
@@ -108,6 +115,27 @@ def test_f1_with_duplicates_and_intensity_words(tmp_path):
     # distressed with the better of upset (second copy) / afraid.
     best = 1 + max(_sim("distressed", "upset"), _sim("distressed", "afraid"))
     assert _t(s, "emotion_va") == pytest.approx(best / 3, abs=1e-12)
+
+
+def test_clamped_predicted_intensities_are_flagged_and_counted_on_scored_turns(tmp_path):
+    # 9 and "0" round outside 1..7 (clamped to 7 and 1), 7.4 rounds to 7 (not clamped), a word
+    # is never clamped; turn 2's 12 is clamped too; turn 5 has no gold turn: flagged, not counted.
+    gold = [
+        _turn(tags=[{"emotion": "Upset", "intensity": 6}]),
+        _turn(tags=[{"emotion": "Afraid", "intensity": 2}], n=2),
+    ]
+    pred = [{"emotion": "upset", "intensity": v} for v in (9, "0", 7.4, "mild")]
+    em = [_em(tags=pred), _em(tags=[{"emotion": "afraid", "intensity": 12}], n=2)]
+    em.append(_em(tags=[{"emotion": "calm", "intensity": -3}], n=5))
+    read = read_em_outputs(list_json_files(_written(tmp_path, gold, em)), "m", "default")
+    tags = em_tables(read)["em_emotion_tags"]
+    assert list(tags["intensity"]) == [7, 1, 7, 2, 7, 1]
+    assert list(tags["intensity_clamped"]) == [True, True, False, False, True, True]
+    for rule_set in ("parity", "strict"):
+        s = _score(tmp_path, gold, em, rule_set)
+        counts = dict(zip(s.rule_counts["rule"], s.rule_counts["count"]))
+        assert counts["emotion_intensity_clamped"] == 3, rule_set
+        assert counts["em_turn_not_in_gold"] == 1
 
 
 def test_va_is_one_exactly_when_the_label_multisets_match(tmp_path):

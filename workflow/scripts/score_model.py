@@ -30,6 +30,17 @@ with rule_log(snakemake) as log:  # noqa: F821
             ", ".join(ingest.off_position_keys[:5]),
         )
     em = ingest.tables
+    clamped = int(em["em_emotion_tags"]["intensity_clamped"].sum())
+    if clamped:
+        log.warning(
+            "model %s, mode %s: %d of %d predicted intensities lay outside 1..7 after rounding and were clamped "
+            "into it (em_emotion_tags.intensity_clamped; rule emotion_intensity_clamped): if the model answers on "
+            "another scale, fix its prompt or rescale its answers to 1..7",
+            p.model,
+            p.mode,
+            clamped,
+            len(em["em_emotion_tags"]),
+        )
     parts = {"turn": [], "conversation": [], "summary": [], "rule_counts": [], "missing": []}
     for rule_set, s in score_rule_sets(gold, em, RULE_SETS, p.va_matching, p.compat).items():
         summary = model_summary(s.turn, s.conversation, len(gold["conversations"]))

@@ -42,6 +42,8 @@ RULE_DESCRIPTIONS = {
     "turn_missing_from_output": "gold turn absent from the EM output (parity: skipped; strict: scored as wrong)",
     "em_turn_not_in_gold": "EM output turn with no gold turn (ignored)",
     "emotion_tags_invalid": "EM emotion-tag answer marked invalid (parity: read as given; strict: wrong)",
+    "emotion_intensity_clamped": "EM emotion tag whose intensity, rounded, lay outside 1..7 (clamped into it, both "
+    "rule sets)",
     "conversation_without_scored_turns": "scored conversation with no scored turn (parity: turn metrics 0)",
     "binary_*_turn_without_judgements": (
         "turn with no judgement objects (parity: accuracy 1.0 with the observer wording, "
@@ -141,6 +143,7 @@ class _TurnParts:
 
     emotion: dict[str, np.ndarray]
     invalid: np.ndarray
+    clamped: np.ndarray
     binary: BinaryRows
     pairwise: PairwiseRows
     draft: dict[str, np.ndarray]
@@ -156,6 +159,7 @@ class _ModelSide:
     p_tags: Tags
     vocab: pd.Index
     invalid: np.ndarray
+    clamped: np.ndarray  # per turn: the predicted tags whose intensity was clamped
     answers: EMAnswers
     pairwise: PairwiseRows
     pw_tid: np.ndarray
@@ -172,8 +176,10 @@ def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
     else:
         (em_word, vocab), gold_word = _em_words(gold, em_tags), gold.tag_word
     g_tags = Tags.build(frame.tid(gold.tag_key), gold_word, gold.tag_intensity, gold.tag_index)
+    tag_tid = frame.tid(frame.em_keys(em_tags))
+    clamped = em_tags["intensity_clamped"].to_numpy(bool, na_value=False) & (tag_tid >= 0)
     p_tags = Tags.build(
-        frame.tid(frame.em_keys(em_tags)),
+        tag_tid,
         em_word,
         em_tags["intensity"].to_numpy(float, na_value=np.nan),
         em_tags["tag_index"].to_numpy(np.int64),
@@ -196,6 +202,7 @@ def _model_side(gold: GoldIndex, em: dict[str, pd.DataFrame], frame: ModelFrame,
         p_tags,
         vocab,
         invalid,
+        np.bincount(tag_tid[clamped], minlength=n)[:n],
         em_answers(answers, frame.tid(frame.em_keys(answers)), answers_question, n, n_questions),
         pairwise,
         pw_tid,
@@ -223,7 +230,7 @@ def _turn_parts(gold: GoldIndex, frame: ModelFrame, rules: Rules, side: _ModelSi
     draft["response_similarity"], draft["preference_alignment"] = similarity_scores(
         gold, frame.rows, side.drafts, _win_shares(side.pw_tid, gold.pw_winner_reply, n), rules, side.draft_jaccards
     )
-    return _TurnParts(emotion, side.invalid, binary, side.pairwise, draft)
+    return _TurnParts(emotion, side.invalid, side.clamped, binary, side.pairwise, draft)
 
 
 def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set: str, counts: Counter) -> pd.DataFrame:
@@ -235,6 +242,7 @@ def score_turns(gold: GoldIndex, frame: ModelFrame, parts: _TurnParts, rule_set:
     scored = frame.present if rule_set == "parity" else np.ones(n, dtype=bool)
     cols = dict(parts.emotion)
     counts["emotion_tags_invalid"] += int((parts.invalid & scored).sum())
+    counts["emotion_intensity_clamped"] += int(parts.clamped[scored].sum())
     if rule_set == "strict":
         wrong = parts.invalid | ~frame.present
         for name in EMOTION_COLUMNS:

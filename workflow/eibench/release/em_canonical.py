@@ -62,6 +62,11 @@ class Turn(msgspec.Struct, forbid_unknown_fields=True):
     em_draft_judge: None = None
     em_emotion_tags_invalid: bool = False
 
+    @property
+    def tags_clamped(self) -> tuple[int, ...]:
+        """No tag: a canonical intensity is an integer in 1..7 (``schema.EMTurn.tags_clamped``)."""
+        return ()
+
 
 _PANAS_NAMES = frozenset(item.name for item in instrument.panas_items())
 _RATINGS = instrument.rating_items()

@@ -188,11 +188,16 @@ class MoodTag(_Node):
         return v
 
 
+def _clamped(intensity: Any) -> bool:
+    """``normalize.intensity_clamped``, with the common case (an integer in 1..7) taken at once."""
+    return not (type(intensity) is int and 1 <= intensity <= 7) and normalize.intensity_clamped(intensity)
+
+
 class GoldMoodTag(MoodTag):
     """A participant's mood-shift tag (``moodShiftTags``), which also notes whether the intensity
     given was clamped (``intensity_clamped``: a number whose rounding lay outside 1..7), for the
-    audit (the gold mood_tags table, ingest_report.json). Predicted tags are not audited so: it
-    is a Python call per tag, and a model's tags number thousands.
+    audit (the gold mood_tags table, ingest_report.json). Predicted tags are audited by their turn
+    (``EMTurn.tags_clamped``): a call per turn, not per tag, for a model's thousands of tags.
 
     The flag is set when the tag is validated from its raw value: ``model_construct``,
     ``model_copy(update=...)`` and a tag validated again from its ``model_dump()`` do not set it
@@ -530,10 +535,30 @@ class EMTurn(_SpelledNode):
     #: Set by our collection stage when the EM's emotion-tag answer could not be parsed.
     em_emotion_tags_invalid: bool = False
 
+    #: Positions in ``em_emotion_tags`` of the tags whose intensity was clamped (a number whose
+    #: rounding lay outside 1..7), noted from the raw tags once per turn: the scorer counts them
+    #: (rule ``emotion_intensity_clamped``). Set when the turn is validated from its raw value.
+    _tags_clamped: tuple[int, ...] = PrivateAttr(default=())
+
     @field_validator("em_emotion_tags", mode="before")
     @classmethod
     def _null_is_empty(cls, v: Any) -> Any:
         return [] if v is None else v
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _note_clamps(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        turn = handler(data)
+        tags = data.get("em_emotion_tags") if isinstance(data, dict) else None
+        if type(tags) is list:
+            turn._tags_clamped = tuple(
+                k for k, tag in enumerate(tags) if isinstance(tag, dict) and _clamped(tag.get("intensity"))
+            )
+        return turn
+
+    @property
+    def tags_clamped(self) -> tuple[int, ...]:
+        return self._tags_clamped
 
 
 class PanasTotals(_SpelledNode):

@@ -232,6 +232,7 @@ EM_TABLES: dict[str, TableSpec] = {
             ("emotion_raw", STR),
             ("in_panas", BOOL),
             ("intensity", INT),
+            ("intensity_clamped", BOOL),
         ),
         _spec(
             "em_binary",
@@ -611,9 +612,10 @@ def em_tables(parsed: Iterable[tuple[Path, EMOutputFile | EMFile]]) -> dict[str,
                 )
             )
             tags: Sequence[MoodTag | canonical.Tag] = turn.em_emotion_tags or ()  # a canonical null is [] already
+            clamped = turn.tags_clamped
             for k, tag in enumerate(tags):
                 word = normalize.emotion_word(tag.emotion)
-                tags_rows.append((t, k, word, tag.emotion, word in panas_by_word, tag.intensity))
+                tags_rows.append((t, k, word, tag.emotion, word in panas_by_word, tag.intensity, k in clamped))
             for field, constants in _BINARY_RUNS:
                 binary.add(key, t, constants, getattr(turn, field))
             picks.add(key, t, (), turn.em_pairwise_selections)
