@@ -316,6 +316,8 @@ rule paper_numbers:
         turns=GOLD["turns"],
         participants=GOLD["participants"],
         mood_tags=GOLD["mood_tags"],
+        survey_answers=GOLD["survey_answers"],
+        four_branch=GOLD["four_branch"],
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)

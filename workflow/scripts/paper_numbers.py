@@ -10,10 +10,12 @@ from eibench.report.board_numbers import (
     add_data_counts,
     add_invalid,
     add_leaderboard,
+    add_partial_annotations,
     add_rules_fired,
     add_strict_comparison,
     leaderboard_table,
     main_rows,
+    partial_annotations,
 )
 from eibench.report.claim_schemes_numbers import add_claim_schemes
 from eibench.report.claim_units import claim_units
@@ -47,13 +49,21 @@ with rule_log(snakemake) as log:  # noqa: F821
         "mode": p.mode,
         "config_digest": p.config_digest,
     }
+    conversations, turns = pd.read_parquet(i.conversations), pd.read_parquet(i.turns)
     add_data_counts(
         nums,
-        pd.read_parquet(i.conversations),
-        pd.read_parquet(i.turns),
+        conversations,
+        turns,
         pd.read_parquet(i.participants),
         pd.read_parquet(i.mood_tags, columns=["in_panas", "intensity_clamped"]),
     )
+    gaps = partial_annotations(
+        conversations,
+        turns,
+        pd.read_parquet(i.survey_answers, columns=["conversation_id"]),
+        pd.read_parquet(i.four_branch, columns=["conversation_id"]),
+    )
+    add_partial_annotations(nums, gaps)
     board = pd.read_csv(i.leaderboard)
     main = main_rows(board, p.mode)
     # The primary scheme's intervals, where they are of the leaderboard's mode and rule set.

@@ -19,6 +19,7 @@ from ..metrics.availability import BY_NAME as BY_KIND
 from ..metrics.availability import KINDS
 from ..metrics.registry import BY_NAME
 from ..release.tidy import diagnosis_recorded
+from .cohort_numbers import joined
 from .numbers import Numbers, fmt
 
 INGEST, AGG, OWN = "ingest_conversations", "aggregate_scores", "paper_numbers"
@@ -60,6 +61,44 @@ def add_data_counts(
     nums.add("n_gold_tags", int(len(tags)), INGEST)
     nums.add("n_tags_outside_panas", int((~tags["in_panas"].astype(bool)).sum()), INGEST)
     nums.add("n_intensities_clamped", int(tags["intensity_clamped"].astype(bool).sum()), INGEST)
+
+
+def partial_annotations(
+    conv: pd.DataFrame, turns: pd.DataFrame, survey: pd.DataFrame, four_branch: pd.DataFrame
+) -> list[str]:
+    """The kinds of annotation that some conversations (or turns) of the cohort have and others
+    lack, each as '<k> of the <n> conversations have no <kind>' (or turns; 'has' for one): what the parity rules
+    fill with the public scorer's defaults (a turn without comparisons scores pairwise accuracy
+    1, a conversation without a survey is scored against empty answers...). A kind no
+    conversation has is absent (``availability``), not partial, and is left out here; so are
+    mood tags (a turn without a mood shift is an annotation, not a gap) and the post-chat
+    ratings (never given a default)."""
+    n_conv, n_turns = len(conv), len(turns)
+    gaps = (
+        (
+            "conversations",
+            n_conv,
+            int((~conv["conversation_id"].isin(survey["conversation_id"])).sum()),
+            "post-chat survey answers",
+        ),
+        ("conversations", n_conv, int((~conv["has_post_panas"].astype(bool)).sum()), "post-chat PANAS"),
+        (
+            "conversations",
+            n_conv,
+            int((~conv["conversation_id"].isin(four_branch["conversation_id"])).sum()),
+            "four-branch ratings",
+        ),
+        ("turns", n_turns, int((turns["n_binary"] == 0).sum()), "behaviour judgements"),
+        ("turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "pairwise comparisons"),
+    )
+    return [f"{k} of the {n} {unit} {'has' if k == 1 else 'have'} no {kind}" for unit, n, k, kind in gaps if 0 < k < n]
+
+
+def add_partial_annotations(nums: Numbers, gaps: list[str]) -> None:
+    """``partial.n_kinds`` and ``partial.described`` ('none' without a gap) from
+    ``partial_annotations``."""
+    nums.add("partial.n_kinds", len(gaps), INGEST)
+    nums.add("partial.described", joined(gaps) or "none", INGEST)
 
 
 def main_rows(board: pd.DataFrame, mode: str) -> pd.DataFrame:
