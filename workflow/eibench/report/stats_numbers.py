@@ -15,7 +15,8 @@ from typing import Any
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
-from ..stats.mixed import is_fit_failure
+from ..stats.mixed import FIT_FAILURES, is_fit_failure
+from .cohort_numbers import joined
 from .numbers import Numbers, fmt, fmt_interval, fmt_p
 
 #: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
@@ -211,15 +212,14 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
-    counts = mixed_model_counts(diag.reset_index(), _read_optional(paths["romantic"]), _read_optional(paths["topics"]))
-    for name, n in counts.items():
-        add(
-            f"mixed.{name}",
-            n,
-            "stats_subgroups",
-            note="mixed models of the diagnosis and topic analyses (stats/mixed.py); the tables of rules "
-            "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note",
-        )
+    fitted = (diag.reset_index(), _read_optional(paths["romantic"]), _read_optional(paths["topics"]))
+    note = (
+        "mixed models of the diagnosis and topic analyses (stats/mixed.py); the tables of rules "
+        "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note"
+    )
+    for name, n in mixed_model_counts(*fitted).items():
+        add(f"mixed.{name}", n, "stats_subgroups", note=note)
+    add("mixed.failures", mixed_model_failures(*fitted), "stats_subgroups", note=note)
 
     page = pd.read_csv(paths["page"]).set_index("metric")
     for metric, r in page.iterrows():
@@ -326,13 +326,12 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     return tables
 
 
-def mixed_model_counts(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> dict[str, int]:
-    """How many mixed models the diagnosis and topic analyses fitted, and how many gave no
-    estimate: ``n_failed`` did not converge or gave a singular or boundary fit, and
-    ``n_not_estimable`` had a design without the term (eibench.stats.mixed). One fit per row of
-    the diagnosis table (a metric) and of the romantic contrasts (a metric and category), and one
-    per metric of the topics table (its categories' effects come from one fit). Empty tables
-    (an analysis that did not apply) count no fit."""
+def _fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> list[str]:
+    """The ``mixed_model_note`` of every mixed model the diagnosis and topic analyses fitted
+    ("" for a fit that gave an estimate): one fit per row of the diagnosis table (a metric) and
+    of the romantic contrasts (a metric and category), and one per metric of the topics table
+    (its categories' effects come from one fit). Empty tables (an analysis that did not apply)
+    count no fit."""
     notes: list[str] = []
     for table, per in ((diagnosis, None), (romantic, None), (topics, "metric")):
         if not len(table):
@@ -340,8 +339,24 @@ def mixed_model_counts(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: 
         if per is not None:
             table = table.drop_duplicates(per)
         notes += ["" if pd.isna(x) else str(x) for x in table["mixed_model_note"]]
+    return notes
+
+
+def mixed_model_counts(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> dict[str, int]:
+    """How many mixed models the diagnosis and topic analyses fitted (``_fit_notes``), and how
+    many gave no estimate: ``n_failed`` did not converge or gave a singular or boundary fit, and
+    ``n_not_estimable`` had a design without the term (eibench.stats.mixed)."""
+    notes = _fit_notes(diagnosis, romantic, topics)
     failed = sum(is_fit_failure(x) for x in notes)
     return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
+
+
+def mixed_model_failures(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> str:
+    """The failed fits by kind (``mixed.FIT_FAILURES`` order), e.g. '5 did not converge and 2
+    singular fit'; 'none' without a failed fit."""
+    notes = _fit_notes(diagnosis, romantic, topics)
+    counts = [(sum(x.startswith(kind) for x in notes), kind) for kind in FIT_FAILURES]
+    return joined([f"{k} {kind}" for k, kind in counts if k]) or "none"
 
 
 def _read_optional(path: str) -> pd.DataFrame:
