@@ -126,7 +126,7 @@ def topics_table() -> pd.DataFrame:
 def drift_table() -> pd.DataFrame:
     rows = []
     for metric in ("emotion_f1", "binary_om_acc"):
-        for model in ("sim-01", "sim-02", "all evaluated models"):
+        for model in ("sim-01", "sim-02", "all compared models"):
             rows.append(
                 {
                     "metric": metric,

@@ -113,3 +113,12 @@ def test_display_tables_list_humans_after_models_with_their_n(paths):
     assert topic.set_index("Model").loc["h", "Family (30)"].endswith("(10)")
     assert "(" not in topic.set_index("Model").loc["a", "Family (30)"]
     assert list(t["uncertainty_group"].columns[2:]) == ["diagnosis (30)", "no diagnosis (30)"]
+    assert list(board["Role"]) == ["model"] * 4 + ["human rater"]
+
+
+def test_display_tables_print_a_ranked_baseline_as_a_baseline(paths):
+    """A cohort compared on its baselines alone ranks them; the tables say what they are."""
+    t = display_tables(paths, CONFIG, {"a": "baseline", "b": "model", "h": "human"})
+    for name in ("uncertainty_leaderboard", "uncertainty_topic"):
+        roles = t[name].set_index("Model")["Role"]
+        assert (roles["a"], roles["b"], roles["h"]) == ("baseline", "model", "human rater"), name

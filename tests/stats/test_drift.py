@@ -89,7 +89,7 @@ def drifting():
 
 def test_drift_slope_recovers_the_planted_decline(drifting):
     planted, study, models, _, table, page = drifting
-    assert len(table) == len(models) + 1 and table["em_model"].iloc[-1] == "all evaluated models"
+    assert len(table) == len(models) + 1 and table["em_model"].iloc[-1] == "all compared models"
     pooled = table.iloc[-1]
     assert pooled["slope_lo"] <= planted <= pooled["slope_hi"] < 0
     assert pooled["p_slope"] < 0.01

@@ -90,6 +90,8 @@ rule table_uncertainty:
         **measured("table_uncertainty"),
     params:
         uncertainty=config["uncertainty"],
+        # a ranked baseline is printed as a baseline, not as a model
+        model_roles=model_roles(),
     script:
         "../scripts/table_uncertainty.py"
 

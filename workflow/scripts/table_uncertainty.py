@@ -13,6 +13,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     tables = display_tables(
         {k: snakemake.input[k] for k in ("schemes", "adjacent", "reliability", "breakdowns")},
         snakemake.params.uncertainty,
+        snakemake.params.model_roles,
     )
     u = snakemake.params.uncertainty
     tables["uncertainty_claims"] = claim_schemes_table(

@@ -34,7 +34,7 @@ UNADJUSTED_COLOUR = style.PALETTE[1]
 RANK_VERDICTS = {"related": "related", "independent": "indep.", "inconclusive": "?"}
 #: Diverging colour map from the palette: vermillion (-1), white (0), blue (+1).
 TAU_CMAP = LinearSegmentedColormap.from_list("tau", [style.PALETTE[3], "#FFFFFF", style.PALETTE[0]])
-POOLED = "all evaluated models"
+POOLED = "all compared models"
 
 
 def provenance(smk) -> str:
@@ -497,7 +497,7 @@ def subgroups_topics(
 def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     """Small multiples (seaborn FacetGrid), one panel per metric: the within-conversation slope
     of each model's score on relative turn position (late minus early scale) with its 95%
-    interval. The pooled slope over all evaluated models is drawn in black at the top; zero is
+    interval. The pooled slope over all compared models is drawn in black at the top; zero is
     dashed.
     """
     if not _has(table, "metric", "em_model", "slope", "slope_lo", "slope_hi"):

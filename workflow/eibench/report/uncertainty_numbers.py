@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
@@ -158,10 +158,23 @@ def _cell(cell: pd.DataFrame, model: str, level: str, digits: int, n_level: int)
     return mean if n == n_level else f"{mean} ({n})"
 
 
-def display_tables(paths: dict[str, str], uncertainty: dict[str, Any]) -> dict[str, pd.DataFrame]:
+def _role_words(rows: pd.DataFrame, model_roles: Mapping[str, str]) -> list[str]:
+    """The printed role of each row (em_model, role): 'human rater', 'baseline' for a ranked
+    baseline (``model_roles``: the configured role of each model), else 'model'."""
+    return [
+        "human rater" if role == "human" else "baseline" if model_roles.get(m) == "baseline" else "model"
+        for m, role in zip(rows["em_model"], rows["role"])
+    ]
+
+
+def display_tables(
+    paths: dict[str, str], uncertainty: dict[str, Any], model_roles: Mapping[str, str] | None = None
+) -> dict[str, pd.DataFrame]:
     """The printed tables: leaderboard under every scheme (models, then human raters, each with
     its n), adjacent pairs, reliability curve, per-topic and per-group breakdowns (models x
-    levels, each level's n of conversations in its header)."""
+    levels, each level's n of conversations in its header). ``model_roles`` (each model's
+    configured role) prints a ranked baseline's role as 'baseline'."""
+    model_roles = model_roles or {}
     schemes = pd.read_csv(paths["schemes"])
     adjacent = pd.read_csv(paths["adjacent"])
     curve = pd.read_csv(paths["reliability"])
@@ -176,7 +189,7 @@ def display_tables(paths: dict[str, str], uncertainty: dict[str, Any]) -> dict[s
     board = pd.DataFrame(
         {
             "Model": base["em_model"].to_numpy(),
-            "Role": base["role"].map({"model": "model", "human": "human rater"}).to_numpy(),
+            "Role": _role_words(base, model_roles),
             "n": base["n_conversations"].astype(int).astype(str).to_numpy(),
             "Composite": [fmt(x, d) for x in base["estimate"]],
         }
@@ -229,7 +242,7 @@ def display_tables(paths: dict[str, str], uncertainty: dict[str, Any]) -> dict[s
         table = pd.DataFrame(
             {
                 "Model": rows["em_model"].to_numpy(),
-                "Role": rows["role"].map({"model": "model", "human": "human rater"}).to_numpy(),
+                "Role": _role_words(rows, model_roles),
             }
         )
         cell = b.set_index(["em_model", "level"])

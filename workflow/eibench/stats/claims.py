@@ -127,7 +127,7 @@ def claim_result(
     if test == "discriminability_difference":
         c = results["discriminability_comparisons"].get((params["better"], params["worse"]))
         if c is None:
-            return _not_tested(out, "not testable: a compared metric has no values for the evaluated models")
+            return _not_tested(out, "not testable: a compared metric has no values for the compared models")
         out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
         # The metrics by name: a claim's words ("preference alignment") need not be a metric's.
         out["detail"] = (

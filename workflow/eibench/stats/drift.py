@@ -105,7 +105,7 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
     rows.append(
         (
             metric,
-            "all evaluated models",
+            "all compared models",
             float(slope),
             float(lo),
             float(hi),

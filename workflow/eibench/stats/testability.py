@@ -73,7 +73,7 @@ def _metric_reasons(metrics: list[str], design: dict[str, Any]) -> list[str]:
 
 def _models_reason(design: dict[str, Any], need: int, why: str) -> list[str]:
     n = len(design["models"])
-    return [] if n >= need else [f"{n} evaluated model{'s' if n != 1 else ''}; {why} needs at least {need}"]
+    return [] if n >= need else [f"{n} compared model{'s' if n != 1 else ''}; {why} needs at least {need}"]
 
 
 def _positions_reason(design: dict[str, Any]) -> list[str]:
