@@ -120,6 +120,8 @@ def test_invalid_answers_per_model_and_the_worst_rate():
     assert e["n_invalid_answers"]["value"] == 2 and e["n_models_with_invalid"]["value"] == 1
     assert e["worst_invalid_model"]["value"] == "a" and e["worst_invalid_rate"]["display"] == "10.00"
     assert list(table["Model"]) == ["b", "a"] and list(table["Rate (%)"]) == ["0.00", "10.00"]
+    # b was never asked t2 (0 asked): no count, not a zero
+    assert list(table["t1"]) == ["0", "1"] and list(table["t2"]) == ["–", "1"]
 
 
 def test_no_invalid_answer_names_no_model():

@@ -220,11 +220,18 @@ def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: 
     by_task = invalid.pivot_table(index="em_model", columns="task", values="invalid", aggfunc="sum").reindex(
         main["em_model"]
     )
+    asked = invalid.pivot_table(index="em_model", columns="task", values="asked", aggfunc="sum").reindex(
+        index=by_task.index, columns=by_task.columns
+    )
     rates = per_model.set_index("em_model").loc[by_task.index, "rate"]
     return pd.DataFrame(
         {
             "Model": by_task.index,
-            **{t: by_task[t].astype(int).astype(str) for t in by_task.columns},
+            # a task never asked (its annotation kind absent from the cohort) has no count: "–"
+            **{
+                t: [str(int(k)) if a > 0 else "–" for k, a in zip(by_task[t], asked[t].fillna(0))]
+                for t in by_task.columns
+            },
             "Rate (%)": [fmt(100 * r, 2) for r in rates],
         }
     )
