@@ -161,3 +161,17 @@ def test_page_test_needs_two_models_with_all_three_bins():
     _, page = drift.turn_drift(study, "emotion_f1", [0], np.ones((3, 1)))
     assert page["n_blocks"] == 1 and np.isnan(page["L"]) and np.isnan(page["p_decreasing"])
     assert page["slope"] == pytest.approx(0.2)
+
+
+def test_a_metric_without_turn_values_has_no_drift_to_draw(drifting):
+    """A metric whose annotation kind the cohort lacks is NaN at every turn: rule stats_drift
+    leaves it out (unless a claim names it) rather than drawing an empty panel."""
+    _, study, models, _, _, _ = drifting
+    assert drift.has_turn_values(study, "binary_om_acc", models)
+    study.turns["pairwise_acc_absent"] = np.nan
+    try:
+        assert not drift.has_turn_values(study, "pairwise_acc_absent", models)
+        assert not drift.has_turn_values(study, "no_such_metric", models)
+        assert not drift.has_turn_values(study, "binary_om_acc", [])
+    finally:
+        del study.turns["pairwise_acc_absent"]

@@ -6,7 +6,7 @@ hand_off()  # run this job in a fork of the run's warm server, if it has one (ei
 
 import pandas as pd
 from eibench.runlog import rule_log
-from eibench.stats.drift import turn_drift
+from eibench.stats.drift import has_turn_values, turn_drift
 from eibench.stats.load import load_study, resamples
 from eibench.tables import write_csv
 
@@ -16,8 +16,12 @@ with rule_log(snakemake) as log:  # noqa: F821
     weights = resamples(study, p.stats, p.seed)
     tables, pages = [], []
     claimed = {c["params"]["metric"] for c in p.stats["claims"] if c["test"] in ("turn_drift", "turn_flat")}
+    models = study.with_role("model")
     for metric in sorted({"binary_om_acc", "binary_hp_acc", "emotion_f1", "emotion_va", "pairwise_acc"} | claimed):
-        table, page = turn_drift(study, metric, study.with_role("model"), weights)
+        if metric not in claimed and not has_turn_values(study, metric, models):
+            log.info("%s: no value at any turn of the compared models (kind absent): no drift", metric)
+            continue
+        table, page = turn_drift(study, metric, models, weights)
         tables.append(table)
         pages.append(page)
     write_csv(pd.concat(tables, ignore_index=True), snakemake.output.table)
