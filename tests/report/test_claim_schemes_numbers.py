@@ -104,6 +104,16 @@ def test_the_numbers_count_verdict_changes_and_the_widening(tmp_path):
     assert e["unc.claims.conversation.n_supported"] == 1 and e["unc.claims.two_stage.n_supported"] == 0
     assert e["unc.claims.two_stage.median_width_ratio"] == pytest.approx(3.0)
     assert e["unc.claims.participant.median_width_ratio"] == pytest.approx(2.0)
+    assert e["unc.claims.two_stage.n_width_ratios"] == 1
+
+
+def test_a_conversation_interval_without_width_gives_no_ratio(tmp_path):
+    table = _table()
+    at = (table["id"] == "C5") & (table["scheme"] == "conversation")
+    table.loc[at, "hi"] = table.loc[at, "lo"]
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, table), U)
+    assert not [k for k in nums.entries if "width_ratio" in k]
 
 
 def test_no_change_reads_none_and_a_stale_table_is_named(tmp_path):

@@ -80,7 +80,9 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     ``n_verdict_changes`` and ``verdict_changes`` (claims whose verdict differs between schemes,
     each with its verdicts in scheme order, or "none"); per scheme ``<scheme>.n_supported``; and,
     with a conversation scheme and resampled claims, ``<scheme>.median_width_ratio`` (median
-    over the resampled claims of the interval's width over the conversation scheme's)."""
+    over the resampled claims of the interval's width over the conversation scheme's; a claim
+    whose conversation interval has no width gives no ratio) with ``<scheme>.n_width_ratios``,
+    the claims it is the median of."""
     schemes, primary = list(uncertainty["schemes"]), uncertainty["primary"]
     table = read_claim_schemes(path, schemes)
 
@@ -116,4 +118,5 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
             ratio = (width.loc[resampled, s] / base.where(base > 0)).dropna()
             if len(ratio):
                 add(f"{s}.median_width_ratio", float(ratio.median()), digits=1)
+                add(f"{s}.n_width_ratios", int(len(ratio)))
     return table
