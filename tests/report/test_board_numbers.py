@@ -228,14 +228,23 @@ def test_a_profile_without_traits_records_no_diagnosis():
 def test_annotations_missing_in_some_conversations_are_counted_kind_by_kind():
     """A kind some conversations (or turns) have and others lack is a gap the parity defaults
     fill; a kind none has is absent, not partial, and one all have is whole: neither is listed."""
-    conv = pd.DataFrame({"conversation_id": ["c1", "c2", "c3"], "has_post_panas": [True, False, False]})
+    conv = pd.DataFrame({"conversation_id": ["c1", "c2", "c3"]})
     turns = pd.DataFrame({"n_binary": [2, 0, 3, 1], "n_pairwise": [0, 0, 0, 0]})
     survey = pd.DataFrame({"conversation_id": ["c1", "c1", "c3"]})
     four_branch = pd.DataFrame({"conversation_id": ["c1", "c2", "c3"]})
-    gaps = bn.partial_annotations(conv, turns, survey, four_branch)
+    # c1 has a post total, c2 only pre totals, c3 a post row whose totals are both missing
+    panas = pd.DataFrame(
+        {
+            "conversation_id": ["c1", "c2", "c3"],
+            "phase": ["post", "pre", "post"],
+            "positive": [30.0, 31.0, None],
+            "negative": [None, 12.0, None],
+        }
+    )
+    gaps = bn.partial_annotations(conv, turns, survey, four_branch, panas)
     assert gaps == [
         "1 of the 3 conversations has no post-chat survey answers",
-        "2 of the 3 conversations have no post-chat PANAS",
+        "2 of the 3 conversations have no post-chat PANAS totals",
         "1 of the 4 turns has no behaviour judgements",
     ]
     nums = Numbers(scripts=SCRIPTS | {"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
@@ -243,7 +252,7 @@ def test_annotations_missing_in_some_conversations_are_counted_kind_by_kind():
     assert nums.entries["partial.n_kinds"]["value"] == 3
     assert nums.entries["partial.described"]["value"] == (
         "1 of the 3 conversations has no post-chat survey answers, 2 of the 3 conversations have no "
-        "post-chat PANAS and 1 of the 4 turns has no behaviour judgements"
+        "post-chat PANAS totals and 1 of the 4 turns has no behaviour judgements"
     )
     bn.add_partial_annotations(nums := Numbers(scripts=nums.scripts), [])
     assert (nums.entries["partial.n_kinds"]["value"], nums.entries["partial.described"]["value"]) == (0, "none")

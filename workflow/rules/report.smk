@@ -318,6 +318,7 @@ rule paper_numbers:
         mood_tags=GOLD["mood_tags"],
         survey_answers=GOLD["survey_answers"],
         four_branch=GOLD["four_branch"],
+        panas_totals=GOLD["panas_totals"],
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)

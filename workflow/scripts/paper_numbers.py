@@ -62,6 +62,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         turns,
         pd.read_parquet(i.survey_answers, columns=["conversation_id"]),
         pd.read_parquet(i.four_branch, columns=["conversation_id"]),
+        pd.read_parquet(i.panas_totals, columns=["conversation_id", "phase", "positive", "negative"]),
     )
     add_partial_annotations(nums, gaps)
     board = pd.read_csv(i.leaderboard)

@@ -64,30 +64,27 @@ def add_data_counts(
 
 
 def partial_annotations(
-    conv: pd.DataFrame, turns: pd.DataFrame, survey: pd.DataFrame, four_branch: pd.DataFrame
+    conv: pd.DataFrame, turns: pd.DataFrame, survey: pd.DataFrame, four_branch: pd.DataFrame, panas: pd.DataFrame
 ) -> list[str]:
     """The kinds of annotation that some conversations (or turns) of the cohort have and others
-    lack, each as '<k> of the <n> conversations have no <kind>' (or turns; 'has' for one): what the parity rules
-    fill with the public scorer's defaults (a turn without comparisons scores pairwise accuracy
-    1, a conversation without a survey is scored against empty answers...). A kind no
-    conversation has is absent (``availability``), not partial, and is left out here; so are
-    mood tags (a turn without a mood shift is an annotation, not a gap) and the post-chat
-    ratings (never given a default)."""
+    lack, each as '<k> of the <n> conversations have no <kind>' (or turns; 'has' for one): what
+    the parity rules fill with the public scorer's defaults (a turn without comparisons scores
+    pairwise accuracy 1, a conversation without a survey is scored against empty answers, a
+    missing post-chat PANAS total is taken as 40...). ``panas`` is the gold panas_totals table:
+    a conversation lacks its post-chat totals when neither affect's post total is given. A kind
+    no conversation has is absent (``availability``), not partial, and is left out here; so are
+    mood tags (a turn without a mood shift is an annotation, not a gap), the PANAS items and the
+    post-chat ratings (never given a default)."""
+    post = panas[(panas["phase"] == "post") & panas[["positive", "negative"]].notna().any(axis=1)]
+
+    def without(table: pd.DataFrame) -> int:
+        return int((~conv["conversation_id"].isin(table["conversation_id"])).sum())
+
     n_conv, n_turns = len(conv), len(turns)
     gaps = (
-        (
-            "conversations",
-            n_conv,
-            int((~conv["conversation_id"].isin(survey["conversation_id"])).sum()),
-            "post-chat survey answers",
-        ),
-        ("conversations", n_conv, int((~conv["has_post_panas"].astype(bool)).sum()), "post-chat PANAS"),
-        (
-            "conversations",
-            n_conv,
-            int((~conv["conversation_id"].isin(four_branch["conversation_id"])).sum()),
-            "four-branch ratings",
-        ),
+        ("conversations", n_conv, without(survey), "post-chat survey answers"),
+        ("conversations", n_conv, without(post), "post-chat PANAS totals"),
+        ("conversations", n_conv, without(four_branch), "four-branch ratings"),
         ("turns", n_turns, int((turns["n_binary"] == 0).sum()), "behaviour judgements"),
         ("turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "pairwise comparisons"),
     )
