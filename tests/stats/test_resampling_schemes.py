@@ -163,3 +163,20 @@ def test_breakdown_means_per_level_and_leaves_unknown_labels_out():
     assert list(b.index) == ["a", "b"]
     assert b.loc["a", "estimate"] == 1.5 and b.loc["b", "estimate"] == 3.5 and b.loc["b", "n_conversations"] == 2
     assert (b["lo"] >= 1).all() and (b["hi"] <= 4).all()
+
+
+def test_the_weights_spread_is_that_of_the_pillars_the_cohort_has():
+    """Without the tracking pillar the composite renormalises the other two weights: their
+    spread is that of the draws renormalised (a Dirichlet of the remaining parameters), not
+    that of the three-pillar draws; tracking has none."""
+    n = 20
+    ones = np.ones((2, n))
+    pillars = {"tracking": ones * np.nan, "evaluation": ones * [[0.9], [0.5]], "holistic": ones * [[0.5], [0.75]]}
+    _, summary = rank_stability(make_study(pillars, participant=np.arange(n)), [0, 1], 30, 10, _rng(1))
+    draws = _rng(2).dirichlet(30 * np.array([0.24, 0.49, 0.27]), size=200_000)
+    kept = draws[:, 1:] / draws[:, 1:].sum(axis=1, keepdims=True)
+    assert set(summary["weights_sd"]) == {"evaluation", "holistic"}
+    assert summary["weights_sd"]["evaluation"] == pytest.approx(kept[:, 0].std(), rel=0.01)
+    assert summary["weights_sd"]["holistic"] == pytest.approx(kept[:, 1].std(), rel=0.01)
+    _, whole = rank_stability(_pillar_study(_rng(9)), [0, 1, 2, 3], 30, 10, _rng(1))
+    assert whole["weights_sd"]["tracking"] == pytest.approx(draws[:, 0].std(), rel=0.01)

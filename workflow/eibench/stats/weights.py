@@ -41,6 +41,21 @@ def study_pillars(study: Study, models: list[int]) -> np.ndarray:
     return np.stack([study.values[p][models] for p in PILLARS], axis=-1)
 
 
+def _weights_sd(published: np.ndarray, concentration: float, present: np.ndarray) -> dict[str, float]:
+    """The standard deviation of each pillar's weight under the Dirichlet around the published
+    weights, as the composite uses it: renormalised over the ``present`` pillars (those with a
+    value somewhere). A Dirichlet's components renormalised over a subset are again Dirichlet
+    with the subset's parameters, so weight w of total t among the present ones has mean w/t and
+    variance m(1 - m)/(concentration t + 1). Absent pillars are left out."""
+    total = float(published[present].sum())
+    out = {}
+    for pillar, w, here in zip(PILLARS, published, present):
+        if here:
+            m = w / total
+            out[pillar] = float(np.sqrt(m * (1 - m) / (concentration * total + 1)))
+    return out
+
+
 def rank_stability(
     study: Study, models: list[int], concentration: float, n_draws: int, rng: np.random.Generator
 ) -> tuple[pd.DataFrame, dict]:
@@ -77,7 +92,7 @@ def rank_stability(
         "concentration": concentration,
         "n_draws": n_draws,
         "n_models": len(models),
-        "weights_sd": {p: float(np.sqrt(w * (1 - w) / (concentration + 1))) for p, w in zip(PILLARS, published)},
+        "weights_sd": _weights_sd(published, concentration, ~np.isnan(pillars).all(axis=(0, 1))),
         "leader": table["em_model"][leader],
         "equal_weights_leader": table["em_model"][equal_leader],
         "leader_changes_under_equal_weights": bool(leader != equal_leader),
