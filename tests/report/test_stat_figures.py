@@ -340,6 +340,10 @@ def test_heatmap_has_one_cell_text_per_pair_and_greys_a_missing_tau():
     assert image[0, 0] == pytest.approx(0.8)  # emotion_va row, emotion_f1 column
     assert image[1, 0] == pytest.approx(-0.2)
     assert np.ma.is_masked(image[0, 1]) and np.ma.is_masked(image[1, 1])  # upper triangle; no tau
+    untestable = rank_pairs().assign(verdict="not testable")
+    fig = sf.rank_correlation_heatmap(untestable, SRC)
+    assert {t.get_text() for t in fig.axes[0].texts} == {"too few\nmodels"}  # no tau printed
+    assert np.ma.getmaskarray(fig.axes[0].collections[-1].get_array()).all()  # nor coloured by it
     grey = ax.collections[0].get_array().reshape(2, 2)
     assert not np.ma.is_masked(grey[1, 1]) and np.ma.is_masked(grey[0, 0])  # the pair without a tau is grey
     assert len(fig.axes) == 1 and len(ax.child_axes) == 1  # the heatmap, its colour bar inset in the empty corner

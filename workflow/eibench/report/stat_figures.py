@@ -264,8 +264,8 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     are the interval the verdict uses (resampling models and conversations). The strict lower
     triangle is drawn: each cell's colour is tau (blue positive, vermillion negative, white
     zero) and its text gives tau, the interval and the verdict (``related``, ``indep.``, ``?``
-    for inconclusive; with too few models for any verdict, tau and "too few models" only). A pair
-    without a finite tau is grey and reads n/a.
+    for inconclusive). A pair without a finite tau is grey and reads n/a; with too few models
+    for any verdict, a pair is grey and reads "too few models", without a number.
     """
     if not _has(pairs, "metric_a", "metric_b", "tau", "lo95", "hi95"):
         return no_data_figure(caption_source, "rank correlations")
@@ -279,10 +279,11 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     text = np.full((k - 1, k - 1), "", dtype=object)
     for _, r in pairs.iterrows():
         i, j = sorted((pos[str(r["metric_a"])], pos[str(r["metric_b"])]), reverse=True)
+        if r.get("verdict") == "not testable":  # too few models: no number (grey, as a pair without tau)
+            text[i - 1, j] = "too few\nmodels"
+            continue
         tau[i - 1, j] = r["tau"]
-        if np.isfinite(r["tau"]) and r.get("verdict") == "not testable":  # too few models: no interval either
-            text[i - 1, j] = f"{r['tau']:.2f}\ntoo few\nmodels"
-        elif np.isfinite(r["tau"]):
+        if np.isfinite(r["tau"]):
             ci = (
                 f"[{_short(r['lo95'])}, {_short(r['hi95'])}]"
                 if np.isfinite(r["lo95"]) and np.isfinite(r["hi95"])
@@ -320,7 +321,7 @@ def rank_correlation_heatmap(pairs: pd.DataFrame, caption_source: str) -> plt.Fi
     for t in ax.texts:  # the cells without a tau are not annotated by seaborn (masked)
         t.set_color("white" if abs(float(t.get_text().split("\n")[0] or 0)) > 0.6 else "black")
     for (i, j), s in np.ndenumerate(text):
-        if s == "n/a":
+        if s and np.isnan(tau[i, j]):  # grey cells: "n/a", "too few models"
             ax.text(j + 0.5, i + 0.5, s, ha="center", va="center", color=GREY, fontsize=style.MIN_PT)
     ax.tick_params(axis="x", rotation=45)
     plt.setp(ax.get_xticklabels(), ha="right", rotation_mode="anchor")
