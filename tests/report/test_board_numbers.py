@@ -216,13 +216,14 @@ def test_a_profile_without_traits_records_no_diagnosis():
     people = pd.DataFrame({"traits": ["anxiety", "none", "", None], "has_diagnosis": [True, False, False, False]})
     assert list(diagnosis_recorded(people)) == [True, True, True, False]
     nums = Numbers(scripts=SCRIPTS | {"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
-    conv = pd.DataFrame({"subtopic": ["x"], "category": ["y"]})
+    conv = pd.DataFrame({"subtopic": ["x"], "category": ["y"], "provider": [" Simulated"]})
     turns = pd.DataFrame({"conversation_id": ["c1", "c1"]})
     tags = pd.DataFrame({"in_panas": [True, False, True], "intensity_clamped": [False, True, True]})
     bn.add_data_counts(nums, conv, turns, people, tags)
     assert (nums.entries["n_diagnosis_recorded"]["value"], nums.entries["n_diagnosed"]["value"]) == (3, 1)
     counts = [nums.entries[k]["value"] for k in ("n_gold_tags", "n_tags_outside_panas", "n_intensities_clamped")]
     assert counts == [3, 1, 2]
+    assert nums.entries["n_provider_simulated"]["value"] == 1
 
 
 def test_annotations_missing_in_some_conversations_are_counted_kind_by_kind():

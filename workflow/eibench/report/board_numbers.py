@@ -44,7 +44,8 @@ def add_data_counts(
     traits, where a diagnosis would be, and those with a diagnosis), subtopics, categories,
     turns per conversation (min, max, median), and the gold mood tags (``tags``, the gold
     mood_tags table): all of them, those naming a word outside the PANAS list and those whose
-    intensity was outside 1..7 and clamped into it. A participant without traits has no recorded
+    intensity was outside 1..7 and clamped into it; and the conversations whose original
+    assistant's provider is "simulated" (metadata.provider). A participant without traits has no recorded
     diagnosis, which is not the same as none (their ``diagnosis_group`` and ``has_diagnosis``
     are null)."""
     nums.add("n_conversations", int(len(conv)), INGEST)
@@ -61,6 +62,12 @@ def add_data_counts(
     nums.add("n_gold_tags", int(len(tags)), INGEST)
     nums.add("n_tags_outside_panas", int((~tags["in_panas"].astype(bool)).sum()), INGEST)
     nums.add("n_intensities_clamped", int(tags["intensity_clamped"].astype(bool).sum()), INGEST)
+    nums.add(
+        "n_provider_simulated",
+        int((conv["provider"].astype(str).str.strip().str.lower() == "simulated").sum()) if "provider" in conv else 0,
+        INGEST,
+        note="conversations whose metadata.provider (the original assistant's) is 'simulated'",
+    )
 
 
 def partial_annotations(
