@@ -83,3 +83,30 @@ def test_rank_of_tied_models_is_the_average():
     study = make_study({"emotion_f1": values})
     table = uncertainty.rank_intervals(study, ["emotion_f1"], np.ones((3, 4)), [0, 1, 2])
     assert list(table["rank"]) == [2.5, 2.5, 1.0]
+
+
+def test_intervals_are_of_the_cohorts_principal_metrics():
+    """intervals.csv (rule stats_uncertainty) holds the configured principal metrics, which the
+    capability profiles draw, not the registry's; the registry's only without a configured list."""
+    from eibench.metrics.registry import PRINCIPAL
+    from eibench.stats.load import principal_metrics
+
+    esconv = {"principal_metrics": ["binary_om_acc", "panas_items_adjusted", "post_chat_ratings"]}
+    assert principal_metrics(esconv) == esconv["principal_metrics"]
+    assert principal_metrics({}) == principal_metrics(None) == list(PRINCIPAL)
+    metrics = uncertainty.interval_metrics(principal_metrics(esconv))
+    assert metrics == [
+        "composite",
+        "composite_equal",
+        "tracking",
+        "evaluation",
+        "holistic",
+        "binary_om_acc",
+        "panas_items_adjusted",
+        "post_chat_ratings",
+        "binary_om_acc_pw",
+        "binary_hp_acc_pw",
+        "perspective_gap",
+    ]
+    assert "emotion_f1" not in metrics
+    assert uncertainty.interval_metrics(["composite", "emotion_f1"]).count("composite") == 1

@@ -5,10 +5,9 @@ from eibench.forkserver.client import hand_off
 
 hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
 
-from eibench.metrics.registry import PRINCIPAL
 from eibench.runlog import rule_log
-from eibench.stats.load import available, load_study, resamples
-from eibench.stats.uncertainty import model_intervals, paired_differences, rank_intervals
+from eibench.stats.load import available, load_study, principal_metrics, resamples
+from eibench.stats.uncertainty import interval_metrics, model_intervals, paired_differences, rank_intervals
 from eibench.tables import write_csv
 
 with rule_log(snakemake) as log:  # noqa: F821
@@ -16,23 +15,11 @@ with rule_log(snakemake) as log:  # noqa: F821
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     weights = resamples(study, p.stats, p.seed)
     models = study.with_role("model")
-    metrics = available(
-        study,
-        [
-            "composite",
-            "composite_equal",
-            "tracking",
-            "evaluation",
-            "holistic",
-            *PRINCIPAL,
-            "binary_om_acc_pw",
-            "binary_hp_acc_pw",
-            "perspective_gap",
-        ],
-        range(len(study.models)),
-    )
+    # The cohort's principal metrics (statistics.principal_metrics), not the registry's: a
+    # principal metric without any value has no row here, and figure_profiles says so.
+    metrics = available(study, interval_metrics(principal_metrics(p.stats)), range(len(study.models)))
     write_csv(model_intervals(study, metrics, weights), snakemake.output.intervals)
-    principal = available(study, ["composite", *p.stats["principal_metrics"]], models)
+    principal = available(study, ["composite", *principal_metrics(p.stats)], models)
     write_csv(paired_differences(study, principal, weights, models), snakemake.output.paired)
     write_csv(rank_intervals(study, principal, weights, models), snakemake.output.ranks)
     log.info("%d models, %d metrics, %d resamples", len(study.models), len(metrics), len(weights))

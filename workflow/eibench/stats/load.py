@@ -6,13 +6,13 @@ so intervals from different analyses are computed on the same resamples.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from ..metrics.registry import ANALYSABLE
+from ..metrics.registry import ANALYSABLE, PRINCIPAL
 from ..seeding import rng_for
 from .bootstrap import SCHEMES
 from .study import Study
@@ -74,3 +74,12 @@ def resamples(
 def available(study: Study, metrics: list[str], models: list[int]) -> list[str]:
     """The metrics with at least one value for the given models (a judged draft may be absent)."""
     return [m for m in metrics if m in study.values and np.isfinite(study.values[m][models]).any()]
+
+
+def principal_metrics(stats: Mapping[str, Any] | None) -> list[str]:
+    """The cohort's principal metrics: the config's ``statistics.principal_metrics``, else (a
+    config without the key) the registry's principal metrics. Every analysis, figure and table
+    of "the principal metrics" reads them from here, so a cohort whose annotations define other
+    metrics (ESConv, ``config/esconv.yaml``) gets its own, not the synthetic study's."""
+    configured = (stats or {}).get("principal_metrics")
+    return list(configured) if configured else list(PRINCIPAL)

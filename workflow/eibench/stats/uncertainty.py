@@ -11,6 +11,18 @@ from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval, ranks_desc, resampled_means
 from .study import Study
 
+#: The metrics of intervals.csv besides the principal ones: the composites and the pillars
+#: (first), the participant-wording accuracies and the perspective gap (after).
+INTERVAL_METRICS_BEFORE = ("composite", "composite_equal", "tracking", "evaluation", "holistic")
+INTERVAL_METRICS_AFTER = ("binary_om_acc_pw", "binary_hp_acc_pw", "perspective_gap")
+
+
+def interval_metrics(principal: list[str]) -> list[str]:
+    """The metrics whose intervals rule stats_uncertainty writes (intervals.csv), in order: the
+    composites and pillars, the cohort's ``principal`` metrics (``load.principal_metrics``: the
+    capability-profile figure draws them from this table), then the others; each once."""
+    return list(dict.fromkeys([*INTERVAL_METRICS_BEFORE, *principal, *INTERVAL_METRICS_AFTER]))
+
 
 def model_intervals(study: Study, metrics: list[str], weights: np.ndarray, level: float = 0.95) -> pd.DataFrame:
     """One row per model and metric: mean over conversations, bootstrap se and interval."""
