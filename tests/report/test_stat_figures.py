@@ -363,6 +363,22 @@ def test_profiles_one_panel_per_principal_metric_models_ordered_by_composite():
     assert is_no_data(sf.capability_profiles(intervals(), SRC, metrics=("draft_judge",)))
 
 
+def test_profiles_draw_the_cohorts_principal_metrics_and_say_which_have_no_values():
+    """A cohort's configured principal metrics (ESConv's are not the registry's) each get a
+    panel; one the table has no value of gets an empty panel saying so, not no panel."""
+    fig = sf.capability_profiles(intervals(), SRC, metrics=("binary_om_acc", "panas_items_adjusted", "emotion_f1"))
+    axes = visible_axes(fig)
+    titles = [ax.get_title().replace("\n", " ").replace("- ", "-") for ax in axes]  # wrapped titles
+    assert titles == ["Binary OM accuracy", "PANAS items baseline-adjusted", "Emotion F1"]
+    assert [n_errorbars(ax) for ax in axes] == [4, 0, 4]
+    assert [t.get_text().replace("\n", " ") for t in axes[1].texts] == [sf.NO_VALUES] and not axes[0].texts
+    assert not is_no_data(fig)
+    # none with a value: the "no data" figure names them
+    fig = sf.capability_profiles(intervals(), SRC, metrics=("panas_items_adjusted", "post_chat_ratings"))
+    assert is_no_data(fig)
+    assert any("PANAS items baseline-adjusted, Post-chat ratings normalised" in t for t in texts(fig))
+
+
 def test_discriminability_three_panels_most_discriminating_on_top():
     fig = sf.discriminability(discriminability_table(), SRC)
     assert len(fig.axes) == 3

@@ -24,6 +24,8 @@ from .board_numbers import BLOCKS, block_label, block_of
 
 GREY = style.GREY
 NO_DATA = "no data"
+#: The note of a panel whose metric was asked for (a principal metric) but has no value.
+NO_VALUES = "no values in this cohort"
 #: Colours of the verdicts of the human-versus-model comparisons (the Holm-adjusted paired
 #: bootstrap decides). An unadjusted interval that excludes zero without a Holm-significant
 #: difference is drawn in its own colour, so no coloured point contradicts the interval shown.
@@ -355,15 +357,22 @@ def capability_profiles(
 
     ``intervals`` is long (em_model, role, metric, estimate, lo, hi). Models keep one row across
     panels, ordered by ``order_by`` (best at the top; models without it at the bottom) and
-    coloured by role. Each panel's axis names the metric's direction. Metrics default to the
-    registry's principal metrics present in the table.
+    coloured by role. Each panel's axis names the metric's direction.
+
+    ``metrics`` are the cohort's principal metrics (``statistics.principal_metrics``): each gets
+    its panel, and one without any estimate in the table (the cohort cannot score it) an empty
+    panel saying so (:data:`NO_VALUES`), never none; when none of them has an estimate, the "no
+    data" figure names them. Without ``metrics``, the registry's principal metrics present in
+    the table.
     """
     if not _has(intervals, "em_model", "metric", "estimate", "lo", "hi"):
         return no_data_figure(caption_source, "capability profiles")
-    present = set(intervals["metric"].astype(str))
-    shown = [m for m in (metrics or PRINCIPAL) if m in present]
-    if not shown:
-        return no_data_figure(caption_source, "no principal metric in the table")
+    present = set(intervals.loc[intervals["estimate"].notna(), "metric"].astype(str))
+    shown = list(dict.fromkeys(metrics)) if metrics else [m for m in PRINCIPAL if m in present]
+    empty = [m for m in shown if m not in present]
+    if len(empty) == len(shown):
+        what = ", ".join(metric_label(m) for m in empty)
+        return no_data_figure(caption_source, f"{NO_VALUES}: {what}" if what else "no principal metric in the table")
     style.apply()
     models = sorted(intervals["em_model"].astype(str).unique())
     key = intervals[intervals["metric"] == order_by].set_index("em_model")["estimate"]
@@ -385,6 +394,11 @@ def capability_profiles(
         0.15 * len(models) + 1.3,
         zero=False,
     )
+    for ax, metric in zip(grid.axes.flat, shown):
+        if metric in empty:  # requested, but the cohort has no value of it: say so, draw no number
+            ax.set_xticks([])
+            ax.set_xlabel("")
+            ax.text(0.5, 0.5, _wrap(NO_VALUES, 14), ha="center", va="center", transform=ax.transAxes, color=GREY)
     _legend(grid.figure, style.ROLE_COLOURS, role)
     style.source(grid.figure, caption_source)
     _layout(grid.figure, legend=True)
