@@ -162,6 +162,35 @@ def test_leaderboard_table_puts_the_human_raters_apart_each_block_with_its_n():
     assert list(table["Conversations"]) == ["200", "200", "200", "30"] and table["Rank"].iloc[-1] == "–"
 
 
+def test_leaderboard_table_prints_the_cohorts_principal_metrics():
+    """The table's metric columns are the composite, the pillars and the configured principal
+    metrics (ESConv's three), not the registry's; one without any value prints en dashes."""
+    board = _board().assign(binary_om_acc=0.7, post_chat_ratings=0.8)  # no panas_items_adjusted column
+    iv = pd.DataFrame({"metric": ["composite"], "em_model": ["a"], "rank_lo": [1.0], "rank_hi": [2.0]})
+    principal = ["binary_om_acc", "panas_items_adjusted", "post_chat_ratings"]
+    table = bn.leaderboard_table(board, bn.main_rows(board, "m"), iv, "m", principal)
+    pillars = ["Emotion tracking pillar", "Evaluation quality pillar", "Holistic pillar"]
+    metrics = ["Binary OM accuracy", "PANAS items baseline-adjusted", "Post-chat ratings normalised"]
+    assert list(table.columns[6:-1]) == [*pillars, *metrics]
+    assert list(table["PANAS items baseline-adjusted"]) == ["–"] * 3
+    assert list(table["Post-chat ratings normalised"]) == ["0.800"] * 3
+    assert "Emotion F1" not in table
+
+
+def test_leaderboard_table_keeps_its_four_principal_columns_for_the_registrys_ten():
+    """The synthetic study's ten principal metrics do not fit the page: the table keeps the four
+    it always printed, in the configured order; a short list is printed whole."""
+    from eibench.metrics.registry import PRINCIPAL
+
+    four = ("emotion_f1", "binary_om_acc", "binary_hp_acc", "pairwise_acc")
+    assert (
+        bn.table_metrics() == bn.table_metrics(PRINCIPAL) == ("composite", "tracking", "evaluation", "holistic", *four)
+    )
+    assert bn.table_metrics(["kendall_tau", "pairwise_acc"])[4:] == ("kendall_tau", "pairwise_acc")
+    many = ["four_branch", "pairwise_acc", "kendall_tau", "panas_adjusted", "conversation_wide", "emotion_va"]
+    assert bn.table_metrics(many)[4:] == ("four_branch", "pairwise_acc", "kendall_tau", "panas_adjusted")
+
+
 def test_ranked_baselines_stay_in_the_ranked_block_and_an_n_range_is_printed():
     assert bn.block_of("baseline", ranked=True) == "ranked" and bn.block_of("human", ranked=False) == "human"
     assert bn.block_of("baseline", ranked=False) == "baseline"

@@ -414,6 +414,8 @@ rule paper_numbers:
         prediction_sets=prediction_sets(),
         replications=REPLICATION_ANALYSES,
         ranked_roles=ANALYSED_ROLES,
+        # the leaderboard table's principal columns
+        principal=list(config["statistics"]["principal_metrics"]),
         # the declared claims (the units of their estimates) and the level of the coverage tests
         claims=config["statistics"]["claims"],
         alpha=config["statistics"]["alpha"],

@@ -27,6 +27,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     concat_parquet(snakemake.input.turn, snakemake.output.turn)
     write_csv(rule_counts, snakemake.output.rule_counts)
     write_csv(data_dictionary(), snakemake.output.dictionary)
-    board = leaderboard(summary, tuple(p.ranked_roles))
+    # the cohort's principal metrics (statistics.principal_metrics) get their columns
+    board = leaderboard(summary, tuple(p.ranked_roles), p.principal)
     write_csv(board, snakemake.output.leaderboard)
     log.info("aggregated %d models x modes", summary[["em_model", "mode"]].drop_duplicates().shape[0])

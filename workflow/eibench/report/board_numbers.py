@@ -17,24 +17,34 @@ from scipy.stats import kendalltau
 
 from ..metrics.availability import BY_NAME as BY_KIND
 from ..metrics.availability import KINDS
-from ..metrics.registry import BY_NAME
+from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..release.tidy import diagnosis_recorded
 from .cohort_numbers import joined
 from .numbers import Numbers, fmt
 
 INGEST, AGG, OWN = "ingest_conversations", "aggregate_scores", "paper_numbers"
 
-#: Leaderboard columns of the paper's table, in order (composite first).
-TABLE_METRICS = (
-    "composite",
-    "tracking",
-    "evaluation",
-    "holistic",
-    "emotion_f1",
-    "binary_om_acc",
-    "binary_hp_acc",
-    "pairwise_acc",
-)
+#: The first leaderboard columns of the paper's table: the composite and the pillars.
+TABLE_COMPOSITES = ("composite", "tracking", "evaluation", "holistic")
+#: The principal metrics the table prints when a cohort has more than fit the page (the
+#: synthetic study's ten): these, one or two per pillar; the others are in the capability
+#: profiles (figure_profiles). Their number is the most principal columns the table prints.
+TABLE_PRINCIPAL = ("emotion_f1", "binary_om_acc", "binary_hp_acc", "pairwise_acc")
+
+
+def table_metrics(principal: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Leaderboard columns of the paper's table, in order: the composite, the pillars, then the
+    cohort's principal metrics (``statistics.principal_metrics``; default the registry's), in
+    their configured order. At most ``len(TABLE_PRINCIPAL)`` of them fit the page: when there
+    are more, those of :data:`TABLE_PRINCIPAL` come first, then the others in order."""
+    principal = list(dict.fromkeys(principal or PRINCIPAL))
+    chosen = [m for m in TABLE_PRINCIPAL if m in principal] + [m for m in principal if m not in TABLE_PRINCIPAL]
+    chosen = chosen[: len(TABLE_PRINCIPAL)]
+    return TABLE_COMPOSITES + tuple(m for m in principal if m in chosen and m not in TABLE_COMPOSITES)
+
+
+#: The table's columns for the registry's principal metrics (the synthetic study's).
+TABLE_METRICS = table_metrics()
 
 
 def add_data_counts(
@@ -273,17 +283,25 @@ def block_label(block: str, roles: pd.Series, n: pd.Series) -> str:
     return f"Baselines (references), not ranked: {each}"
 
 
-def leaderboard_table(board: pd.DataFrame, main: pd.DataFrame, rank_intervals: pd.DataFrame, mode: str) -> pd.DataFrame:
+def leaderboard_table(
+    board: pd.DataFrame,
+    main: pd.DataFrame,
+    rank_intervals: pd.DataFrame,
+    mode: str,
+    principal: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """The leaderboard as printed (strings), in blocks (column ``Block``, the block's heading
     with its number of conversations: :func:`block_label`): the ranked rows, then the unranked
     baselines, then the human raters, who answer only a subset of the conversations and are
     never ranked among the models; each block in leaderboard order. Per row: rank, its 95%
     interval over the bootstrap resamples (``rank_intervals``: rank_intervals.csv, composite
-    rows), model, composite under parity and strict, pillars and principal metrics, and
-    conversations scored."""
+    rows), model, composite under parity and strict, pillars and the cohort's ``principal``
+    metrics (:func:`table_metrics`; a metric without any value is a column of en dashes, never
+    left out), and conversations scored."""
     blocks = [block_of(r, pd.notna(k)) for r, k in zip(main["role"], main["rank"])]
     order = sorted(range(len(main)), key=lambda j: BLOCKS.index(blocks[j]))  # stable: leaderboard order within
     main = main.iloc[order].reset_index(drop=True)
+    nan = pd.Series(float("nan"), index=main.index)  # a metric the board has no column of
     blocks = [blocks[j] for j in order]
     labels = {
         b: block_label(b, main["role"][[x == b for x in blocks]], main["n_conversations"][[x == b for x in blocks]])
@@ -294,7 +312,10 @@ def leaderboard_table(board: pd.DataFrame, main: pd.DataFrame, rank_intervals: p
             "Block": [labels[b] for b in blocks],
             "Rank": [str(int(x)) if pd.notna(x) else "–" for x in main["rank"]],
             "Model": main["em_model"],
-            **{BY_NAME[c].label: [fmt(v, 1 if c == "composite" else 3) for v in main[c]] for c in TABLE_METRICS},
+            **{
+                BY_NAME[c].label: [fmt(v, 1 if c == "composite" else 3) for v in main.get(c, nan)]
+                for c in table_metrics(principal)
+            },
             "Conversations": main["n_conversations"].astype(int).astype(str),
         }
     )

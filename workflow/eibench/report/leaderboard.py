@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 import pandas as pd
 
 from ..metrics.registry import BY_NAME, PRINCIPAL
 
-#: Columns of the leaderboard, in order: the composite, the pillars, the principal metrics.
-BOARD_METRICS = ("composite", "composite_equal", "tracking", "evaluation", "holistic") + tuple(
-    m for m in PRINCIPAL if m not in ("draft_judge",)
-)
+#: The composites and the pillars: the first columns of the leaderboard.
+COMPOSITES = ("composite", "composite_equal", "tracking", "evaluation", "holistic")
+#: Principal metrics the leaderboard leaves out: the judged draft is reported apart.
+APART = ("draft_judge",)
 Z95 = 1.959963984540054
 
 
-def leaderboard(summary: pd.DataFrame, ranked_roles: tuple[str, ...] = ("model",)) -> pd.DataFrame:
-    """Wide table: mean, se and a normal 95% interval over conversations for each metric.
+def board_metrics(principal: Sequence[str] | None = None) -> tuple[str, ...]:
+    """Columns of the leaderboard, in order: the composite, the pillars, the registry's
+    principal metrics, then those of the cohort's ``principal`` metrics
+    (``statistics.principal_metrics``) the registry does not mark (ESConv's PANAS items and
+    post-chat ratings), all but the judged draft. The registry's stay whatever the cohort: the
+    paper's numbers (``emotion_f1.<model>``) and the notebooks read them; the printed table
+    chooses its columns from the cohort's (``board_numbers.table_metrics``)."""
+    metrics = COMPOSITES + tuple(PRINCIPAL) + tuple(principal or ())
+    return tuple(m for m in dict.fromkeys(metrics) if m not in APART)
+
+
+def leaderboard(
+    summary: pd.DataFrame, ranked_roles: tuple[str, ...] = ("model",), principal: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Wide table: mean, se and a normal 95% interval over conversations for each metric of
+    :func:`board_metrics` (``principal``: the cohort's principal metrics; one without any value
+    is a column of NaN, not left out).
 
     ``summary`` is the long per-model table (em_model, mode, rule_set, role, metric, mean,
     sd, se, n). Rows are sorted by composite (descending), then model name; ``rank`` is
@@ -28,11 +45,12 @@ def leaderboard(summary: pd.DataFrame, ranked_roles: tuple[str, ...] = ("model",
     summary = summary[summary["subset"] == "all"]
     wide = summary.set_index(keys + ["metric"])[["mean", "se"]].unstack("metric")
     board = wide.index.to_frame(index=False)
-    for m in BOARD_METRICS + ("n_conversations", "coverage", "n_turns"):
+    metrics = board_metrics(principal)
+    for m in metrics + ("n_conversations", "coverage", "n_turns"):
         mean = wide[("mean", m)].to_numpy(float) if ("mean", m) in wide else np.full(len(board), np.nan)
         board[m] = mean
-        if m in BOARD_METRICS:
-            se = wide[("se", m)].to_numpy(float)
+        if m in metrics:
+            se = wide[("se", m)].to_numpy(float) if ("se", m) in wide else np.full(len(board), np.nan)
             board[f"{m}_se"] = se
             board[f"{m}_lo"] = mean - Z95 * se
             board[f"{m}_hi"] = mean + Z95 * se
