@@ -1,11 +1,11 @@
-"""The leaderboard of rule aggregate_scores: its principal metrics are the cohort's
-(statistics.principal_metrics), the registry's only by default."""
+"""The leaderboard and the data dictionary of rule aggregate_scores: their principal metrics
+are the cohort's (statistics.principal_metrics), the registry's only by default."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from eibench.metrics.registry import PRINCIPAL
+from eibench.metrics.registry import PRINCIPAL, data_dictionary
 from eibench.report.leaderboard import board_metrics, leaderboard
 
 ESCONV = ["binary_om_acc", "panas_items_adjusted", "post_chat_ratings"]
@@ -55,3 +55,11 @@ def test_leaderboard_defaults_to_the_registrys_principal_metrics_but_the_judged_
     assert board_metrics() == board_metrics(PRINCIPAL)
     assert board_metrics()[5:] == tuple(m for m in PRINCIPAL if m != "draft_judge")
     assert "emotion_f1" in leaderboard(_summary())
+
+
+def test_data_dictionary_marks_the_cohorts_principal_metrics():
+    table = data_dictionary(ESCONV).set_index("name")
+    assert sorted(table.index[table["principal"]]) == sorted(ESCONV)
+    default = data_dictionary().set_index("name")
+    assert sorted(default.index[default["principal"]]) == sorted(PRINCIPAL)
+    assert list(data_dictionary(ESCONV).columns) == list(data_dictionary().columns)

@@ -56,7 +56,7 @@ rule aggregate_scores:
     params:
         roles=model_roles(),
         ranked_roles=ANALYSED_ROLES,
-        # the leaderboard's principal columns
+        # the data dictionary's principal flags and the leaderboard's principal columns
         principal=list(config["statistics"]["principal_metrics"]),
     script:
         "../scripts/aggregate_scores.py"

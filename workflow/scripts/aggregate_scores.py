@@ -26,8 +26,9 @@ with rule_log(snakemake) as log:  # noqa: F821
     concat_parquet(snakemake.input.conversation, snakemake.output.conversation)
     concat_parquet(snakemake.input.turn, snakemake.output.turn)
     write_csv(rule_counts, snakemake.output.rule_counts)
-    write_csv(data_dictionary(), snakemake.output.dictionary)
-    # the cohort's principal metrics (statistics.principal_metrics) get their columns
+    # The cohort's principal metrics (statistics.principal_metrics), not the registry's: the
+    # dictionary's principal flags (the paper's Table 1) and the leaderboard's extra columns.
+    write_csv(data_dictionary(p.principal), snakemake.output.dictionary)
     board = leaderboard(summary, tuple(p.ranked_roles), p.principal)
     write_csv(board, snakemake.output.leaderboard)
     log.info("aggregated %d models x modes", summary[["em_model", "mode"]].drop_duplicates().shape[0])

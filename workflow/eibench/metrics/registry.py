@@ -9,6 +9,7 @@ averaged over turns within a conversation (turn level), and over conversations f
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Sequence
 
 import pandas as pd
 
@@ -534,10 +535,14 @@ PRINCIPAL = tuple(m.name for m in METRICS if m.principal)
 ANALYSABLE = tuple(m.name for m in METRICS if m.level in ("turn", "conversation"))
 
 
-def data_dictionary() -> pd.DataFrame:
-    """One row per metric: the columns of every score table, documented."""
+def data_dictionary(principal: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per metric: the columns of every score table, documented. ``principal`` marks
+    the cohort's principal metrics (``statistics.principal_metrics``); by default the
+    registry's."""
+    chosen = set(PRINCIPAL if principal is None else principal)
     rows = [
-        asdict(m) | {"direction": "higher is better" if m.higher_is_better else "lower is better"}
+        asdict(m)
+        | {"principal": m.name in chosen, "direction": "higher is better" if m.higher_is_better else "lower is better"}
         for m in METRICS + POOLED_METRICS
     ]
     return pd.DataFrame(rows)
