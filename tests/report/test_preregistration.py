@@ -17,6 +17,7 @@ from eibench.report.preregistration import (
     git_record,
     preregistration_state,
     read_frozen,
+    repo_config_files,
 )
 
 from ..conftest import REPO
@@ -192,3 +193,19 @@ def test_long_subjects_are_cut():
     assert len(table.loc[0, "Subject"]) == 90 and table.loc[0, "Subject"].endswith("…")
     assert nums.entries["prereg.matches"]["value"] is False
     assert nums.entries["prereg.differences"]["value"] == "C3 changed"
+
+
+def test_the_history_covers_the_claim_lines_of_every_config_file_of_the_run(tmp_path):
+    """A cohort whose claims live in an overlay (config/esconv.yaml) lists the commits that
+    changed them too; a config file outside the repository has no history here."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _frozen_repo(tmp_path)
+    (tmp_path / "config" / "overlay.yaml").write_text("statistics:\n  claims:\n    - id: E1\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "declare E1 in an overlay", date="2026-01-04T00:00:00Z")
+    files = repo_config_files(tmp_path, ["config/config.yaml", "config/overlay.yaml", "/elsewhere/x.yaml"])
+    assert files == ["config/config.yaml", "config/overlay.yaml"]
+    subjects = [r["subject"] for r in git_record(tmp_path, config_files=files)["history"]]
+    assert "declare E1 in an overlay" in subjects
+    assert "declare E1 in an overlay" not in [r["subject"] for r in git_record(tmp_path)["history"]]

@@ -6,14 +6,16 @@
 # null cohort reads the planted cohort's files for them (the same bytes a second run would write).
 # Built only for the synthetic cohort with simulated models.
 
-from eibench.report.preregistration import preregistration_state
+from eibench.report.preregistration import preregistration_state, repo_config_files
 from eibench.synthetic.null import null_simulation
 
 # The pre-registration (eibench.report.preregistration): the frozen file's sha256, its freezing
 # commit and the history of rule changes from git, and how the claims of this run differ from
 # it; read at parse time like the reproducibility statement (common.smk), a param of paper_numbers.
 try:
-    PREREGISTRATION = preregistration_state(REPO, config["statistics"])
+    PREREGISTRATION = preregistration_state(
+        REPO, config["statistics"], repo_config_files(REPO, map(str, workflow.configfiles))
+    )
 except ValueError as _err:
     raise WorkflowError(str(_err)) from None
 

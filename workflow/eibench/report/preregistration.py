@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 import pandas as pd
 import yaml
@@ -31,7 +31,8 @@ RULE_FILES = (
     "workflow/eibench/stats/multiplicity.py",
     "workflow/eibench/stats/testability.py",
 )
-# Commits of config/config.yaml that changed a line declaring a claim or a decision setting.
+# Commits of the run's config files (config/config.yaml and any --configfile in the repository)
+# that changed a line declaring a claim or a decision setting.
 CONFIG_FILE = "config/config.yaml"
 CONFIG_PATTERN = r"(- id|family|test|margin|alpha|independence_margin|direction|category|better|worse): "
 COMPARED = ("alpha", "independence_margin")
@@ -65,13 +66,14 @@ def differences(frozen: dict[str, Any], statistics: dict[str, Any]) -> list[str]
     return out
 
 
-def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
+def git_record(repo: Path, timeout: float = 20.0, config_files: Sequence[str] = (CONFIG_FILE,)) -> dict[str, Any]:
     """The frozen file's last commit (``frozen_commit``, ``frozen_date`` YYYY-MM-DD), whether it has
     uncommitted changes, and ``history``: every commit that changed a rule file (or a claim line
-    of config.yaml), oldest first (parents before children), as {commit, date, subject,
-    after_freeze}; ``after_freeze`` is True for a commit that is not in the freezing commit's own
-    history (``git rev-list FROZEN..HEAD``: made after it, or on a branch merged after it; such
-    a commit changed the rule code, or a claim line of config.yaml, not the frozen file).
+    of one of ``config_files``, the run's config files relative to ``repo``), oldest first
+    (parents before children), as {commit, date, subject, after_freeze}; ``after_freeze`` is
+    True for a commit that is not in the freezing commit's own history (``git rev-list
+    FROZEN..HEAD``: made after it, or on a branch merged after it; such a commit changed the rule
+    code, or a claim line of a config file, not the frozen file).
     ``why`` says why they are unknown (no .git, a shallow clone, git unreadable, the file never
     committed); then the others are None or empty (and no commit is after the freeze)."""
     empty: dict[str, Any] = {"frozen_commit": None, "frozen_date": None, "frozen_dirty": None, "history": []}
@@ -88,7 +90,7 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
         last = git_output(repo, "log", "-1", fmt, "--", FROZEN, timeout=timeout).strip()
         dirty = bool(git_output(repo, "status", "--porcelain", "--", FROZEN, timeout=timeout).strip())
         lines = git_output(repo, "log", fmt, "--", *RULE_FILES, timeout=timeout).splitlines()
-        lines += git_output(repo, "log", fmt, "-G", CONFIG_PATTERN, "--", CONFIG_FILE, timeout=timeout).splitlines()
+        lines += git_output(repo, "log", fmt, "-G", CONFIG_PATTERN, "--", *config_files, timeout=timeout).splitlines()
         # Topological order: committer dates need not follow the history (merged branches, clock skew).
         order = git_output(repo, "log", "--topo-order", "--format=%H", timeout=timeout).split()
         frozen = last.split("\t", 1)[0]
@@ -112,15 +114,31 @@ def git_record(repo: Path, timeout: float = 20.0) -> dict[str, Any]:
     return {"frozen_commit": commit, "frozen_date": date, "frozen_dirty": dirty, "history": rows, "why": ""}
 
 
-def preregistration_state(repo: Path, statistics: dict[str, Any]) -> dict[str, Any]:
+def repo_config_files(repo: Path, config_files: Iterable[str | Path]) -> list[str]:
+    """The run's config files that lie in ``repo`` (relative POSIX paths, in order, once each),
+    ``CONFIG_FILE`` first: those whose history git holds."""
+    root = Path(repo).resolve()
+    out = [CONFIG_FILE]
+    for f in config_files:
+        path = (root / f).resolve()
+        if path.is_relative_to(root) and path.relative_to(root).as_posix() not in out:
+            out.append(path.relative_to(root).as_posix())
+    return out
+
+
+def preregistration_state(
+    repo: Path, statistics: dict[str, Any], config_files: Sequence[str] = (CONFIG_FILE,)
+) -> dict[str, Any]:
     """Everything the paper prints about the pre-registration, read at parse time: the file's
-    sha256, the git record (:func:`git_record`) and the differences from the claims tested."""
+    sha256, the git record (:func:`git_record`, over the run's ``config_files`` in the
+    repository) and the differences from the claims tested."""
     path = Path(repo) / FROZEN
     frozen = read_frozen(path)
     return {
         "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
         "differences": differences(frozen, statistics),
-        **git_record(repo),
+        "config_files": list(config_files),
+        **git_record(repo, config_files=config_files),
     }
 
 
@@ -128,6 +146,7 @@ def add_preregistration(nums: Numbers, state: dict[str, Any]) -> pd.DataFrame:
     """Add the ``prereg.*`` numbers; return the history table (Commit, Date, Subject, After the
     freeze: "yes" or ""; subjects longer than 90 characters cut with an ellipsis)."""
     nums.add("prereg.file", FROZEN, RULE)
+    nums.add("prereg.config_files", ", ".join(state.get("config_files", [CONFIG_FILE])), RULE)
     nums.add("prereg.sha256", state["sha256"], RULE)
     known = state["frozen_date"] is not None
     nums.add("prereg.dated", known, RULE)
