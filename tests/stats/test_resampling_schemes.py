@@ -165,6 +165,17 @@ def test_breakdown_means_per_level_and_leaves_unknown_labels_out():
     assert (b["lo"] >= 1).all() and (b["hi"] <= 4).all()
 
 
+def test_a_cell_of_one_conversation_has_no_interval():
+    """One conversation resamples to itself: its mean is printed, its interval is not."""
+    study = make_study({"composite": np.array([[1.0, 2.0, 3.0]])}, participant=np.arange(3))
+    labels = np.array(["a", "a", "b"], dtype=object)
+    b = breakdown(study, "composite", [0], labels, cluster_weights(np.arange(3), 100, _rng()), "topic")
+    b = b.set_index("level")
+    assert b.loc["b", "estimate"] == 3.0 and b.loc["b", "n_conversations"] == 1
+    assert np.isnan(b.loc["b", "lo"]) and np.isnan(b.loc["b", "hi"])
+    assert b.loc["a", "lo"] <= 1.5 <= b.loc["a", "hi"] and b.loc["a", "hi"] > b.loc["a", "lo"]
+
+
 def test_the_weights_spread_is_that_of_the_pillars_the_cohort_has():
     """Without the tracking pillar the composite renormalises the other two weights: their
     spread is that of the draws renormalised (a Dirichlet of the remaining parameters), not

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -135,3 +137,20 @@ def test_the_romantic_note_names_the_empty_side():
         with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
             _, contrast = topics.topic_effects(study, "composite", [0, 1], weights, "Romantic relationships")
         assert contrast["mixed_model_note"].startswith(note), contrast["mixed_model_note"]
+
+
+def test_a_category_of_one_conversation_has_a_mean_and_no_interval():
+    from .conftest import make_study
+
+    rng = np.random.default_rng(2)
+    n = 13
+    category = ["Family"] * 6 + ["Work"] * 6 + ["Finances"]
+    study = make_study({"composite": rng.normal(50, 5, size=(2, n))}, participant=np.arange(n), category=category)
+    weights = cluster_weights(np.arange(n), 200, rng)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table, _ = topics.topic_effects(study, "composite", [0, 1], weights, "Romantic relationships")
+    rows = table.set_index("category")
+    assert rows.loc["Finances", "n_conversations"] == 1 and np.isfinite(rows.loc["Finances", "mean"])
+    assert np.isnan(rows.loc["Finances", "lo"]) and np.isnan(rows.loc["Finances", "hi"])
+    assert (rows.loc[["Family", "Work"], "hi"] > rows.loc[["Family", "Work"], "lo"]).all()

@@ -10,13 +10,17 @@ import pandas as pd
 from .bootstrap import percentile_interval, resampled_means
 from .study import Study
 
+#: The fewest conversations with a value for which a cell gets an interval.
+MIN_CONVERSATIONS = 2
+
 
 def breakdown(
     study: Study, metric: str, models: list[int], labels: np.ndarray, weights: np.ndarray, by: str, level: float = 0.95
 ) -> pd.DataFrame:
     """One row per model and level of ``labels`` (one label per conversation; None/NaN are
-    left out): the model's mean of ``metric`` over that level's conversations, its interval,
-    and the number of conversations with a value. ``by`` names the grouping in the output."""
+    left out): the model's mean of ``metric`` over that level's conversations, its interval
+    (NaN for a cell with fewer than ``MIN_CONVERSATIONS`` conversations with a value), and the
+    number of conversations with a value. ``by`` names the grouping in the output."""
     labels = np.asarray(labels, dtype=object)
     known = np.array([isinstance(x, str) for x in labels])
     rows = []
@@ -27,6 +31,8 @@ def breakdown(
         lo, hi = percentile_interval(boot, level)
         for j, i in enumerate(models):
             x = values[j][np.isfinite(values[j])]
+            # One conversation resamples to itself: a zero-width interval that says nothing.
+            bounds = (float(lo[j]), float(hi[j])) if len(x) >= MIN_CONVERSATIONS else (np.nan, np.nan)
             rows.append(
                 (
                     by,
@@ -34,8 +40,7 @@ def breakdown(
                     study.models[i],
                     study.roles[study.models[i]],
                     float(x.mean()) if len(x) else np.nan,
-                    float(lo[j]),
-                    float(hi[j]),
+                    *bounds,
                     len(x),
                 )
             )

@@ -22,6 +22,7 @@ import pandas as pd
 
 from . import mixed
 from .bootstrap import bootstrap_p, percentile_interval
+from .breakdowns import MIN_CONVERSATIONS
 from .study import Study
 from .subgroups import conversation_means
 
@@ -72,14 +73,16 @@ def topic_effects(
             else (float(fit.params[name]) if fit is not None and name in fit.params.index else np.nan)
         )
         elo, ehi = (float(wald.loc[name, 0]), float(wald.loc[name, 1])) if name in wald.index else (np.nan, np.nan)
+        n = int((study.category == c).sum())
+        # One conversation resamples to itself: no interval (breakdowns.MIN_CONVERSATIONS).
+        bounds = (float(lo[j]), float(hi[j])) if n >= MIN_CONVERSATIONS else (np.nan, np.nan)
         rows.append(
             (
                 metric,
                 c,
-                int((study.category == c).sum()),
+                n,
                 float(point[j]),
-                float(lo[j]),
-                float(hi[j]),
+                *bounds,
                 float(p_hardest[j]),
                 effect,
                 elo,
