@@ -38,7 +38,13 @@ def test_simulated_design():
     assert study.n_conversations == n and len(study.models) == M
     assert study.with_role("model") == list(range(g.n_models))
     assert study.with_role("human") == list(range(g.n_models, M))
-    assert set(study.values) == set(sim.METRICS) | {"tracking", "evaluation", "holistic", "composite"}
+    assert set(study.values) == set(sim.simulated_metrics(g)) | {
+        "tracking",
+        "panas_part",
+        "evaluation",
+        "holistic",
+        "composite",
+    }
     for metric, v in study.values.items():
         assert v.shape == (M, n)
         assert np.isfinite(v[: g.n_models]).all(), metric  # models answer everything
@@ -382,3 +388,144 @@ def test_summarise_planted_reports_the_binomial_coverage_test():
     assert drift["coverage_vs_nominal"] == "below nominal"
     assert list(table.columns[:4]) == ["planted", "mean_estimate", "sign_recovery", "coverage"]
     assert np.isnan(table.iloc[-1]["coverage_p"])  # the power row has no coverage
+
+
+# ----------------------------------------------------------------- the cohort's composite
+
+#: An ESConv-like design: of the composite only binary OM accuracy and the post-chat ratings,
+#: the ratings missing in some conversations.
+ESCONV_PARTS = ("binary_om_acc", "post_chat_ratings")
+
+
+def _esconv_like(n_conversations: int = 40, **effects) -> sim.Generator:
+    from eibench.stats.design import cohort_design
+
+    design = cohort_design(sim.simulate(sim.Generator(n_conversations=n_conversations), np.random.default_rng(3))[0])
+    g = sim.Generator(**sim.generator_design(design, 0.05), **effects)
+    category = list(g.conversation_category)
+    category[:10] = [sim.ROMANTIC] * 10  # romantic conversations with and without ratings
+    without = (0, 1, 2, 11, 12)
+    return sim.replace(
+        g,
+        conversation_category=tuple(category),
+        composite_parts=ESCONV_PARTS,
+        parts_missing=(("post_chat_ratings", without),),
+    )
+
+
+def test_the_simulated_composite_is_renormalised_over_the_parts_the_design_has():
+    g = _esconv_like()
+    study, _ = sim.simulate(g, np.random.default_rng(5))
+    om, ratings = study.values["binary_om_acc"], study.values["post_chat_ratings"]
+    expected = 100 * (0.49 * om + 0.27 * ratings) / 0.76
+    without = [0, 1, 2, 11, 12]
+    expected[:, without] = 100 * om[:, without]
+    answered = np.isfinite(om)
+    np.testing.assert_allclose(study.values["composite"][answered], expected[answered], rtol=1e-12)
+    assert np.isnan(study.values["tracking"]).all()  # no mood tags: no tracking pillar
+
+
+def test_the_batch_composite_is_the_same_renormalised_composite():
+    from eibench.stats.simulation_batch import draw
+
+    g = _esconv_like()
+    batch = draw(g, [np.random.default_rng(6)])
+    om, ratings = batch.values["binary_om_acc"][0], batch.values["post_chat_ratings"][0]
+    expected = 100 * (0.49 * om + 0.27 * ratings) / 0.76
+    expected[:, [0, 1, 2, 11, 12]] = 100 * om[:, [0, 1, 2, 11, 12]]
+    answered = np.isfinite(om)
+    np.testing.assert_allclose(batch.values["composite"][0][answered], expected[answered], rtol=1e-12)
+
+
+def test_a_design_without_the_extension_part_draws_as_before():
+    # The post-chat ratings are drawn only for a design that has them, after every other metric.
+    assert sim.simulated_metrics(SMALL) == [m for m in sim.METRICS if m != "post_chat_ratings"]
+    assert "post_chat_ratings" in sim.simulated_metrics(_esconv_like())
+
+
+def test_the_planted_composite_effect_is_that_of_the_cohorts_composite():
+    shifts = (("emotion", -0.08), ("behaviour", -0.04), ("preference", -0.04), ("holistic", -0.04))
+    g = _esconv_like(romantic=shifts)
+    # Not the published formula's 100 x (0.24 x -0.08 + 0.49 x -0.04 + 0.27 x 0.8 x -0.04) = -4.744:
+    # the emotion shift moves no part this design has.
+    assert sim.composite_effect(g, "romantic") == pytest.approx(-4.0, abs=1e-9)
+    only_om = sim.replace(g, composite_parts=("binary_om_acc",), parts_missing=())
+    assert sim.composite_effect(only_om, "romantic") == pytest.approx(100 * -0.04, abs=1e-9)
+
+
+def test_a_composite_effect_that_differs_between_conversations_has_no_planted_value():
+    # On the ratings only: 100 x 0.27 x -0.1 / 0.76 where a romantic conversation has them, 0 where not.
+    g = _esconv_like(romantic=(("holistic", -0.1),))
+    effects = sim.composite_effects(g, "romantic")
+    assert sorted(set(np.round(effects, 9))) == pytest.approx([100 * 0.27 * -0.1 / 0.76, 0.0])
+    assert np.isnan(sim.composite_effect(g, "romantic"))
+    # Every romantic conversation with ratings: one value again.
+    every = sim.replace(g, parts_missing=(("post_chat_ratings", (11, 12)),))
+    assert sim.composite_effect(every, "romantic") == pytest.approx(100 * 0.27 * -0.1 / 0.76, abs=1e-9)
+
+
+def _planted_results(n: int) -> pd.DataFrame:
+    results = pd.DataFrame(
+        {
+            f"{p}_{k}": np.full(n, v)
+            for k in ("diagnosis", "romantic", "drift")
+            for p, v in (("est", -1.0), ("lo", -9.0), ("hi", 1.0))
+        }
+    )
+    for column in ("humans_better_share", "est_human", "sign_human", "cover_human"):
+        results[column] = 0.5
+    return results
+
+
+def test_an_effect_simulated_in_no_study_has_no_planted_value_and_no_rates():
+    g = sim.Generator(diagnosis=(("emotion", -0.08),), human_shift=(("preference", 0.1),), drift=(("behaviour", -0.1),))
+    results = _planted_results(20)
+    for column in ("est_diagnosis", "lo_diagnosis", "hi_diagnosis", "est_human", "sign_human", "cover_human"):
+        results[column] = np.nan  # left out of every study
+    left = {
+        "diagnosis: mixed model (Wald)": "no diagnosis recorded",
+        "human vs model: paired cluster bootstrap": "no raters",
+    }
+    table = sim.summarise_planted(results, g, left).set_index("effect")
+    for effect in (
+        "diagnosis effect on emotion F1 (mixed model)",
+        "human minus model, binary HP accuracy (paired bootstrap, per model)",
+    ):
+        row = table.loc[effect]
+        assert row["n_simulations"] == 0 and row["left_out"]
+        assert row[["planted", "mean_estimate", "sign_recovery", "coverage"]].isna().all(), effect
+    assert table.loc["turn drift of binary OM accuracy (slope)", "planted"] == -0.1
+
+
+def test_an_undefined_composite_effect_gives_no_number_and_says_why():
+    g = _esconv_like(romantic=(("holistic", -0.1),))
+    table = sim.summarise_planted(_planted_results(20), g).set_index("effect")
+    row = table.loc["romantic effect on the composite (mixed model)"]
+    assert row[["planted", "mean_estimate", "sign_recovery", "coverage", "coverage_p"]].isna().all()
+    assert row["left_out"] == sim.COMPOSITE_EFFECT_UNDEFINED and row["n_simulations"] == 20
+
+
+def test_generator_design_copies_the_composite_parts_of_the_cohort():
+    design = {**_a_copied_design_for_parts(), "metrics_models": ["binary_om_acc", "composite", "post_chat_ratings"]}
+    design["composite_parts_missing"] = {"post_chat_ratings": [1, 3]}
+    g = sim.generator_design(design, 0.05)
+    assert g["composite_parts"] == ESCONV_PARTS
+    assert g["parts_missing"] == (("post_chat_ratings", (1, 3)),)
+
+
+def _a_copied_design_for_parts():
+    from eibench.stats.design import cohort_design
+
+    return cohort_design(sim.simulate(sim.Generator(n_conversations=10), np.random.default_rng(2))[0])
+
+
+def test_cohort_design_lists_the_conversations_without_a_part_of_the_composite():
+    from eibench.stats.design import cohort_design
+
+    study, _ = sim.simulate(_esconv_like(), np.random.default_rng(7))
+    study.values["post_chat_ratings"][:, [0, 1, 2, 11, 12]] = np.nan  # as the cohort's scores have them
+    design = cohort_design(study)
+    assert design["composite_parts_missing"] == {"post_chat_ratings": [0, 1, 2, 11, 12]}
+    full = cohort_design(sim.simulate(SMALL, np.random.default_rng(7))[0])
+    assert full["composite_parts_missing"] == {}
+    assert sim.generator_design(full, 0.05)["composite_parts"] == sim.PUBLISHED_PARTS

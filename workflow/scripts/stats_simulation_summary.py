@@ -10,18 +10,20 @@ import json
 
 import pandas as pd
 from eibench.runlog import rule_log
-from eibench.stats.simulation import left_out, planted_generator, summarise_null, summarise_planted
+from eibench.stats.simulation import generator_design, left_out, planted_generator, summarise_null, summarise_planted
 from eibench.tables import write_csv
 
 with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
-    left = left_out(json.load(open(snakemake.input.design)), p.stats["alpha"])
+    design = json.load(open(snakemake.input.design))
+    left = left_out(design, p.stats["alpha"])
     null = pd.concat([pd.read_parquet(f) for f in snakemake.input.null], ignore_index=True).sort_values("simulation")
     planted = pd.concat([pd.read_parquet(f) for f in snakemake.input.planted], ignore_index=True).sort_values(
         "simulation"
     )
     write_csv(summarise_null(null, p.stats["alpha"], left), snakemake.output.null)
-    write_csv(
-        summarise_planted(planted, planted_generator(p.stats["simulation"]["planted"]), left), snakemake.output.planted
-    )
+    # The planted generator of this design: the planted effect on the composite is that of the
+    # cohort's composite, from the parts of it the cohort has.
+    generator = planted_generator(p.stats["simulation"]["planted"], generator_design(design, p.stats["alpha"]))
+    write_csv(summarise_planted(planted, generator, left), snakemake.output.planted)
     log.info("%d null and %d planted studies; left out: %s", len(null), len(planted), left)

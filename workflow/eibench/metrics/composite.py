@@ -68,6 +68,21 @@ def _port_formula(col: dict[str, np.ndarray], f1: np.ndarray, va: np.ndarray) ->
     return composite * 100 * 100, (turn_level + conv_level) / 2 * 100 * 100
 
 
+def pillar_values(col: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """The pillars and the unrounded composite of per-conversation parts ``col`` (1-D arrays of
+    one length, NaN where a part is absent: ``binary_om_acc``, ``binary_hp_acc``,
+    ``pairwise_acc``, ``tracking`` and the HOLISTIC_WEIGHTS parts), each weighted mean
+    renormalised over the parts present: (mean of the two binary accuracies, evaluation,
+    holistic, the pillars [n, 3], 100 x the composite). ``add_pillars`` rounds it; the
+    validation by simulation (stats/simulation.py) builds its composite with it."""
+    binary = _row_mean(col["binary_om_acc"], col["binary_hp_acc"])
+    evaluation = _weighted(np.column_stack([binary, col["pairwise_acc"]]), [0.5, 0.5])
+    holistic = _weighted(np.column_stack([col[k] for k in HOLISTIC_WEIGHTS]), list(HOLISTIC_WEIGHTS.values()))
+    pillars = np.column_stack([col["tracking"], evaluation, holistic])
+    raw = 100.0 * _weighted(pillars, list(PILLAR_WEIGHTS.values()))
+    return binary, evaluation, holistic, pillars, raw
+
+
 def add_pillars(conv: pd.DataFrame, rules: Rules | None = None) -> pd.DataFrame:
     """Add tracking (if absent), evaluation, holistic, composite and composite_equal columns.
 
@@ -80,11 +95,7 @@ def add_pillars(conv: pd.DataFrame, rules: Rules | None = None) -> pd.DataFrame:
         name: conv[name].to_numpy(float) if name in conv or name not in EXTENSION_PARTS else np.full(len(conv), np.nan)
         for name in ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)
     }
-    binary = _row_mean(col["binary_om_acc"], col["binary_hp_acc"])
-    evaluation = _weighted(np.column_stack([binary, col["pairwise_acc"]]), [0.5, 0.5])
-    holistic = _weighted(np.column_stack([col[k] for k in HOLISTIC_WEIGHTS]), list(HOLISTIC_WEIGHTS.values()))
-    pillars = np.column_stack([col["tracking"], evaluation, holistic])
-    raw = 100.0 * _weighted(pillars, list(PILLAR_WEIGHTS.values()))
+    binary, evaluation, holistic, pillars, raw = pillar_values(col)
     turn_avg = _row_mean(col["tracking"], binary, col["pairwise_acc"])
     conv_avg = _row_mean(*(col[k] for k in HOLISTIC_WEIGHTS))
     equal = 100.0 * _row_mean(turn_avg, conv_avg)

@@ -13,14 +13,32 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics.composite import HOLISTIC_WEIGHTS
 from .drift import BINS, _bin
 from .study import Study
+
+#: The parts the composite is built from (metrics/composite.py pillar_values), in its order.
+COMPOSITE_PARTS = ("tracking", "binary_om_acc", "binary_hp_acc", "pairwise_acc", *HOLISTIC_WEIGHTS)
 
 
 def metrics_defined(study: Study, rows: list[int]) -> list[str]:
     """The metrics with at least one finite value for these model rows (sorted names); a
     metric whose annotation kind the cohort lacks is NaN throughout and is not listed."""
     return sorted(m for m in study.values if rows and study.defined(m, rows))
+
+
+def composite_parts_missing(study: Study, rows: list[int]) -> dict[str, list[int]]:
+    """Per part of the composite (COMPOSITE_PARTS) that these model rows have somewhere but not
+    in every conversation: the conversations (indices in the study's order) where none of them
+    has it (e.g. ESConv's post-chat ratings, missing in 150 conversations). A part absent from
+    the whole cohort is not listed (``metrics_defined`` leaves it out)."""
+    out = {}
+    for part in COMPOSITE_PARTS:
+        if rows and study.defined(part, rows):
+            has = np.isfinite(study.values[part][rows]).any(axis=0)
+            if not has.all():
+                out[part] = [int(j) for j in np.flatnonzero(~has)]
+    return out
 
 
 def cohort_design(study: Study) -> dict[str, Any]:
@@ -34,7 +52,10 @@ def cohort_design(study: Study) -> dict[str, Any]:
     ``turn_positions``: the position bins (early, middle, late) holding at least one scored turn;
     ``models`` / ``humans``: names of the evaluated models and of the human raters;
     ``human_conversations``: conversations at least one rater answered; ``metrics_models`` /
-    ``metrics_humans``: metrics with a value for the models / for the raters. Per conversation, in
+    ``metrics_humans``: metrics with a value for the models / for the raters;
+    ``composite_parts_missing``: the parts of the composite the models have in some
+    conversations only, each with the conversations without it (``composite_parts_missing``),
+    so that a simulated composite is renormalised where the real one is. Per conversation, in
     the study's order, for the simulation to copy: ``conversation_participant`` (participant code,
     -1 unknown), ``conversation_category`` (None unknown); per participant code
     ``participant_diagnosed`` and ``participant_diagnosis_recorded`` (False: a profile without
@@ -71,6 +92,7 @@ def cohort_design(study: Study) -> dict[str, Any]:
         "human_conversations": rated,
         "metrics_models": metrics_defined(study, models),
         "metrics_humans": metrics_defined(study, humans),
+        "composite_parts_missing": composite_parts_missing(study, models),
         "conversation_participant": [int(p) for p in study.participant],
         "conversation_category": [c if isinstance(c, str) else None for c in study.category],
         "participant_diagnosed": [

@@ -13,7 +13,13 @@ romantic conversations, has no conversation to act on):
         mean[k] + ability[m, cap(k)] + diagnosis[cap] x has_diagnosis(p) + romantic[cap] x romantic(c)
         + drift[cap] x (r - 0.5) + participant[p] + conversation[c] + noise
 
-(turn-level metrics average their turns; conversation-level metrics take one value). Every
+(turn-level metrics average their turns; conversation-level metrics take one value). The
+composite is the cohort's: built from the parts of it the cohort has (``composite_parts``, of
+``design.cohort_design``'s ``metrics_models``), in each conversation only from those it has
+there (``parts_missing``, its ``composite_parts_missing``), with the weights renormalised over
+them by the scorer's own code (metrics.composite.pillar_values). On ESConv it is
+100 x (0.49 binary OM accuracy + 0.27 post-chat ratings) / 0.76, and 100 x binary OM accuracy
+where a conversation has no ratings. Every
 test of the paper runs on each simulated study exactly as on the real one: under the null
 generator (no planted effect) its rejection rate at alpha should fall inside the binomial 95%
 band of alpha; under the planted generator the share of correct signs and the coverage of
@@ -35,6 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..metrics.composite import pillar_values
 from .bootstrap import cluster_weights
 from .discriminability import compare, discriminability
 from .drift import turn_drift
@@ -57,7 +64,26 @@ METRICS = {
     "conversation_wide": ("holistic", 0.70, False),
     "four_branch": ("holistic", 0.85, False),
     "cw_q1_f1": ("holistic", 0.75, False),
+    # An extension part (metrics/composite.py EXTENSION_PARTS), drawn only for a design that has
+    # it (``simulated_metrics``), last, so that a design without it draws as before; its mean is
+    # binary OM accuracy's, the part it is averaged with on ESConv.
+    "post_chat_ratings": ("holistic", 0.75, False),
 }
+#: The parts of the composite (metrics/composite.py pillar_values) and the simulated metrics each
+#: is made of: tracking = 0.5 F1 + 0.5 VA (metrics/score.py), the PANAS part = (adjusted + 1) / 2.
+COMPOSITE_PARTS = {
+    "tracking": ("emotion_f1", "emotion_va"),
+    "binary_om_acc": ("binary_om_acc",),
+    "binary_hp_acc": ("binary_hp_acc",),
+    "pairwise_acc": ("pairwise_acc",),
+    "panas_part": ("panas_adjusted",),
+    "conversation_wide": ("conversation_wide",),
+    "four_branch": ("four_branch",),
+    "post_chat_ratings": ("post_chat_ratings",),
+}
+#: The parts of a design that names none (a Generator's default): the published instrument's,
+#: without the post-chat-ratings extension, as in the synthetic cohort.
+PUBLISHED_PARTS = tuple(p for p in COMPOSITE_PARTS if p != "post_chat_ratings")
 CAPABILITIES = ("emotion", "behaviour", "preference", "holistic")
 ROMANTIC = "Romantic relationships"
 CATEGORIES = (
@@ -80,6 +106,7 @@ COPIED_DESIGN = (
     "participant_diagnosed",
     "participant_recorded",
     "turns_each",
+    "parts_missing",
 )
 
 
@@ -115,6 +142,10 @@ class Generator:
     # cohort's own analyses, left out of the diagnosis tests (Study.diagnosis_known).
     participant_recorded: tuple[bool, ...] | None = None
     skip: frozenset[str] = frozenset()  # tests (TESTS keys) left out for this design
+    # The parts of the composite this design has (COMPOSITE_PARTS keys), and of a copied design,
+    # per part, the conversations without it (None, or none listed: every conversation has them).
+    composite_parts: tuple[str, ...] = PUBLISHED_PARTS
+    parts_missing: tuple[tuple[str, tuple[int, ...]], ...] | None = None
     # Pearson correlation of every pair of a model's four abilities (0: independent, the default);
     # drawn by simulation_batch.draw only (operating.py: the independence claim at its margin).
     ability_correlation: float = 0.0
@@ -147,23 +178,103 @@ def diagnosis_known(g: Generator, participant: np.ndarray) -> np.ndarray | None:
     return known & (recorded[np.where(known, participant, 0)] if len(recorded) else False)
 
 
-def _derived(values: dict[str, np.ndarray]) -> None:
-    values["tracking"] = 0.5 * values["emotion_f1"] + 0.5 * values["emotion_va"]
-    values["evaluation"] = (
-        0.5 * (0.5 * values["binary_om_acc"] + 0.5 * values["binary_hp_acc"]) + 0.5 * values["pairwise_acc"]
-    )
-    panas_part = (values["panas_adjusted"] + 1) / 2
-    values["holistic"] = 0.4 * panas_part + 0.3 * values["conversation_wide"] + 0.3 * values["four_branch"]
-    values["composite"] = 100 * (0.24 * values["tracking"] + 0.49 * values["evaluation"] + 0.27 * values["holistic"])
+def simulated_metrics(g: Generator) -> list[str]:
+    """The metrics a study of ``g`` draws, in METRICS' order: all but an extension part of the
+    composite the design does not have."""
+    return [m for m in METRICS if m in PUBLISHED_PARTS or m not in COMPOSITE_PARTS or m in g.composite_parts]
+
+
+def parts_present(g: Generator, n: int) -> dict[str, np.ndarray]:
+    """Per part of the composite (COMPOSITE_PARTS), per conversation of a study of ``n``: whether
+    the design has it there."""
+    present = {part: np.full(n, part in g.composite_parts) for part in COMPOSITE_PARTS}
+    for part, missing in g.parts_missing or ():
+        present[part][list(missing)] = False
+    return present
+
+
+def _parts(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The parts of the composite from the simulated metrics (NaN for a metric not drawn)."""
+    shape = values["binary_om_acc"].shape
+    get = lambda m: values[m] if m in values else np.full(shape, np.nan)  # noqa: E731
+    return {
+        "tracking": 0.5 * get("emotion_f1") + 0.5 * get("emotion_va"),
+        "binary_om_acc": get("binary_om_acc"),
+        "binary_hp_acc": get("binary_hp_acc"),
+        "pairwise_acc": get("pairwise_acc"),
+        "panas_part": (get("panas_adjusted") + 1) / 2,
+        "conversation_wide": get("conversation_wide"),
+        "four_branch": get("four_branch"),
+        "post_chat_ratings": get("post_chat_ratings"),
+    }
+
+
+def _derived(values: dict[str, np.ndarray], present: dict[str, np.ndarray] | None = None) -> None:
+    """The pillars and the composite of simulated values (conversations on the last axis) by the
+    scorer's code (metrics.composite.pillar_values, unrounded), from the parts ``present`` in
+    each conversation (``parts_present``; default: the published parts everywhere)."""
+    shape = values["binary_om_acc"].shape
+    present = present or parts_present(Generator(), shape[-1])
+    col = {part: np.where(present[part], v, np.nan).ravel() for part, v in _parts(values).items()}
+    _, evaluation, holistic, _, raw = pillar_values(col)
+    values["tracking"] = col["tracking"].reshape(shape)
+    values["panas_part"] = col["panas_part"].reshape(shape)
+    values["evaluation"] = evaluation.reshape(shape)
+    values["holistic"] = holistic.reshape(shape)
+    values["composite"] = raw.reshape(shape)
+
+
+def _acts_on(g: Generator, name: str) -> np.ndarray | None:
+    """The conversations of a copied design that the planted effect ``name`` moves (romantic:
+    the romantic ones; diagnosis: those of a diagnosed participant); None for a drawn design."""
+    if g.conversation_participant is None or g.conversation_category is None:
+        return None
+    n = len(g.conversation_participant)
+    if name == "romantic":
+        return np.array([c == ROMANTIC for c in g.conversation_category], dtype=bool)
+    if name == "diagnosis" and g.participant_diagnosed is not None:
+        participant = np.array(g.conversation_participant, dtype=int)
+        diagnosed = np.array(g.participant_diagnosed, dtype=bool)
+        known = participant >= 0
+        return known & (diagnosed[np.where(known, participant, 0)] if len(diagnosed) else False)
+    return np.ones(n, dtype=bool)
+
+
+def composite_effects(g: Generator, name: str) -> np.ndarray:
+    """The planted effect ``name`` on the composite in each conversation of ``g``'s design that it
+    moves (one value for a drawn design): the scorer's renormalised weighted mean of the parts'
+    planted shifts (the composite is linear in its parts for a fixed set of parts present)."""
+    acts = _acts_on(g, name)
+    n = 1 if acts is None else len(acts)
+    present = parts_present(g if acts is not None else replace(g, parts_missing=None), n)
+
+    def composite(values: dict[str, np.ndarray]) -> np.ndarray:
+        return pillar_values({part: np.where(present[part], v, np.nan) for part, v in _parts(values).items()})[4]
+
+    zero = {m: np.zeros(n) for m in METRICS}
+    effect = composite({m: np.full(n, g.effect(name, METRICS[m][0])) for m in METRICS}) - composite(zero)
+    return effect if acts is None or not acts.any() else effect[acts]
 
 
 def composite_effect(g: Generator, name: str) -> float:
-    """The planted effect ``name`` on the composite (its formula is linear in the parts)."""
-    e = {c: g.effect(name, c) for c in CAPABILITIES}
-    tracking = e["emotion"]
-    evaluation = 0.25 * e["behaviour"] + 0.25 * e["preference"] + 0.5 * e["preference"]
-    holistic = 0.4 * e["holistic"] / 2 + 0.6 * e["holistic"]
-    return 100 * (0.24 * tracking + 0.49 * evaluation + 0.27 * holistic)
+    """The planted effect ``name`` on the composite: one value when it is the same in every
+    conversation it moves (``composite_effects``), NaN when it differs between conversations with
+    different parts of the composite (e.g. an effect on post-chat ratings only, in a cohort where
+    some conversations have none): the simulated contrast then has no single planted value."""
+    effects = composite_effects(g, name)
+    effects = effects[np.isfinite(effects)]
+    if not len(effects):
+        return float("nan")
+    if np.ptp(effects) > 1e-9 * max(1.0, float(np.max(np.abs(effects)))):
+        return float("nan")
+    return float(effects[0])
+
+
+#: Why ``composite_effect`` gives no planted value.
+COMPOSITE_EFFECT_UNDEFINED = (
+    "its planted effect on the composite differs between conversations with different parts of the "
+    "composite, so no single planted value"
+)
 
 
 def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, Any]]:
@@ -197,10 +308,12 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
     answers[g.n_models :] = False
     answers[g.n_models :, human_convs] = True
 
-    values = {m: np.full((M, n), np.nan) for m in METRICS}
+    names = simulated_metrics(g)
+    values = {m: np.full((M, n), np.nan) for m in names}
     turn_level: dict[str, list[np.ndarray]] = {"binary_om_acc": [], "emotion_f1": []}
     rel = [np.arange(t) / (t - 1) if t > 1 else np.zeros(1) for t in n_turns]
-    for metric, (capability, mean, per_turn) in METRICS.items():
+    for metric in names:
+        capability, mean, per_turn = METRICS[metric]
         c = CAPABILITIES.index(capability)
         base = (
             mean
@@ -225,7 +338,7 @@ def simulate(g: Generator, rng: np.random.Generator) -> tuple[Study, dict[str, A
             if metric in turn_level:
                 turn_level[metric].append(y[answers[:, j]].ravel())
         values[metric] = np.where(answers, grid, np.nan)
-    _derived(values)
+    _derived(values, parts_present(g, n))
     models = [f"m{i:02d}" for i in range(g.n_models)] + [f"human_{i + 1}" for i in range(g.n_humans)]
     roles = {name: ("human" if name.startswith("human_") else "model") for name in models}
     ids = [f"c{j:04d}" for j in range(n)]
@@ -397,9 +510,14 @@ def left_out(design: dict[str, Any], alpha: float) -> dict[str, str]:
 def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
     """Generator arguments that copy a cohort's design (``design.cohort_design``): every
     conversation's participant (and their diagnosis), category and turns as they are, the numbers
-    of evaluated models and human raters and the conversations the raters answered, and the
-    tests the design cannot support left out."""
+    of evaluated models and human raters and the conversations the raters answered, the parts of
+    the composite the models have (``metrics_models``; a design without it: the published ones)
+    and the conversations without some of them (``composite_parts_missing``), and the tests the
+    design cannot support left out."""
     people = design["participant_diagnosed"]
+    metrics = design.get("metrics_models")
+    parts = PUBLISHED_PARTS if metrics is None else tuple(p for p in COMPOSITE_PARTS if p in metrics)
+    missing = design.get("composite_parts_missing") or {}
     return {
         "n_conversations": design["n_conversations"],
         "n_participants": len(people),
@@ -413,6 +531,8 @@ def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
         "participant_diagnosed": tuple(people),
         "participant_recorded": tuple(design.get("participant_diagnosis_recorded") or (True,) * len(people)),
         "turns_each": tuple(design["turns"]),
+        "composite_parts": parts,
+        "parts_missing": tuple((p, tuple(missing[p])) for p in parts if missing.get(p)),
         "skip": frozenset(left_out(design, alpha)),
     }
 
@@ -537,12 +657,20 @@ def coverage_test(covered: int, n: int, nominal: float = NOMINAL_COVERAGE, alpha
     }
 
 
+#: The planted-recovery row that is a power, not a planted effect.
+POWER_ROW = "power: share of models the humans are declared better than (Holm)"
+
+
 def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] | None = None) -> pd.DataFrame:
     """Per planted effect: its value, the mean estimate, the share of correct signs and the
     coverage of its intervals, with the coverage's Clopper-Pearson interval and exact binomial
     test against the nominal 0.95 (``coverage_test``; each study is one Bernoulli trial, so the
     human row, a share over the models of a study, has none); ``left``: the tests left out for
-    this design (column ``left_out``)."""
+    this design (column ``left_out``). ``g`` is the planted generator of the cohort's design, so
+    that the planted effect on the composite is that of the cohort's composite
+    (``composite_effect``). An effect simulated in no study has no planted value and no rates; one
+    whose planted value is undefined for this design (``composite_effect`` NaN) has no number
+    either, and its reason in ``left_out``."""
     left = left or {}
     source = {
         "diagnosis": "diagnosis: mixed model (Wald)",
@@ -560,36 +688,34 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
         est, lo, hi = (results[f"{p}_{key}"].to_numpy(float) for p in ("est", "lo", "hi"))
         ok = np.isfinite(est) & np.isfinite(lo) & np.isfinite(hi)
         est, lo, hi = est[ok], lo[ok], hi[ok]
-        sign = float(np.mean(np.sign(est) == np.sign(truth))) if truth != 0 and len(est) else float("nan")
+        reason = left.get(source[key], "")
+        if not np.isfinite(truth):
+            reason = "; ".join(r for r in (reason, COMPOSITE_EFFECT_UNDEFINED) if r)
+        if not len(est) or not np.isfinite(truth):  # no number: not simulated, or nothing planted to compare
+            rows.append((name, float("nan"), float("nan"), float("nan"), float("nan"), int(ok.sum()), reason))
+            binomial.append(coverage_test(0, 0))
+            continue
+        sign = float(np.mean(np.sign(est) == np.sign(truth))) if truth != 0 else float("nan")
         covered = int(np.sum((lo <= truth) & (truth <= hi)))
-        rows.append(
-            (
-                name,
-                truth,
-                float(np.mean(est)) if len(est) else float("nan"),
-                sign,
-                covered / len(est) if len(est) else float("nan"),
-                int(ok.sum()),
-                left.get(source[key], ""),
-            )
-        )
+        rows.append((name, truth, float(np.mean(est)), sign, covered / len(est), int(ok.sum()), reason))
         binomial.append(coverage_test(covered, len(est)))
     shift = float(g.effect("human_shift", "preference"))
+    n_human = int(results["est_human"].notna().sum())
     rows.append(
         (
             "human minus model, binary HP accuracy (paired bootstrap, per model)",
-            shift,
+            shift if n_human else float("nan"),
             float(results["est_human"].mean()),
             float(results["sign_human"].mean()) if shift != 0 else float("nan"),
             float(results["cover_human"].mean()),
-            int(results["est_human"].notna().sum()),
+            n_human,
             left.get(human, ""),
         )
     )
     power = float(results["humans_better_share"].mean())
     rows.append(
         (
-            "power: share of models the humans are declared better than (Holm)",
+            POWER_ROW,
             float("nan"),
             power,
             float("nan"),

@@ -50,6 +50,8 @@ from .simulation import (
     Generator,
     _derived,
     diagnosis_known,
+    parts_present,
+    simulated_metrics,
 )
 from .study import Study
 from .subgroups import MAX_EXACT, permutation_test
@@ -150,7 +152,7 @@ def draw(
     turn_conv = np.repeat(np.arange(n), n_turns)
     starts = np.r_[0, np.cumsum(n_turns)[:-1]]
     M, Mm, S = g.n_models + g.n_humans, g.n_models, len(rngs)
-    names = list(METRICS)
+    names = simulated_metrics(g)
     K, om = len(names), names.index("binary_om_acc")
     cap = np.array([CAPABILITIES.index(METRICS[m][0]) for m in names])
     mean = np.array([METRICS[m][1] for m in names])
@@ -206,7 +208,7 @@ def draw(
         t_base = offset[hp][None, :] + t_ability[:, None] + (fixed[pref] + tu[:, pref] + tw[:, pref])[None, :]
         twin[s] = np.where(t_answers, t_base + rng.normal(0, 1.0, size=(M, n)) * sd[hp][None, :], np.nan)
     values = {m: grid[:, k] for k, m in enumerate(names)}
-    _derived(values)
+    _derived(values, parts_present(g, n))
     return Batch(
         g,
         participant,
