@@ -16,6 +16,8 @@ from .conftest import SHARED_DATA, mirror
 
 pytestmark = pytest.mark.workflow
 
+POWER = "power: share of models the humans are declared better than (Holm)"
+
 # Quick settings for a test run (the statistics' defaults hold for `config/esconv.yaml` runs).
 QUICK = """
 cohorts:
@@ -148,6 +150,29 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     ):
         assert reader.shows(printed), printed
     assert not reader.shows("of whom report a diagnosis") and not reader.shows("then the references")
+    # The validation by simulation simulates this composite, not the published formula's
+    # (-3.784 for E1's planted effect before), and prints no number for an effect it cannot
+    # simulate here (a reviewer's audit, 6 December).
+    design = json.loads((work / "results/stats/design.json").read_text())
+    assert len(design["composite_parts_missing"]["post_chat_ratings"]) == 36 - 31
+    table = pd.read_csv(
+        work / "results/paper/tables/simulation_planted.csv", dtype=str, keep_default_na=False
+    ).set_index("Planted effect")
+    recovery = pd.read_csv(work / "results/stats/simulation/planted_recovery.csv").set_index("effect")
+    ran = recovery[recovery["n_simulations"] > 0].index
+    assert set(recovery.index.difference(ran)) >= {
+        "diagnosis effect on emotion F1 (mixed model)",
+        "human minus model, binary HP accuracy (paired bootstrap, per model)",
+    }
+    for effect in recovery.index.difference(ran):  # simulated in no study: no planted value, no rate
+        assert (table.loc[effect] == "–").all(), effect
+    romantic = "romantic effect on the composite (mixed model)"
+    assert table.loc[romantic, "Planted value"] == ("-4.000" if romantic in ran else "–")
+    assert not reader.shows("-3.784")
+    n_ran = entries["sim.n_planted_effects"]["value"]
+    assert n_ran == len(ran) - (POWER in ran) and entries["sim.n_planted_effects_all"]["value"] == 4
+    verb = "is" if n_ran == 1 else "are"
+    assert reader.shows(f"{n_ran} of the 4 planted effects {verb} estimated in the simulated studies")
     ranks = pd.read_csv(work / "results/stats/ranks/rank_correlations.csv")
     assert (ranks["verdict"] == "not testable").all()
     groups = pd.read_csv(work / "results/stats/uncertainty/breakdowns.csv").query("by == 'group'")

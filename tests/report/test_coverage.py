@@ -35,3 +35,54 @@ def test_add_coverage_names_what_is_below_above_and_untested():
     assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91.0 %, binomial p 0.014)")
     assert e["sim.n_coverage_above"] == 1 and e["sim.coverage_above"].startswith("romantic")
     assert e["sim.coverage_untested"] == "human" and e["sim.max_coverage"] == pytest.approx(99.5)
+
+
+def _recovery(planted: pd.DataFrame) -> dict:
+    from eibench.report.coverage import add_recovery
+
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    add_recovery(nums, planted)
+    return {k: v for k, v in nums.entries.items()}
+
+
+POWER = "power: share of models the humans are declared better than (Holm)"
+
+
+def test_the_recovery_sentence_counts_studies_per_effect():
+    planted = pd.DataFrame(
+        {
+            "effect": ["diagnosis", "romantic", "drift", "human", POWER],
+            "planted": [-0.08, -3.784, -0.1, 0.1, float("nan")],
+            "sign_recovery": [1.0, 1.0, 0.99, 1.0, float("nan")],
+            "coverage": [0.95, 0.94, 0.925, 0.93, float("nan")],
+            "n_simulations": [145, 200, 200, 200, 200],
+            "left_out": ["", "", "", "", ""],
+        }
+    )
+    e = _recovery(planted)
+    assert e["sim.min_sign_recovery"]["display"] == "99"
+    assert (e["sim.min_planted_studies"]["value"], e["sim.max_planted_studies"]["value"]) == (145, 200)
+    assert (e["sim.n_planted_effects"]["value"], e["sim.n_planted_effects_all"]["value"]) == (4, 4)
+    assert e["sim.no_planted_value"]["value"] == "none"
+
+
+def test_an_effect_simulated_in_no_study_enters_no_recovery_number():
+    planted = pd.DataFrame(
+        {
+            "effect": ["diagnosis", "romantic", "drift", "human", POWER],
+            "planted": [float("nan"), -4.0, -0.1, float("nan"), float("nan")],
+            "sign_recovery": [float("nan"), 1.0, 1.0, float("nan"), float("nan")],
+            "coverage": [float("nan"), 0.955, 0.91, float("nan"), float("nan")],
+            "n_simulations": [0, 200, 180, 0, 0],
+            "left_out": ["no diagnosis recorded", "", "", "no raters", "no raters"],
+        }
+    )
+    e = _recovery(planted)
+    assert (e["sim.n_planted_effects"]["value"], e["sim.n_planted_effects_all"]["value"]) == (2, 4)
+    assert (e["sim.min_planted_studies"]["value"], e["sim.max_planted_studies"]["value"]) == (180, 200)
+    assert e["sim.n_no_planted_value"]["value"] == 2
+    assert (
+        e["sim.no_planted_value"]["value"]
+        == "diagnosis (not simulated in this design); human (not simulated in this design)"
+    )
+    assert e["sim.min_coverage"]["display"] == "91"

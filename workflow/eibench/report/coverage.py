@@ -14,6 +14,7 @@ import math
 
 import pandas as pd
 
+from ..stats.simulation import POWER_ROW
 from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_simulation_summary"
@@ -68,3 +69,57 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     add("sim.n_coverage_above", len(above))
     add("sim.coverage_above", listing(above), note=f"coverage above the nominal level, binomial p < {alpha}")
     return [fmt_p(p) for p in ps]
+
+
+def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
+    """Add the numbers the recovery sentence of the validation by simulation is worded with, from
+    the planted-effects table (rule stats_simulation_summary: ``effect``, ``planted``,
+    ``sign_recovery``, ``coverage``, ``n_simulations``, ``left_out``): how many planted effects
+    were estimated (``sim.n_planted_effects`` of ``sim.n_planted_effects_all``), over how many
+    simulated studies each (``sim.min_planted_studies`` to ``sim.max_planted_studies``), the
+    smallest sign recovery and coverage over them in %, and the effects
+    printed without numbers with their reason (``sim.no_planted_value``): an effect simulated in
+    no study, or without a planted value in this design, gives none of these numbers."""
+    # The planted effects the recovery sentence summarises: those with a planted value that some
+    # simulated study estimated (the power row has no planted value; an effect left out, none).
+    ran = planted[planted["planted"].notna() & (planted["n_simulations"] > 0)]
+    nums.add(
+        "sim.n_planted_effects",
+        int(len(ran)),
+        RULE,
+        note="planted effects with a planted value, estimated in at least one simulated study",
+    )
+    nums.add(
+        "sim.n_planted_effects_all",
+        int(planted["effect"].ne(POWER_ROW).sum()),
+        RULE,
+        note="planted effects of the generator (the power row is not one)",
+    )
+    nums.add(
+        "sim.min_planted_studies",
+        int(ran["n_simulations"].min()) if len(ran) else 0,
+        RULE,
+        note="fewest simulated studies behind one planted effect's recovery",
+    )
+    nums.add("sim.max_planted_studies", int(ran["n_simulations"].max()) if len(ran) else 0, RULE)
+    no_value = planted[planted["planted"].isna() & planted["effect"].ne(POWER_ROW)]
+    nums.add(
+        "sim.no_planted_value",
+        "; ".join(
+            f"{e} (not simulated in this design)" if n == 0 else f"{e} ({r})"
+            for e, n, r in zip(no_value["effect"], no_value["n_simulations"], no_value["left_out"].fillna(""))
+        )
+        or "none",
+        RULE,
+        note="planted effects printed without numbers, each with its reason (the tests left out: sim.left_out)",
+    )
+    nums.add("sim.n_no_planted_value", int(len(no_value)), RULE)
+    cov = ran["coverage"].dropna()
+    nums.add("sim.min_coverage", float(cov.min()) * 100 if len(cov) else float("nan"), RULE, digits=0)
+    sign = ran["sign_recovery"].dropna()
+    nums.add(
+        "sim.min_sign_recovery",
+        float(sign.min()) * 100 if len(sign) else float("nan"),
+        RULE,
+        digits=0,
+    )

@@ -17,6 +17,7 @@ import pandas as pd
 from ..metrics.registry import BY_NAME
 from ..stats.mixed import FIT_FAILURES, is_fit_failure
 from .cohort_numbers import joined
+from .coverage import add_recovery
 from .numbers import Numbers, fmt, fmt_interval, fmt_p
 
 #: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
@@ -311,9 +312,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     # The studies behind the recovery numbers: the most any planted effect ran in (the first row
     # can be an effect this design leaves out, with none).
     add("sim.n_planted", int(planted["n_simulations"].max()), "stats_simulation_summary")
-    cov = planted["coverage"].dropna()
-    add("sim.min_coverage", float(cov.min()) * 100 if len(cov) else float("nan"), "stats_simulation_summary", digits=0)
-    add("sim.min_sign_recovery", float(planted["sign_recovery"].min()) * 100, "stats_simulation_summary", digits=0)
+    add_recovery(nums, planted)
     tables["planted"] = pd.DataFrame(
         {
             "Planted effect": planted["effect"],
