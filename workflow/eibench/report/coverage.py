@@ -15,7 +15,7 @@ import math
 import pandas as pd
 
 from ..stats.simulation import POWER_ROW
-from .numbers import Numbers, fmt, fmt_p
+from .numbers import Numbers, fmt, fmt_p, table_percent
 
 RULE = "stats_simulation_summary"
 
@@ -55,7 +55,8 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     def add(key: str, value, **kw) -> None:
         nums.add(key, value, RULE, **kw)
 
-    add("sim.max_coverage", float(rows["coverage"].max()) * 100 if len(rows) else float("nan"), digits=0)
+    # In % as the table rounds the share (0.925 printed 0.93 is 93 %, not 92).
+    add("sim.max_coverage", table_percent(float(rows["coverage"].max())) if len(rows) else float("nan"), digits=0)
     add("sim.coverage_level", level * 100, digits=0, note="nominal coverage the binomial tests compare with")
     add("sim.n_coverage_tested", len(tested))
     add("sim.n_coverage_untested", len(untested))
@@ -77,7 +78,7 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
     ``sign_recovery``, ``coverage``, ``n_simulations``, ``left_out``): how many planted effects
     were estimated (``sim.n_planted_effects`` of ``sim.n_planted_effects_all``), over how many
     simulated studies each (``sim.min_planted_studies`` to ``sim.max_planted_studies``), the
-    smallest sign recovery and coverage over them in %, and the effects
+    smallest sign recovery and coverage over them in % as the table rounds them, and the effects
     printed without numbers with their reason (``sim.no_planted_value``): an effect simulated in
     no study, or without a planted value in this design, gives none of these numbers."""
     # The planted effects the recovery sentence summarises: those with a planted value that some
@@ -114,12 +115,14 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
         note="planted effects printed without numbers, each with its reason (the tests left out: sim.left_out)",
     )
     nums.add("sim.n_no_planted_value", int(len(no_value)), RULE)
+    # Percentages of shares rounded as the table prints them (2 decimals), so that 0.925, printed
+    # 0.93, is 93 % and not 92 %.
     cov = ran["coverage"].dropna()
-    nums.add("sim.min_coverage", float(cov.min()) * 100 if len(cov) else float("nan"), RULE, digits=0)
+    nums.add("sim.min_coverage", table_percent(cov.min()) if len(cov) else float("nan"), RULE, digits=0)
     sign = ran["sign_recovery"].dropna()
     nums.add(
         "sim.min_sign_recovery",
-        float(sign.min()) * 100 if len(sign) else float("nan"),
+        table_percent(sign.min()) if len(sign) else float("nan"),
         RULE,
         digits=0,
     )

@@ -22,6 +22,13 @@ def fmt(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def table_percent(share: float, digits: int = 2) -> float:
+    """A share in % as a table prints it with ``digits`` decimals (:func:`fmt`), so that a
+    sentence's percentage rounds as the table does: 0.925 is printed 0.93, so 93 %, where
+    100 x 0.925 = 92.5 would round to 92."""
+    return float(fmt(share, digits)) * 100
+
+
 def fmt_p(p: Any) -> str:
     """A p-value as printed: three decimals, "< 0.001" below 0.001, an en dash when there is
     none (None, NaN, pandas' NA, or not finite)."""
