@@ -116,6 +116,21 @@ def test_a_conversation_interval_without_width_gives_no_ratio(tmp_path):
     assert not [k for k in nums.entries if "width_ratio" in k]
 
 
+
+def test_a_median_widening_counts_only_the_claims_with_a_ratio(tmp_path):
+    """A second resampled claim whose interval from resampling conversations has no width
+    (C6, every resample alike) gives no ratio: the median is over one claim, and says so."""
+    table = _table()
+    c6 = table[table["id"] == "C5"].assign(id="C6", test="profile_flips", lo=0.5, hi=0.5)
+    c6.loc[c6["scheme"] != "conversation", ["lo", "hi"]] = [0.2, 0.9]
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, pd.concat([table, c6], ignore_index=True)), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.n_resampled"] == 2
+    assert e["unc.claims.two_stage.n_width_ratios"] == e["unc.claims.participant.n_width_ratios"] == 1
+    assert e["unc.claims.two_stage.median_width_ratio"] == pytest.approx(3.0)
+
+
 def test_no_change_reads_none_and_a_stale_table_is_named(tmp_path):
     table = _table()
     table.loc[table["id"] == "C5", "verdict"] = "supported"
