@@ -99,6 +99,7 @@ def test_drift_slope_recovers_the_planted_decline(drifting):
     t = study.turns[study.turns["em_model"].isin([study.models[m] for m in models])]
     assert pooled["slope"] == pytest.approx(stats.linregress(t["rel_position"], t["binary_om_acc"]).slope, rel=1e-9)
     assert pooled["n_turns"] == len(t)
+    assert tuple(table.columns) == drift.DRIFT_COLUMNS and tuple(page) == drift.PAGE_COLUMNS
     for row in table.iloc[:-1].itertuples():
         own = t[t["em_model"] == row.em_model]
         assert row.slope == pytest.approx(stats.linregress(own["rel_position"], own["binary_om_acc"]).slope, rel=1e-9)

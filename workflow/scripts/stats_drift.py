@@ -6,7 +6,7 @@ hand_off()  # run this job in a fork of the run's warm server, if it has one (ei
 
 import pandas as pd
 from eibench.runlog import rule_log
-from eibench.stats.drift import has_turn_values, turn_drift
+from eibench.stats.drift import DRIFT_COLUMNS, PAGE_COLUMNS, has_turn_values, turn_drift
 from eibench.stats.load import load_study, resamples
 from eibench.tables import write_csv
 
@@ -24,6 +24,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         table, page = turn_drift(study, metric, models, weights)
         tables.append(table)
         pages.append(page)
-    write_csv(pd.concat(tables, ignore_index=True), snakemake.output.table)
-    write_csv(pd.DataFrame(pages), snakemake.output.page)
+    empty = pd.DataFrame(columns=list(DRIFT_COLUMNS))  # no metric with a value: the columns alone
+    write_csv(pd.concat(tables, ignore_index=True) if tables else empty, snakemake.output.table)
+    write_csv(pd.DataFrame(pages, columns=list(PAGE_COLUMNS)), snakemake.output.page)
     log.info("turn drift of %d metrics", len(pages))

@@ -17,6 +17,36 @@ from .bootstrap import bootstrap_p, percentile_interval
 from .study import Study
 
 BINS = ("early", "middle", "late")
+#: The columns of ``turn_drift``'s table (one row per model and the pooled row) and of its Page
+#: record (one per metric): what rule stats_drift writes, empty when no metric has a value.
+DRIFT_COLUMNS = (
+    "metric",
+    "em_model",
+    "slope",
+    "slope_lo",
+    "slope_hi",
+    "p_slope",
+    "mean_early",
+    "mean_middle",
+    "mean_late",
+    "late_minus_early",
+    "late_early_lo",
+    "late_early_hi",
+    "n_turns",
+)
+PAGE_COLUMNS = (
+    "metric",
+    "L",
+    "p_decreasing",
+    "p_increasing",
+    "n_blocks",
+    "slope",
+    "slope_lo",
+    "slope_hi",
+    "late_minus_early",
+    "late_early_lo",
+    "late_early_hi",
+)
 
 
 def _bin(rel: np.ndarray) -> np.ndarray:
@@ -127,24 +157,7 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
             len(y),
         )
     )
-    table = pd.DataFrame(
-        rows,
-        columns=[
-            "metric",
-            "em_model",
-            "slope",
-            "slope_lo",
-            "slope_hi",
-            "p_slope",
-            "mean_early",
-            "mean_middle",
-            "mean_late",
-            "late_minus_early",
-            "late_early_lo",
-            "late_early_hi",
-            "n_turns",
-        ],
-    )
+    table = pd.DataFrame(rows, columns=list(DRIFT_COLUMNS))
     data = np.array(bin_means)
     ok = ~np.isnan(data).any(axis=1)
     page = {"metric": metric, "L": np.nan, "p_decreasing": np.nan, "p_increasing": np.nan, "n_blocks": int(ok.sum())}
