@@ -189,6 +189,8 @@ def test_leaderboard_table_keeps_its_four_principal_columns_for_the_registrys_te
     assert bn.table_metrics(["kendall_tau", "pairwise_acc"])[4:] == ("kendall_tau", "pairwise_acc")
     many = ["four_branch", "pairwise_acc", "kendall_tau", "panas_adjusted", "conversation_wide", "emotion_va"]
     assert bn.table_metrics(many)[4:] == ("four_branch", "pairwise_acc", "kendall_tau", "panas_adjusted")
+    # the judged draft is reported apart: never a leaderboard column (it would print dashes)
+    assert bn.table_metrics(["draft_judge", "binary_om_acc"])[4:] == ("binary_om_acc",)
 
 
 def test_ranked_baselines_stay_in_the_ranked_block_and_an_n_range_is_printed():

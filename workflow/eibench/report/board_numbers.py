@@ -20,6 +20,7 @@ from ..metrics.availability import KINDS
 from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..release.tidy import diagnosis_recorded
 from .cohort_numbers import joined
+from .leaderboard import APART
 from .numbers import Numbers, fmt
 
 INGEST, AGG, OWN = "ingest_conversations", "aggregate_scores", "paper_numbers"
@@ -35,9 +36,11 @@ TABLE_PRINCIPAL = ("emotion_f1", "binary_om_acc", "binary_hp_acc", "pairwise_acc
 def table_metrics(principal: Sequence[str] | None = None) -> tuple[str, ...]:
     """Leaderboard columns of the paper's table, in order: the composite, the pillars, then the
     cohort's principal metrics (``statistics.principal_metrics``; default the registry's), in
-    their configured order. At most ``len(TABLE_PRINCIPAL)`` of them fit the page: when there
+    their configured order, but those the leaderboard reports apart (``leaderboard.APART``). At
+    most ``len(TABLE_PRINCIPAL)`` of them fit the page: when there
     are more, those of :data:`TABLE_PRINCIPAL` come first, then the others in order."""
-    principal = list(dict.fromkeys(principal or PRINCIPAL))
+    # the judged draft is reported apart, not on the leaderboard (leaderboard.APART)
+    principal = [m for m in dict.fromkeys(principal or PRINCIPAL) if m not in APART]
     chosen = [m for m in TABLE_PRINCIPAL if m in principal] + [m for m in principal if m not in TABLE_PRINCIPAL]
     chosen = chosen[: len(TABLE_PRINCIPAL)]
     return TABLE_COMPOSITES + tuple(m for m in principal if m in chosen and m not in TABLE_COMPOSITES)
