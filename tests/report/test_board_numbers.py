@@ -264,27 +264,33 @@ def test_annotations_missing_in_some_conversations_are_counted_kind_by_kind():
     turns = pd.DataFrame({"n_binary": [2, 0, 3, 1], "n_pairwise": [0, 0, 0, 0]})
     survey = pd.DataFrame({"conversation_id": ["c1", "c1", "c3"]})
     four_branch = pd.DataFrame({"conversation_id": ["c1", "c2", "c3"]})
-    # c1 has a post total, c2 only pre totals, c3 a post row whose totals are both missing
+    # c1: totals before and after; c2: before only; c3: after only (a post row whose negative
+    # total is missing still gives one); a conversation with none on either side is not filled
     panas = pd.DataFrame(
         {
-            "conversation_id": ["c1", "c2", "c3"],
-            "phase": ["post", "pre", "post"],
-            "positive": [30.0, 31.0, None],
-            "negative": [None, 12.0, None],
+            "conversation_id": ["c1", "c1", "c2", "c3"],
+            "phase": ["pre", "post", "pre", "post"],
+            "positive": [30.0, 31.0, 31.0, 20.0],
+            "negative": [None, 12.0, 12.0, None],
         }
     )
     gaps = bn.partial_annotations(conv, turns, survey, four_branch, panas)
     assert gaps == [
         "1 of the 3 conversations has no post-chat survey answers",
-        "2 of the 3 conversations have no post-chat PANAS totals",
+        "2 of the 3 conversations have PANAS totals on one side of the chat only",
         "1 of the 4 turns has no behaviour judgements",
     ]
+    # pre-chat totals only, in every conversation: each is filled (40 after), not an absent kind
+    pre_only = pd.DataFrame({"conversation_id": ["c1", "c2", "c3"], "phase": "pre", "positive": 30.0, "negative": 12.0})
+    assert "3 of the 3 conversations have PANAS totals on one side of the chat only" in bn.partial_annotations(
+        conv, turns, survey, four_branch, pre_only
+    )
     nums = Numbers(scripts=SCRIPTS | {"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
     bn.add_partial_annotations(nums, gaps)
     assert nums.entries["partial.n_kinds"]["value"] == 3
     assert nums.entries["partial.described"]["value"] == (
-        "1 of the 3 conversations has no post-chat survey answers, 2 of the 3 conversations have no "
-        "post-chat PANAS totals and 1 of the 4 turns has no behaviour judgements"
+        "1 of the 3 conversations has no post-chat survey answers, 2 of the 3 conversations have PANAS "
+        "totals on one side of the chat only and 1 of the 4 turns has no behaviour judgements"
     )
     bn.add_partial_annotations(nums := Numbers(scripts=nums.scripts), [])
     assert (nums.entries["partial.n_kinds"]["value"], nums.entries["partial.described"]["value"]) == (0, "none")

@@ -90,25 +90,33 @@ def partial_annotations(
     lack, each as '<k> of the <n> conversations have no <kind>' (or turns; 'has' for one): what
     the parity rules fill with the public scorer's defaults (a turn without comparisons scores
     pairwise accuracy 1, a conversation without a survey is scored against empty answers, a
-    missing post-chat PANAS total is taken as 40...). ``panas`` is the gold panas_totals table:
-    a conversation lacks its post-chat totals when neither affect's post total is given. A kind
+    PANAS total missing on one side of the chat is taken as 40...). ``panas`` is the gold
+    panas_totals table: a conversation with totals before the chat and none after it, or the
+    reverse, has a gap (with none on either side it is left out of the PANAS scores, not filled). A kind
     no conversation has is absent (``availability``), not partial, and is left out here; so are
     mood tags (a turn without a mood shift is an annotation, not a gap), the PANAS items and the
     post-chat ratings (never given a default)."""
-    post = panas[(panas["phase"] == "post") & panas[["positive", "negative"]].notna().any(axis=1)]
+    given = panas[panas[["positive", "negative"]].notna().any(axis=1)]
+    pre, post = (set(given.loc[given["phase"] == phase, "conversation_id"]) for phase in ("pre", "post"))
+    one_side = conv["conversation_id"].isin(pre ^ post)
 
     def without(table: pd.DataFrame) -> int:
         return int((~conv["conversation_id"].isin(table["conversation_id"])).sum())
 
     n_conv, n_turns = len(conv), len(turns)
+    # (unit, of how many, how many lack it, what they have, whether all lacking it is an absent kind)
     gaps = (
-        ("conversations", n_conv, without(survey), "post-chat survey answers"),
-        ("conversations", n_conv, without(post), "post-chat PANAS totals"),
-        ("conversations", n_conv, without(four_branch), "four-branch ratings"),
-        ("turns", n_turns, int((turns["n_binary"] == 0).sum()), "behaviour judgements"),
-        ("turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "pairwise comparisons"),
+        ("conversations", n_conv, without(survey), "no post-chat survey answers", True),
+        ("conversations", n_conv, int(one_side.sum()), "PANAS totals on one side of the chat only", False),
+        ("conversations", n_conv, without(four_branch), "no four-branch ratings", True),
+        ("turns", n_turns, int((turns["n_binary"] == 0).sum()), "no behaviour judgements", True),
+        ("turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "no pairwise comparisons", True),
     )
-    return [f"{k} of the {n} {unit} {'has' if k == 1 else 'have'} no {kind}" for unit, n, k, kind in gaps if 0 < k < n]
+    return [
+        f"{k} of the {n} {unit} {'has' if k == 1 else 'have'} {what}"
+        for unit, n, k, what, all_is_absent in gaps
+        if k > 0 and not (all_is_absent and k == n)
+    ]
 
 
 def add_partial_annotations(nums: Numbers, gaps: list[str]) -> None:
