@@ -154,3 +154,12 @@ def test_a_category_of_one_conversation_has_a_mean_and_no_interval():
     assert rows.loc["Finances", "n_conversations"] == 1 and np.isfinite(rows.loc["Finances", "mean"])
     assert np.isnan(rows.loc["Finances", "lo"]) and np.isnan(rows.loc["Finances", "hi"])
     assert (rows.loc[["Family", "Work"], "hi"] > rows.loc[["Family", "Work"], "lo"]).all()
+    # two conversations, of which one has a value: one value still gives no interval
+    values = np.hstack([study.values["composite"], np.full((2, 1), np.nan)])
+    gappy = make_study({"composite": values}, participant=np.arange(n + 1), category=[*category, "Finances"])
+    weights = cluster_weights(np.arange(n + 1), 200, rng)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table, _ = topics.topic_effects(gappy, "composite", [0, 1], weights, "Romantic relationships")
+    finances = table.set_index("category").loc["Finances"]
+    assert finances["n_conversations"] == 2 and np.isnan(finances["lo"]) and np.isnan(finances["hi"])

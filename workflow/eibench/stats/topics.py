@@ -74,8 +74,9 @@ def topic_effects(
         )
         elo, ehi = (float(wald.loc[name, 0]), float(wald.loc[name, 1])) if name in wald.index else (np.nan, np.nan)
         n = int((study.category == c).sum())
-        # One conversation resamples to itself: no interval (breakdowns.MIN_CONVERSATIONS).
-        bounds = (float(lo[j]), float(hi[j])) if n >= MIN_CONVERSATIONS else (np.nan, np.nan)
+        # One conversation with a value resamples to itself: no interval (as in breakdowns).
+        n_values = int(np.isfinite(conv[study.category == c]).sum())
+        bounds = (float(lo[j]), float(hi[j])) if n_values >= MIN_CONVERSATIONS else (np.nan, np.nan)
         rows.append(
             (
                 metric,
