@@ -25,6 +25,8 @@ PILLAR_WEIGHTS = {"tracking": 0.24, "evaluation": 0.49, "holistic": 0.27}
 HOLISTIC_WEIGHTS = {"panas_part": 0.4, "conversation_wide": 0.3, "four_branch": 0.3, "post_chat_ratings": 0.3}
 #: Extension parts: a table without the column (written before the extension) reads as NaN.
 EXTENSION_PARTS = ("post_chat_ratings",)
+#: The per-conversation parts the pillars and the composite are made of (``pillar_values``).
+COMPOSITE_PARTS = ("tracking", "binary_om_acc", "binary_hp_acc", "pairwise_acc", *HOLISTIC_WEIGHTS)
 
 
 def _weighted(values: np.ndarray, weights: list[float]) -> np.ndarray:
@@ -93,7 +95,7 @@ def add_pillars(conv: pd.DataFrame, rules: Rules | None = None) -> pd.DataFrame:
     rules = rules or rules_for("parity")
     col = {
         name: conv[name].to_numpy(float) if name in conv or name not in EXTENSION_PARTS else np.full(len(conv), np.nan)
-        for name in ("binary_om_acc", "binary_hp_acc", "pairwise_acc", "tracking", *HOLISTIC_WEIGHTS)
+        for name in COMPOSITE_PARTS
     }
     binary, evaluation, holistic, pillars, raw = pillar_values(col)
     turn_avg = _row_mean(col["tracking"], binary, col["pairwise_acc"])

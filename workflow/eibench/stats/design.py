@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics.composite import HOLISTIC_WEIGHTS
+from ..metrics.composite import COMPOSITE_PARTS
 from .drift import BINS, _bin
 from .study import Study
 
 #: The parts the composite is built from (metrics/composite.py pillar_values), in its order.
-COMPOSITE_PARTS = ("tracking", "binary_om_acc", "binary_hp_acc", "pairwise_acc", *HOLISTIC_WEIGHTS)
 
 
 def metrics_defined(study: Study, rows: list[int]) -> list[str]:

@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..metrics import composite
 from ..metrics.composite import pillar_values
 from .bootstrap import cluster_weights
 from .discriminability import compare, discriminability
@@ -72,14 +73,8 @@ METRICS = {
 #: The parts of the composite (metrics/composite.py pillar_values) and the simulated metrics each
 #: is made of: tracking = 0.5 F1 + 0.5 VA (metrics/score.py), the PANAS part = (adjusted + 1) / 2.
 COMPOSITE_PARTS = {
-    "tracking": ("emotion_f1", "emotion_va"),
-    "binary_om_acc": ("binary_om_acc",),
-    "binary_hp_acc": ("binary_hp_acc",),
-    "pairwise_acc": ("pairwise_acc",),
-    "panas_part": ("panas_adjusted",),
-    "conversation_wide": ("conversation_wide",),
-    "four_branch": ("four_branch",),
-    "post_chat_ratings": ("post_chat_ratings",),
+    part: {"tracking": ("emotion_f1", "emotion_va"), "panas_part": ("panas_adjusted",)}.get(part, (part,))
+    for part in composite.COMPOSITE_PARTS
 }
 #: The parts of a design that names none (a Generator's default): the published instrument's,
 #: without the post-chat-ratings extension, as in the synthetic cohort.
