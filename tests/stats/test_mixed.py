@@ -131,12 +131,13 @@ def test_a_fit_that_did_not_converge_is_a_reason_never_an_estimate():
 
 
 def test_mixed_model_counts_tell_failed_fits_from_designs_without_the_term():
-    from eibench.report.stats_numbers import mixed_model_counts, mixed_model_failures
+    from eibench.report.stats_numbers import fit_notes, mixed_model_counts, mixed_model_failures
 
     diagnosis = pd.DataFrame({"metric": ["a", "b", "c"], "mixed_model_note": ["", "did not converge (x)", np.nan]})
     romantic = pd.DataFrame({"metric": ["a"], "mixed_model_note": ["no conversation in 'Romantic'"]})
     topics = pd.DataFrame({"metric": ["a", "a", "b"], "mixed_model_note": ["boundary fit (v)"] * 2 + [""]})
-    assert mixed_model_counts(diagnosis, romantic, topics) == {"n_fits": 6, "n_failed": 2, "n_not_estimable": 1}
-    assert mixed_model_counts(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())["n_fits"] == 0
-    assert mixed_model_failures(diagnosis, romantic, topics) == "1 did not converge and 1 boundary fit"
-    assert mixed_model_failures(pd.DataFrame(), pd.DataFrame(), pd.DataFrame()) == "none"
+    notes = fit_notes(diagnosis, romantic, topics)
+    assert mixed_model_counts(notes) == {"n_fits": 6, "n_failed": 2, "n_not_estimable": 1}
+    assert mixed_model_failures(notes) == "1 did not converge and 1 boundary fit"
+    none = fit_notes(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    assert mixed_model_counts(none)["n_fits"] == 0 and mixed_model_failures(none) == "none"

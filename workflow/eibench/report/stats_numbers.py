@@ -213,14 +213,14 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
-    fitted = (diag.reset_index(), _read_optional(paths["romantic"]), _read_optional(paths["topics"]))
+    notes = fit_notes(diag.reset_index(), _read_optional(paths["romantic"]), _read_optional(paths["topics"]))
     note = (
         "mixed models of the diagnosis and topic analyses (stats/mixed.py); the tables of rules "
         "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note"
     )
-    for name, n in mixed_model_counts(*fitted).items():
+    for name, n in mixed_model_counts(notes).items():
         add(f"mixed.{name}", n, "stats_subgroups", note=note)
-    add("mixed.failures", mixed_model_failures(*fitted), "stats_subgroups", note=note)
+    add("mixed.failures", mixed_model_failures(notes), "stats_subgroups", note=note)
 
     page = pd.read_csv(paths["page"]).set_index("metric")
     for metric, r in page.iterrows():
@@ -325,7 +325,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     return tables
 
 
-def _fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> list[str]:
+def fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> list[str]:
     """The ``mixed_model_note`` of every mixed model the diagnosis and topic analyses fitted
     ("" for a fit that gave an estimate): one fit per row of the diagnosis table (a metric) and
     of the romantic contrasts (a metric and category), and one per metric of the topics table
@@ -341,19 +341,17 @@ def _fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataF
     return notes
 
 
-def mixed_model_counts(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> dict[str, int]:
-    """How many mixed models the diagnosis and topic analyses fitted (``_fit_notes``), and how
-    many gave no estimate: ``n_failed`` did not converge or gave a singular or boundary fit, and
+def mixed_model_counts(notes: list[str]) -> dict[str, int]:
+    """How many mixed models were fitted (``notes``: ``fit_notes``), and how many gave no
+    estimate: ``n_failed`` did not converge or gave a singular or boundary fit, and
     ``n_not_estimable`` had a design without the term (eibench.stats.mixed)."""
-    notes = _fit_notes(diagnosis, romantic, topics)
     failed = sum(is_fit_failure(x) for x in notes)
     return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
 
 
-def mixed_model_failures(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> str:
-    """The failed fits by kind (``mixed.FIT_FAILURES`` order), e.g. '5 did not converge and 2
-    singular fit'; 'none' without a failed fit."""
-    notes = _fit_notes(diagnosis, romantic, topics)
+def mixed_model_failures(notes: list[str]) -> str:
+    """The failed fits of ``notes`` (``fit_notes``) by kind (``mixed.FIT_FAILURES`` order), e.g.
+    '5 did not converge and 2 singular fit'; 'none' without a failed fit."""
     counts = [(sum(x.startswith(kind) for x in notes), kind) for kind in FIT_FAILURES]
     return joined([f"{k} {kind}" for k, kind in counts if k]) or "none"
 
