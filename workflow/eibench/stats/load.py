@@ -77,8 +77,9 @@ def available(study: Study, metrics: list[str], models: list[int]) -> list[str]:
 
 
 def principal_metrics(stats: Mapping[str, Any] | None) -> list[str]:
-    """The cohort's principal metrics: the config's ``statistics.principal_metrics``, else (a
-    config without the key) the registry's principal metrics. Every analysis, figure and table
+    """The cohort's principal metrics: the config's ``statistics.principal_metrics`` (which the
+    workflow's config schema requires), else the registry's principal metrics (for a library
+    caller or a test whose ``stats`` lack the key). Every analysis, figure and table
     of "the principal metrics" reads them from here, so a cohort whose annotations define other
     metrics (ESConv, ``config/esconv.yaml``) gets its own, not the synthetic study's."""
     configured = (stats or {}).get("principal_metrics")
