@@ -138,18 +138,21 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
         "On this cohort the composite covers",
     ):
         assert reader.shows(printed), printed
-    # What ESConv cannot support is not printed as if it could (a reviewer's audit, 6 December):
-    # no recorded diagnosis is not "no diagnosis"; one conversation per seeker; three baselines
-    # give no rank verdict; the leader's interval is the primary scheme's.
+    # What ESConv cannot support is not printed as if it could (reviewers' audits, 6 December):
+    # no recorded diagnosis is not "no diagnosis"; no seeker identities, so each conversation is
+    # counted as its own participant; three baselines give no rank verdict; the leader's interval
+    # is the primary scheme's.
     assert entries["n_diagnosis_recorded"]["value"] == 0
     for printed in (
-        "whose profiles record no traits and so no diagnosis",
-        "Here every participant has one conversation",
+        "no traits: no diagnosis is recorded",
+        "each counted as its own participant",
+        "so each conversation counts as its own participant",
         "no pair gets a verdict",
         "resampling participants, then conversations",
     ):
         assert reader.shows(printed), printed
     assert not reader.shows("of whom report a diagnosis") and not reader.shows("then the references")
+    assert not reader.shows("Here every participant has one conversation") and not reader.shows("by 36 participants")
     # The validation by simulation simulates this composite, not the published formula's
     # (-3.784 for E1's planted effect before), and prints no number for an effect it cannot
     # simulate here (a reviewer's audit, 6 December).
