@@ -116,7 +116,6 @@ def test_a_conversation_interval_without_width_gives_no_ratio(tmp_path):
     assert not [k for k in nums.entries if "width_ratio" in k]
 
 
-
 def test_a_median_widening_counts_only_the_claims_with_a_ratio(tmp_path):
     """A second resampled claim whose interval from resampling conversations has no width
     (C6, every resample alike) gives no ratio: the median is over one claim, and says so."""
