@@ -165,14 +165,15 @@ def test_page_test_needs_two_models_with_all_three_bins():
 
 
 def test_a_metric_without_turn_values_has_no_drift_to_draw(drifting):
-    """A metric whose annotation kind the cohort lacks is NaN at every turn: rule stats_drift
-    leaves it out (unless a claim names it) rather than drawing an empty panel."""
+    """A metric whose annotation kind the cohort lacks is NaN at every turn, and so in every
+    conversation: rule stats_drift asks ``Study.defined`` and leaves it out (unless a claim
+    names it) rather than drawing an empty panel."""
     _, study, models, _, _, _ = drifting
-    assert drift.has_turn_values(study, "binary_om_acc", models)
-    study.turns["pairwise_acc_absent"] = np.nan
+    assert study.defined("binary_om_acc", models)
+    study.values["pairwise_acc_absent"] = np.full_like(study.values["binary_om_acc"], np.nan)
     try:
-        assert not drift.has_turn_values(study, "pairwise_acc_absent", models)
-        assert not drift.has_turn_values(study, "no_such_metric", models)
-        assert not drift.has_turn_values(study, "binary_om_acc", [])
+        assert not study.defined("pairwise_acc_absent", models)
+        assert not study.defined("no_such_metric", models)
+        assert not study.defined("binary_om_acc", [])
     finally:
-        del study.turns["pairwise_acc_absent"]
+        del study.values["pairwise_acc_absent"]

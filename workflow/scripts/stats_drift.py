@@ -6,7 +6,7 @@ hand_off()  # run this job in a fork of the run's warm server, if it has one (ei
 
 import pandas as pd
 from eibench.runlog import rule_log
-from eibench.stats.drift import DRIFT_COLUMNS, PAGE_COLUMNS, has_turn_values, turn_drift
+from eibench.stats.drift import DRIFT_COLUMNS, PAGE_COLUMNS, turn_drift
 from eibench.stats.load import load_study, resamples
 from eibench.tables import write_csv
 
@@ -18,7 +18,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     claimed = {c["params"]["metric"] for c in p.stats["claims"] if c["test"] in ("turn_drift", "turn_flat")}
     models = study.with_role("model")
     for metric in sorted({"binary_om_acc", "binary_hp_acc", "emotion_f1", "emotion_va", "pairwise_acc"} | claimed):
-        if metric not in claimed and not has_turn_values(study, metric, models):
+        # a turn metric's conversation means are NaN exactly where it has no value at any turn
+        if metric not in claimed and not study.defined(metric, models):
             log.info("%s: no value at any turn of the compared models (kind absent): no drift", metric)
             continue
         table, page = turn_drift(study, metric, models, weights)

@@ -83,16 +83,6 @@ def _bootstrap_slopes(x: np.ndarray, y: np.ndarray, c: np.ndarray, conv_weights:
     return _slope_from_sums(*(conv_weights @ _per_conversation(c, v, n) for v in (None, x, y, x * y, x * x)))
 
 
-def has_turn_values(study: Study, metric: str, models: list[int]) -> bool:
-    """Whether ``metric`` has a value at some turn of the ``models`` (False when the cohort
-    lacks its annotation kind: a drift over no turn is all NaN)."""
-    turns = study.turns
-    if turns is None or metric not in turns:
-        return False
-    names = [study.models[i] for i in models]
-    return bool(turns.loc[turns["em_model"].isin(names), metric].notna().any())
-
-
 def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.ndarray) -> tuple[pd.DataFrame, dict]:
     """Per-model and pooled slopes, bin means and late - early contrasts, and Page's test."""
     turns = study.turns
