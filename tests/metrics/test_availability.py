@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
-from eibench.metrics.availability import KINDS, absent_kinds, undefined_metrics
+from eibench.metrics.availability import KINDS, absent_kinds, conversations_with_values, undefined_metrics
+from eibench.metrics.registry import ANALYSABLE, data_dictionary
 from eibench.metrics.score import model_summary, score_rule_sets
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables
@@ -122,3 +124,23 @@ def test_every_kind_names_existing_metrics():
     names = {m.name for m in METRICS}
     for kind in KINDS:
         assert set(kind.metrics) <= names, kind.name
+
+
+def test_conversations_with_values_count_what_the_cohort_can_score(tmp_path):
+    """Table 1's column: per metric, the conversations in which some model has a value; a kind
+    the cohort lacks gives 0, and a metric that is no column (a pooled statistic) is left out."""
+    gold, em = _tables(tmp_path, n_conversations=3)
+    conv = score_rule_sets(gold, em, ("parity",))["parity"].conversation
+    counts = conversations_with_values(conv, [*ANALYSABLE, "om_f1"])
+    assert counts["binary_om_acc"] == counts["composite"] == 3
+    assert counts["emotion_f1"] == counts["pairwise_acc"] == counts["four_branch"] == 0
+    assert "om_f1" not in counts
+    # Two models, each with a value in another conversation: both conversations count, once each.
+    two = pd.DataFrame(
+        {"conversation_id": ["c1", "c2", "c1", "c2"], "em_model": ["a", "a", "b", "b"], "x": [0.5, None, None, 0.1]}
+    )
+    assert conversations_with_values(two, ["x"]) == {"x": 2}
+    assert conversations_with_values(two.iloc[:0], ["x"]) == {"x": 0}
+    table = data_dictionary(None, counts).set_index("name")["n_conversations_with_values"]
+    assert table["emotion_f1"] == 0 and table["binary_om_acc"] == 3 and pd.isna(table["om_f1"])
+    assert data_dictionary()["n_conversations_with_values"].isna().all()

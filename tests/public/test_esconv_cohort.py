@@ -131,6 +131,13 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     # The cohort named and cited from cohorts.esconv.about, its models counted by kind.
     assert entries["cohort.name"]["value"] == "ESConv" and entries["models.described"]["value"] == "3 offline baselines"
     assert not numbers["meta"]["simulated_cohort"] and numbers["meta"]["simulated_models"] == []
+    # Table 1 counts, per metric, the conversations with a value, and the prose names the
+    # composite's metrics ESConv cannot score (a note of the 6 December stop).
+    dictionary = pd.read_csv(work / "results/scores/data_dictionary.csv").set_index("name")
+    with_values = dictionary["n_conversations_with_values"]
+    assert with_values["emotion_f1"] == with_values["pairwise_acc"] == 0 and with_values["binary_om_acc"] == 36
+    assert with_values["post_chat_ratings"] == 31
+    assert reader.shows("Binary HP accuracy and Pairwise accuracy have no value in any conversation")
     for printed in (
         "The AttuneBench method on ESConv",
         entries["cohort.citation"]["display"],

@@ -5,7 +5,8 @@ from eibench.forkserver.client import hand_off
 hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
 
 import pandas as pd
-from eibench.metrics.registry import data_dictionary
+from eibench.metrics.availability import conversations_with_values
+from eibench.metrics.registry import ANALYSABLE, data_dictionary
 from eibench.report.leaderboard import leaderboard
 from eibench.runlog import rule_log
 from eibench.tables import concat_parquet, write_csv, write_parquet
@@ -28,7 +29,15 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(rule_counts, snakemake.output.rule_counts)
     # The cohort's principal metrics (statistics.principal_metrics), not the registry's: the
     # dictionary's principal flags (the paper's Table 1) and the leaderboard's extra columns.
-    write_csv(data_dictionary(p.principal), snakemake.output.dictionary)
+    # Beside them, the conversations in which each metric has a value under the statistics'
+    # mode and rule set (any model): Table 1 marks the metrics this cohort cannot score.
+    scores = pd.read_parquet(
+        snakemake.output.conversation, columns=["conversation_id", "mode", "rule_set", *ANALYSABLE]
+    )
+    analysed = scores[(scores["mode"] == p.stats_mode) & (scores["rule_set"] == p.stats_rule_set)]
+    write_csv(
+        data_dictionary(p.principal, conversations_with_values(analysed, ANALYSABLE)), snakemake.output.dictionary
+    )
     board = leaderboard(summary, tuple(p.ranked_roles), p.principal)
     write_csv(board, snakemake.output.leaderboard)
     log.info("aggregated %d models x modes", summary[["em_model", "mode"]].drop_duplicates().shape[0])

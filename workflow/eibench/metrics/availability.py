@@ -17,6 +17,7 @@ cohort or of an AttuneBench release, which have every kind of the published inst
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 import pandas as pd
 
@@ -153,3 +154,13 @@ def inapplicable_rules(absent: tuple[str, ...], rules: list[str]) -> list[str]:
     count that the kind is missing everywhere, which ``annotation_absent_from_cohort`` says once."""
     prefixes = tuple(p for name in absent for p in BY_NAME[name].rule_prefixes)
     return [r for r in rules if prefixes and r.startswith(prefixes)]
+
+
+def conversations_with_values(conversation: pd.DataFrame, metrics: Iterable[str]) -> dict[str, int]:
+    """Per metric of ``metrics`` that is a column of ``conversation`` (a conversation score
+    table: one row per model, mode, rule set and conversation; filter it to one mode and rule
+    set first): the number of distinct conversations in which some row has a value (0 when
+    none has). A metric a missing kind leaves undefined has 0; a metric that is no column (a
+    pooled statistic) is left out. An empty table gives 0 for every column."""
+    ids = conversation["conversation_id"]
+    return {m: int(ids[conversation[m].notna()].nunique()) for m in metrics if m in conversation}

@@ -9,7 +9,7 @@ averaged over turns within a conversation (turn level), and over conversations f
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -535,14 +535,25 @@ PRINCIPAL = tuple(m.name for m in METRICS if m.principal)
 ANALYSABLE = tuple(m.name for m in METRICS if m.level in ("turn", "conversation"))
 
 
-def data_dictionary(principal: Sequence[str] | None = None) -> pd.DataFrame:
+def data_dictionary(
+    principal: Sequence[str] | None = None, with_values: Mapping[str, int] | None = None
+) -> pd.DataFrame:
     """One row per metric: the columns of every score table, documented. ``principal`` marks
     the cohort's principal metrics (``statistics.principal_metrics``); by default the
-    registry's."""
+    registry's. ``n_conversations_with_values`` holds ``with_values[name]`` (the cohort's
+    conversations in which the metric has a value: ``availability.conversations_with_values``)
+    and is null for a metric it does not give (a pooled statistic, or no counts given)."""
     chosen = set(PRINCIPAL if principal is None else principal)
+    counts = with_values or {}
     rows = [
         asdict(m)
-        | {"principal": m.name in chosen, "direction": "higher is better" if m.higher_is_better else "lower is better"}
+        | {
+            "principal": m.name in chosen,
+            "direction": "higher is better" if m.higher_is_better else "lower is better",
+            "n_conversations_with_values": counts.get(m.name),
+        }
         for m in METRICS + POOLED_METRICS
     ]
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table["n_conversations_with_values"] = table["n_conversations_with_values"].astype("Int64")
+    return table
