@@ -346,6 +346,35 @@ def test_a_cohort_without_participants_or_romantic_chats_plants_neither_and_leav
     assert null["false_positive_rate"].isna().all()
 
 
+def test_a_simulated_test_follows_the_cohorts_own_claim_of_its_kind():
+    """ESConv's shape: behaviour judgements and emotion-intensity change, no pairwise or HP
+    values. The synthetic study's discriminability claim (pairwise against HP accuracy) cannot
+    be tested there, but the cohort's own (E4: binary OM against PANAS items) can, so the
+    simulated discriminability test runs; a kind no claim uses keeps the synthetic needs, and
+    a claim the design cannot test leaves its test out with its own reasons."""
+    from eibench.stats.design import cohort_design
+
+    design = cohort_design(_mood_only_like())
+    design["metrics_models"] = ["composite", "binary_om_acc", "panas_items_adjusted"]
+    test = "discriminability difference: bootstrap"
+    assert "pairwise_acc has no value" in sim.left_out(design, 0.05)[test]
+    e4 = {
+        "id": "E4",
+        "test": "discriminability_difference",
+        "params": {"better": "binary_om_acc", "worse": "panas_items_adjusted"},
+    }
+    left = sim.left_out(design, 0.05, [e4])
+    assert test not in left and left.keys() == sim.left_out(design, 0.05).keys() - {test}
+    assert (
+        "skip" in sim.generator_design(design, 0.05, [e4])
+        and test not in sim.generator_design(design, 0.05, [e4])["skip"]
+    )
+    untestable = {**e4, "params": {"better": "binary_om_acc", "worse": "emotion_f1"}}
+    assert "emotion_f1 has no value" in sim.left_out(design, 0.05, [untestable])[test]
+    # Several claims of one kind: the test runs when one of them is testable.
+    assert test not in sim.left_out(design, 0.05, [untestable, e4])
+
+
 def test_the_full_design_leaves_no_test_out():
     from eibench.stats.design import cohort_design
 

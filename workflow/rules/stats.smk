@@ -254,7 +254,8 @@ rule stats_simulate:
     resources:
         **measured("stats_simulate"),
     params:
-        **stats_params("alpha", "simulation"),
+        # the claims: each simulated test validates the cohort's claims of its kind
+        **stats_params("alpha", "claims", "simulation"),
         kind=lambda wc: wc.kind,
         part=lambda wc: int(wc.part),
     script:
@@ -278,6 +279,6 @@ rule stats_simulation_summary:
     resources:
         **measured("stats_simulation_summary"),
     params:
-        **stats_params("alpha", "simulation"),
+        **stats_params("alpha", "claims", "simulation"),
     script:
         "../scripts/stats_simulation_summary.py"

@@ -22,7 +22,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     st, cfg = p.stats, p.stats["operating"]
     alpha, n = st["alpha"], cfg["n_studies"]
     cohort_design = json.load(open(i.design))
-    design = generator_design(cohort_design, alpha)
+    design = generator_design(cohort_design, alpha, st["claims"])
     null, planted = null_generator(design), planted_generator(st["simulation"]["planted"], design)
     claims = st["claims"]
     keep, skipped = op.simulated_claims(claims)

@@ -17,7 +17,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     sim = p.stats["simulation"]
     # Simulated studies copy this one's design (results/stats/design.json); a test the design
     # cannot support is left out.
-    design = generator_design(json.load(open(i.design)), p.stats["alpha"])
+    design = generator_design(json.load(open(i.design)), p.stats["alpha"], p.stats["claims"])
     log.info(
         "design: %d conversations, %d participants (%d diagnosed), %d models, %d raters; left out: %s",
         design["n_conversations"],

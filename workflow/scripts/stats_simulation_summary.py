@@ -16,7 +16,7 @@ from eibench.tables import write_csv
 with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
     design = json.load(open(snakemake.input.design))
-    left = left_out(design, p.stats["alpha"])
+    left = left_out(design, p.stats["alpha"], p.stats["claims"])
     null = pd.concat([pd.read_parquet(f) for f in snakemake.input.null], ignore_index=True).sort_values("simulation")
     planted = pd.concat([pd.read_parquet(f) for f in snakemake.input.planted], ignore_index=True).sort_values(
         "simulation"
@@ -24,6 +24,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(summarise_null(null, p.stats["alpha"], left), snakemake.output.null)
     # The planted generator of this design: the planted effect on the composite is that of the
     # cohort's composite, from the parts of it the cohort has.
-    generator = planted_generator(p.stats["simulation"]["planted"], generator_design(design, p.stats["alpha"]))
+    generator = planted_generator(
+        p.stats["simulation"]["planted"], generator_design(design, p.stats["alpha"], p.stats["claims"])
+    )
     write_csv(summarise_planted(planted, generator, left), snakemake.output.planted)
     log.info("%d null and %d planted studies; left out: %s", len(null), len(planted), left)

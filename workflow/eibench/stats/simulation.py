@@ -35,7 +35,7 @@ random: participants from a Dirichlet, categories uniform over nine, turns unifo
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -491,24 +491,35 @@ def _group(test: str) -> str:
     raise KeyError(test)
 
 
-def left_out(design: dict[str, Any], alpha: float) -> dict[str, str]:
-    """The tests (TESTS keys) this cohort's design cannot support, each with its reason."""
+def left_out(design: dict[str, Any], alpha: float, claims: Sequence[Mapping[str, Any]] | None = None) -> dict[str, str]:
+    """The tests (TESTS keys) this cohort's design cannot support, each with its reason.
+
+    A simulated test validates the cohort's claims of its kind (``TEST_NEEDS[...]["test"]``,
+    of ``claims``: the config's ``statistics.claims``): it is left out when none of them is
+    testable on the design (testability.py), with the first one's reasons. So on ESConv the
+    discriminability test validates E4 (binary OM accuracy against emotion-intensity change),
+    which the synthetic study's claim (pairwise against HP accuracy, no values there) would
+    leave out. A cohort with no claim of a kind, or no ``claims``, is checked against the
+    synthetic study's claim of that kind (``TEST_NEEDS``)."""
     out = {}
     for test in TESTS:
         need = TEST_NEEDS[_group(test)]
-        reasons = unmet_needs({"id": test, **need}, design, alpha)
-        if reasons:
-            out[test] = "; ".join(reasons)
+        own = [c for c in claims or () if c["test"] == need["test"]]
+        reasons = [unmet_needs({**claim, "id": test}, design, alpha) for claim in own or [need]]
+        if all(reasons):
+            out[test] = "; ".join(reasons[0])
     return out
 
 
-def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
+def generator_design(
+    design: dict[str, Any], alpha: float, claims: Sequence[Mapping[str, Any]] | None = None
+) -> dict[str, Any]:
     """Generator arguments that copy a cohort's design (``design.cohort_design``): every
     conversation's participant (and their diagnosis), category and turns as they are, the numbers
     of evaluated models and human raters and the conversations the raters answered, the parts of
     the composite the models have (``metrics_models``; a design without it: the published ones)
     and the conversations without some of them (``composite_parts_missing``), and the tests the
-    design cannot support left out."""
+    design cannot support left out (``left_out`` of ``claims``)."""
     people = design["participant_diagnosed"]
     metrics = design.get("metrics_models")
     parts = PUBLISHED_PARTS if metrics is None else tuple(p for p in COMPOSITE_PARTS if p in metrics)
@@ -528,7 +539,7 @@ def generator_design(design: dict[str, Any], alpha: float) -> dict[str, Any]:
         "turns_each": tuple(design["turns"]),
         "composite_parts": parts,
         "parts_missing": tuple((p, tuple(missing[p])) for p in parts if missing.get(p)),
-        "skip": frozenset(left_out(design, alpha)),
+        "skip": frozenset(left_out(design, alpha, claims)),
     }
 
 
