@@ -298,7 +298,12 @@ rule paper_numbers:
         # checksummed for the reproducibility statement: the release-format input files
         **{f"replication_{name}": f"results/public/{name}/summary.json" for name in REPLICATION_ANALYSES},
         # the adapter's counts of an ESConv cohort (what was kept, dropped and mapped)
-        **({"esconv_counts": "results/cohort/esconv/counts.json"} if config["cohort"] == "esconv" else {}),
+        # and its gold PANAS items, for the mean-drop reference predictor (docs/esconv.md, section 5)
+        **(
+            {"esconv_counts": "results/cohort/esconv/counts.json", "panas_items": GOLD["panas_items"]}
+            if config["cohort"] == "esconv"
+            else {}
+        ),
         **(
             {
                 "local_record": LOCAL_MODEL["record"],

@@ -21,7 +21,7 @@ from eibench.report.claim_schemes_numbers import add_claim_schemes
 from eibench.report.claim_units import claim_units
 from eibench.report.cohort_numbers import add_cohort
 from eibench.report.coverage import add_coverage
-from eibench.report.esconv_numbers import add_esconv
+from eibench.report.esconv_numbers import add_esconv, add_mean_drop_reference
 from eibench.report.local_model_numbers import add_local_model
 from eibench.report.numbers import Numbers
 from eibench.report.operating_numbers import add_operating
@@ -77,6 +77,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     add_cohort(nums, p.about, p.model_kinds, models)
     if p.cohort == "esconv":
         add_esconv(nums, i.esconv_counts)
+        add_mean_drop_reference(nums, pd.read_parquet(i.panas_items), models)
     if p.local_model:  # a real model's committed answers: paper/sections/local_model.typ
         if p.local_model["chance"] is None:
             raise ValueError(

@@ -1,12 +1,17 @@
 """The numbers of an ESConv cohort's data paragraph, from the adapter's counts
-(results/cohort/esconv/counts.json, rule esconv_cohort): what was kept, dropped and mapped."""
+(results/cohort/esconv/counts.json, rule esconv_cohort): what was kept, dropped and mapped; and
+the mean-drop reference predictor that docs/esconv.md (section 5) asks the paper to report."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
 
 from .. import instrument
+from ..metrics.reference import mean_drop_reference
 from ..public.esconv import POST_CHAT_RATINGS, PROBLEM_TYPE_CATEGORY, STRATEGY_QUESTION
 from .numbers import Numbers
 
@@ -58,3 +63,35 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
         n = sum(distribution.values())
         mean = sum(int(r) * k for r, k in distribution.items()) / n if n else float("nan")
         add(f"mean_{item}_rating", mean, digits=2)
+
+
+#: The metric the mean-drop reference is scored as (docs/esconv.md, section 5).
+REFERENCE_METRIC = "panas_items_adjusted"
+
+
+def add_mean_drop_reference(nums: Numbers, panas_items: pd.DataFrame, compared: pd.DataFrame) -> None:
+    """Add ``esconv.reference.*``: the mean-drop reference predictor
+    (``metrics.reference.mean_drop_reference`` of the gold ``panas_items`` table) beside the
+    compared models (``compared``: their leaderboard rows, with ``em_model`` and, when the
+    cohort's principal metrics include it, ``panas_items_adjusted``).
+
+    Entries: the conversations with a pre- and post-chat value (``n_pairs``) and those in which
+    every such value went down (``n_down``), the drop averaged over the conversations (item points,
+    each conversation's leave-one-out drop), the reference's mean score over the conversations
+    with a score and their number, and the best compared model by that metric with its value
+    (left out when no compared model has one)."""
+    reference = mean_drop_reference(panas_items)
+
+    def add(key: str, value: Any, **kw: Any) -> None:
+        nums.add(f"esconv.reference.{key}", value, "paper_numbers", **kw)
+
+    scored = reference["score"].dropna()
+    add("n_pairs", int(len(reference)))
+    add("n_down", int((reference["n_down"] == reference["n_items"]).sum()))
+    add("mean_drop", float(reference["mean_drop"].mean()) if len(reference) else float("nan"), digits=2)
+    add("score", float(scored.mean()) if len(scored) else float("nan"), digits=3)
+    add("n_scored", int(len(scored)))
+    values = compared.set_index("em_model")[REFERENCE_METRIC].dropna() if REFERENCE_METRIC in compared else None
+    if values is not None and len(values):
+        add("best_model", str(values.idxmax()))
+        add("best_score", float(values.max()), digits=3)
