@@ -35,7 +35,6 @@ def test_add_coverage_names_what_is_below_above_and_untested():
     assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91.0 %, binomial p 0.014)")
     assert e["sim.n_coverage_above"] == 1 and e["sim.coverage_above"].startswith("romantic")
     assert e["sim.coverage_untested"] == "human"
-    assert e["sim.max_coverage"] == pytest.approx(99)  # 0.995 is printed 0.99 in the table
 
 
 def _recovery(planted: pd.DataFrame) -> dict:
@@ -62,6 +61,7 @@ def test_the_recovery_sentence_rounds_as_the_table_and_counts_studies_per_effect
     )
     e = _recovery(planted)
     assert e["sim.min_coverage"]["display"] == "93"  # the table prints 0.925 as 0.93, not 92
+    assert e["sim.max_coverage"]["display"] == "95"
     assert e["sim.min_sign_recovery"]["display"] == "99"
     assert (e["sim.min_planted_studies"]["value"], e["sim.max_planted_studies"]["value"]) == (145, 200)
     assert (e["sim.n_planted_effects"]["value"], e["sim.n_planted_effects_all"]["value"]) == (4, 4)
@@ -74,7 +74,8 @@ def test_an_effect_simulated_in_no_study_enters_no_recovery_number():
             "effect": ["diagnosis", "romantic", "drift", "human", POWER],
             "planted": [float("nan"), -4.0, -0.1, float("nan"), float("nan")],
             "sign_recovery": [float("nan"), 1.0, 1.0, float("nan"), float("nan")],
-            "coverage": [float("nan"), 0.955, 0.91, float("nan"), float("nan")],
+            # a coverage left on a row simulated in no study is no coverage of the design
+            "coverage": [0.99, 0.96, 0.91, float("nan"), float("nan")],
             "n_simulations": [0, 200, 180, 0, 0],
             "left_out": ["no diagnosis recorded", "", "", "no raters", "no raters"],
         }
@@ -88,3 +89,6 @@ def test_an_effect_simulated_in_no_study_enters_no_recovery_number():
         == "diagnosis (not simulated in this design); human (not simulated in this design)"
     )
     assert e["sim.min_coverage"]["display"] == "91"
+    # The range is over the effects estimated, one filter for both ends: not the 0.99 of the
+    # diagnosis row, which no study estimated.
+    assert e["sim.max_coverage"]["display"] == "96"

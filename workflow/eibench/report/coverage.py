@@ -28,12 +28,11 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     (eibench.stats.simulation.coverage_test); NaN where the coverage is a share over the models
     of each study, not a count of independent intervals (no test applies).
 
-    Entries: ``sim.max_coverage`` (in %), ``sim.n_coverage_tested`` (coverages with a binomial
+    Entries: ``sim.n_coverage_tested`` (coverages with a binomial
     test), ``sim.n_coverage_untested`` and ``sim.coverage_untested`` (shares that are not a
     count), ``sim.n_coverage_below`` / ``sim.coverage_below`` (below ``level`` with p < ``alpha``,
     each with its coverage and p) and ``sim.n_coverage_above`` / ``sim.coverage_above`` (above
     it: conservative intervals)."""
-    rows = planted[planted["coverage"].notna()]
     ps = [
         float(p) if pd.notna(c) and pd.notna(p) else float("nan")
         for c, p in zip(planted["coverage"], planted["coverage_p"])
@@ -55,8 +54,6 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     def add(key: str, value, **kw) -> None:
         nums.add(key, value, RULE, **kw)
 
-    # In % as the table rounds the share (0.925 printed 0.93 is 93 %, not 92).
-    add("sim.max_coverage", table_percent(float(rows["coverage"].max())) if len(rows) else float("nan"), digits=0)
     add("sim.coverage_level", level * 100, digits=0, note="nominal coverage the binomial tests compare with")
     add("sim.n_coverage_tested", len(tested))
     add("sim.n_coverage_untested", len(untested))
@@ -78,7 +75,8 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
     ``sign_recovery``, ``coverage``, ``n_simulations``, ``left_out``): how many planted effects
     were estimated (``sim.n_planted_effects`` of ``sim.n_planted_effects_all``), over how many
     simulated studies each (``sim.min_planted_studies`` to ``sim.max_planted_studies``), the
-    smallest sign recovery and coverage over them in % as the table rounds them, and the effects
+    smallest sign recovery and the range of coverages over them (``sim.min_coverage`` to
+    ``sim.max_coverage``) in % as the table rounds them, and the effects
     printed without numbers with their reason (``sim.no_planted_value``): an effect simulated in
     no study, or without a planted value in this design, gives none of these numbers."""
     # The planted effects the recovery sentence summarises: those with a planted value that some
@@ -119,6 +117,7 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
     # 0.93, is 93 % and not 92 %.
     cov = ran["coverage"].dropna()
     nums.add("sim.min_coverage", table_percent(cov.min()) if len(cov) else float("nan"), RULE, digits=0)
+    nums.add("sim.max_coverage", table_percent(cov.max()) if len(cov) else float("nan"), RULE, digits=0)
     sign = ran["sign_recovery"].dropna()
     nums.add(
         "sim.min_sign_recovery",
