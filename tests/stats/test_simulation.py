@@ -347,32 +347,36 @@ def test_a_cohort_without_participants_or_romantic_chats_plants_neither_and_leav
 
 
 def test_a_simulated_test_follows_the_cohorts_own_claim_of_its_kind():
-    """ESConv's shape: behaviour judgements and emotion-intensity change, no pairwise or HP
-    values. The synthetic study's discriminability claim (pairwise against HP accuracy) cannot
-    be tested there, but the cohort's own (E4: binary OM against PANAS items) can, so the
-    simulated discriminability test runs; a kind no claim uses keeps the synthetic needs, and
-    a claim the design cannot test leaves its test out with its own reasons."""
+    """A cohort with behaviour judgements and mood tags but no pairwise or HP values. The
+    synthetic study's discriminability claim (pairwise against HP accuracy) cannot be tested
+    there, but a claim of the cohort's own (binary OM against emotion F1, both simulated) can:
+    the simulated discriminability test runs and gives a p-value. A claim whose metric is not
+    simulated (ESConv's E4, emotion-intensity change) leaves the test out with its reason, as
+    the operating characteristics leave the claim unsimulated; a kind no claim uses keeps the
+    synthetic needs."""
     from eibench.stats.design import cohort_design
 
     design = cohort_design(_mood_only_like())
-    design["metrics_models"] = ["composite", "binary_om_acc", "panas_items_adjusted"]
+    design["metrics_models"] = ["composite", "binary_om_acc", "emotion_f1", "panas_items_adjusted"]
     test = "discriminability difference: bootstrap"
     assert "pairwise_acc has no value" in sim.left_out(design, 0.05)[test]
-    e4 = {
-        "id": "E4",
+    own = {
+        "id": "X1",
         "test": "discriminability_difference",
-        "params": {"better": "binary_om_acc", "worse": "panas_items_adjusted"},
+        "params": {"better": "binary_om_acc", "worse": "emotion_f1"},
     }
-    left = sim.left_out(design, 0.05, [e4])
+    left = sim.left_out(design, 0.05, [own])
     assert test not in left and left.keys() == sim.left_out(design, 0.05).keys() - {test}
-    assert (
-        "skip" in sim.generator_design(design, 0.05, [e4])
-        and test not in sim.generator_design(design, 0.05, [e4])["skip"]
-    )
-    untestable = {**e4, "params": {"better": "binary_om_acc", "worse": "emotion_f1"}}
-    assert "emotion_f1 has no value" in sim.left_out(design, 0.05, [untestable])[test]
-    # Several claims of one kind: the test runs when one of them is testable.
-    assert test not in sim.left_out(design, 0.05, [untestable, e4])
+    g = sim.null_generator(sim.generator_design(design, 0.05, [own]))
+    assert test not in g.skip
+    assert np.isfinite(sim.simulate_and_test(g, 20, np.random.default_rng(0), 0.05)["p_discriminability"])
+    e4 = {**own, "id": "E4", "params": {"better": "binary_om_acc", "worse": "panas_items_adjusted"}}
+    assert sim.left_out(design, 0.05, [e4])[test] == "claim E4: metric panas_items_adjusted is not simulated"
+    untestable = {**own, "id": "X2", "params": {"better": "binary_om_acc", "worse": "pairwise_acc"}}
+    assert sim.left_out(design, 0.05, [untestable])[test].startswith("claim X2: pairwise_acc has no value")
+    # Several claims of one kind: the test runs when one of them can be simulated and tested.
+    assert test not in sim.left_out(design, 0.05, [e4, untestable, own])
+    assert sim.left_out(design, 0.05, [e4, untestable])[test].startswith("claim E4: ")
 
 
 def test_the_full_design_leaves_no_test_out():

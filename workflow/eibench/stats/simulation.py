@@ -494,18 +494,30 @@ def _group(test: str) -> str:
 def left_out(design: dict[str, Any], alpha: float, claims: Sequence[Mapping[str, Any]] | None = None) -> dict[str, str]:
     """The tests (TESTS keys) this cohort's design cannot support, each with its reason.
 
-    A simulated test validates the cohort's claims of its kind (``TEST_NEEDS[...]["test"]``,
-    of ``claims``: the config's ``statistics.claims``): it is left out when none of them is
-    testable on the design (testability.py), with the first one's reasons. So on ESConv the
-    discriminability test validates E4 (binary OM accuracy against emotion-intensity change),
-    which the synthetic study's claim (pairwise against HP accuracy, no values there) would
-    leave out. A cohort with no claim of a kind, or no ``claims``, is checked against the
-    synthetic study's claim of that kind (``TEST_NEEDS``)."""
+    A simulated test checks the procedure of the cohort's claims of its kind
+    (``TEST_NEEDS[...]["test"]``, of ``claims``: the config's ``statistics.claims``) on a pair of
+    simulated metrics for which the null holds by construction (``run_tests``), not on the
+    claim's own metrics. It runs when one of those claims is testable on the design
+    (testability.py) and its metrics are simulated (``operating.simulated_claims``, as the
+    operating characteristics decide), and is left out otherwise, with the first claim's
+    reasons prefixed by its id: on ESConv the discriminability test is left out because E4's
+    emotion-intensity metric is not simulated, not because of the synthetic study's metrics.
+    A cohort with no claim of a kind, or no ``claims``, is checked against the synthetic
+    study's claim of that kind (``TEST_NEEDS``), unprefixed."""
+    from .operating import simulated_claims  # operating imports this module
+
     out = {}
     for test in TESTS:
         need = TEST_NEEDS[_group(test)]
-        own = [c for c in claims or () if c["test"] == need["test"]]
-        reasons = [unmet_needs({**claim, "id": test}, design, alpha) for claim in own or [need]]
+        own = [dict(c) for c in claims or () if c["test"] == need["test"]]
+        if own:
+            _, not_simulated = simulated_claims(own)
+            reasons = []
+            for c in own:
+                why = [not_simulated[c["id"]]] if c["id"] in not_simulated else unmet_needs(c, design, alpha)
+                reasons.append([f"claim {c['id']}: {r}" for r in why])
+        else:
+            reasons = [unmet_needs({"id": test, **need}, design, alpha)]
         if all(reasons):
             out[test] = "; ".join(reasons[0])
     return out
