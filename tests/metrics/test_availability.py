@@ -128,16 +128,21 @@ def test_every_kind_names_existing_metrics():
 
 def test_conversations_with_values_count_what_the_cohort_can_score(tmp_path):
     """Table 1's column: per metric, the conversations in which some model has a value; a kind
-    the cohort lacks gives 0, and a metric that is no column (a pooled statistic) is left out."""
+    the cohort lacks gives 0; a metric that is no column (a pooled statistic) is refused."""
     gold, em = _tables(tmp_path, n_conversations=3)
     conv = score_rule_sets(gold, em, ("parity",))["parity"].conversation
-    counts = conversations_with_values(conv, [*ANALYSABLE, "om_f1"])
+    counts = conversations_with_values(conv, ANALYSABLE)
     assert counts["binary_om_acc"] == counts["composite"] == 3
     assert counts["emotion_f1"] == counts["pairwise_acc"] == counts["four_branch"] == 0
-    assert "om_f1" not in counts
-    # Two models, each with a value in another conversation: both conversations count, once each.
+    with pytest.raises(KeyError, match="om_f1"):
+        conversations_with_values(conv, ["binary_om_acc", "om_f1"])
+    # Conversations, not rows: two models with a value in c1 count it once; c3 has none.
     two = pd.DataFrame(
-        {"conversation_id": ["c1", "c2", "c1", "c2"], "em_model": ["a", "a", "b", "b"], "x": [0.5, None, None, 0.1]}
+        {
+            "conversation_id": ["c1", "c2", "c3", "c1", "c2", "c3"],
+            "em_model": ["a", "a", "a", "b", "b", "b"],
+            "x": [0.5, None, None, 0.1, 0.2, None],
+        }
     )
     assert conversations_with_values(two, ["x"]) == {"x": 2}
     assert conversations_with_values(two.iloc[:0], ["x"]) == {"x": 0}

@@ -157,10 +157,14 @@ def inapplicable_rules(absent: tuple[str, ...], rules: list[str]) -> list[str]:
 
 
 def conversations_with_values(conversation: pd.DataFrame, metrics: Iterable[str]) -> dict[str, int]:
-    """Per metric of ``metrics`` that is a column of ``conversation`` (a conversation score
-    table: one row per model, mode, rule set and conversation; filter it to one mode and rule
-    set first): the number of distinct conversations in which some row has a value (0 when
-    none has). A metric a missing kind leaves undefined has 0; a metric that is no column (a
-    pooled statistic) is left out. An empty table gives 0 for every column."""
+    """Per metric of ``metrics`` (columns of ``conversation``, a conversation score table with
+    a ``conversation_id`` column and one row per model, mode, rule set and conversation; filter
+    it to one mode and rule set first): the number of distinct conversations in which some row
+    has a value, 0 when none has (a metric a kind the cohort lacks leaves undefined). An empty
+    table gives 0 for every metric. KeyError naming the metrics that are no column (a pooled
+    statistic has none: leave it out)."""
+    missing = [m for m in metrics if m not in conversation]
+    if missing:
+        raise KeyError(f"conversations_with_values: no column {', '.join(missing)} in the conversation scores")
     ids = conversation["conversation_id"]
-    return {m: int(ids[conversation[m].notna()].nunique()) for m in metrics if m in conversation}
+    return {m: int(ids[conversation[m].notna()].nunique()) for m in metrics}
