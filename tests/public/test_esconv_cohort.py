@@ -137,11 +137,14 @@ def test_the_esconv_cohort_builds_its_paper_section(tmp_path):
     with_values = dictionary["n_conversations_with_values"]
     assert with_values["emotion_f1"] == with_values["pairwise_acc"] == 0 and with_values["binary_om_acc"] == 36
     assert with_values["post_chat_ratings"] == 31
-    assert reader.shows("Binary HP accuracy and Pairwise accuracy have no value in any conversation")
+    assert reader.shows("Binary HP accuracy and Pairwise accuracy have no value in any conversation of this cohort")
     # The mean-drop reference predictor that docs/esconv.md (section 5) asks the paper to report.
     assert entries["esconv.reference.n_pairs"]["value"] == counts["with_post_panas"]
     assert entries["esconv.reference.n_down"]["value"] == counts["with_post_panas"]  # ESConv: always down
     assert -1 <= entries["esconv.reference.score"]["value"] <= 1
+    compared = board.set_index("em_model")["panas_items_adjusted"]
+    assert entries["esconv.reference.best_model"]["value"] == compared.idxmax()
+    assert entries["esconv.reference.best_score"]["value"] == compared.max()
     assert reader.shows("A reference predictor that lowers the pre-chat intensity by the mean drop")
     assert reader.shows("is always wrong")
     for printed in (

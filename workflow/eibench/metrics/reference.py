@@ -23,17 +23,20 @@ def mean_drop_reference(panas_items: pd.DataFrame) -> pd.DataFrame:
     or 'post', item, value on 1..7), scored as ``panas_items_adjusted``.
 
     For conversation c, every item with a pre-chat value v is predicted at v - d, clipped to
-    1..7 as the scorer clips predicted items, where d (item points) is the mean drop,
-    pre minus post, over the item pairs of the *other* conversations (leave one
-    conversation out: the predictor knows the population, not the person). Each pair is scored
-    with the scorer's ``baseline_adjusted`` (maximum error 6) and a conversation's score is the
-    mean over its items with a score (an item whose post equals its pre has none).
+    1..7 as the parity and strict rule sets clip predicted items (the port setting,
+    ``scoring.compat: port``, does not clip: this reference is the paper's, under parity),
+    where d (item points) is the mean drop, pre minus post, over the item pairs of the *other*
+    conversations (leave one conversation out: the predictor knows the population, not the
+    person). Each pair is scored with the scorer's ``baseline_adjusted`` (maximum error 6) and a
+    conversation's score is the mean over its items with a score (an item whose post equals its
+    pre has none).
 
     One row per conversation with at least one item given both before and after the chat:
     conversation_id, n_items (such pairs), n_down (those whose post is below the pre),
     mean_drop (d; NaN when no other conversation has a pair) and score (-1..1; NaN without d or
     when every pair's post equals its pre). An empty table or one without pairs gives no rows.
-    The predictor is shown the pre-chat values, which a model in the default mode is not."""
+    The predictor is given the pre-chat values, which a model is shown only when asked to
+    predict the change."""
     columns = ["conversation_id", "n_items", "n_down", "mean_drop", "score"]
     pre = panas_items[panas_items["phase"] == "pre"].set_index(["conversation_id", "item"])["value"]
     post = panas_items[panas_items["phase"] == "post"].set_index(["conversation_id", "item"])["value"]
