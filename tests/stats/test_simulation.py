@@ -377,6 +377,14 @@ def test_a_simulated_test_follows_the_cohorts_own_claim_of_its_kind():
     # Several claims of one kind: the test runs when one of them can be simulated and tested.
     assert test not in sim.left_out(design, 0.05, [e4, untestable, own])
     assert sim.left_out(design, 0.05, [e4, untestable])[test].startswith("claim E4: ")
+    # A claim with several reasons names itself once.
+    rank = {
+        "id": "X3",
+        "test": "rank_independence",
+        "params": {"metrics": ["binary_om_acc", "emotion_f1"], "margin": 0.3},
+    }
+    reason = sim.left_out(design, 0.05, [rank])["rank independence: exact Kendall test"]
+    assert reason.startswith("claim X3: 3 ") and reason.count("claim X3") == 1 and "margin 0.3" in reason
 
 
 def test_the_full_design_leaves_no_test_out():

@@ -515,7 +515,7 @@ def left_out(design: dict[str, Any], alpha: float, claims: Sequence[Mapping[str,
             reasons = []
             for c in own:
                 why = [not_simulated[c["id"]]] if c["id"] in not_simulated else unmet_needs(c, design, alpha)
-                reasons.append([f"claim {c['id']}: {r}" for r in why])
+                reasons.append([f"claim {c['id']}: " + "; ".join(why)] if why else [])
         else:
             reasons = [unmet_needs({"id": test, **need}, design, alpha)]
         if all(reasons):
