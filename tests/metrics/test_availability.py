@@ -145,6 +145,12 @@ def test_conversations_with_values_count_what_the_cohort_can_score(tmp_path):
         }
     )
     assert conversations_with_values(two, ["x"]) == {"x": 2}
+    # Only the rows of the mode and rule set asked for: c3's value under strict does not count.
+    three = pd.concat([two.assign(mode="default", rule_set="parity"), two.assign(mode="default", rule_set="strict")])
+    three.loc[(three["rule_set"] == "strict") & (three["conversation_id"] == "c3"), "x"] = 0.3
+    assert conversations_with_values(three, ["x"], "default", "parity") == {"x": 2}
+    assert conversations_with_values(three, ["x"], "default", "strict") == {"x": 3}
+    assert conversations_with_values(three, ["x"], "verbose", "parity") == {"x": 0}
     assert conversations_with_values(two.iloc[:0], ["x"]) == {"x": 0}
     table = data_dictionary(None, counts).set_index("name")["n_conversations_with_values"]
     assert table["emotion_f1"] == 0 and table["binary_om_acc"] == 3 and pd.isna(table["om_f1"])

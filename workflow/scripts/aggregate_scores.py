@@ -34,10 +34,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     scores = pd.read_parquet(
         snakemake.output.conversation, columns=["conversation_id", "mode", "rule_set", *ANALYSABLE]
     )
-    analysed = scores[(scores["mode"] == p.stats_mode) & (scores["rule_set"] == p.stats_rule_set)]
-    write_csv(
-        data_dictionary(p.principal, conversations_with_values(analysed, ANALYSABLE)), snakemake.output.dictionary
-    )
+    with_values = conversations_with_values(scores, ANALYSABLE, p.stats_mode, p.stats_rule_set)
+    write_csv(data_dictionary(p.principal, with_values), snakemake.output.dictionary)
     board = leaderboard(summary, tuple(p.ranked_roles), p.principal)
     write_csv(board, snakemake.output.leaderboard)
     log.info("aggregated %d models x modes", summary[["em_model", "mode"]].drop_duplicates().shape[0])

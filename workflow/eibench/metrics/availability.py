@@ -156,15 +156,23 @@ def inapplicable_rules(absent: tuple[str, ...], rules: list[str]) -> list[str]:
     return [r for r in rules if prefixes and r.startswith(prefixes)]
 
 
-def conversations_with_values(conversation: pd.DataFrame, metrics: Iterable[str]) -> dict[str, int]:
+def conversations_with_values(
+    conversation: pd.DataFrame, metrics: Iterable[str], mode: str | None = None, rule_set: str | None = None
+) -> dict[str, int]:
     """Per metric of ``metrics`` (columns of ``conversation``, a conversation score table with
-    a ``conversation_id`` column and one row per model, mode, rule set and conversation; filter
-    it to one mode and rule set first): the number of distinct conversations in which some row
-    has a value, 0 when none has (a metric a kind the cohort lacks leaves undefined). An empty
-    table gives 0 for every metric. KeyError naming the metrics that are no column (a pooled
-    statistic has none: leave it out)."""
+    a ``conversation_id`` column and one row per model, mode, rule set and conversation): the
+    number of distinct conversations in which some row of ``mode`` and ``rule_set`` (each:
+    every row when None) has a value, 0 when none has (a metric a kind the cohort lacks leaves
+    undefined). An empty table gives 0 for every metric. KeyError naming the metrics that are
+    no column (a pooled statistic has none: leave it out)."""
+    metrics = list(metrics)
     missing = [m for m in metrics if m not in conversation]
     if missing:
         raise KeyError(f"conversations_with_values: no column {', '.join(missing)} in the conversation scores")
-    ids = conversation["conversation_id"]
-    return {m: int(ids[conversation[m].notna()].nunique()) for m in metrics}
+    keep = pd.Series(True, index=conversation.index)
+    for column, value in (("mode", mode), ("rule_set", rule_set)):
+        if value is not None:
+            keep &= conversation[column] == value
+    rows = conversation[keep]
+    ids = rows["conversation_id"]
+    return {m: int(ids[rows[m].notna()].nunique()) for m in metrics}
