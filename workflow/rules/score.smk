@@ -58,9 +58,8 @@ rule aggregate_scores:
         ranked_roles=ANALYSED_ROLES,
         # the data dictionary's principal flags and the leaderboard's principal columns
         principal=list(config["statistics"]["principal_metrics"]),
-        # the mode and rule set of the statistics: the data dictionary counts the conversations
-        # each metric has a value in under them
+        # the mode of the statistics: the data dictionary counts the conversations each metric
+        # has a value in under it (and the strict rules, which fill no gap with a default)
         stats_mode=config["statistics"]["mode"],
-        stats_rule_set=config["statistics"]["rule_set"],
     script:
         "../scripts/aggregate_scores.py"

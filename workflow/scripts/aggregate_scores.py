@@ -30,11 +30,13 @@ with rule_log(snakemake) as log:  # noqa: F821
     # The cohort's principal metrics (statistics.principal_metrics), not the registry's: the
     # dictionary's principal flags (the paper's Table 1) and the leaderboard's extra columns.
     # Beside them, the conversations in which each metric has a value under the statistics'
-    # mode and rule set (any model): Table 1 marks the metrics this cohort cannot score.
+    # mode and the strict rules (any model): what the cohort's annotations give, without the
+    # parity defaults that fill a gap (a conversation without a survey is scored against empty
+    # answers under parity). Table 1 marks the metrics this cohort cannot score.
     scores = pd.read_parquet(
         snakemake.output.conversation, columns=["conversation_id", "mode", "rule_set", *ANALYSABLE]
     )
-    with_values = conversations_with_values(scores, ANALYSABLE, p.stats_mode, p.stats_rule_set)
+    with_values = conversations_with_values(scores, ANALYSABLE, p.stats_mode, "strict")
     write_csv(data_dictionary(p.principal, with_values), snakemake.output.dictionary)
     board = leaderboard(summary, tuple(p.ranked_roles), p.principal)
     write_csv(board, snakemake.output.leaderboard)

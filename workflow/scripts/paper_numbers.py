@@ -75,10 +75,9 @@ with rule_log(snakemake) as log:  # noqa: F821
     add_strict_comparison(nums, board, models, p.mode, p.ranked_roles)
     write_csv(add_rules_fired(nums, pd.read_csv(i.rule_counts), models, p.mode), o.rules_table)
     add_cohort(nums, p.about, p.model_kinds, models)
-    # The mode and rule set of the statistics, which Table 1's counts of conversations with a
-    # value follow (rule aggregate_scores).
+    # The mode of the statistics, which Table 1's counts of conversations with a value follow
+    # (rule aggregate_scores).
     nums.add("stats.mode", p.uncertainty["mode"], "paper_numbers")
-    nums.add("stats.rule_set", p.uncertainty["rule_set"], "paper_numbers")
     if p.cohort == "esconv":
         add_esconv(nums, i.esconv_counts)
         add_mean_drop_reference(nums, pd.read_parquet(i.panas_items), models)
