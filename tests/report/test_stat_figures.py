@@ -403,6 +403,11 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     open_dots = [ln for ln in right.lines if ln.get_markerfacecolor() == "white"]
     assert len(open_dots) == 1 and list(open_dots[0].get_ydata()) == [0]
     assert "reference category" in {t.get_text() for t in right.get_legend().get_texts()}
+    # A topic without an interval (one conversation with a value) gets no P(hardest) either.
+    one = topics_table()
+    one.loc[one["category"] == "Studies", ["lo", "hi"]] = np.nan
+    labels = ytick_labels(sf.subgroups_topics(diagnosis_table(), one, SRC).axes[1])
+    assert labels[1] == "Studies" and labels[0].endswith("P(hardest) 0.98")
     # one panel empty, the other drawn
     fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC, topic_metric="holistic")
     assert n_errorbars(fig.axes[0]) == 2

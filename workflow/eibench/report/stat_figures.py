@@ -494,11 +494,13 @@ def subgroups_topics(
             )
             right.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.1)
         hardest = tp["p_hardest"] if "p_hardest" in tp else [np.nan] * len(tp)
+        # A topic without an interval (one conversation with a value resamples to itself) gets
+        # no probability of being the hardest either: the bootstrap cannot say how it varies.
         _rows(
             right,
             [
-                _wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) else "")
-                for c, q in zip(tp["category"], hardest)
+                _wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) and np.isfinite(lo) else "")
+                for c, q, lo in zip(tp["category"], hardest, tp["lo"].astype(float))
             ],
         )
         right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
