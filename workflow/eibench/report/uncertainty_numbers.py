@@ -18,6 +18,10 @@ import pandas as pd
 from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_resampling"
+#: Below this many clusters, a cluster bootstrap tends to give intervals that are too narrow
+#: (Cameron, Gelbach and Miller 2008, who study 5 to 30 clusters): the section says so when
+#: the cohort has fewer participants.
+FEW_CLUSTERS = 30
 SCHEME_LABELS = {
     "conversation": "conversations",
     "participant": "participants",
@@ -50,6 +54,7 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     primary = uncertainty["primary"]
     add("primary", SCHEME_LABELS[primary])
     add("primary_reason", uncertainty["primary_reason"])
+    add("few_clusters", FEW_CLUSTERS, note="a cluster bootstrap over fewer clusters tends to understate uncertainty")
     add("n_schemes", len(uncertainty["schemes"]))
     add("n_bootstrap", int(n_bootstrap))
     if "claims_scheme" in uncertainty:  # the scheme of the claims' analyses (statistics.cluster)
