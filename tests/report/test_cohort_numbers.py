@@ -50,5 +50,6 @@ def test_add_cohort_writes_only_the_description_it_has():
     assert e["models.n_baseline"]["value"] == 2 and e["models.n_outputs_dir"]["value"] == 1
     assert e["models.n_simulated"]["value"] == 0 and e["models.n_total"]["value"] == 3
     assert e["models.described"]["display"] == "1 model read from its existing outputs and 2 offline baselines"
+    assert e["models.baselines"]["display"] == "chance and prior"
     assert e["composite.pillars"]["display"] == "emotion tracking"
     assert e["composite.n_pillars"]["value"] == 1 and e["composite.all_pillars"]["value"] is False

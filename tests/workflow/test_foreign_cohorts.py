@@ -185,6 +185,10 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     assert numbers["claims.headline.inconclusive"]["value"] == int(
         ((claims["verdict"] == "inconclusive") & (claims["family"] == "headline")).sum()
     )
+    # The compared models are the baselines alone: no sentence reads as a finding about models.
+    assert reader.shows("its verdict describes these baselines and bears on no language model")
+    for phrase in ("the only models of this cohort", "models track the emotions", "models' emotion F1"):
+        assert not reader.shows(phrase), phrase
     if name == "mood_only":
         assert not reader.shows("the hardest topic by point estimate is")
         assert reader.shows("No test of the paper can be validated on this cohort's design")

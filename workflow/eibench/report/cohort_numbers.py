@@ -52,7 +52,8 @@ def covered_pillars(board: pd.DataFrame) -> list[str]:
 
 def add_cohort(nums: Numbers, about: Mapping[str, str | None], kinds: Mapping[str, str], board: pd.DataFrame) -> None:
     """Add ``cohort.<name|source|citation|description>`` (only those set), ``models.n_<kind>``
-    for every kind, ``models.n_total``, ``models.described``, and ``composite.n_pillars``,
+    for every kind, ``models.n_total``, ``models.described``, ``models.baselines`` (the
+    baselines' names, or "none"), and ``composite.n_pillars``,
     ``composite.all_pillars`` and ``composite.pillars`` from the compared models' leaderboard rows
     ``board``. ``kinds`` maps each configured model to its kind (eibench.cohorts.model_kinds)."""
     for key in ("name", "source", "citation", "description"):
@@ -63,6 +64,7 @@ def add_cohort(nums: Numbers, about: Mapping[str, str | None], kinds: Mapping[st
         nums.add(f"models.n_{kind}", n, RULE)
     nums.add("models.n_total", len(kinds), RULE)
     nums.add("models.described", models_described(counts), RULE)
+    nums.add("models.baselines", joined(sorted(m for m, k in kinds.items() if k == "baseline")) or "none", RULE)
     pillars = covered_pillars(board)
     nums.add("composite.n_pillars", len(pillars), AGG)
     nums.add("composite.all_pillars", len(pillars) == len(PILLAR_WEIGHTS), AGG)

@@ -1,0 +1,71 @@
+"""How the claims' sentences speak of what was compared (small run, with its numbers edited to a
+build the small config does not make):
+
+* a build whose compared models are the offline baselines alone says "the compared baselines",
+  never "the models", and the claims table's caption says that its verdicts bear on no language
+  model."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import typst
+
+from .test_reader import Reader
+
+pytestmark = pytest.mark.workflow
+
+
+def _compiled(small_run: Path, edit: Callable[[dict], None], tmp_path: Path) -> Reader:
+    """The small run's paper compiled with ``edit`` applied to its numbers (restored after)."""
+    path = small_run / "results" / "paper" / "numbers.json"
+    original, stat = path.read_bytes(), path.stat()
+    data = json.loads(original)
+    edit(data["entries"])
+    try:
+        path.write_text(json.dumps(data), encoding="utf-8")
+        pdf = typst.compile(str(small_run / "paper" / "main.typ"), root=str(small_run))
+    finally:  # the bytes and the times back, so that the run stays up to date
+        path.write_bytes(original)
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    out = tmp_path / "paper.pdf"
+    out.write_bytes(pdf)
+    return Reader(out, tmp_path)
+
+
+def _set(entries: dict, key: str, value, display: str | None = None, **extra) -> None:
+    template = entries["n_models"]
+    entries[key] = dict(template, value=value, display=str(value) if display is None else display, **extra)
+
+
+def _testable(entries: dict) -> None:
+    """Claims C3, C4 and C4b with a verdict (the small run's design cannot test C3)."""
+    for cid, verdict in (("C3", "inconclusive"), ("C4", "inconclusive"), ("C4b", "supported")):
+        _set(entries, f"claim.{cid}.verdict", verdict)
+
+
+def _baselines_only(entries: dict) -> None:
+    _testable(entries)
+    n = entries["n_models"]["value"]
+    _set(entries, "n_ranked_baselines", n)
+
+
+def test_a_baselines_only_build_says_compared_baselines_not_models(small_run, tmp_path):
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    reader = _compiled(small_run, _baselines_only, tmp_path)
+    for phrase in (
+        "The compared baselines' emotion F1",
+        "decline of the compared baselines' behaviour accuracy",
+        "The evidence that the compared baselines track the emotions",
+        "where a claim speaks of models, its verdict describes these baselines and bears on no language model",
+        "The compared models are the offline baselines alone,",
+        "per-conversation scores of the compared offline baselines,",
+    ):
+        assert reader.shows(phrase), phrase
+        assert not built.shows(phrase), phrase  # the small run compares simulated models
+    for phrase in ("models' emotion F1", "models track the emotions", "the only models of this cohort"):
+        assert not reader.shows(phrase), phrase
