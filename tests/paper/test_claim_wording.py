@@ -1,9 +1,12 @@
-"""How the claims' sentences speak of what was compared (small run, with its numbers edited to a
-build the small config does not make):
+"""How the claims' sentences speak of what was compared and of the resampling scheme (small run,
+with its numbers edited to a build the small config does not make):
 
 * a build whose compared models are the offline baselines alone says "the compared baselines",
   never "the models", and the claims table's caption says that its verdicts bear on no language
-  model."""
+  model;
+* when the claims' verdicts do not come from the primary resampling scheme, each claim's sentence
+  names the scheme its interval and verdict come from, and says the primary scheme's verdict where
+  it differs."""
 
 from __future__ import annotations
 
@@ -69,3 +72,34 @@ def test_a_baselines_only_build_says_compared_baselines_not_models(small_run, tm
         assert not built.shows(phrase), phrase  # the small run compares simulated models
     for phrase in ("models' emotion F1", "models track the emotions", "the only models of this cohort"):
         assert not reader.shows(phrase), phrase
+
+
+def test_each_claim_names_the_scheme_its_verdict_comes_from(small_run, tmp_path):
+    entries = json.loads((small_run / "results" / "paper" / "numbers.json").read_text(encoding="utf-8"))["entries"]
+    assert entries["unc.claims_use_primary"]["value"] is False  # config/small.yaml: conversations
+    scheme, primary = entries["unc.claims_scheme"]["display"], entries["unc.primary"]["display"]
+
+    def differ(e: dict) -> None:
+        _testable(e)
+        _set(e, "unc.claims.C4.by_scheme", True)
+        _set(e, "unc.claims.C4.primary_differs", False)
+        _set(e, "unc.claims.C4b.by_scheme", True)
+        _set(e, "unc.claims.C4b.primary_differs", True)
+        _set(e, "unc.claims.C4b.primary_verdict", "inconclusive")
+        _set(e, "unc.claims.C4b.primary", 0.01, "0.01", ci=[-0.07, 0.08], ci_display="[-0.07, 0.08]")
+
+    reader = _compiled(small_run, differ, tmp_path)
+    ci = entries["claim.C4.estimate"]["ci_display"]
+    assert reader.shows(f"{ci}, resampling {scheme}) (Page's trend test")
+    assert reader.shows(
+        f"resampling {scheme}; under the primary scheme, resampling {primary}, the claim is inconclusive, "
+        "with the interval [-0.07, 0.08]"
+    )
+    assert reader.shows(f"Verdicts and intervals from resampling {scheme};")
+
+    def on_primary(e: dict) -> None:
+        differ(e)
+        _set(e, "unc.claims_use_primary", True)
+
+    quiet = _compiled(small_run, on_primary, tmp_path)
+    assert not quiet.shows(f"{ci}, resampling {scheme})") and not quiet.shows("under the primary scheme, resampling")

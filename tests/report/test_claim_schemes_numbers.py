@@ -142,3 +142,16 @@ def test_no_change_reads_none_and_a_stale_table_is_named(tmp_path):
         ValueError, match=r"claim_schemes.csv: no rows for the schemes \['participant'\].*stats_claim_schemes"
     ):
         read_claim_schemes(path, SCHEMES)
+
+
+def test_each_claim_has_its_primary_verdict_when_the_claims_use_another_scheme(tmp_path):
+    """statistics.cluster resamples conversations, the primary scheme is two-stage: C5's verdict
+    differs there (its sentence must say so), C7b's does not; C3 is not testable."""
+    nums = Numbers(scripts={"stats_claim_schemes": "x.py"})
+    add_claim_schemes(nums, _write(tmp_path, _table()), U | {"claims_scheme": "conversation"})
+    e = nums.entries
+    assert e["unc.claims.C5.by_scheme"]["value"] is True and e["unc.claims.C5.primary_differs"]["value"] is True
+    assert e["unc.claims.C5.primary_verdict"]["value"] == "inconclusive"
+    assert e["unc.claims.C5.primary"]["ci"] == pytest.approx([-2.4, 0.0])
+    assert e["unc.claims.C7b.primary_differs"]["value"] is False and "unc.claims.C7b.primary" not in e
+    assert not [k for k in e if k.startswith("unc.claims.C3.")]

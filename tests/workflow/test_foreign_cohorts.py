@@ -189,6 +189,19 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     assert reader.shows("its verdict describes these baselines and bears on no language model")
     for phrase in ("the only models of this cohort", "models track the emotions", "models' emotion F1"):
         assert not reader.shows(phrase), phrase
+    # The claims' verdicts come from resampling conversations, not the primary scheme: a claim's
+    # sentence names the scheme, and the primary scheme's verdict where it differs.
+    primary = numbers["unc.primary"]["display"]
+    assert numbers["unc.claims_use_primary"]["value"] is False
+    for cid in claims.index:
+        if claims.loc[cid, "verdict"] == "not testable" or cid in ("C3b", "C7b"):  # no sentence of their own
+            continue
+        if numbers[f"unc.claims.{cid}.primary_differs"]["value"]:
+            verdict = numbers[f"unc.claims.{cid}.primary_verdict"]["display"]
+            assert reader.shows(f"under the primary scheme, resampling {primary}, the claim is {verdict}"), cid
+        if numbers[f"unc.claims.{cid}.by_scheme"]["value"] and cid in ("C4", "C4b"):
+            ci = numbers[f"claim.{cid}.estimate"]["ci_display"]
+            assert reader.shows(f"{ci}, resampling conversations"), cid
     if name == "mood_only":
         assert not reader.shows("the hardest topic by point estimate is")
         assert reader.shows("No test of the paper can be validated on this cohort's design")

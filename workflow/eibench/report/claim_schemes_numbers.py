@@ -82,7 +82,14 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     with a conversation scheme and resampled claims, ``<scheme>.median_width_ratio`` (median
     over the resampled claims of the interval's width over the conversation scheme's; a claim
     whose conversation interval has no width gives no ratio) with ``<scheme>.n_width_ratios``,
-    the claims it is the median of."""
+    the claims it is the median of.
+
+    With ``uncertainty["claims_scheme"]`` (the scheme of the claims' own analyses,
+    ``statistics.cluster``) among the schemes, per testable claim ``<id>.by_scheme`` (whether
+    its verdict reads a scheme's resamples: every claim but the mixed-model ones),
+    ``<id>.primary_verdict``, ``<id>.primary_differs`` (its verdict under the primary scheme is
+    not the claims scheme's) and, with a finite interval, ``<id>.primary`` (the primary scheme's
+    estimate and interval)."""
     schemes, primary = list(uncertainty["schemes"]), uncertainty["primary"]
     table = read_claim_schemes(path, schemes)
 
@@ -103,6 +110,18 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
         "; ".join(f"{cid} ({' / '.join(v)})" for cid, v in zip(changed.index, changed.to_numpy().tolist())) or "none",
         note="claims whose verdict differs between the schemes, verdicts in uncertainty.schemes order",
     )
+    claims_scheme = uncertainty.get("claims_scheme", primary)
+    if claims_scheme in schemes:
+        own = table[table["scheme"] == claims_scheme].set_index("id")
+        main = table[table["scheme"] == primary].set_index("id")
+        for cid in testable["id"]:
+            mine, prim = own.loc[cid], main.loc[cid]
+            differ = claims_scheme != primary and str(prim["verdict"]) != str(mine["verdict"])
+            add(f"{cid}.by_scheme", "not resampled" not in str(mine["interval"]))
+            add(f"{cid}.primary_verdict", str(prim["verdict"]))
+            add(f"{cid}.primary_differs", bool(differ))
+            if np.isfinite(float(prim["lo"])) and np.isfinite(float(prim["hi"])):
+                add(f"{cid}.primary", float(prim["estimate"]), digits=3, ci=(float(prim["lo"]), float(prim["hi"])))
     add("scheme_order", " / ".join(s.replace("_", "-") for s in schemes))
     add("primary", primary.replace("_", "-"))
     for s in schemes:
