@@ -155,3 +155,11 @@ def test_each_claim_has_its_primary_verdict_when_the_claims_use_another_scheme(t
     assert e["unc.claims.C5.primary"]["ci"] == pytest.approx([-2.4, 0.0])
     assert e["unc.claims.C7b.primary_differs"]["value"] is False and "unc.claims.C7b.primary" not in e
     assert not [k for k in e if k.startswith("unc.claims.C3.")]
+    assert e["unc.claims.n_primary_differs"]["value"] == 1 and e["unc.claims.primary_differs"]["value"] == "C5"
+    assert e["unc.claims.n_primary_same"]["value"] == 1
+    # the claims on the primary scheme: no verdict differs
+    on_primary = Numbers(scripts={"stats_claim_schemes": "x.py"})
+    add_claim_schemes(on_primary, _write(tmp_path, _table()), U | {"claims_scheme": "two_stage"})
+    assert on_primary.entries["unc.claims.n_primary_differs"]["value"] == 0
+    assert on_primary.entries["unc.claims.primary_differs"]["value"] == "none"
+    assert on_primary.entries["unc.claims.n_primary_same"]["value"] == 2

@@ -202,6 +202,22 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
         if numbers[f"unc.claims.{cid}.by_scheme"]["value"] and cid in ("C4", "C4b"):
             ci = numbers[f"claim.{cid}.estimate"]["ci_display"]
             assert reader.shows(f"{ci}, resampling conversations"), cid
+    # The Discussion lists the claims whose verdicts do not hold as computed: those not testable,
+    # and those whose verdict the primary resampling scheme changes.
+    schemes = pd.read_csv(work / "results/stats/uncertainty/claim_schemes.csv", keep_default_na=False, na_values=[""])
+    own = schemes[schemes["scheme"] == "conversation"].set_index("id")["verdict"]
+    main = schemes[schemes["scheme"] == "two_stage"].set_index("id")["verdict"]
+    differ = [c for c in own.index if own[c] != "not testable" and main[c] != own[c]]
+    untestable = [c for c in claims.index if claims.loc[c, "verdict"] == "not testable"]
+    assert numbers["unc.claims.primary_differs"]["value"] == (", ".join(differ) or "none")
+    assert reader.shows(
+        f"Of the {len(claims)} claims, {len(untestable)} cannot be tested on this build ({', '.join(untestable)})"
+    )
+    if differ:
+        assert reader.shows(f"({', '.join(differ)}; Table")
+    held = len(claims) - len(untestable) - len(differ)
+    assert reader.shows(f"the verdicts of the other {held}, the same under both schemes, hold for these conversations")
+    assert not reader.shows("the other claims' verdicts hold")
     if name == "mood_only":
         assert not reader.shows("the hardest topic by point estimate is")
         assert reader.shows("No test of the paper can be validated on this cohort's design")

@@ -89,7 +89,9 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     its verdict reads a scheme's resamples: every claim but the mixed-model ones),
     ``<id>.primary_verdict``, ``<id>.primary_differs`` (its verdict under the primary scheme is
     not the claims scheme's) and, with a finite interval, ``<id>.primary`` (the primary scheme's
-    estimate and interval)."""
+    estimate and interval); and ``n_primary_differs`` with ``primary_differs`` (those claims'
+    ids, or "none") and ``n_primary_same`` (the testable claims whose verdict the primary scheme
+    keeps). Without it, or when it is the primary scheme, no verdict differs."""
     schemes, primary = list(uncertainty["schemes"]), uncertainty["primary"]
     table = read_claim_schemes(path, schemes)
 
@@ -111,17 +113,26 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
         note="claims whose verdict differs between the schemes, verdicts in uncertainty.schemes order",
     )
     claims_scheme = uncertainty.get("claims_scheme", primary)
+    differs: list[str] = []
     if claims_scheme in schemes:
         own = table[table["scheme"] == claims_scheme].set_index("id")
         main = table[table["scheme"] == primary].set_index("id")
         for cid in testable["id"]:
             mine, prim = own.loc[cid], main.loc[cid]
             differ = claims_scheme != primary and str(prim["verdict"]) != str(mine["verdict"])
+            differs += [cid] if differ else []
             add(f"{cid}.by_scheme", "not resampled" not in str(mine["interval"]))
             add(f"{cid}.primary_verdict", str(prim["verdict"]))
             add(f"{cid}.primary_differs", bool(differ))
             if np.isfinite(float(prim["lo"])) and np.isfinite(float(prim["hi"])):
                 add(f"{cid}.primary", float(prim["estimate"]), digits=3, ci=(float(prim["lo"]), float(prim["hi"])))
+    add("n_primary_differs", len(differs))
+    add(
+        "primary_differs",
+        ", ".join(differs) or "none",
+        note="testable claims whose verdict under the primary scheme differs from the claims scheme's",
+    )
+    add("n_primary_same", int(len(testable)) - len(differs))
     add("scheme_order", " / ".join(s.replace("_", "-") for s in schemes))
     add("primary", primary.replace("_", "-"))
     for s in schemes:

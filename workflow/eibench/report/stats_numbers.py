@@ -100,6 +100,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         "stats_claims",
         note="the claims this cohort cannot test, each with its reason",
     )
+    add("claims.not_testable_ids", ", ".join(untestable["id"]) or "none", "stats_claims")
     add("claims.n_headline", int((claims["family"] == "headline").sum()), "stats_claims")
     add("claims.n_exploratory", int((claims["family"] == "exploratory").sum()), "stats_claims")
     tables["claims"] = pd.DataFrame(
