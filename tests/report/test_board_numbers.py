@@ -294,3 +294,66 @@ def test_annotations_missing_in_some_conversations_are_counted_kind_by_kind():
     )
     bn.add_partial_annotations(nums := Numbers(scripts=nums.scripts), [])
     assert (nums.entries["partial.n_kinds"]["value"], nums.entries["partial.described"]["value"]) == (0, "none")
+
+
+def test_gap_defaults_name_only_the_defaults_of_the_cohorts_gaps_that_fired():
+    """The release cohort's case: no conversation has pairwise comparisons (an absent kind, so
+    its default cannot fire), 14 lack a survey and 3 have PANAS totals on one side. The examples
+    are the defaults that filled those gaps, with the survey score they set, and none other."""
+    models = pd.DataFrame({"em_model": ["a", "b"]})
+    fired = {
+        "conversation_wide_gold_missing_scored_as_empty": 14,
+        "panas_total_missing_taken_as_40": 6,
+        "panas_adjusted_null_part_half": 3,
+        "pairwise_turn_without_comparisons": 0,
+        "binary_om_turn_without_judgements": 0,
+    }
+    rules = pd.DataFrame(
+        [
+            {"em_model": m, "mode": "default", "rule_set": rs, "rule": r, "count": k}
+            for m in ("a", "b", "other")
+            for rs in ("parity", "strict")
+            for r, k in fired.items()
+        ]
+    )
+    scores = pd.DataFrame(
+        {
+            "em_model": ["a", "a", "b", "b"],
+            "mode": "default",
+            "rule_set": "parity",
+            "conversation_id": ["c1", "c2", "c1", "c2"],
+            "conversation_wide": [0.25, 0.9, 0.25, 0.4],
+        }
+    )
+    out = bn.gap_defaults(["survey", "panas_one_side"], rules, models, "default", scores, {"survey": ["c1"]})
+    assert out == [
+        "a conversation without a post-chat survey is scored against empty answers, which gives these "
+        "conversations a post-chat survey score of 0.25 for every compared model",
+        "a PANAS total missing on one side of the chat is taken as 40",
+        "a conversation whose baseline-adjusted PANAS score is undefined gets the composite's PANAS part 0.5",
+    ]
+    assert not any("comparisons" in d for d in out)
+    # a gap whose default did not fire (here the pairwise one) is not named, even when asked for
+    assert bn.gap_defaults(["pairwise", "binary"], rules, models, "default") == []
+    fired_pairwise = rules.assign(count=np.where(rules["rule"] == "pairwise_turn_without_comparisons", 5, 0))
+    assert bn.gap_defaults(["pairwise"], fired_pairwise, models, "default") == [
+        "a turn without comparisons has pairwise accuracy one"
+    ]
+    # scores that differ give their range
+    two = bn.gap_defaults(["survey"], rules, models, "default", scores, {"survey": ["c2"]})
+    assert two[0].endswith("a post-chat survey score between 0.40 and 0.90 over the compared models")
+    nums = Numbers(scripts=SCRIPTS)
+    bn.add_gap_defaults(nums, out)
+    assert nums.entries["partial.n_defaults"]["value"] == 3
+    bn.add_gap_defaults(nums := Numbers(scripts=SCRIPTS), [])
+    assert nums.entries["partial.defaults"]["value"] == "none"
+
+
+def test_the_paper_prints_no_fixed_example_of_a_parity_default():
+    """The data section and Appendix A.1 name the defaults of the cohort's gaps
+    (partial.defaults), not fixed examples that may not fire on the cohort."""
+    text = (Path(__file__).resolve().parents[2] / "paper" / "main.typ").read_text()
+    assert "a turn without comparisons has pairwise" not in text
+    assert "without a survey is scored against empty answers" not in text
+    assert "a turn without judgements or\ncomparisons scores full marks" not in text
+    assert text.count('#n("partial.defaults")') == 2

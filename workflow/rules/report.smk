@@ -305,16 +305,15 @@ rule paper_numbers:
             else {}
         ),
         **(
-            {
-                "local_record": LOCAL_MODEL["record"],
-                "conversation_scores": "results/scores/conversation_scores.parquet",
-            }
+            {"local_record": LOCAL_MODEL["record"]}
             if LOCAL_MODEL
             else {}
         ),
         # the null cohort's claims, beside the planted cohort's (truth.smk)
         **TRUTH_FOR_PAPER,
         leaderboard="results/scores/leaderboard.csv",
+        # the scores the parity defaults set in the cohort's gaps (board_numbers.gap_defaults)
+        conversation_scores="results/scores/conversation_scores.parquet",
         rule_counts="results/scores/rule_counts.csv",
         invalid="results/scores/invalid_answers.csv",
         conversations=GOLD["conversations"],

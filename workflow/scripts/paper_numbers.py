@@ -8,14 +8,16 @@ import pandas as pd
 from eibench.predict.record import read_record
 from eibench.report.board_numbers import (
     add_data_counts,
+    add_gap_defaults,
     add_invalid,
     add_leaderboard,
     add_partial_annotations,
     add_rules_fired,
     add_strict_comparison,
+    annotation_gaps,
+    gap_defaults,
     leaderboard_table,
     main_rows,
-    partial_annotations,
 )
 from eibench.report.claim_schemes_numbers import add_claim_schemes
 from eibench.report.claim_units import claim_units
@@ -57,14 +59,15 @@ with rule_log(snakemake) as log:  # noqa: F821
         pd.read_parquet(i.participants),
         pd.read_parquet(i.mood_tags, columns=["in_panas", "intensity_clamped"]),
     )
-    gaps = partial_annotations(
+    survey = pd.read_parquet(i.survey_answers, columns=["conversation_id"])
+    gaps = annotation_gaps(
         conversations,
         turns,
-        pd.read_parquet(i.survey_answers, columns=["conversation_id"]),
+        survey,
         pd.read_parquet(i.four_branch, columns=["conversation_id"]),
         pd.read_parquet(i.panas_totals, columns=["conversation_id", "phase", "positive", "negative"]),
     )
-    add_partial_annotations(nums, gaps)
+    add_partial_annotations(nums, [text for _, text in gaps])
     board = pd.read_csv(i.leaderboard)
     main = main_rows(board, p.mode)
     # The primary scheme's intervals, where they are of the leaderboard's mode and rule set.
@@ -73,7 +76,23 @@ with rule_log(snakemake) as log:  # noqa: F821
     primary = schemes[schemes["scheme"] == p.uncertainty["primary"]] if same else None
     models = add_leaderboard(nums, main, p.ranked_roles, p.model_roles, primary)
     add_strict_comparison(nums, board, models, p.mode, p.ranked_roles)
-    write_csv(add_rules_fired(nums, pd.read_csv(i.rule_counts), models, p.mode), o.rules_table)
+    rule_counts = pd.read_csv(i.rule_counts)
+    write_csv(add_rules_fired(nums, rule_counts, models, p.mode), o.rules_table)
+    # The defaults that filled the cohort's gaps in this run, with the survey score they set.
+    no_survey = conversations.loc[~conversations["conversation_id"].isin(survey["conversation_id"]), "conversation_id"]
+    add_gap_defaults(
+        nums,
+        gap_defaults(
+            [key for key, _ in gaps],
+            rule_counts,
+            models,
+            p.mode,
+            pd.read_parquet(
+                i.conversation_scores, columns=["em_model", "mode", "rule_set", "conversation_id", "conversation_wide"]
+            ),
+            {"survey": no_survey.tolist()},
+        ),
+    )
     add_cohort(nums, p.about, p.model_kinds, models)
     # The mode of the statistics, which Table 1's counts of conversations with a value follow
     # (rule aggregate_scores).

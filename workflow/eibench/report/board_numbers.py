@@ -83,19 +83,59 @@ def add_data_counts(
     )
 
 
-def partial_annotations(
+#: The kinds of gap ``partial_annotations`` counts, in its order.
+GAP_KINDS = ("survey", "panas_one_side", "four_branch", "binary", "pairwise")
+
+#: Per kind of gap, the parity rules (rule_counts.csv; ``*`` for the behaviour tasks' prefixes)
+#: that fill it, each with how the paper words its default and the conversation score it sets
+#: (the range of which over the compared models is printed), if any.
+GAP_DEFAULTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
+    "survey": (
+        (
+            "conversation_wide_gold_missing_scored_as_empty",
+            "a conversation without a post-chat survey is scored against empty answers",
+            "conversation_wide",
+        ),
+    ),
+    "panas_one_side": (
+        ("panas_total_missing_taken_as_40", "a PANAS total missing on one side of the chat is taken as 40", None),
+        (
+            "panas_adjusted_null_part_half",
+            "a conversation whose baseline-adjusted PANAS score is undefined gets the composite's PANAS part 0.5",
+            None,
+        ),
+    ),
+    "four_branch": (
+        ("four_branch_no_gold", "a conversation without four-branch ratings scores one on them", "four_branch"),
+    ),
+    "binary": (
+        (
+            "binary_*_turn_without_judgements",
+            "a turn without behaviour judgements has accuracy one with the observer wording and zero with "
+            "the participant wording",
+            None,
+        ),
+    ),
+    "pairwise": (("pairwise_turn_without_comparisons", "a turn without comparisons has pairwise accuracy one", None),),
+}
+
+
+#: How the paper names the scores of :data:`GAP_DEFAULTS`.
+SCORE_LABELS = {"conversation_wide": "post-chat survey score", "four_branch": "four-branch score"}
+
+
+def annotation_gaps(
     conv: pd.DataFrame, turns: pd.DataFrame, survey: pd.DataFrame, four_branch: pd.DataFrame, panas: pd.DataFrame
-) -> list[str]:
+) -> list[tuple[str, str]]:
     """The kinds of annotation that some conversations (or turns) of the cohort have and others
-    lack, each as '<k> of the <n> conversations have no <kind>' (or turns; 'has' for one): what
-    the parity rules fill with the public scorer's defaults (a turn without comparisons scores
-    pairwise accuracy 1, a conversation without a survey is scored against empty answers, a
-    PANAS total missing on one side of the chat is taken as 40...). ``panas`` is the gold
-    panas_totals table: a conversation with totals before the chat and none after it, or the
-    reverse, has a gap (with none on either side it is left out of the PANAS scores, not filled). A kind
-    no conversation has is absent (``availability``), not partial, and is left out here; so are
-    mood tags (a turn without a mood shift is an annotation, not a gap), the PANAS items and the
-    post-chat ratings (never given a default)."""
+    lack, each as its key (:data:`GAP_KINDS`) and '<k> of the <n> conversations have no <kind>'
+    (or turns; 'has' for one): what the parity rules fill with the public scorer's defaults
+    (:data:`GAP_DEFAULTS`). ``panas`` is the gold panas_totals table: a conversation with totals
+    before the chat and none after it, or the reverse, has a gap (with none on either side it is
+    left out of the PANAS scores, not filled). A kind no conversation has is absent
+    (``availability``), not partial, and is left out here; so are mood tags (a turn without a
+    mood shift is an annotation, not a gap), the PANAS items and the post-chat ratings (never
+    given a default)."""
     given = panas[panas[["positive", "negative"]].notna().any(axis=1)]
     pre, post = (set(given.loc[given["phase"] == phase, "conversation_id"]) for phase in ("pre", "post"))
     one_side = conv["conversation_id"].isin(pre ^ post)
@@ -104,19 +144,33 @@ def partial_annotations(
         return int((~conv["conversation_id"].isin(table["conversation_id"])).sum())
 
     n_conv, n_turns = len(conv), len(turns)
-    # (unit, of how many, how many lack it, what they have, whether all lacking it is an absent kind)
+    # (key, unit, of how many, how many lack it, what they have, whether all lacking it is an absent kind)
     gaps = (
-        ("conversations", n_conv, without(survey), "no post-chat survey answers", True),
-        ("conversations", n_conv, int(one_side.sum()), "PANAS totals on one side of the chat only", False),
-        ("conversations", n_conv, without(four_branch), "no four-branch ratings", True),
-        ("turns", n_turns, int((turns["n_binary"] == 0).sum()), "no behaviour judgements", True),
-        ("turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "no pairwise comparisons", True),
+        ("survey", "conversations", n_conv, without(survey), "no post-chat survey answers", True),
+        (
+            "panas_one_side",
+            "conversations",
+            n_conv,
+            int(one_side.sum()),
+            "PANAS totals on one side of the chat only",
+            False,
+        ),
+        ("four_branch", "conversations", n_conv, without(four_branch), "no four-branch ratings", True),
+        ("binary", "turns", n_turns, int((turns["n_binary"] == 0).sum()), "no behaviour judgements", True),
+        ("pairwise", "turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "no pairwise comparisons", True),
     )
     return [
-        f"{k} of the {n} {unit} {'has' if k == 1 else 'have'} {what}"
-        for unit, n, k, what, all_is_absent in gaps
+        (key, f"{k} of the {n} {unit} {'has' if k == 1 else 'have'} {what}")
+        for key, unit, n, k, what, all_is_absent in gaps
         if k > 0 and not (all_is_absent and k == n)
     ]
+
+
+def partial_annotations(
+    conv: pd.DataFrame, turns: pd.DataFrame, survey: pd.DataFrame, four_branch: pd.DataFrame, panas: pd.DataFrame
+) -> list[str]:
+    """The descriptions of ``annotation_gaps``."""
+    return [text for _, text in annotation_gaps(conv, turns, survey, four_branch, panas)]
 
 
 def add_partial_annotations(nums: Numbers, gaps: list[str]) -> None:
@@ -124,6 +178,64 @@ def add_partial_annotations(nums: Numbers, gaps: list[str]) -> None:
     ``partial_annotations``."""
     nums.add("partial.n_kinds", len(gaps), INGEST)
     nums.add("partial.described", joined(gaps) or "none", INGEST)
+
+
+def _score_range(values: pd.Series) -> str:
+    """A score in the conversations of a gap, over the compared models: its one value 'for every
+    compared model', else its range ('' without a value), as the sentence continues."""
+    values = values.dropna()
+    if values.empty:
+        return ""
+    lo, hi = fmt(float(values.min())), fmt(float(values.max()))
+    return f"of {lo} for every compared model" if lo == hi else f"between {lo} and {hi} over the compared models"
+
+
+def gap_defaults(
+    kinds: Sequence[str],
+    rules: pd.DataFrame,
+    models: pd.DataFrame,
+    mode: str,
+    scores: pd.DataFrame | None = None,
+    gap_conversations: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
+    """The parity defaults that filled the cohort's gaps (``kinds``: keys of ``annotation_gaps``)
+    in this run: those of :data:`GAP_DEFAULTS` that fired (``rules``: rule_counts.csv, parity,
+    ``mode``, the compared ``models``), in the gaps' order, each worded as the paper prints it. A
+    default that did not fire (its annotation absent from the cohort, or a scorer setting that
+    leaves the gap undefined) is not named. Where ``scores`` (conversation_scores, the compared
+    models' rows of ``mode`` and parity) and the conversations of the gap are given, the score
+    the default set there is added: one value for every compared model, or its range over the
+    conversations and models."""
+    rules = rules[
+        (rules["rule_set"] == "parity") & (rules["mode"] == mode) & rules["em_model"].isin(models["em_model"])
+    ]
+    fired = rules.groupby("rule")["count"].sum()
+    out = []
+    for kind in kinds:
+        for rule, words, column in GAP_DEFAULTS[kind]:
+            prefix, star, suffix = rule.partition("*")
+            matched = [r for r in fired.index if r.startswith(prefix) and r.endswith(suffix)] if star else [rule]
+            if int(fired.reindex(matched).fillna(0).sum()) <= 0:
+                continue
+            ids = (gap_conversations or {}).get(kind)
+            if column and scores is not None and ids is not None and column in scores:
+                chosen = scores[
+                    (scores["mode"] == mode)
+                    & (scores["rule_set"] == "parity")
+                    & scores["em_model"].isin(models["em_model"])
+                    & scores["conversation_id"].isin(ids)
+                ]
+                value = _score_range(chosen[column])
+                label = SCORE_LABELS.get(column, column)
+                words = f"{words}, which gives these conversations a {label} {value}" if value else words
+            out.append(words)
+    return out
+
+
+def add_gap_defaults(nums: Numbers, defaults: list[str]) -> None:
+    """``partial.n_defaults`` and ``partial.defaults`` ('none' without one) from ``gap_defaults``."""
+    nums.add("partial.n_defaults", len(defaults), AGG, note="parity defaults that filled the cohort's gaps")
+    nums.add("partial.defaults", "; ".join(defaults) or "none", AGG)
 
 
 def main_rows(board: pd.DataFrame, mode: str) -> pd.DataFrame:
