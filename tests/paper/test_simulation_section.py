@@ -26,3 +26,11 @@ def test_the_recovery_sentence_counts_the_planted_effects_and_their_studies():
         assert f'"{key}"' in section, key
     assert "every planted effect" not in section
     assert '#n("sim.no_planted_value")' in section  # the effects printed without numbers, with why
+
+
+def test_the_section_names_the_claims_the_simulation_has_no_test_for():
+    """'runs every test of the paper that this design supports' is false while the simulation has
+    no test for the flat-drift (turn_flat) and profile-flips claims: the section names them."""
+    section = _section()
+    assert '#n("sim.no_test")' in section
+    assert 'N.at("sim.n_no_test")' in section

@@ -357,3 +357,17 @@ def test_the_paper_prints_no_fixed_example_of_a_parity_default():
     assert "without a survey is scored against empty answers" not in text
     assert "a turn without judgements or\ncomparisons scores full marks" not in text
     assert text.count('#n("partial.defaults")') == 2
+
+
+def test_the_claims_without_a_simulated_test_are_those_of_kinds_the_simulation_lacks():
+    """Section 7 names the claims whose kind of test the simulation has none of (computed from
+    the configured claims and simulation.SIMULATED_KINDS), here the synthetic study's C4b and C6."""
+    import yaml
+    from eibench.report.stats_numbers import claims_without_simulated_test
+    from eibench.stats.simulation import SIMULATED_KINDS
+
+    assert not {"turn_flat", "profile_flips"} & SIMULATED_KINDS
+    root = Path(__file__).resolve().parents[2]
+    claims = pd.DataFrame(yaml.safe_load((root / "config" / "config.yaml").read_text())["statistics"]["claims"])
+    assert claims_without_simulated_test(claims) == ["C4b (flat drift)", "C6 (profile flips)"]
+    assert claims_without_simulated_test(claims[claims["test"] == "turn_drift"]) == []

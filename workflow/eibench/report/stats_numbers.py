@@ -16,9 +16,13 @@ import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from ..stats.mixed import FIT_FAILURES, is_fit_failure
+from ..stats.simulation import SIMULATED_KINDS
 from .cohort_numbers import joined
 from .coverage import add_recovery
 from .numbers import Numbers, fmt, fmt_interval, fmt_p
+
+#: How the paper names the kinds of claim the simulation has no test for.
+KIND_WORDS = {"turn_flat": "flat drift", "profile_flips": "profile flips"}
 
 #: The statistics tables :func:`add_statistics` reads (its ``paths`` keys; rule paper_numbers' inputs).
 STATS_TABLES = (
@@ -38,6 +42,13 @@ STATS_TABLES = (
     "null_rates",
     "planted",
 )
+
+
+def claims_without_simulated_test(claims: pd.DataFrame) -> list[str]:
+    """The claims (``id`` and ``test`` columns: claims.csv, or the config's claims) whose kind of
+    test the simulation has none of (not in simulation.SIMULATED_KINDS), each as 'id (kind)'."""
+    no_test = claims[~claims["test"].isin(SIMULATED_KINDS)]
+    return [f"{c} ({KIND_WORDS.get(t, str(t).replace('_', ' '))})" for c, t in zip(no_test["id"], no_test["test"])]
 
 
 def _label(metric: str) -> str:
@@ -101,6 +112,15 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         note="the claims this cohort cannot test, each with its reason",
     )
     add("claims.not_testable_ids", ", ".join(untestable["id"]) or "none", "stats_claims")
+    # The claims whose kind of test the simulation does not have (simulation.SIMULATED_KINDS).
+    no_test = claims_without_simulated_test(claims)
+    add("sim.n_no_test", len(no_test), "stats_claims")
+    add(
+        "sim.no_test",
+        joined(no_test) or "none",
+        "stats_claims",
+        note="the claims whose kind of test the simulation has none of",
+    )
     add("claims.n_headline", int((claims["family"] == "headline").sum()), "stats_claims")
     add("claims.n_exploratory", int((claims["family"] == "exploratory").sum()), "stats_claims")
     tables["claims"] = pd.DataFrame(

@@ -477,6 +477,11 @@ TEST_NEEDS = {
 }
 
 
+#: The kinds of claim (their ``test``) the simulation has a test for; a claim of any other kind
+#: (turn_flat, profile_flips) is not validated by simulation.
+SIMULATED_KINDS = frozenset(need["test"] for need in TEST_NEEDS.values())
+
+
 def _group(test: str) -> str:
     for group, key in (
         ("diagnosis", "diagnosis"),
