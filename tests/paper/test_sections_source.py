@@ -42,3 +42,21 @@ def test_every_sentence_of_the_operating_section_says_simulated():
     assert sentences
     missing = [s for s in sentences if not re.search(r"simulat", s, re.IGNORECASE)]
     assert not missing, "sentences without 'simulated':\n" + "\n".join(missing)
+
+
+def _section_src(name: str) -> str:
+    return (REPO / "paper" / "sections" / name).read_text(encoding="utf-8")
+
+
+def test_the_error_rates_of_every_rule_are_claimed_only_when_every_rule_is_simulated():
+    """Section 5.1 named every verdict rule's error rates, margins included, as those of the
+    operating characteristics; on the release cohort only C3, C3b and C4 are simulated (not C1,
+    C4b, whose rules have margins). The sentence names the simulated rules and those that are
+    not; 'every verdict rule' is printed only when none is left out (the truth section too)."""
+    from .manuscript import _unconditional
+
+    for name in ("preregistration.typ", "truth.typ"):
+        src = _section_src(name)
+        assert not _unconditional(src, r"rates of (?:every|each) verdict rule"), name
+        assert '#n("operating.simulated")' in src and '#n("operating.not_simulated")' in src, name
+    assert '#n("operating.margin_not_simulated")' in _section_src("preregistration.typ")

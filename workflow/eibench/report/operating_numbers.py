@@ -19,6 +19,9 @@ from .numbers import Numbers, fmt, fmt_p
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
 
+#: The tests whose verdict rule has an equivalence margin (the claim's ``params.margin``).
+MARGIN_TESTS = ("rank_independence", "turn_flat")
+
 #: How the table names each verdict rule.
 RULES = {
     "rank_independence": "majority of pairs |tau| < margin (90%, models and conversations resampled)",
@@ -69,6 +72,12 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
     nums.add("operating.n_studies", n_studies, RULE, note="simulated studies per cohort")
     skipped = claims[~claims["simulated"].astype(bool)]
     nums.add("operating.not_simulated", ", ".join(skipped["id"]) if len(skipped) else "none", RULE)
+    nums.add("operating.n_simulated", int(len(sim)), RULE)
+    nums.add("operating.simulated", ", ".join(sim["id"]) if len(sim) else "none", RULE)
+    # The rules with a margin, simulated or not.
+    for name, table in (("simulated", sim), ("not_simulated", skipped)):
+        margin = table[table["test"].isin(MARGIN_TESTS)]
+        nums.add(f"operating.margin_{name}", ", ".join(margin["id"]) if len(margin) else "none", RULE)
     below = sim[sim["coverage_vs_nominal"] == "below nominal"]
     nums.add("operating.coverage_below", ", ".join(below["id"]) if len(below) else "none", RULE)
     nums.add("operating.any_coverage_below", bool(len(below)), RULE)
