@@ -60,3 +60,18 @@ def test_the_error_rates_of_every_rule_are_claimed_only_when_every_rule_is_simul
         assert not _unconditional(src, r"rates of (?:every|each) verdict rule"), name
         assert '#n("operating.simulated")' in src and '#n("operating.not_simulated")' in src, name
     assert '#n("operating.margin_not_simulated")' in _section_src("preregistration.typ")
+
+
+def test_the_cohort_at_the_margin_and_the_curves_are_described_only_when_computed():
+    """Section 8 said abilities were drawn at the independence claim's margin, and Figure 9's
+    caption described the left panel as simulated power, also where neither was computed."""
+    from .manuscript import _unconditional
+
+    src = _section_src("operating.typ")
+    assert not _unconditional(src, r"equals its margin")
+    assert 'val("operating.at_margin")' in src
+    caption = src[src.index("caption: [Design curves") :]
+    assert not _unconditional(caption, r"simulated power of the independence")
+    assert not _unconditional(caption, r"simulated power of the diagnosis")
+    for key in ("operating.models.computed", "operating.participants.computed", "operating.conversations.computed"):
+        assert f'val("{key}")' in caption, key

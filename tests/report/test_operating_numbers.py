@@ -172,7 +172,8 @@ def test_a_cohort_without_the_curves_metrics_prints_no_reliability(tmp_path):
 
 def test_the_simulated_rules_and_the_margin_cohort_follow_the_claims_simulated(tmp_path):
     """The release cohort's case: C1 (rank independence, with a margin) and C4b (flat drift, with
-    a margin) are not simulated, C3 is. The paper names the simulated rules (Section 5.1)."""
+    a margin) are not simulated, C3 is. The paper names the simulated rules (Section 5.1) and
+    draws no cohort at the independence claim's margin (Section 8)."""
     paths = _files(tmp_path)
     claims = pd.read_csv(paths["claims"])
     claims.loc[claims["id"] == "C1", ["simulated", "note"]] = [False, "not simulated: 3 compared models"]
@@ -185,9 +186,10 @@ def test_the_simulated_rules_and_the_margin_cohort_follow_the_claims_simulated(t
     assert e["operating.not_simulated"]["value"] == "C1, C6, C4b"
     assert e["operating.margin_simulated"]["value"] == "none"
     assert e["operating.margin_not_simulated"]["value"] == "C1, C4b"
+    assert e["operating.at_margin"]["value"] is False
     # the synthetic study's case: C1 simulated, so its cohort at the margin is drawn
     nums = Numbers(scripts=RULE_SCRIPTS)
     add_operating(nums, _files(tmp_path))
     e = nums.entries
-    assert e["operating.margin_simulated"]["value"] == "C1"
+    assert e["operating.at_margin"]["value"] is True and e["operating.margin_simulated"]["value"] == "C1"
     assert e["operating.simulated"]["value"] == "C1, C3"

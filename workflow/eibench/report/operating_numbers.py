@@ -74,10 +74,18 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
     nums.add("operating.not_simulated", ", ".join(skipped["id"]) if len(skipped) else "none", RULE)
     nums.add("operating.n_simulated", int(len(sim)), RULE)
     nums.add("operating.simulated", ", ".join(sim["id"]) if len(sim) else "none", RULE)
-    # The rules with a margin, simulated or not.
+    # The rules with a margin, simulated or not; and whether a cohort at the independence
+    # claim's margin was drawn (only for a simulated rank-independence claim: stats_operating).
     for name, table in (("simulated", sim), ("not_simulated", skipped)):
         margin = table[table["test"].isin(MARGIN_TESTS)]
         nums.add(f"operating.margin_{name}", ", ".join(margin["id"]) if len(margin) else "none", RULE)
+    at_margin = sim[sim["test"] == "rank_independence"]
+    nums.add(
+        "operating.at_margin",
+        bool(len(at_margin)),
+        RULE,
+        note="whether simulated abilities at the independence claim's margin were drawn",
+    )
     below = sim[sim["coverage_vs_nominal"] == "below nominal"]
     nums.add("operating.coverage_below", ", ".join(below["id"]) if len(below) else "none", RULE)
     nums.add("operating.any_coverage_below", bool(len(below)), RULE)
