@@ -304,11 +304,7 @@ rule paper_numbers:
             if config["cohort"] == "esconv"
             else {}
         ),
-        **(
-            {"local_record": LOCAL_MODEL["record"]}
-            if LOCAL_MODEL
-            else {}
-        ),
+        **({"local_record": LOCAL_MODEL["record"]} if LOCAL_MODEL else {}),
         # the null cohort's claims, beside the planted cohort's (truth.smk)
         **TRUTH_FOR_PAPER,
         leaderboard="results/scores/leaderboard.csv",
