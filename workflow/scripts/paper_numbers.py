@@ -15,6 +15,7 @@ from eibench.report.board_numbers import (
     add_rules_fired,
     add_strict_comparison,
     annotation_gaps,
+    conversations_without,
     gap_defaults,
     leaderboard_table,
     main_rows,
@@ -79,7 +80,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     rule_counts = pd.read_csv(i.rule_counts)
     write_csv(add_rules_fired(nums, rule_counts, models, p.mode), o.rules_table)
     # The defaults that filled the cohort's gaps in this run, with the survey score they set.
-    no_survey = conversations.loc[~conversations["conversation_id"].isin(survey["conversation_id"]), "conversation_id"]
+    no_survey = conversations_without(conversations, survey)
     add_gap_defaults(
         nums,
         gap_defaults(

@@ -83,9 +83,6 @@ def add_data_counts(
     )
 
 
-#: The kinds of gap ``partial_annotations`` counts, in its order.
-GAP_KINDS = ("survey", "panas_one_side", "four_branch", "binary", "pairwise")
-
 #: Per kind of gap, the parity rules (rule_counts.csv; ``*`` for the behaviour tasks' prefixes)
 #: that fill it, each with how the paper words its default and the conversation score it sets
 #: (the range of which over the compared models is printed), if any.
@@ -124,11 +121,17 @@ GAP_DEFAULTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
 SCORE_LABELS = {"conversation_wide": "post-chat survey score", "four_branch": "four-branch score"}
 
 
+def conversations_without(conv: pd.DataFrame, table: pd.DataFrame) -> pd.Series:
+    """The ids of the conversations of ``conv`` (the gold conversations table) that have no row
+    in ``table`` (a gold table with a ``conversation_id`` column, e.g. survey_answers)."""
+    return conv.loc[~conv["conversation_id"].isin(table["conversation_id"]), "conversation_id"]
+
+
 def annotation_gaps(
     conv: pd.DataFrame, turns: pd.DataFrame, survey: pd.DataFrame, four_branch: pd.DataFrame, panas: pd.DataFrame
 ) -> list[tuple[str, str]]:
     """The kinds of annotation that some conversations (or turns) of the cohort have and others
-    lack, each as its key (:data:`GAP_KINDS`) and '<k> of the <n> conversations have no <kind>'
+    lack, each as its key (one of :data:`GAP_DEFAULTS`) and '<k> of the <n> conversations have no <kind>'
     (or turns; 'has' for one): what the parity rules fill with the public scorer's defaults
     (:data:`GAP_DEFAULTS`). ``panas`` is the gold panas_totals table: a conversation with totals
     before the chat and none after it, or the reverse, has a gap (with none on either side it is
@@ -141,7 +144,7 @@ def annotation_gaps(
     one_side = conv["conversation_id"].isin(pre ^ post)
 
     def without(table: pd.DataFrame) -> int:
-        return int((~conv["conversation_id"].isin(table["conversation_id"])).sum())
+        return len(conversations_without(conv, table))
 
     n_conv, n_turns = len(conv), len(turns)
     # (key, unit, of how many, how many lack it, what they have, whether all lacking it is an absent kind)
