@@ -371,3 +371,27 @@ def test_the_claims_without_a_simulated_test_are_those_of_kinds_the_simulation_l
     claims = pd.DataFrame(yaml.safe_load((root / "config" / "config.yaml").read_text())["statistics"]["claims"])
     assert claims_without_simulated_test(claims) == ["C4b (flat drift)", "C6 (profile flips)"]
     assert claims_without_simulated_test(claims[claims["test"] == "turn_drift"]) == []
+
+
+def test_answers_read_as_no_are_counted_over_the_compared_models():
+    rules = pd.DataFrame(
+        {
+            "rule_set": ["parity"] * 6 + ["strict"],
+            "mode": ["m"] * 6 + ["m"],
+            "em_model": ["a", "b", "a", "z", "a", "a", "a"],
+            "rule": [
+                "binary_om_prediction_missing",
+                "binary_hp_pw_prediction_na",
+                "binary_om_pw_prediction_unrecognised",
+                "binary_hp_prediction_invalid",  # model z is not compared
+                "binary_om_turn_without_judgements",  # a default, not an answer read as no
+                "pairwise_pick_missing",
+                "binary_om_prediction_missing",  # the strict rule set
+            ],
+            "description": ["d"] * 7,
+            "count": [2, 3, 4, 50, 60, 70, 80],
+        }
+    )
+    nums = Numbers(scripts=SCRIPTS)
+    bn.add_rules_fired(nums, rules, pd.DataFrame({"em_model": ["a", "b"]}), "m")
+    assert nums.entries["partial.n_read_as_no"]["value"] == 9

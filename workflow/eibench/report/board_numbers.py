@@ -322,10 +322,16 @@ def add_strict_comparison(
     nums.add("n_strict_moved", len(moved), OWN)
 
 
+#: The parity rules that read a yes/no behaviour answer as "no": one missing, answered "na",
+#: marked invalid, or unrecognised (null or not yes/no/na), for any of the four tasks.
+READ_AS_NO = r"binary_(?:om|hp)(?:_pw)?_prediction_(?:missing|na|invalid|unrecognised)"
+
+
 def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mode: str) -> pd.DataFrame:
     """The parity rules that fired, summed over the compared models (``rules``: rule_counts.csv),
     and the kinds of annotation the cohort lacks altogether (their metrics are undefined, not
-    parity defaults). Returns the display table of the rules fired, most frequent first."""
+    parity defaults), and the yes/no answers the parity rules read as "no" (``READ_AS_NO``).
+    Returns the display table of the rules fired, most frequent first."""
     rules = rules[
         (rules["rule_set"] == "parity") & (rules["mode"] == mode) & rules["em_model"].isin(models["em_model"])
     ]
@@ -336,6 +342,13 @@ def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mo
         .sort_values(["count", "rule"], ascending=[False, True])
     )
     nums.add("n_rules_fired", int(len(fired)), AGG)
+    read_as_no = rules["rule"].str.fullmatch(READ_AS_NO)
+    nums.add(
+        "partial.n_read_as_no",
+        int(rules.loc[read_as_no, "count"].sum()),
+        AGG,
+        note="yes/no answers of the compared models that were missing, 'na' or unparseable, read as 'no'",
+    )
     flagged = {r.split(":", 1)[1] for r in rules["rule"] if r.startswith("annotation_absent_from_cohort:")}
     absent = [k.name for k in KINDS if k.name in flagged]
     nums.add("n_absent_kinds", len(absent), "score_model")
