@@ -395,3 +395,12 @@ def test_answers_read_as_no_are_counted_over_the_compared_models():
     nums = Numbers(scripts=SCRIPTS)
     bn.add_rules_fired(nums, rules, pd.DataFrame({"em_model": ["a", "b"]}), "m")
     assert nums.entries["partial.n_read_as_no"]["value"] == 9
+
+
+def test_a_claim_tested_in_part_says_so_in_its_verdict_cell():
+    from eibench.report.stats_numbers import _verdict_cell
+
+    assert _verdict_cell("inconclusive", "3 of its 6 pairs tested") == "inconclusive (only 3 of its 6 pairs tested)"
+    # claims.csv read back: a claim tested whole has an empty scope, read as NaN or "".
+    assert _verdict_cell("supported", float("nan")) == "supported"
+    assert _verdict_cell("supported", "") == "supported"

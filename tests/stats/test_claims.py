@@ -454,6 +454,7 @@ def test_verdict_table_columns_and_order():
         "p_adjusted",
         "verdict",
         "detail",
+        "scope",
     ]
     assert set(table["verdict"]) <= {"supported", "not supported", "inconclusive"}
 
@@ -532,9 +533,11 @@ def test_rank_independence_names_the_metrics_without_values():
     claim = _claim(
         "rank_independence", metrics=["emotion_f1", "binary_om_acc", "pairwise_acc", "draft_judge"], margin=0.3
     )
-    detail = claim_result(claim, _results(rank_pairs=present))["detail"]
-    assert detail.endswith("; 3 of its 6 pairs tested, draft_judge without values in this cohort")
-    assert "pairs tested" not in claim_result(claim, _results(rank_pairs=pairs))["detail"]
+    partly = claim_result(claim, _results(rank_pairs=present))
+    assert partly["detail"].endswith("; 3 of its 6 pairs tested, draft_judge without values in this cohort")
+    assert partly["scope"] == "3 of its 6 pairs tested"
+    whole = claim_result(claim, _results(rank_pairs=pairs))
+    assert "pairs tested" not in whole["detail"] and whole["scope"] == ""
 
 
 def test_discriminability_difference_names_the_metrics_it_compares():

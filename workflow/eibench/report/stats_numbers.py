@@ -74,6 +74,12 @@ def _estimate_cell(estimate: float, lo: float, hi: float) -> str:
     return f"{shown} {interval}"
 
 
+def _verdict_cell(verdict: str, scope: Any) -> str:
+    """A claim's verdict as the claims table prints it, with the part tested when the claim
+    was tested in part (claims.csv ``scope``: "" or NaN for a claim tested whole)."""
+    return f"{verdict} (only {scope})" if isinstance(scope, str) and scope else verdict
+
+
 def _two_sided(p_decreasing: float, p_increasing: float) -> float:
     """Twice the smaller one-sided p, at most 1; NaN when the test did not run (``min(1.0, nan)``
     would be 1)."""
@@ -132,7 +138,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
                 _estimate_cell(e, lo, hi) for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])
             ],
             "p (adjusted)": [fmt_p(q) for q in claims["p_adjusted"]],
-            "Verdict": claims["verdict"],
+            "Verdict": [_verdict_cell(v, s) for v, s in zip(claims["verdict"], claims["scope"])],
         }
     )
 

@@ -105,11 +105,8 @@ def claim_result(
         ranked = set(sel["metric_a"]) | set(sel["metric_b"])
         absent = [m for m in params["metrics"] if m not in ranked]
         k = len(params["metrics"])
-        untested = (
-            f"; {n} of its {k * (k - 1) // 2} pairs tested, {', '.join(absent)} without values in this cohort"
-            if absent and n
-            else ""
-        )
+        scope = f"{n} of its {k * (k - 1) // 2} pairs tested" if absent and n else ""
+        untested = f"; {scope}, {', '.join(absent)} without values in this cohort" if scope else ""
         # More than half of the pairs equivalent: the partial conjunction of the pairs' TOST p-values.
         p = partial_conjunction(sel["p_equivalence"].to_numpy(float), _majority(n)) if n else np.nan
         out.update(
@@ -119,6 +116,7 @@ def claim_result(
             p_value=p,
             predicted_sign=None,
             refuted=share_related > 0.5,
+            scope=scope,
             detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
             f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related; "
             f"partial-conjunction p over the pairs' equivalence tests{untested}",
@@ -240,7 +238,24 @@ def claim_result(
 
 
 #: The columns of :func:`verdicts`, in order: the keys of every row of :func:`verdict_rows`.
-VERDICT_COLUMNS = ["id", "family", "text", "test", "estimate", "lo", "hi", "p_value", "p_adjusted", "verdict", "detail"]
+#: ``scope`` is "" for a claim tested whole, else the part tested (a claim about a set of
+#: metrics some of which have no values: "3 of its 6 pairs tested"), so that its verdict is
+#: not read as the whole claim's.
+VERDICT_COLUMNS = [
+    "id",
+    "family",
+    "text",
+    "test",
+    "estimate",
+    "lo",
+    "hi",
+    "p_value",
+    "p_adjusted",
+    "verdict",
+    "detail",
+    "scope",
+]
+_TEXT_COLUMNS = ("detail", "scope")
 
 
 def verdicts(
@@ -257,7 +272,7 @@ def verdict_rows(
 ) -> list[dict[str, Any]]:
     """:func:`verdicts` before it becomes a table: one dictionary per claim, in the order of
     ``claims``, with the keys of :data:`VERDICT_COLUMNS` (a number a claim has none of is NaN,
-    its ``detail`` ""). The operating characteristics judge thousands of simulated studies
+    its ``detail`` and ``scope`` ""). The operating characteristics judge thousands of simulated studies
     and make one table of all their rows (``operating.simulate_verdicts``)."""
     rows = [claim_result(c, results, design, alpha) for c in claims]
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
@@ -284,4 +299,4 @@ def verdict_rows(
             r["verdict"] = "not supported"
         else:
             r["verdict"] = "inconclusive"
-    return [{c: r.get(c, "" if c == "detail" else np.nan) for c in VERDICT_COLUMNS} for r in rows]
+    return [{c: r.get(c, "" if c in _TEXT_COLUMNS else np.nan) for c in VERDICT_COLUMNS} for r in rows]
