@@ -179,6 +179,19 @@ def test_table_rates_intervals_and_not_simulated_rows():
     assert table.loc["C6", "note"] == "not simulated: no profiles" and pd.isna(table.loc["C6", "power"])
 
 
+def test_a_discriminability_claim_without_power_says_the_spreads_are_equal():
+    """The generator draws every capability's abilities with one spread: the discriminability
+    claim's note says it plants no difference of spreads, not that it plants no effect (another
+    section's generator may plant different spreads)."""
+    claims = [c for c in CLAIMS if c["id"] == "C2"]
+    rows = pd.DataFrame({"study": range(4), "id": "C2", "verdict": ["supported"] + ["inconclusive"] * 3})
+    rows = rows.assign(estimate=np.nan, lo=np.nan, hi=np.nan, p_adjusted=np.nan)
+    table = op.operating_table(claims, rows, rows, None, {}, {"C2": 0}, {}).set_index("id")
+    assert table.loc["C2", "note"] == "power not simulated: " + op.NO_POWER["discriminability_difference"]
+    assert "same spread" in table.loc["C2", "note"] and "plants no effect" not in table.loc["C2", "note"]
+    assert table.loc["C2", "fpr"] == 0.25 and pd.isna(table.loc["C2", "power"])
+
+
 def test_curves_and_first_reaching():
     c1 = [c for c in CLAIMS if c["id"] == "C1"]
     g = replace(PLANTED, n_models=8)

@@ -279,6 +279,16 @@ def noise_free(g: Generator) -> Generator:
     )
 
 
+#: Why a simulated claim has no power: the generator makes it true in no simulated study. A
+#: discriminability difference is about the spreads of two capabilities' abilities, which the
+#: generator draws alike (Generator.ability_sd): it plants no difference of spreads, not "no
+#: effect" (a generator of another section may plant one).
+NO_POWER = {
+    "discriminability_difference": "this generator draws every capability's abilities with the same spread, "
+    "so it plants no difference of spreads for this claim",
+    "": "the generator plants no effect for this claim",
+}
+
 #: The tests whose estimate is signed and has an interval: the estimands operating_table covers.
 INTERVAL_TESTS = ("diagnosis_effect", "turn_drift", "turn_flat", "topic_hardest")
 
@@ -484,7 +494,7 @@ def operating_table(
             true_rows = pl if planted_sign.get(cid, 0) > 0 else pl.iloc[:0]
             false_rows = nu
             if planted_sign.get(cid, 0) <= 0:
-                row["note"] = "power not simulated: the generator plants no effect for this claim"
+                row["note"] = "power not simulated: " + NO_POWER.get(c["test"], NO_POWER[""])
         row["n_true"], row["n_false"] = len(true_rows), len(false_rows)
         row["power"], row["power_lo"], row["power_hi"] = _rate(
             int((true_rows["verdict"] == "supported").sum()), len(true_rows)
@@ -556,6 +566,7 @@ def reliability_curve(
 
 __all__ = [
     "NOT_SIMULATED",
+    "NO_POWER",
     "simulated_claims",
     "margin_correlation",
     "simulate_verdicts",
