@@ -109,7 +109,8 @@ def test_numbers_and_table(tmp_path):
     assert e["operating.n_studies"]["value"] == 100
     assert e["operating.not_simulated"]["value"] == "C6"
     assert e["operating.coverage_below"]["value"] == "C3" and e["operating.any_coverage_below"]["value"] is True
-    assert e["operating.C3.power"]["ci_display"] == "[0.720, 0.880]"  # two significant digits of the half-width 0.08
+    # the rates print with the table's two decimals, not at the interval's precision
+    assert e["operating.C3.power"]["ci_display"] == "[0.72, 0.88]"
     assert "operating.C1.coverage" not in e and "operating.C6.power" not in e
     assert e["operating.C6.note"]["value"] == "not simulated: no profiles"
     assert e["operating.models.reached"]["value"] is True and e["operating.models.needed"]["value"] == 40
@@ -193,3 +194,60 @@ def test_the_simulated_rules_and_the_margin_cohort_follow_the_claims_simulated(t
     e = nums.entries
     assert e["operating.at_margin"]["value"] is True and e["operating.margin_simulated"]["value"] == "C1"
     assert e["operating.simulated"]["value"] == "C1, C3"
+
+
+def test_rates_print_with_the_tables_two_decimals(tmp_path):
+    """A power of 0 in [0, 0.0183] printed at its interval's precision is '0.0000'; the table
+    beside the sentence prints 0.00 [0.00, 0.02], and so does the sentence."""
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    claims.loc[claims["id"] == "C1", "power_hi"] = 0.01827534036
+    claims.to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    e = nums.entries
+    assert e["operating.C1.power"]["display"] == "0.00" and e["operating.C1.power"]["ci_display"] == "[0.00, 0.02]"
+    assert e["operating.models.largest_power"]["display"] == "0.90"
+
+
+def _reliabilities(tmp_path, values: dict[str, float]) -> dict[str, str]:
+    paths = _files(tmp_path)
+    pd.DataFrame(
+        {
+            "n_conversations": 400,
+            "metric": list(values),
+            "n_studies": 100,
+            "reliability": list(values.values()),
+            "snr": 1.0,
+        }
+    ).to_csv(paths["conversations"], index=False)
+    return paths
+
+
+def test_no_metric_is_singled_out_when_the_reliabilities_print_alike(tmp_path):
+    """The default build's curve: 0.9877, 0.9882, 0.9872 and 0.9914 all print 0.99, so no
+    metric is 'the least reliable'; they are all about 0.99."""
+    reliability = {"emotion_f1": 0.9877, "binary_om_acc": 0.9882, "pairwise_acc": 0.9872, "composite": 0.9914}
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, _reliabilities(tmp_path, reliability))
+    e = nums.entries
+    assert e["operating.conversations.all_alike"]["value"] is True
+    assert e["operating.conversations.n_least"]["value"] == 4 and e["operating.conversations.n_metrics"]["value"] == 4
+    assert e["operating.conversations.least_reliability"]["display"] == "0.99"
+    assert e["operating.conversations.largest"]["value"] == 400
+
+
+def test_the_least_reliable_metric_is_named_by_its_label(tmp_path):
+    """ESConv's curve: the composite (0.984) prints below binary OM accuracy (0.991): it is
+    named by its label, not its key."""
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, _reliabilities(tmp_path, {"binary_om_acc": 0.9911, "composite": 0.9839}))
+    e = nums.entries
+    assert e["operating.conversations.all_alike"]["value"] is False
+    assert e["operating.conversations.least_reliable"]["value"] == "Composite"
+    assert e["operating.conversations.least_reliability"]["display"] == "0.98"
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, _reliabilities(tmp_path, {"emotion_f1": 0.981, "pairwise_acc": 0.9805, "composite": 0.99}))
+    e = nums.entries
+    assert e["operating.conversations.least_reliable"]["value"] == "Pairwise accuracy and Emotion F1"
+    assert e["operating.conversations.n_least"]["value"] == 2

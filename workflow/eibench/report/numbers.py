@@ -97,9 +97,12 @@ class Numbers:
         digits: int = 2,
         ci: tuple[float, float] | None = None,
         note: str = "",
+        fixed: bool = False,
     ) -> None:
         """Add entry ``key``. ``script`` defaults to the rule's script from the map; a script given
-        must agree with the map (a stale path is an error, not a wrong pointer in the PDF)."""
+        must agree with the map (a stale path is an error, not a wrong pointer in the PDF).
+        ``fixed``: print the value and its interval with ``digits`` decimals, as a table beside
+        the sentence prints them, not at the precision the interval supports."""
         if key in self.entries:
             raise KeyError(f"number {key!r} is defined twice")
         mapped = self.script_of(rule)
@@ -119,7 +122,10 @@ class Numbers:
             # The interval sets the precision of the estimate and of its bounds; ``digits`` is
             # the fallback when it cannot (a missing bound, zero width).
             entry["ci"] = [ci[0], ci[1]]
-            shown, entry["ci_display"] = fmt_interval(value, ci[0], ci[1], digits)
+            if fixed:
+                shown, entry["ci_display"] = fmt(value, digits), f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+            else:
+                shown, entry["ci_display"] = fmt_interval(value, ci[0], ci[1], digits)
             if isinstance(value, float):
                 entry["display"] = shown
         if note:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..metrics.registry import BY_NAME
+from .cohort_numbers import joined
 from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_operating"
@@ -61,9 +63,16 @@ def _computed(nums: Numbers, key: str, curve: pd.DataFrame) -> bool:
     return computed
 
 
+def _label(metric: str) -> str:
+    """How the paper names a metric: its label in the registry (the key when it has none)."""
+    return BY_NAME[metric].label if metric in BY_NAME else metric
+
+
 def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) -> pd.DataFrame:
     """Entries ``operating.*`` from the files ``paths`` (claims, models, margins, participants,
-    conversations: results/stats/operating/*.csv), and the display table."""
+    conversations: results/stats/operating/*.csv), and the display table. The simulated rates
+    (power, false-positive rate, coverage) are printed with two decimals, as the table prints
+    them."""
     claims = pd.read_csv(paths["claims"], keep_default_na=True)
     claims["note"] = claims["note"].fillna("")
     rows = []
@@ -109,7 +118,13 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
             continue
         for name in ("power", "fpr", "coverage"):
             if pd.notna(r[name]):
-                nums.add(f"{key}.{name}", float(r[name]), RULE, ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])))
+                nums.add(
+                    f"{key}.{name}",
+                    float(r[name]),
+                    RULE,
+                    ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])),
+                    fixed=True,
+                )
         if pd.notna(r["coverage_p"]):
             nums.add(f"{key}.coverage_p", float(r["coverage_p"]), RULE, digits=3)
         if pd.notna(r["sign_recovery"]):
@@ -148,6 +163,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
             float(models["supported"].iloc[-1]),
             CURVES,
             ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])),
+            fixed=True,
         )
         tau, detected = _smallest(margins, "not_supported", power_bar)
         nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
@@ -173,9 +189,31 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
         grid = ", ".join(str(int(v)) for v in sorted(conv["n_conversations"].unique()))
         nums.add("operating.conversations.grid", grid, CURVES)
         largest = conv[conv["n_conversations"] == conv["n_conversations"].max()]
-        low = largest.sort_values(["reliability", "metric"]).iloc[0]
-        nums.add("operating.conversations.least_reliable", str(low["metric"]), CURVES)
-        nums.add("operating.conversations.least_reliability", float(low["reliability"]), CURVES)
+        # The least reliable metrics as printed (two decimals): one is singled out only when its
+        # printed reliability is below every other's; when they all print the same, none is.
+        printed = largest["reliability"].map(lambda v: fmt(float(v)))
+        least = largest[printed == min(printed, key=float)].sort_values(["reliability", "metric"])
+        nums.add("operating.conversations.n_metrics", int(len(largest)), CURVES)
+        nums.add("operating.conversations.n_least", int(len(least)), CURVES)
+        nums.add(
+            "operating.conversations.all_alike",
+            len(least) == len(largest),
+            CURVES,
+            note="every metric's simulated reliability at the largest size prints the same",
+        )
+        nums.add(
+            "operating.conversations.least_reliable",
+            joined([_label(m) for m in least["metric"]]),
+            CURVES,
+            note="the metrics whose simulated reliability at the largest size prints lowest",
+        )
+        nums.add("operating.conversations.least_reliability", float(least["reliability"].iloc[0]), CURVES)
+        nums.add(
+            "operating.conversations.largest",
+            int(conv["n_conversations"].max()),
+            CURVES,
+            note="the largest number of conversations of the curve",
+        )
     return pd.DataFrame(
         rows,
         columns=[
