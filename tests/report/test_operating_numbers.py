@@ -210,6 +210,39 @@ def test_rates_print_with_the_tables_two_decimals(tmp_path):
     assert e["operating.models.largest_power"]["display"] == "0.90"
 
 
+def test_claims_whose_false_positive_rate_is_above_the_nominal_level_are_named(tmp_path):
+    """C2's simulated false-positive rate 0.23 [0.152, 0.325] lies above 0.05; C7's 0.10
+    [0.049, 0.176] does not (its interval holds 0.05)."""
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    base = {"family": "headline", "simulated": True, "n_true": 0, "n_false": 100, "note": ""}
+    extra = pd.DataFrame(
+        [
+            {
+                **base,
+                "id": "C2",
+                "test": "discriminability_difference",
+                "fpr": 0.23,
+                "fpr_lo": 0.1517,
+                "fpr_hi": 0.3249,
+            },
+            {**base, "id": "C7", "test": "humans_vs_models", "fpr": 0.1, "fpr_lo": 0.049, "fpr_hi": 0.1762},
+        ]
+    )
+    pd.concat([claims, extra]).to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths, alpha=0.05)
+    e = nums.entries
+    assert e["operating.n_fpr_above"]["value"] == 1 and e["operating.fpr_above"]["value"] == "C2"
+    assert e["operating.fpr_above_detail"]["value"] == "C2 (0.23 [0.15, 0.32])"
+    assert e["operating.alpha"]["display"] == "0.05"
+    assert e["operating.equal_spreads"]["value"] == "C2" and e["operating.n_equal_spreads"]["value"] == 1
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, _files(tmp_path))
+    e = nums.entries
+    assert e["operating.n_fpr_above"]["value"] == 0 and e["operating.fpr_above"]["value"] == "none"
+
+
 def _reliabilities(tmp_path, values: dict[str, float]) -> dict[str, str]:
     paths = _files(tmp_path)
     pd.DataFrame(

@@ -68,11 +68,30 @@ def _label(metric: str) -> str:
     return BY_NAME[metric].label if metric in BY_NAME else metric
 
 
-def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) -> pd.DataFrame:
+def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
+    """Entries ``operating.alpha``, ``operating.n_fpr_above``, ``operating.fpr_above`` (the ids)
+    and ``operating.fpr_above_detail`` (each with its rate and interval as the table prints
+    them): the simulated claims whose false-positive rate's Clopper-Pearson interval lies wholly
+    above the nominal ``alpha``, so that their rule says 'supported' too often when the claim
+    is false."""
+    above = sim[sim["fpr_lo"].notna() & (sim["fpr_lo"] > alpha)]
+    nums.add("operating.alpha", float(alpha), RULE, note="nominal level of the claims' tests")
+    nums.add("operating.n_fpr_above", int(len(above)), RULE)
+    nums.add("operating.fpr_above", ", ".join(above["id"]) if len(above) else "none", RULE)
+    detail = [f"{r['id']} ({_interval(r, 'fpr', 'fpr_lo', 'fpr_hi')})" for _, r in above.iterrows()]
+    nums.add(
+        "operating.fpr_above_detail",
+        joined(detail) or "none",
+        RULE,
+        note="claims whose simulated false-positive rate's 95% interval lies above the nominal level",
+    )
+
+
+def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, alpha: float = 0.05) -> pd.DataFrame:
     """Entries ``operating.*`` from the files ``paths`` (claims, models, margins, participants,
     conversations: results/stats/operating/*.csv), and the display table. The simulated rates
     (power, false-positive rate, coverage) are printed with two decimals, as the table prints
-    them."""
+    them; ``alpha`` is the nominal level of the claims' tests."""
     claims = pd.read_csv(paths["claims"], keep_default_na=True)
     claims["note"] = claims["note"].fillna("")
     rows = []
@@ -98,6 +117,12 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8) 
     below = sim[sim["coverage_vs_nominal"] == "below nominal"]
     nums.add("operating.coverage_below", ", ".join(below["id"]) if len(below) else "none", RULE)
     nums.add("operating.any_coverage_below", bool(len(below)), RULE)
+    _fpr_above(nums, sim, alpha)
+    # The discriminability claims simulated without power: their generator draws every
+    # capability's abilities with one spread (stats.operating.NO_POWER), unlike the truth section's.
+    equal = sim[(sim["test"] == "discriminability_difference") & sim["power"].isna()]
+    nums.add("operating.n_equal_spreads", int(len(equal)), RULE)
+    nums.add("operating.equal_spreads", ", ".join(equal["id"]) if len(equal) else "none", RULE)
     for _, r in claims.iterrows():
         key = f"operating.{r['id']}"
         nums.add(f"{key}.simulated", bool(r["simulated"]), RULE)
