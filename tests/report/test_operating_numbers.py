@@ -243,6 +243,28 @@ def test_claims_whose_false_positive_rate_is_above_the_nominal_level_are_named(t
     assert e["operating.n_fpr_above"]["value"] == 0 and e["operating.fpr_above"]["value"] == "none"
 
 
+def test_coverages_below_nominal_but_not_significantly_are_listed(tmp_path):
+    """With 100 simulated studies a coverage of 0.91 has binomial p 0.100: below 0.95, not
+    significantly; the paper says so beside the validation's significant 91 % of 200 studies."""
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    claims.loc[claims["id"] == "C3", ["coverage", "coverage_p", "coverage_vs_nominal"]] = [
+        0.91,
+        0.1001708,
+        "consistent with nominal",
+    ]
+    claims.to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    e = nums.entries
+    assert e["operating.any_coverage_below"]["value"] is False
+    assert e["operating.n_coverage_tested"]["value"] == 1 and e["operating.n_coverage_low"]["value"] == 1
+    assert e["operating.coverage_low"]["value"] == "C3 (0.91, p 0.100)"
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, _files(tmp_path))
+    assert nums.entries["operating.n_coverage_low"]["value"] == 0  # 0.89, significantly below
+
+
 def _reliabilities(tmp_path, values: dict[str, float]) -> dict[str, str]:
     paths = _files(tmp_path)
     pd.DataFrame(

@@ -87,6 +87,24 @@ def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
     )
 
 
+def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
+    """Entries ``operating.n_coverage_tested`` (claims whose coverage has a binomial test) and
+    ``operating.n_coverage_low`` / ``operating.coverage_low``: the claims whose simulated
+    coverage is below the nominal 0.95 without being significantly so, each with its coverage
+    and binomial p as the table prints them."""
+    tested = sim[sim["coverage_p"].notna()]
+    low = tested[(tested["coverage"] < 0.95) & (tested["coverage_vs_nominal"] != "below nominal")]
+    nums.add("operating.n_coverage_tested", int(len(tested)), RULE)
+    nums.add("operating.n_coverage_low", int(len(low)), RULE)
+    nums.add(
+        "operating.coverage_low",
+        joined([f"{r['id']} ({fmt(float(r['coverage']))}, p {fmt_p(r['coverage_p'])})" for _, r in low.iterrows()])
+        or "none",
+        RULE,
+        note="claims whose simulated coverage is below 0.95, not significantly",
+    )
+
+
 def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, alpha: float = 0.05) -> pd.DataFrame:
     """Entries ``operating.*`` from the files ``paths`` (claims, models, margins, participants,
     conversations: results/stats/operating/*.csv), and the display table. The simulated rates
@@ -117,6 +135,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
     below = sim[sim["coverage_vs_nominal"] == "below nominal"]
     nums.add("operating.coverage_below", ", ".join(below["id"]) if len(below) else "none", RULE)
     nums.add("operating.any_coverage_below", bool(len(below)), RULE)
+    _coverage_low(nums, sim)
     _fpr_above(nums, sim, alpha)
     # The discriminability claims simulated without power: their generator draws every
     # capability's abilities with one spread (stats.operating.NO_POWER), unlike the truth section's.
