@@ -6,6 +6,7 @@ the adapted ESConv cohort (docs/esconv.md)."""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -155,3 +156,13 @@ def test_conversations_with_values_count_what_the_cohort_can_score(tmp_path):
     table = data_dictionary(None, counts).set_index("name")["n_conversations_with_values"]
     assert table["emotion_f1"] == 0 and table["binary_om_acc"] == 3 and pd.isna(table["om_f1"])
     assert data_dictionary()["n_conversations_with_values"].isna().all()
+
+
+def test_the_item_level_panas_definitions_hold_for_a_cohort_with_fewer_items():
+    """Table 1 prints the data dictionary's definitions on every cohort; ESConv's conversations
+    have one PANAS item each (public/esconv.py, EMOTION_PANAS), so the item-level PANAS
+    definitions name no fixed number of items."""
+    table = data_dictionary().set_index("name")
+    for name in ("panas_items_adjusted", "panas_items_normalized"):
+        definition = table.loc[name, "definition"]
+        assert "items" in definition and not re.search(r"\b\d+ items", definition), definition

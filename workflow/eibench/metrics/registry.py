@@ -259,7 +259,7 @@ METRICS: tuple[Metric, ...] = (
         1,
         "skill score",
         CMEAN + " (conversations with a value)",
-        "The baseline-adjusted score on the 20 items with maximum error 6, nulls skipped.",
+        "The mean baseline-adjusted score (maximum error 6) over the PANAS items the conversation has, nulls skipped.",
         "Holistic comprehension",
     ),
     _M(
