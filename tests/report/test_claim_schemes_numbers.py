@@ -163,3 +163,26 @@ def test_each_claim_has_its_primary_verdict_when_the_claims_use_another_scheme(t
     assert on_primary.entries["unc.claims.n_primary_differs"]["value"] == 0
     assert on_primary.entries["unc.claims.primary_differs"]["value"] == "none"
     assert on_primary.entries["unc.claims.n_primary_same"]["value"] == 2
+
+
+def test_the_claims_without_an_interval_are_counted_and_named_only_when_testable(tmp_path):
+    """The uncertainty section names what the claims without an interval are about only when
+    the cohort can test one: C7b (humans against models) here; a rank-independence claim that
+    is not testable (an ESConv-like cohort) is neither counted nor named."""
+    table = _table()
+    c1 = table[table["id"] == "C7b"].assign(
+        id="C1", test="rank_independence", interval="none: median over metric pairs", verdict="not testable"
+    )
+    nums = Numbers(scripts={"stats_claim_schemes": "x.py"})
+    add_claim_schemes(nums, _write(tmp_path, pd.concat([c1, table], ignore_index=True)), U)
+    assert nums.entries["unc.claims.n_no_interval"]["value"] == 1
+    assert nums.entries["unc.claims.no_interval_about"]["value"] == "humans against models"
+    c1["verdict"] = "inconclusive"
+    both = Numbers(scripts={"stats_claim_schemes": "x.py"})
+    add_claim_schemes(both, _write(tmp_path, pd.concat([c1, table], ignore_index=True)), U)
+    assert both.entries["unc.claims.n_no_interval"]["value"] == 2
+    assert both.entries["unc.claims.no_interval_about"]["value"] == "rank independence, humans against models"
+    resampled_only = Numbers(scripts={"stats_claim_schemes": "x.py"})
+    add_claim_schemes(resampled_only, _write(tmp_path, table[table["id"] != "C7b"]), U)
+    assert resampled_only.entries["unc.claims.n_no_interval"]["value"] == 0
+    assert resampled_only.entries["unc.claims.no_interval_about"]["value"] == "none"

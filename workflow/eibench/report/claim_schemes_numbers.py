@@ -20,6 +20,9 @@ from .numbers import Numbers, fmt, interval_digits
 
 RULE = "stats_claim_schemes"
 NOT_TESTABLE = "not testable"
+#: What a claim of a test whose estimate has no interval (an INTERVAL of "none: ...") is about,
+#: as the paper names it; a test not listed is named by its own name.
+NO_INTERVAL_ABOUT = {"rank_independence": "rank independence", "humans_vs_models": "humans against models"}
 
 
 def read_claim_schemes(path: str, schemes: list[str]) -> pd.DataFrame:
@@ -77,6 +80,9 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
 
     Entries: ``n_claims``; ``n_testable``; ``n_resampled`` (testable claims with a resampling
     interval); ``n_same_everywhere`` (testable claims not resampled at all: the mixed-model ones);
+    ``n_no_interval`` (testable claims whose estimate has no interval, though their verdict reads
+    resampled p-values) with ``no_interval_about`` (what they are about, one phrase per test in
+    the table's order, or "none");
     ``n_verdict_changes`` and ``verdict_changes`` (claims whose verdict differs between schemes,
     each with its verdicts in scheme order, or "none"); per scheme ``<scheme>.n_supported``; and,
     with a conversation scheme and resampled claims, ``<scheme>.median_width_ratio`` (median
@@ -104,6 +110,10 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     add("n_testable", int(len(testable)))
     add("n_resampled", int((testable["interval"] == RESAMPLED).sum()))
     add("n_same_everywhere", int(testable["interval"].str.contains("not resampled").sum()))
+    no_interval = testable[testable["interval"].str.startswith("none")]
+    add("n_no_interval", int(len(no_interval)))
+    about = dict.fromkeys(NO_INTERVAL_ABOUT.get(t, t.replace("_", " ")) for t in no_interval["test"])
+    add("no_interval_about", ", ".join(about) or "none", note="what the testable claims without an interval are about")
     verdicts = table.pivot(index="id", columns="scheme", values="verdict").loc[first["id"], schemes]
     changed = verdicts[verdicts.nunique(axis=1) > 1]
     add("n_verdict_changes", int(len(changed)))
