@@ -416,7 +416,23 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     nothing = diagnosis_table().assign(adjusted_effect=np.nan, adjusted_lo=np.nan, adjusted_hi=np.nan)
     fig = sf.subgroups_topics(nothing, topics_table(), SRC)
     assert n_errorbars(fig.axes[0]) == 0
-    assert [t.get_text() for t in fig.axes[0].texts] == [f"{sf.NO_DATA}: no diagnosis effect estimable"]
+    assert [t.get_text().replace("\n", " ") for t in fig.axes[0].texts] == [
+        f"{sf.NO_DATA}: no diagnosis effect estimable"
+    ]
+
+
+def test_the_subgroups_no_data_text_stays_inside_its_panel():
+    """ESConv records no diagnosis: the left panel's "no data" text must not run over its
+    spines into the topic labels (it did at the figure's print width)."""
+    nothing = diagnosis_table().assign(adjusted_effect=np.nan, adjusted_lo=np.nan, adjusted_hi=np.nan)
+    topics = pd.concat([topics_table().assign(category=topics_table()["category"] + f" {k}") for k in range(3)])
+    fig = sf.subgroups_topics(nothing, topics, SRC)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    left = fig.axes[0]
+    (text,) = left.texts
+    box, axes_box = text.get_window_extent(renderer), left.get_window_extent(renderer)
+    assert axes_box.x0 < box.x0 and box.x1 < axes_box.x1, (box, axes_box)
 
 
 def test_drift_one_panel_per_metric_pooled_row_on_top():

@@ -74,12 +74,22 @@ def no_data_figure(caption_source: str, what: str = "") -> plt.Figure:
     return fig
 
 
-def _no_data_axes(ax: plt.Axes, what: str = "") -> None:
+def _no_data_axes(ax: plt.Axes, what: str = "", width: int | None = None) -> None:
+    """Say "no data" (and ``what``) in the middle of ``ax``, wrapped at ``width`` characters
+    when given (a narrow panel: the text stays inside its axes, off the neighbouring spines)."""
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
+    text = NO_DATA + (f": {what}" if what else "")
     ax.text(
-        0.5, 0.5, NO_DATA + (f": {what}" if what else ""), ha="center", va="center", transform=ax.transAxes, color=GREY
+        0.5,
+        0.5,
+        _wrap(text, width) if width else text,
+        ha="center",
+        va="center",
+        multialignment="center",
+        transform=ax.transAxes,
+        color=GREY,
     )
 
 
@@ -439,6 +449,11 @@ def _p(p) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+#: Characters per line of a subgroups panel's "no data" text: each panel is about a third of the
+#: text width once the topic labels have their room, so a longer line runs over the axes' spines.
+SUBGROUP_NO_DATA_WIDTH = 16
+
+
 def subgroups_topics(
     diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_source: str, topic_metric: str = "composite"
 ) -> plt.Figure:
@@ -447,7 +462,8 @@ def subgroups_topics(
     with its 95% interval, hardest at the bottom, annotated with the bootstrap probability of
     being the hardest topic; the reference category of the mixed model's contrasts is drawn as
     an open dot (and named in the legend). A panel without rows (the left one: or without an
-    estimated effect, e.g. no diagnosis recorded) says "no data".
+    estimated effect, e.g. no diagnosis recorded) says "no data", wrapped to stay inside the
+    panel.
     """
     style.apply()
     n = max(
@@ -469,7 +485,7 @@ def subgroups_topics(
         _rows(left, [f"{_wrap(metric_label(m), 20)}\n{_p(q)}" for m, q in zip(rows["metric"], p)], zero=True)
         left.set_xlabel("adjusted effect of a diagnosis\n(diagnosed minus not,\n95% interval)")
     else:
-        _no_data_axes(left, "no diagnosis effect estimable")
+        _no_data_axes(left, "no diagnosis effect estimable", width=SUBGROUP_NO_DATA_WIDTH)
     tp = topics[topics["metric"] == topic_metric] if _has(topics, "metric", "category", "mean", "lo", "hi") else None
     if tp is not None and len(tp):
         tp = tp.sort_values(["mean", "category"], kind="stable")
@@ -505,7 +521,7 @@ def subgroups_topics(
         )
         right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
     else:
-        _no_data_axes(right, f"topics ({topic_metric})")
+        _no_data_axes(right, f"topics ({topic_metric})", width=SUBGROUP_NO_DATA_WIDTH)
     style.source(fig, caption_source)
     _layout(fig)
     return fig
