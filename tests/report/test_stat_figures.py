@@ -403,6 +403,13 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     open_dots = [ln for ln in right.lines if ln.get_markerfacecolor() == "white"]
     assert len(open_dots) == 1 and list(open_dots[0].get_ydata()) == [0]
     assert "reference category" in {t.get_text() for t in right.get_legend().get_texts()}
+    # a failed fit of the topic metric gives no contrast: no reference category is marked
+    failed = topics_table().assign(effect_vs_reference=np.nan)
+    right = sf.subgroups_topics(diagnosis_table(), failed, SRC).axes[1]
+    assert not [ln for ln in right.lines if ln.get_markerfacecolor() == "white"] and right.get_legend() is None
+    fitted = failed.assign(effect_vs_reference=[7.0, 0.0, 6.0, np.nan])
+    right = sf.subgroups_topics(diagnosis_table(), fitted, SRC).axes[1]
+    assert len([ln for ln in right.lines if ln.get_markerfacecolor() == "white"]) == 1
     # A topic without an interval (one conversation with a value) gets no P(hardest) either.
     one = topics_table()
     one.loc[one["category"] == "Studies", ["lo", "hi"]] = np.nan

@@ -141,3 +141,22 @@ def test_mixed_model_counts_tell_failed_fits_from_designs_without_the_term():
     assert mixed_model_failures(notes) == "1 did not converge and 1 boundary fit"
     none = fit_notes(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     assert mixed_model_counts(none)["n_fits"] == 0 and mixed_model_failures(none) == "none"
+
+
+def test_topic_contrasts_are_counted_only_where_the_fit_gave_them():
+    """ESConv's holistic topic fit is singular (no contrast), its composite fit is not: the
+    subgroups figure marks the composite's reference category only when it has contrasts."""
+    from eibench.report.stats_numbers import n_topic_contrasts
+
+    topics = pd.DataFrame(
+        {
+            "metric": ["composite"] * 3 + ["holistic"] * 3,
+            "category": ["A", "B", "C"] * 2,
+            "effect_vs_reference": [0.0, -1.4, 0.3, 0.0, np.nan, np.nan],
+            "is_reference": [True, False, False] * 2,
+        }
+    )
+    assert n_topic_contrasts(topics) == 2
+    assert n_topic_contrasts(topics, "holistic") == 0
+    assert n_topic_contrasts(topics.assign(effect_vs_reference=np.nan)) == 0
+    assert n_topic_contrasts(pd.DataFrame()) == 0

@@ -461,9 +461,10 @@ def subgroups_topics(
     its 95% interval and the permutation p-value. Right: the mean of ``topic_metric`` per topic
     with its 95% interval, hardest at the bottom, annotated with the bootstrap probability of
     being the hardest topic; the reference category of the mixed model's contrasts is drawn as
-    an open dot (and named in the legend). A panel without rows (the left one: or without an
-    estimated effect, e.g. no diagnosis recorded) says "no data", wrapped to stay inside the
-    panel.
+    an open dot (and named in the legend) when the table gives a contrast (column
+    ``effect_vs_reference``; without the column, whenever a category is the reference). A panel
+    without rows (the left one: or without an estimated effect, e.g. no diagnosis recorded) says
+    "no data", wrapped to stay inside the panel.
     """
     style.apply()
     n = max(
@@ -495,6 +496,8 @@ def subgroups_topics(
             if "is_reference" in tp
             else np.zeros(len(tp), bool)
         )
+        if "effect_vs_reference" in tp and not np.isfinite(tp["effect_vs_reference"].to_numpy(float)[~ref]).any():
+            ref = np.zeros(len(tp), bool)  # the mixed model gave no contrast (a failed fit): none to mark
         _interval(right, tp["mean"], y, tp["lo"], tp["hi"], style.PALETTE[0], label="topic mean")
         if ref.any():  # drawn over the filled dot, larger, so it reads as an open ring
             right.plot(

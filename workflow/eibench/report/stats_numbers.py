@@ -240,7 +240,14 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
-    notes = fit_notes(diag.reset_index(), _read_optional(paths["romantic"]), _read_optional(paths["topics"]))
+    topics = _read_optional(paths["topics"])
+    add(
+        "topics.n_contrasts",
+        n_topic_contrasts(topics),
+        "stats_topics",
+        note="topics whose composite the mixed model contrasts with the reference category (figure_subgroups)",
+    )
+    notes = fit_notes(diag.reset_index(), _read_optional(paths["romantic"]), topics)
     note = (
         "mixed models of the diagnosis and topic analyses (stats/mixed.py); the tables of rules "
         "stats_subgroups and stats_topics give each failed fit's reason in mixed_model_note"
@@ -350,6 +357,17 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         }
     )
     return tables
+
+
+def n_topic_contrasts(topics: pd.DataFrame, metric: str = "composite") -> int:
+    """How many categories of rule stats_topics' table have a mixed-model contrast of ``metric``
+    with the reference category (column ``effect_vs_reference``, the reference itself not
+    counted): none when the fit failed or the analysis did not apply. Figure subgroups marks the
+    reference category only when there is one."""
+    if not len(topics) or "effect_vs_reference" not in topics:
+        return 0
+    rows = topics[(topics["metric"] == metric) & ~topics["is_reference"].astype(str).str.lower().eq("true")]
+    return int(rows["effect_vs_reference"].astype(float).notna().sum())
 
 
 def fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> list[str]:
