@@ -122,3 +122,28 @@ def test_display_tables_print_a_ranked_baseline_as_a_baseline(paths):
     for name in ("uncertainty_leaderboard", "uncertainty_topic"):
         roles = t[name].set_index("Model")["Role"]
         assert (roles["a"], roles["b"], roles["h"]) == ("baseline", "model", "human rater"), name
+
+
+def test_the_weights_concentration_is_also_given_over_the_pillars_present(paths, tmp_path):
+    """Renormalised over the pillars a cohort has, the Dirichlet around the published weights
+    has concentration 30 x (their share of the published weights), and each weight's standard
+    deviation is that of a Dirichlet of that concentration: the section prints the effective
+    one. With every pillar present the two are the same."""
+    nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
+    add_uncertainty(nums, paths, CONFIG, 300)
+    assert nums.entries["unc.weights.effective_concentration"]["value"] == pytest.approx(30.0)
+    from eibench.stats.weights import _weights_sd
+
+    published = np.array([0.24, 0.49, 0.27])
+    summary = json.loads(open(paths["weights_summary"]).read())
+    summary["weights_sd"] = _weights_sd(published, 30.0, np.array([False, True, True]))
+    no_tracking = dict(paths, weights_summary=str(tmp_path / "no_tracking.json"))
+    (tmp_path / "no_tracking.json").write_text(json.dumps(summary))
+    nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
+    add_uncertainty(nums, no_tracking, CONFIG, 300)
+    e = nums.entries
+    effective = e["unc.weights.effective_concentration"]["value"]
+    assert effective == pytest.approx(22.8) and e["unc.weights.effective_concentration"]["display"] == "22.8"
+    m = 0.49 / 0.76
+    assert e["unc.weights.sd_max"]["value"] == pytest.approx(np.sqrt(m * (1 - m) / (effective + 1)))
+    assert e["unc.weights.sd_min"]["value"] == pytest.approx(e["unc.weights.sd_max"]["value"])

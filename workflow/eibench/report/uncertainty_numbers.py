@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..metrics.composite import PILLAR_WEIGHTS
 from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_resampling"
@@ -112,6 +113,11 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
         add("runner_up", str(adjacent[adjacent["scheme"] == primary].sort_values("rank")["next_model"].iloc[0]))
 
     add("weights.concentration", float(summary["concentration"]), digits=0)
+    # Renormalised over the pillars present (those with a standard deviation), a Dirichlet of
+    # concentration c around the published weights is one of concentration c times their sum
+    # (eibench.stats.weights._weights_sd): what the redrawn weights of this cohort vary by.
+    present = sum(PILLAR_WEIGHTS[p] for p in summary["weights_sd"])
+    add("weights.effective_concentration", float(summary["concentration"]) * present, digits=1)
     add("weights.n_draws", int(summary["n_draws"]))
     sds = summary["weights_sd"].values()
     add("weights.sd_min", float(min(sds)), digits=2)
