@@ -113,12 +113,17 @@ class EsconvFormatError(ValueError):
         super().__init__(f"{file}: line {line}: field {field}: {problem}. Fix: {fix}")
 
 
+#: The scale of ESConv's emotion intensities (initial and final), which ``rescale_intensity``
+#: maps onto the PANAS item range 1..7.
+INTENSITY_LOW, INTENSITY_HIGH = 1, 5
+
+
 def rescale_intensity(value: int) -> float:
     """An ESConv intensity 1..5 on the PANAS item range 1..7 (linear: 1 -> 1, 3 -> 4, 5 -> 7),
     so that a change is the same share of the range on both scales."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
+    if isinstance(value, bool) or not isinstance(value, int) or not INTENSITY_LOW <= value <= INTENSITY_HIGH:
         raise ValueError(f"an ESConv intensity is an integer 1..5, got {value!r}")
-    return 1 + (value - 1) * 1.5
+    return 1 + (value - INTENSITY_LOW) * 6 / (INTENSITY_HIGH - INTENSITY_LOW)
 
 
 def _rating(value: Any) -> int | None:

@@ -11,8 +11,14 @@ from typing import Any
 import pandas as pd
 
 from .. import instrument
-from ..metrics.reference import mean_drop_reference
-from ..public.esconv import POST_CHAT_RATINGS, PROBLEM_TYPE_CATEGORY, STRATEGY_QUESTION
+from ..metrics.reference import ITEM_HIGH, ITEM_LOW, mean_drop_reference
+from ..public.esconv import (
+    INTENSITY_HIGH,
+    INTENSITY_LOW,
+    POST_CHAT_RATINGS,
+    PROBLEM_TYPE_CATEGORY,
+    STRATEGY_QUESTION,
+)
 from .numbers import Numbers
 
 RULE = "esconv_cohort"
@@ -77,7 +83,9 @@ def add_mean_drop_reference(nums: Numbers, panas_items: pd.DataFrame, compared: 
 
     Entries: the conversations with a pre- and post-chat value (``n_pairs``) and those in which
     every such value went down (``n_down``), the drop averaged over the conversations (item points,
-    each conversation's leave-one-out drop), the reference's mean score over the conversations
+    each conversation's leave-one-out drop: ``mean_drop`` on the rescaled PANAS item range
+    ``item_scale``, ``mean_drop_intensity`` on ESConv's own intensity scale ``intensity_scale``,
+    onto which the adapter rescaled it linearly), the reference's mean score over the conversations
     with a score and their number, and the best compared model by that metric with its value
     (left out when no compared model has one)."""
     reference = mean_drop_reference(panas_items)
@@ -88,7 +96,11 @@ def add_mean_drop_reference(nums: Numbers, panas_items: pd.DataFrame, compared: 
     scored = reference["score"].dropna()
     add("n_pairs", int(len(reference)))
     add("n_down", int((reference["n_down"] == reference["n_items"]).sum()))
-    add("mean_drop", float(reference["mean_drop"].mean()) if len(reference) else float("nan"), digits=2)
+    mean_drop = float(reference["mean_drop"].mean()) if len(reference) else float("nan")
+    add("mean_drop", mean_drop, digits=2)
+    add("item_scale", f"{ITEM_LOW:g}..{ITEM_HIGH:g}")
+    add("mean_drop_intensity", mean_drop * (INTENSITY_HIGH - INTENSITY_LOW) / (ITEM_HIGH - ITEM_LOW), digits=2)
+    add("intensity_scale", f"{INTENSITY_LOW}..{INTENSITY_HIGH}")
     add("score", float(scored.mean()) if len(scored) else float("nan"), digits=3)
     add("n_scored", int(len(scored)))
     values = compared.set_index("em_model")[REFERENCE_METRIC].dropna() if REFERENCE_METRIC in compared else None
