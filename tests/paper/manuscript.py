@@ -299,8 +299,9 @@ def n_table_figures(src: str) -> int:
     return _unconditional(src, r"#figure\(\s*table\(") + _unconditional(src, r"#csv-table\(")
 
 
-#: The accessors of paper/main.typ that print or read one entry of numbers.json by its key.
-KEY_CALL = re.compile(r'\b(?:n|nraw|ci|N\.at)\("([^"]+)"\)')
+#: The accessors of paper/main.typ that print or read one entry of numbers.json by its key (the
+#: agreement helpers of paper/numbers.typ, count and agree, take the key first, then the words).
+KEY_CALL = re.compile(r'\b(?:n|nraw|ci|N\.at|count|agree)\("([^"]+)"[,)]')
 
 
 def unconditional_keys(src: str) -> set[str]:

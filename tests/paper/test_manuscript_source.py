@@ -97,6 +97,6 @@ def test_the_manuscript_has_sections_figures_and_tables():
 def test_keys_inside_conditional_blocks_are_not_unconditional():
     src = (
         'We have #n("a") and #ci("b").\n#if N.at("c").value [#n("d")] else if x [#nraw("e")] else [#n("f")]\n'
-        '#for r in rows [#n("g")]\nEnd #n("h").'
+        '#for r in rows [#n("g")]\nEnd #n("h"), #count("i", [claim], [claims]) #agree("j", [is], [are]).'
     )
-    assert unconditional_keys(src) == {"a", "b", "c", "h"}
+    assert unconditional_keys(src) == {"a", "b", "c", "h", "i", "j"}

@@ -1,0 +1,50 @@
+"""Grammatical number after a printed count: paper/numbers.typ's `count` prints a count with its
+noun in the singular for one and in the plural otherwise, and `agree` picks a verb (or noun) to
+match; both leave the <number> record of the count for the reader test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import typst
+
+from ..conftest import REPO
+from .manuscript import pdf_text
+
+SNIPPET = """#import "/paper/numbers.typ": count, agree, n
+Of #count("k", [exploratory claim], [exploratory claims]), #n("s") #agree("s", [is], [are]) supported.
+"""
+
+
+def _printed(tmp_path: Path, k, s) -> tuple[str, list[dict]]:
+    (tmp_path / "paper").mkdir(exist_ok=True)
+    (tmp_path / "results" / "paper").mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "paper" / "numbers.typ", tmp_path / "paper")
+    entries = {key: {"value": v, "display": "–" if v is None else str(v)} for key, v in (("k", k), ("s", s))}
+    (tmp_path / "results" / "paper" / "numbers.json").write_text(json.dumps({"meta": {}, "entries": entries}))
+    source = tmp_path / "paper" / "snippet.typ"
+    source.write_text(SNIPPET, encoding="utf-8")
+    text = " ".join(pdf_text(typst.compile(str(source), root=str(tmp_path))).split())
+    records = json.loads(typst.query(str(source), "<number>", root=str(tmp_path)))
+    return text, [r["value"] for r in records]
+
+
+@pytest.mark.parametrize(
+    "k, s, sentence",
+    [
+        (1, 1, "Of 1 exploratory claim, 1 is supported."),
+        (2, 1, "Of 2 exploratory claims, 1 is supported."),
+        (2, 2, "Of 2 exploratory claims, 2 are supported."),
+        (3, 0, "Of 3 exploratory claims, 0 are supported."),
+        (None, None, "Of – exploratory claims, – are supported."),  # no value: the plural
+    ],
+)
+def test_a_count_and_its_verb_agree_in_number(tmp_path, k, s, sentence):
+    text, records = _printed(tmp_path, k, s)
+    assert text == sentence
+    # count prints its number with n, so the reader test still finds it
+    assert [r["key"] for r in records] == ["k", "s"]
+
