@@ -48,3 +48,36 @@ def test_a_count_and_its_verb_agree_in_number(tmp_path, k, s, sentence):
     # count prints its number with n, so the reader test still finds it
     assert [r["key"] for r in records] == ["k", "s"]
 
+
+@pytest.mark.workflow
+def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
+    """The small run has one human rater and one tested coverage; with more of its counts edited
+    to one, each sentence that prints them speaks of one (small run, numbers edited)."""
+    from .test_claim_wording import _compiled, _set
+    from .test_reader import Reader
+
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    for phrase in ("The 1 simulated human rater is listed apart and not ranked: it answers", "1 tested coverage is"):
+        assert built.shows(phrase), phrase
+
+    def ones(entries: dict) -> None:
+        for key in (
+            "claims.n_exploratory",
+            "claims.exploratory.supported",
+            "unc.weights.n_ever_first_around",
+            "profiles.n_flips",
+            "unc.two_stage.n_adjacent_separated",
+            "n_strict_moved",
+        ):
+            _set(entries, key, 1)
+        _set(entries, "strict_changes_ranking", True, display="yes")
+
+    reader = _compiled(small_run, ones, tmp_path)
+    for phrase in (
+        "of 1 exploratory claim, 1 is supported",
+        "and 1 simulated model is ever first",
+        "1 pair of simulated models changes order",
+        "Under the primary scheme 1 of the 2 adjacent pairs of simulated models is separated",
+        "Under the strict rule set 1 simulated model changes rank",
+    ):
+        assert reader.shows(phrase), phrase

@@ -216,7 +216,10 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     if differ:
         assert reader.shows(f"({', '.join(differ)}; Table")
     held = len(claims) - len(untestable) - len(differ)
-    assert reader.shows(f"the verdicts of the other {held}, the same under both schemes, hold for these conversations")
+    verdicts, hold = ("verdict", "holds") if held == 1 else ("verdicts", "hold")  # one held on mood_only
+    assert reader.shows(
+        f"the {verdicts} of the other {held}, the same under both schemes, {hold} for these conversations"
+    )
     assert not reader.shows("the other claims' verdicts hold")
     if name == "mood_only":
         assert not reader.shows("the hardest topic by point estimate is")
