@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from eibench.report import board_numbers as bn
-from eibench.report.numbers import Numbers
+from eibench.report.numbers import Numbers, plural
 from eibench.workflow_paths import rule_scripts
 
 SCRIPTS = {r: f"workflow/scripts/{r}.py" for r in ("aggregate_scores", "paper_numbers", "score_model")}
@@ -255,6 +255,24 @@ def test_a_profile_without_traits_records_no_diagnosis():
     counts = [nums.entries[k]["value"] for k in ("n_gold_tags", "n_tags_outside_panas", "n_intensities_clamped")]
     assert counts == [3, 1, 2]
     assert nums.entries["n_provider_simulated"]["value"] == 1
+
+
+def test_a_count_of_one_takes_the_singular():
+    """The words after a count agree with it: the singular for one, the plural otherwise (zero
+    included), in a block's heading and in the annotation gaps of a one-conversation cohort."""
+    assert [plural(k, "turn", "turns") for k in (0, 1, 2)] == ["turns", "turn", "turns"]
+    assert (
+        bn.block_label("human", pd.Series(["human"]), pd.Series([1])) == "Human raters, not ranked: 1 conversation each"
+    )
+    assert bn.block_label("human", pd.Series(["human"] * 2), pd.Series([1, 3])).endswith(": 1–3 conversations each")
+    conv = pd.DataFrame({"conversation_id": ["c1"]})
+    turns = pd.DataFrame({"n_binary": [2, 0], "n_pairwise": [1, 1]})
+    panas = pd.DataFrame({"conversation_id": ["c1"], "phase": ["pre"], "positive": [30.0], "negative": [12.0]})
+    gaps = bn.partial_annotations(conv, turns, conv, conv, panas)
+    assert gaps == [
+        "1 of the 1 conversation has PANAS totals on one side of the chat only",
+        "1 of the 2 turns has no behaviour judgements",
+    ]
 
 
 def test_annotations_missing_in_some_conversations_are_counted_kind_by_kind():

@@ -97,10 +97,11 @@ def test_statement_entries_and_labels():
         {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT},
         {"python": "3.11.7", "pandas": "3.1.1"},
         "d" * 64,
-        {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)},
+        {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64), "one/default": (1, "c" * 64)},
         "snakemake --cores 8",
     )
     by_key = {r["key"]: r for r in rows}
+    assert by_key["repro.input.one/default.sha256"]["item"] == "Predictions one/default (1 file)"
     assert by_key["repro.git"]["value"] == NOT_A_CHECKOUT
     assert by_key["repro.git_dirty"]["value"] is False
     assert by_key["repro.version.python"]["item"] == "Python"
@@ -113,7 +114,7 @@ def test_statement_entries_and_labels():
         {"commit": None, "dirty": None, "why": NOT_A_CHECKOUT},
         {"python": "3.11.7", "pandas": "3.1.1"},
         "d" * 64,
-        {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64)},
+        {"cohort": (20, "a" * 64), "sim-01/default": (20, "b" * 64), "one/default": (1, "c" * 64)},
         "snakemake --cores 8",
     )
 

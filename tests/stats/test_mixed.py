@@ -141,6 +141,9 @@ def test_mixed_model_counts_tell_failed_fits_from_designs_without_the_term():
     assert mixed_model_failures(notes) == "1 did not converge and 1 boundary fit"
     none = fit_notes(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     assert mixed_model_counts(none)["n_fits"] == 0 and mixed_model_failures(none) == "none"
+    # a kind that is a noun takes the plural after a count above one
+    several = ["singular fit (x)"] * 4 + ["did not converge (y)"] * 2 + ["boundary fit (z)"]
+    assert mixed_model_failures(several) == "2 did not converge, 4 singular fits and 1 boundary fit"
 
 
 def test_topic_contrasts_are_counted_only_where_the_fit_gave_them():

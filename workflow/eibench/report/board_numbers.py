@@ -21,7 +21,7 @@ from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..release.tidy import diagnosis_recorded
 from .cohort_numbers import joined
 from .leaderboard import APART
-from .numbers import Numbers, fmt
+from .numbers import Numbers, fmt, plural
 
 INGEST, AGG, OWN = "ingest_conversations", "aggregate_scores", "paper_numbers"
 
@@ -132,10 +132,10 @@ def annotation_gaps(
 ) -> list[tuple[str, str]]:
     """The kinds of annotation that some conversations (or turns) of the cohort have and others
     lack, each as its key (one of :data:`GAP_DEFAULTS`) and '<k> of the <n> conversations have no <kind>'
-    (or turns; 'has' for one): what the parity rules fill with the public scorer's defaults
-    (:data:`GAP_DEFAULTS`). ``panas`` is the gold panas_totals table: a conversation with totals
-    before the chat and none after it, or the reverse, has a gap (with none on either side it is
-    left out of the PANAS scores, not filled). A kind no conversation has is absent
+    (or turns; 'has' for one, the singular for a total of one): what the parity rules fill with
+    the public scorer's defaults (:data:`GAP_DEFAULTS`). ``panas`` is the gold panas_totals
+    table: a conversation with totals before the chat and none after it, or the reverse, has a
+    gap (with none on either side it is left out of the PANAS scores, not filled). A kind no conversation has is absent
     (``availability``), not partial, and is left out here; so are mood tags (a turn without a
     mood shift is an annotation, not a gap), the PANAS items and the post-chat ratings (never
     given a default)."""
@@ -147,23 +147,23 @@ def annotation_gaps(
         return len(conversations_without(conv, table))
 
     n_conv, n_turns = len(conv), len(turns)
-    # (key, unit, of how many, how many lack it, what they have, whether all lacking it is an absent kind)
+    # (key, unit (singular), of how many, how many lack it, what they have, whether all lacking it is an absent kind)
     gaps = (
-        ("survey", "conversations", n_conv, without(survey), "no post-chat survey answers", True),
+        ("survey", "conversation", n_conv, without(survey), "no post-chat survey answers", True),
         (
             "panas_one_side",
-            "conversations",
+            "conversation",
             n_conv,
             int(one_side.sum()),
             "PANAS totals on one side of the chat only",
             False,
         ),
-        ("four_branch", "conversations", n_conv, without(four_branch), "no four-branch ratings", True),
-        ("binary", "turns", n_turns, int((turns["n_binary"] == 0).sum()), "no behaviour judgements", True),
-        ("pairwise", "turns", n_turns, int((turns["n_pairwise"] == 0).sum()), "no pairwise comparisons", True),
+        ("four_branch", "conversation", n_conv, without(four_branch), "no four-branch ratings", True),
+        ("binary", "turn", n_turns, int((turns["n_binary"] == 0).sum()), "no behaviour judgements", True),
+        ("pairwise", "turn", n_turns, int((turns["n_pairwise"] == 0).sum()), "no pairwise comparisons", True),
     )
     return [
-        (key, f"{k} of the {n} {unit} {'has' if k == 1 else 'have'} {what}")
+        (key, f"{k} of the {n} {plural(n, unit, unit + 's')} {plural(k, 'has', 'have')} {what}")
         for key, unit, n, k, what, all_is_absent in gaps
         if k > 0 and not (all_is_absent and k == n)
     ]
@@ -412,7 +412,8 @@ def _n_range(n: pd.Series) -> str:
 def block_label(block: str, roles: pd.Series, n: pd.Series) -> str:
     """The printed heading of a block, with its rows' number of conversations (one value, or
     the range when the rows differ), e.g. 'Human raters, not ranked: 30 conversations each'."""
-    each = f"{_n_range(n)} conversations each"
+    # the singular only for the one value 1 (a range ends above one)
+    each = f"{_n_range(n)} {plural(int(n.max()), 'conversation', 'conversations')} each"
     if block == "ranked":
         kinds = set(roles)
         name = "Models" if kinds == {"model"} else "Baselines" if kinds == {"baseline"} else "Models and baselines"

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..metrics.composite import PILLAR_WEIGHTS
 from ..metrics.registry import BY_NAME
-from .numbers import Numbers
+from .numbers import Numbers, plural
 
 RULE, AGG = "paper_numbers", "aggregate_scores"
 
@@ -35,7 +35,7 @@ def models_described(counts: Mapping[str, int]) -> str:
     """The models of a run in words, e.g. '11 simulated models, 3 offline baselines and 3
     simulated human raters' (kinds in ``KIND_WORDS`` order, kinds with none left out; 'no model'
     when there is none)."""
-    parts = [f"{counts[k]} {KIND_WORDS[k][counts[k] != 1]}" for k in KIND_WORDS if counts.get(k, 0)]
+    parts = [f"{counts[k]} {plural(counts[k], *KIND_WORDS[k])}" for k in KIND_WORDS if counts.get(k, 0)]
     return joined(parts) or "no model"
 
 

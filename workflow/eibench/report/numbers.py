@@ -22,6 +22,12 @@ def fmt(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def plural(count: int, one: str, many: str) -> str:
+    """The word that agrees with a printed ``count``: ``one`` for 1, ``many`` otherwise (0
+    included), a noun or a verb, e.g. f"{k} {plural(k, 'conversation', 'conversations')}"."""
+    return one if count == 1 else many
+
+
 def table_percent(share: float, digits: int = 2) -> float:
     """A share in % as a table prints it with ``digits`` decimals (:func:`fmt`), so that a
     sentence's percentage rounds as the table does: 0.925 is printed 0.93, so 93 %, where

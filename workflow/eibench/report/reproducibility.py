@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from ..checksums import sha256_of
-from .numbers import Numbers
+from .numbers import Numbers, plural
 
 #: The packages whose versions the statement prints (distribution names), in this order.
 KEY_PACKAGES = (
@@ -214,7 +214,8 @@ def statement(
         )
     for label, (n, digest) in inputs.items():
         rows.append({"key": f"repro.input.{label}.n_files", "item": None, "value": int(n)})
-        item = f"Conversation files ({n})" if label == "cohort" else f"Predictions {label} ({n} files)"
+        files = f"{n} {plural(int(n), 'file', 'files')}"
+        item = f"Conversation files ({n})" if label == "cohort" else f"Predictions {label} ({files})"
         rows.append({"key": f"repro.input.{label}.sha256", "item": item, "value": digest})
     return rows
 

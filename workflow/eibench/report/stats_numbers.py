@@ -19,7 +19,7 @@ from ..stats.mixed import FIT_FAILURES, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
 from .cohort_numbers import joined
 from .coverage import add_recovery
-from .numbers import Numbers, fmt, fmt_interval, fmt_p
+from .numbers import Numbers, fmt, fmt_interval, fmt_p, plural
 
 #: How the paper names the kinds of claim the simulation has no test for.
 KIND_WORDS = {"turn_flat": "flat drift", "profile_flips": "profile flips"}
@@ -394,11 +394,15 @@ def mixed_model_counts(notes: list[str]) -> dict[str, int]:
     return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
 
 
+#: The plural of a kind of failed fit (``mixed.FIT_FAILURES``) that is a noun, after a count above one.
+FIT_FAILURE_PLURALS = {"singular fit": "singular fits", "boundary fit": "boundary fits"}
+
+
 def mixed_model_failures(notes: list[str]) -> str:
     """The failed fits of ``notes`` (``fit_notes``) by kind (``mixed.FIT_FAILURES`` order), e.g.
-    '5 did not converge and 2 singular fit'; 'none' without a failed fit."""
+    '5 did not converge and 2 singular fits'; 'none' without a failed fit."""
     counts = [(sum(x.startswith(kind) for x in notes), kind) for kind in FIT_FAILURES]
-    return joined([f"{k} {kind}" for k, kind in counts if k]) or "none"
+    return joined([f"{k} {plural(k, kind, FIT_FAILURE_PLURALS.get(kind, kind))}" for k, kind in counts if k]) or "none"
 
 
 def _read_optional(path: str) -> pd.DataFrame:
