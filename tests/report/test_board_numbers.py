@@ -345,8 +345,8 @@ def test_gap_defaults_name_only_the_defaults_of_the_cohorts_gaps_that_fired():
     )
     out = bn.gap_defaults(["survey", "panas_one_side"], rules, models, "default", scores, {"survey": ["c1"]})
     assert out == [
-        "a conversation without a post-chat survey is scored against empty answers, which gives these "
-        "conversations a post-chat survey score of 0.25 for every compared model",
+        "a conversation without a post-chat survey is scored against empty answers, which gives this "
+        "conversation a post-chat survey score of 0.25 for every compared model",
         "a PANAS total missing on one side of the chat is taken as 40",
         "a conversation whose baseline-adjusted PANAS score is undefined gets the composite's PANAS part 0.5",
     ]
@@ -358,8 +358,10 @@ def test_gap_defaults_name_only_the_defaults_of_the_cohorts_gaps_that_fired():
         "a turn without comparisons has pairwise accuracy one"
     ]
     # scores that differ give their range
-    two = bn.gap_defaults(["survey"], rules, models, "default", scores, {"survey": ["c2"]})
-    assert two[0].endswith("a post-chat survey score between 0.40 and 0.90 over the compared models")
+    two = bn.gap_defaults(["survey"], rules, models, "default", scores, {"survey": ["c1", "c2"]})
+    assert two[0].endswith(
+        "which gives these conversations a post-chat survey score between 0.25 and 0.90 over the compared models"
+    )
     nums = Numbers(scripts=SCRIPTS)
     bn.add_gap_defaults(nums, out)
     assert nums.entries["partial.n_defaults"]["value"] == 3

@@ -230,7 +230,8 @@ def gap_defaults(
                 ]
                 value = _score_range(chosen[column])
                 label = SCORE_LABELS.get(column, column)
-                words = f"{words}, which gives these conversations a {label} {value}" if value else words
+                these = plural(len(ids), "this conversation", "these conversations")
+                words = f"{words}, which gives {these} a {label} {value}" if value else words
             out.append(words)
     return out
 
