@@ -322,6 +322,9 @@ def test_rank_independence_uses_only_pairs_within_the_claimed_metrics():
     assert _verdict(claim, _results(rank_pairs=pairs))["verdict"] == "supported"
     assert out["estimate"] == pytest.approx(np.median([0.05, 0.1, 0.6]))
     assert "2 of 3 metric pairs shown independent" in out["detail"]
+    # A claim of two metrics has one pair: the noun agrees with it.
+    two = _claim("rank_independence", metrics=["emotion_f1", "pairwise_acc"], margin=0.3)
+    assert "1 of 1 metric pair shown independent" in claim_result(two, _results(rank_pairs=pairs))["detail"]
 
 
 @pytest.mark.parametrize(

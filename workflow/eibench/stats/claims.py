@@ -69,6 +69,11 @@ def partial_conjunction(pvalues: list[float] | np.ndarray, u: int) -> float:
     return float(min(1.0, (len(p) - u + 1) * p[u - 1]))
 
 
+def _noun(n: int, one: str) -> str:
+    """``one`` after a count of 1, its plural (``one`` + "s") after any other count."""
+    return one if n == 1 else one + "s"
+
+
 def _majority(n: int) -> int:
     """More than half of n."""
     return n // 2 + 1
@@ -117,7 +122,7 @@ def claim_result(
             predicted_sign=None,
             refuted=share_related > 0.5,
             scope=scope,
-            detail=f"{int(independent.sum())} of {n} metric pairs shown independent "
+            detail=f"{int(independent.sum())} of {n} metric {_noun(n, 'pair')} shown independent "
             f"(|tau| < {margin} with 90% confidence), {int(related.sum())} related; "
             f"partial-conjunction p over the pairs' equivalence tests{untested}",
         )
@@ -228,7 +233,7 @@ def claim_result(
             p_value=partial_conjunction(per_model, _majority(len(t))),
             predicted_sign=None,
             refuted=opposite >= 0.5,
-            detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} models (Holm); "
+            detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} {_noun(len(t), 'model')} (Holm); "
             f"partial-conjunction p over the models",
         )
         return out
