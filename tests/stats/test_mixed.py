@@ -28,12 +28,15 @@ def test_balanced_design_equals_the_t_test_on_participant_means(seed):
     means = frame.groupby("participant")["y"].mean().to_numpy()
     group = frame.groupby("participant")["diagnosed"].first().to_numpy() == 1
     difference = means[group].mean() - means[~group].mean()
-    t = stats.ttest_ind(means[group], means[~group]).statistic
+    test = stats.ttest_ind(means[group], means[~group])
     assert c.reason == ""
     assert c.estimate == pytest.approx(difference, rel=1e-6)
-    assert c.se == pytest.approx(difference / t, rel=1e-4)
-    assert (c.lo, c.hi) == pytest.approx((c.estimate - 1.959964 * c.se, c.estimate + 1.959964 * c.se), rel=1e-6)
-    assert c.p_value == pytest.approx(2 * stats.norm.sf(abs(c.estimate / c.se)), rel=1e-4)  # Wald: normal
+    assert c.se == pytest.approx(difference / test.statistic, rel=1e-4)
+    # ... and the interval and p-value those of the t-test too: t on the between-participant
+    # degrees of freedom (participants - 2), not the normal reference, which is liberal here.
+    q = stats.t.ppf(0.975, n_people - 2)
+    assert (c.lo, c.hi) == pytest.approx((c.estimate - q * c.se, c.estimate + q * c.se), rel=1e-6)
+    assert c.p_value == pytest.approx(test.pvalue, rel=1e-3)
 
 
 def test_fewer_than_two_participants_is_a_recorded_reason():

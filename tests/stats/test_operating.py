@@ -97,7 +97,10 @@ def test_a_study_is_judged_by_the_claims_own_rule_and_family():
     ranks = lambda: [np.random.default_rng(100 + s) for s in range(4)]  # noqa: E731
     one = op.simulate_verdicts(PLANTED, keep, rngs(), ranks(), weights, 0.05, design, chunk=1)
     four = op.simulate_verdicts(PLANTED, keep, rngs(), ranks(), weights, 0.05, design, chunk=4)
-    pd.testing.assert_frame_equal(one, four)
+    # Equal but for the REML fits: reml.fit_many's golden-section search stops when every study
+    # of a chunk is within 1e-9 in log gamma, so an interval moves by about 1e-8 with the chunk
+    # (relative to a bound near 0, more than assert_frame_equal's default rtol).
+    pd.testing.assert_frame_equal(one, four, atol=1e-6)
     # Holm over the headline claims with a p-value: the adjusted p is at least the raw one.
     assert (one["p_adjusted"].dropna() >= 0).all()
 

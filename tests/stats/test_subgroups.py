@@ -169,8 +169,10 @@ def test_mixed_model_fields():
     study, conv, fit = _emotion_diagnosis_fit(0.0, 42)
     assert fit["n_conversations"] == int(np.isfinite(conv).sum())
     assert fit["n_participants"] == len(np.unique(study.participant))
-    assert fit["hi"] - fit["estimate"] == pytest.approx(1.959964 * fit["se"])
-    assert fit["estimate"] - fit["lo"] == pytest.approx(1.959964 * fit["se"])
+    # The diagnosis is a participant-level term: t on the participants minus 2 degrees of freedom.
+    q = stats.t.ppf(0.975, fit["n_participants"] - 2)
+    assert fit["hi"] - fit["estimate"] == pytest.approx(q * fit["se"])
+    assert fit["estimate"] - fit["lo"] == pytest.approx(q * fit["se"])
     assert fit["standardised"] == pytest.approx(fit["estimate"] / np.nanstd(conv, ddof=1))
     assert 0 <= fit["p_value"] <= 1
 

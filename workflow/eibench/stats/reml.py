@@ -9,9 +9,13 @@ evaluation of the REML criterion costs O(G p^2 + p^3) per outcome whatever N, an
 over log gamma is found by a grid search over [1e-8, 1e4] refined by golden-section search to
 about 1e-9 in log gamma.
 
-The Wald standard errors are sigma^2 (X' V^-1 X)^-1 at the REML estimate (the fixed-effect block
+The standard errors are sigma^2 (X' V^-1 X)^-1 at the REML estimate (the fixed-effect block
 of the inverse information; statsmodels inverts the observed Hessian of all parameters, so its
 standard errors differ in the fourth or fifth significant digit, see tests/stats/test_reml.py).
+The interval and p-value use Student's t with the between-within degrees of freedom
+(``between_within_df``, as mixed.fit): for a term constant within every group (the diagnosis,
+a property of the participant) the number of groups minus the between-group columns, 9 with 11
+participants, where the normal reference covers about 92% instead of 95%.
 A fit whose gamma is at most ``mixed.BOUNDARY_RATIO`` is a boundary fit, reported as NaN, as
 mixed.fit does; statsmodels' own non-convergences do not occur (there is no iterative optimiser
 to fail), so a simulated study can have an estimate where statsmodels reported none.
@@ -46,12 +50,36 @@ def _criterion(theta: np.ndarray, n_g: np.ndarray, xtx, sx, xty, sy, yty, dof):
     return np.where(ok, value, np.inf), beta, q, a_safe
 
 
+def between_within_df(X: np.ndarray, groups: np.ndarray, term: int) -> int:
+    """The between-within degrees of freedom (Schluchter and Elashoff 1990; SAS DDFM=BW) of
+    column ``term`` of the fixed-effects design ``X`` [N, p] of a random-intercept model with a
+    code per row in ``groups``: for a column constant within every group (a property of the
+    group, e.g. a participant's diagnosis), the number of groups minus the rank of the
+    between-group columns (those constant within every group, the intercept among them); for a
+    column that varies within a group, N minus the number of groups minus the rank of the
+    within-group columns. At least 1."""
+    X = np.asarray(X, float)
+    _, code = np.unique(groups, return_inverse=True)
+    G = int(code.max()) + 1 if len(code) else 0
+    n_g = np.bincount(code, minlength=G)
+    means = np.stack(
+        [np.bincount(code, weights=X[:, j], minlength=G) / np.maximum(n_g, 1) for j in range(X.shape[1])], 1
+    )
+    between = np.all(np.isclose(X, means[code], rtol=1e-12, atol=1e-12), axis=0)
+    if between[term]:
+        df = G - np.linalg.matrix_rank(X[:, between]) if between.any() else G
+    else:
+        df = len(X) - G - (np.linalg.matrix_rank(X[:, ~between]) if (~between).any() else 0)
+    return int(max(1, df))
+
+
 def fit_many(X: np.ndarray, groups: np.ndarray, Y: np.ndarray, term: int, level: float = 0.95) -> dict[str, np.ndarray]:
     """REML fits of every row of ``Y`` [S, N]: the coefficient of column ``term`` of ``X``
-    [N, p] with its standard error, Wald interval at ``level`` (normal quantiles) and two-sided
-    p-value, and gamma (random-intercept variance / residual variance). ``groups``: a code per
-    row of X (any integers). NaN coefficients where the fit is on the boundary (gamma at most
-    BOUNDARY_RATIO), where X has fewer than two groups or is rank-deficient."""
+    [N, p] with its standard error, Wald interval at ``level`` and two-sided p-value (Student's t
+    with ``between_within_df`` degrees of freedom), and gamma (random-intercept variance /
+    residual variance). ``groups``: a code per row of X (any integers). NaN coefficients where
+    the fit is on the boundary (gamma at most BOUNDARY_RATIO), where X has fewer than two groups
+    or is rank-deficient."""
     X = np.asarray(X, float)
     Y = np.atleast_2d(np.asarray(Y, float))
     S, (N, p) = Y.shape[0], X.shape
@@ -96,13 +124,14 @@ def fit_many(X: np.ndarray, groups: np.ndarray, Y: np.ndarray, term: int, level:
     se = np.sqrt(cov[:, term, term])
     est = beta[:, term]
     bad = ~np.isfinite(value) | (gamma <= BOUNDARY_RATIO) | ~np.isfinite(se)
-    z = stats.norm.ppf(0.5 + level / 2)
+    df = between_within_df(X, groups, term)
+    q = stats.t.ppf(0.5 + level / 2, df)
     out = {
         "estimate": est,
         "se": se,
-        "lo": est - z * se,
-        "hi": est + z * se,
-        "p_value": 2 * stats.norm.sf(np.abs(est / se)),
+        "lo": est - q * se,
+        "hi": est + q * se,
+        "p_value": 2 * stats.t.sf(np.abs(est / se), df),
         "gamma": gamma,
     }
     return {k: (v if k == "gamma" else np.where(bad, np.nan, v)) for k, v in out.items()}
