@@ -51,13 +51,15 @@ def test_a_count_and_its_verb_agree_in_number(tmp_path, k, s, sentence):
 
 @pytest.mark.workflow
 def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
-    """The small run has one human rater and one tested coverage; with more of its counts edited
-    to one, each sentence that prints them speaks of one (small run, numbers edited)."""
+    """The small run has one human rater and one tested coverage (over too few simulated studies
+    for the paper to test it: sim.coverage_too_few, edited to False to print the sentence); with
+    more of its counts edited to one, each sentence that prints them speaks of one (small run,
+    numbers edited)."""
     from .test_claim_wording import _compiled, _set
     from .test_reader import Reader
 
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
-    for phrase in ("The 1 simulated human rater is listed apart and not ranked: it answers", "1 tested coverage is"):
+    for phrase in ("The 1 simulated human rater is listed apart and not ranked: it answers",):
         assert built.shows(phrase), phrase
 
     def ones(entries: dict) -> None:
@@ -71,10 +73,12 @@ def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
         ):
             _set(entries, key, 1)
         _set(entries, "strict_changes_ranking", True, display="yes")
+        _set(entries, "sim.coverage_too_few", False, display="no")
 
     reader = _compiled(small_run, ones, tmp_path)
     for phrase in (
         "of 1 exploratory claim, 1 is supported",
+        "1 tested coverage is",
         "and 1 simulated model is ever first",
         "1 pair of simulated models changes order",
         "Under the primary scheme 1 of the 2 adjacent pairs of simulated models is separated",

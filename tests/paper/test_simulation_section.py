@@ -34,3 +34,21 @@ def test_the_section_names_the_claims_the_simulation_has_no_test_for():
     section = _section()
     assert '#n("sim.no_test")' in section
     assert 'N.at("sim.n_no_test")' in section
+
+
+def test_too_few_simulated_studies_get_no_pass_or_fail():
+    """Over 8 simulated studies the binomial band of 0.05 reaches 0.25: the section says the run
+    has too few studies to check the rates and coverages, and the abstract leaves the check out."""
+    section = _section()
+    assert 'N.at("sim.null_too_few")' in section and 'N.at("sim.coverage_too_few")' in section
+    src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
+    abstract = src[: src.index("= Introduction")]
+    check = abstract.index("significantly below nominal")
+    assert abstract.rindex('N.at("sim.coverage_too_few")', 0, check) > abstract.rindex("leader-separation", 0, check)
+
+
+def test_tests_over_different_counts_of_studies_are_not_said_to_share_one_count():
+    """The mixed model of a cohort can run in fewer studies (158 of 200), with its own band."""
+    section = _section()
+    assert '#n("sim.min_null") to #n("sim.n_null")' in section
+    assert "its own binomial 95% band" in section

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from eibench.report.coverage import add_coverage
+from eibench.report.coverage import add_coverage, too_few_studies
 from eibench.report.numbers import Numbers
+from eibench.report.stats_numbers import add_null_rates
 from eibench.stats.simulation import coverage_test
-from scipy.stats import binomtest
+from scipy.stats import binom, binomtest
 
 
 def test_coverage_of_0_91_over_200_studies_is_significantly_below_0_95():
@@ -21,6 +22,7 @@ def test_add_coverage_names_what_is_below_above_and_untested():
         {
             "effect": ["diagnosis", "drift", "romantic", "human", "power"],
             "coverage": [0.91, 0.95, 0.995, 0.9336363636, float("nan")],
+            "n_simulations": [200, 200, 200, 200, 200],
         }
     )
     counts = {"diagnosis": 182, "drift": 190, "romantic": 199}
@@ -35,6 +37,69 @@ def test_add_coverage_names_what_is_below_above_and_untested():
     assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91.0 %, binomial p 0.014)")
     assert e["sim.n_coverage_above"] == 1 and e["sim.coverage_above"].startswith("romantic")
     assert e["sim.coverage_untested"] == "human"
+    assert e["sim.coverage_too_few"] is False  # 200 studies can check a coverage
+
+
+def test_too_few_studies_when_the_band_reaches_beyond_twice_the_level():
+    """Over 8 studies the binomial 95% band of 0.05 reaches 0.25 (five times the level), and a
+    coverage test can flag only 5 of 8 or fewer: too few to check. Over 100 it reaches 0.10."""
+    assert too_few_studies(8, 0.05) and too_few_studies(50, 0.05) and too_few_studies(0, 0.05)
+    assert not too_few_studies(100, 0.05) and not too_few_studies(158, 0.05) and not too_few_studies(200, 0.05)
+
+
+def test_add_coverage_says_when_too_few_studies_test_a_coverage():
+    planted = pd.DataFrame(
+        {
+            "effect": ["drift", "human"],
+            "coverage": [1.0, 0.79],
+            "coverage_p": [coverage_test(8, 8)["coverage_p"], float("nan")],
+            "n_simulations": [8, 8],
+        }
+    )
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    add_coverage(nums, planted)
+    assert nums.entries["sim.coverage_too_few"]["value"] is True
+
+
+def _null(rows: list[tuple[str, int, float]]) -> pd.DataFrame:
+    """A null-rates table as rule stats_simulation_summary writes it (stats.simulation.summarise_null)."""
+    records = []
+    for test, n, rate in rows:
+        lo, hi = (binom.ppf(0.025, n, 0.05) / n, binom.ppf(0.975, n, 0.05) / n) if n else (float("nan"),) * 2
+        records.append(
+            {
+                "test": test,
+                "n_simulations": n,
+                "false_positive_rate": rate if n else float("nan"),
+                "alpha": 0.05,
+                "band_lo": lo,
+                "band_hi": hi,
+                "within_band": (lo <= rate <= hi) if n else "",
+                "joint_band_lo": lo,
+                "joint_band_hi": hi,
+                "within_joint_band": (lo <= rate <= hi) if n else "",
+                "left_out": "" if n else "not in this design",
+            }
+        )
+    return pd.DataFrame(records)
+
+
+def test_eight_simulated_studies_give_no_pass_or_fail_of_the_false_positive_rates():
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    table = add_null_rates(nums, _null([("a", 8, 0.0), ("b", 8, 0.25), ("c", 0, 0.0)]))
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["sim.null_too_few"] is True and e["sim.n_null"] == e["sim.min_null"] == 8
+    assert set(table["Within band"]) == {"–"} and set(table["Within joint band"]) == {"–"}
+
+
+def test_tests_over_different_counts_of_studies_give_the_range_of_counts():
+    """The mixed model of the release cohort ran in 158 of 200 studies, with its own band."""
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    table = add_null_rates(nums, _null([("permutation", 200, 0.015), ("mixed", 158, 0.038)]))
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["sim.null_too_few"] is False
+    assert (e["sim.min_null"], e["sim.n_null"]) == (158, 200) and e["sim.band"] == "[0.020, 0.080]"
+    assert list(table["Within band"]) == ["no", "yes"]
 
 
 def _recovery(planted: pd.DataFrame) -> dict:

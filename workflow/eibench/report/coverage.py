@@ -13,11 +13,25 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from scipy import stats
 
 from ..stats.simulation import POWER_ROW
 from .numbers import Numbers, fmt, fmt_p, table_percent
 
 RULE = "stats_simulation_summary"
+
+
+def too_few_studies(n: int, rate: float) -> bool:
+    """Are ``n`` simulated studies too few to check an error rate whose nominal value is ``rate``
+    (a test's false-positive rate against alpha, or an interval's non-coverage against one minus
+    its nominal coverage)? The rule: too few when the upper limit of the binomial 95% band of
+    ``rate`` over ``n`` studies (the 97.5% quantile of Binomial(n, rate) over n, as rule
+    stats_simulation_summary draws the band) exceeds twice ``rate``: the run could not tell an
+    error rate double the nominal one from the nominal one. Over 8 studies at 0.05 the band
+    reaches 0.25; over 100 it reaches 0.10, which passes. No study at all is too few."""
+    if n <= 0:
+        return True
+    return bool(stats.binom.ppf(0.975, n, rate) / n > 2 * rate)
 
 
 def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alpha: float = 0.05) -> list[str]:
@@ -31,8 +45,10 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     Entries: ``sim.n_coverage_tested`` (coverages with a binomial
     test), ``sim.n_coverage_untested`` and ``sim.coverage_untested`` (shares that are not a
     count), ``sim.n_coverage_below`` / ``sim.coverage_below`` (below ``level`` with p < ``alpha``,
-    each with its coverage and p) and ``sim.n_coverage_above`` / ``sim.coverage_above`` (above
-    it: conservative intervals)."""
+    each with its coverage and p), ``sim.n_coverage_above`` / ``sim.coverage_above`` (above
+    it: conservative intervals) and ``sim.coverage_too_few`` (``too_few_studies`` for the
+    non-coverage, 1 - ``level``, over the most studies a tested coverage ran in: the paper then
+    prints no verdict of the binomial tests; False when no coverage is tested)."""
     ps = [
         float(p) if pd.notna(c) and pd.notna(p) else float("nan")
         for c, p in zip(planted["coverage"], planted["coverage_p"])
@@ -44,6 +60,9 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     ]
     untested = [
         e for e, c, p in zip(planted["effect"], planted["coverage"], ps) if pd.notna(c) and not math.isfinite(p)
+    ]
+    n_tested = [
+        int(n) for n, c, p in zip(planted["n_simulations"], planted["coverage"], ps) if pd.notna(c) and math.isfinite(p)
     ]
     below = [(e, c, p) for e, c, p in tested if c < level and p < alpha]
     above = [(e, c, p) for e, c, p in tested if c > level and p < alpha]
@@ -61,6 +80,12 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
         "sim.coverage_untested",
         "; ".join(untested) or "none",
         note="coverages that are means over the models of each study, not counts of independent intervals",
+    )
+    add(
+        "sim.coverage_too_few",
+        bool(n_tested) and too_few_studies(max(n_tested), 1 - level),
+        note="too few simulated studies to test a coverage: the binomial 95% band of the non-coverage "
+        "over them reaches beyond twice its nominal value",
     )
     add("sim.n_coverage_below", len(below))
     add("sim.coverage_below", listing(below), note=f"coverage below the nominal level, binomial p < {alpha}")

@@ -18,8 +18,10 @@ from ..metrics.registry import BY_NAME
 from ..stats.mixed import FIT_FAILURES, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
 from .cohort_numbers import joined
-from .coverage import add_recovery
+from .coverage import add_recovery, too_few_studies
 from .numbers import Numbers, fmt, fmt_interval, fmt_p, plural
+
+SIM = "stats_simulation_summary"
 
 #: How the paper names the kinds of claim the simulation has no test for.
 KIND_WORDS = {"turn_flat": "flat drift", "profile_flips": "profile flips"}
@@ -298,50 +300,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     add("profiles.n_flips", _count(prof["n_flips"]), "stats_profiles")
     add("profiles.n_clear_flips", _count(prof["n_clear_flips"]), "stats_profiles")
 
-    null = pd.read_csv(paths["null_rates"])
-    tested = null[null["n_simulations"] > 0]  # a test that could not run in this design is left out
-    typical = tested.sort_values("n_simulations").iloc[-1] if len(tested) else null.iloc[0]
-    add(
-        "sim.n_null",
-        int(typical["n_simulations"]),
-        "stats_simulation_summary",
-        note="simulated studies per test (a test is left out of a study where it cannot run)",
-    )
-    add("sim.alpha", float(null["alpha"].iloc[0]), "stats_simulation_summary")
-    add("sim.n_tests", int(len(tested)), "stats_simulation_summary")
-    within = tested["within_band"].astype(str) == "True"
-    add("sim.n_within_band", int(within.sum()), "stats_simulation_summary")
-    add(
-        "sim.n_within_joint_band",
-        int((tested["within_joint_band"].astype(str) == "True").sum()),
-        "stats_simulation_summary",
-    )
-    add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", "stats_simulation_summary")
-    add(
-        "sim.joint_band",
-        f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
-        "stats_simulation_summary",
-    )
-    left = null[null["left_out"].fillna("").astype(str) != ""] if "left_out" in null else null.iloc[:0]
-    add("sim.n_left_out", int(len(left)), "stats_simulation_summary")
-    add(
-        "sim.left_out",
-        "; ".join(f"{t} ({r})" for t, r in zip(left["test"], left["left_out"])) or "none",
-        "stats_simulation_summary",
-        note="the tests this cohort's design cannot support, each with its reason",
-    )
-    outside = tested.loc[~within, "test"].tolist()
-    add("sim.outside_band", "; ".join(outside) if outside else "none", "stats_simulation_summary")
-    tables["null_rates"] = pd.DataFrame(
-        {
-            "Test": null["test"],
-            "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
-            "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
-            "Studies": null["n_simulations"].astype(int).astype(str),
-            "Within band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_band"]],
-            "Within joint band": [{"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]],
-        }
-    )
+    tables["null_rates"] = add_null_rates(nums, pd.read_csv(paths["null_rates"]))
     planted = pd.read_csv(paths["planted"])
     # The studies behind the recovery numbers: the most any planted effect ran in (the first row
     # can be an effect this design leaves out, with none).
@@ -357,6 +316,84 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         }
     )
     return tables
+
+
+def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
+    """Add the numbers of the false-positive check of the validation by simulation (``sim.*``)
+    from rule stats_simulation_summary's null-rates table (one row per test: ``n_simulations``,
+    ``false_positive_rate``, ``alpha``, its binomial bands and whether the rate lies inside
+    them, ``left_out``); return its display table. The bands are drawn per test for its own
+    count of studies: ``sim.n_null`` and ``sim.band`` are those of the test with the most
+    studies, ``sim.min_null`` the fewest of a tested test. ``sim.null_too_few``: the run has too
+    few studies to check the rates (``coverage.too_few_studies`` over ``sim.n_null``), and the
+    table then prints no within-band verdict (–)."""
+
+    def add(key: str, value: Any, rule: str, **kw: Any) -> None:
+        nums.add(key, value, rule, **kw)
+
+    tested = null[null["n_simulations"] > 0]  # a test that could not run in this design is left out
+    typical = tested.sort_values("n_simulations").iloc[-1] if len(tested) else null.iloc[0]
+    add(
+        "sim.n_null",
+        int(typical["n_simulations"]),
+        SIM,
+        note="simulated studies per test (a test is left out of a study where it cannot run)",
+    )
+    add(
+        "sim.min_null",
+        int(tested["n_simulations"].min()) if len(tested) else 0,
+        SIM,
+        note="fewest simulated studies of a tested test (each test's band is drawn for its own count)",
+    )
+    add("sim.alpha", float(null["alpha"].iloc[0]), SIM)
+    # Too few studies to check the false-positive rates: the band of the test with the most
+    # studies (sim.n_null, the run's size) reaches beyond twice alpha (coverage.too_few_studies).
+    too_few = too_few_studies(int(typical["n_simulations"]), float(null["alpha"].iloc[0]))
+    add(
+        "sim.null_too_few",
+        too_few,
+        SIM,
+        note="the binomial 95% band of alpha over sim.n_null studies reaches beyond twice alpha",
+    )
+    add("sim.n_tests", int(len(tested)), SIM)
+    within = tested["within_band"].astype(str) == "True"
+    add("sim.n_within_band", int(within.sum()), SIM)
+    add(
+        "sim.n_within_joint_band",
+        int((tested["within_joint_band"].astype(str) == "True").sum()),
+        SIM,
+    )
+    add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", SIM)
+    add(
+        "sim.joint_band",
+        f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
+        SIM,
+    )
+    left = null[null["left_out"].fillna("").astype(str) != ""] if "left_out" in null else null.iloc[:0]
+    add("sim.n_left_out", int(len(left)), SIM)
+    add(
+        "sim.left_out",
+        "; ".join(f"{t} ({r})" for t, r in zip(left["test"], left["left_out"])) or "none",
+        SIM,
+        note="the tests this cohort's design cannot support, each with its reason",
+    )
+    outside = tested.loc[~within, "test"].tolist()
+    add("sim.outside_band", "; ".join(outside) if outside else "none", SIM)
+    return pd.DataFrame(
+        {
+            "Test": null["test"],
+            "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
+            "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
+            "Studies": null["n_simulations"].astype(int).astype(str),
+            # No pass/fail where the run has too few studies to check a rate (sim.null_too_few).
+            "Within band": [
+                "–" if too_few else {"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_band"]
+            ],
+            "Within joint band": [
+                "–" if too_few else {"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]
+            ],
+        }
+    )
 
 
 def n_topic_contrasts(topics: pd.DataFrame, metric: str = "composite") -> int:
