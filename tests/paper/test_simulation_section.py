@@ -52,3 +52,13 @@ def test_tests_over_different_counts_of_studies_are_not_said_to_share_one_count(
     section = _section()
     assert '#n("sim.min_null") to #n("sim.n_null")' in section
     assert "its own binomial 95% band" in section
+
+
+def test_a_per_model_coverage_is_not_called_a_share_of_studies():
+    """The human-vs-model row's coverage (0.79 in the small run) is a mean over the studies of the
+    share of models whose interval covers the planted shift, not a share of studies."""
+    section = _section()
+    assert '#if N.at("sim.n_coverage_untested").value > 0 [\nFor #n("sim.coverage_untested"), these shares' in section
+    src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
+    abstract = src[: src.index("= Introduction")]
+    assert '% of the studies#if N.at("sim.n_coverage_untested").value > 0 [ (for a per-model effect' in abstract
