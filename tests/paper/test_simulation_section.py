@@ -54,6 +54,20 @@ def test_tests_over_different_counts_of_studies_are_not_said_to_share_one_count(
     assert "its own binomial 95% band" in section
 
 
+def test_the_human_rater_sentences_follow_the_number_of_raters():
+    """With one simulated rater (small run) there is no agreement among raters and no
+    alternative-annotator test (rule stats_humans writes both tables empty), and "the raters
+    predict" is "the rater predicts"."""
+    src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
+    assert '#let rater-agreement = N.at("n_humans").value >= 2' in src
+    methods = src[src.index("= Statistical methods") : src.index("= Results")]
+    assert "#if rater-agreement [#[;] agreement among the #simc human" in methods
+    baseline = src[src.index("== Human baseline") : src.index("== Turn-level and conversation-level profiles")]
+    assert "human raters predict" not in baseline and '#agree("n_humans", [predicts], [predict])' in baseline
+    related = (REPO / "paper" / "sections" / "related_work.typ").read_text(encoding="utf-8")
+    assert 'N.at("n_humans").value >= 2 [ that this paper reports]' in related
+
+
 def test_a_per_model_coverage_is_not_called_a_share_of_studies():
     """The human-vs-model row's coverage (0.79 in the small run) is a mean over the studies of the
     share of models whose interval covers the planted shift, not a share of studies."""
