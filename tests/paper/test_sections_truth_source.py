@@ -24,3 +24,14 @@ def test_main_includes_the_section(name):
     # `#include "..."` in markup, `include "..."` in a code block (the appendix: synthetic build only)
     main = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
     assert f'#include "sections/{name}"' in main or f'{{ include "sections/{name}" }}' in main
+
+
+def test_a_scale_without_an_estimand_gets_no_monte_carlo_clause():
+    """The small run has no composite estimand (truth.max_estimand_mc_se_points is null): the
+    sentence printed "– composite points". Each scale's clause is printed only with a value."""
+    src = (REPO / "paper" / "sections" / "truth.typ").read_text(encoding="utf-8")
+    start = src.index("carry a Monte-Carlo error of at most")
+    sentence = src[start : src.index("}.", start)]
+    for key in ("truth.max_estimand_mc_se", "truth.max_estimand_mc_se_points", "truth.max_estimand_mc_se_log_f"):
+        assert f'"{key}"' in sentence and f'#n("{key}")' not in sentence, key
+    assert ".filter(((key, _)) => N.at(key).value != none)" in sentence
