@@ -341,3 +341,30 @@ def test_add_truth_models_names_a_missing_column():
 
     with pytest.raises(ValueError, match=r"expected_metrics.csv: no column .*'mc_se'.*truth_models"):
         add_truth_models(Numbers(scripts=RULE_SCRIPTS), pd.DataFrame(columns=["em_model", "metric"]))
+
+
+def test_the_largest_monte_carlo_error_of_a_proportion_leaves_out_other_scales():
+    """PANAS baseline-adjusted is a skill score, Kendall tau a correlation: the small run printed
+    the skill score's 0.0452 as "the Monte-Carlo error of a simulated expected proportion"."""
+    from eibench.report.truth_numbers import add_truth_models
+
+    expected = pd.DataFrame(
+        {
+            "em_model": ["a"] * 4,
+            "metric": ["emotion_f1", "panas_adjusted", "kendall_tau", "composite"],
+            "ability_logit": [0.1, 0.1, 0.1, np.nan],
+            "expected": [0.6, 0.1, 0.2, 70.0],
+            "mc_se": [0.004, 0.045, 0.016, 0.4],
+            "expected_cohort": [0.6, 0.1, 0.2, 70.0],
+            "mc_se_cohort": [0.003, 0.026, 0.011, 0.4],
+            "exact": [False] * 4,
+            "estimate": [0.6, 0.1, 0.2, 70.0],
+            "lo": [0.5, 0.0, 0.1, 69.0],
+            "hi": [0.7, 0.2, 0.3, 71.0],
+            "covered": [True] * 4,
+            "covered_cohort": [True] * 4,
+        }
+    )
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_truth_models(nums, expected)
+    assert nums.entries["truth.models.max_mc_se_proportion"]["value"] == pytest.approx(0.004)

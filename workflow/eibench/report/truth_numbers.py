@@ -463,7 +463,10 @@ def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> tuple[pd.DataFram
     nums.add("truth.models.n_intervals", int(have.sum()), rule)
     nums.add("truth.models.n_covered", int(covered["zero"].sum()), rule)
     nums.add("truth.models.n_covered_cohort", int(covered["cohort"].sum()), rule)
-    proportion = ~exact & (expected["metric"] != "composite")
+    # The sentence speaks of proportions: a skill score (PANAS baseline-adjusted), composite
+    # points or a correlation is on another scale (the registry's unit).
+    unit = expected["metric"].map(lambda m: BY_NAME[m].unit if m in BY_NAME else "")
+    proportion = ~exact & (unit == "proportion")
     mc = pd.concat([expected.loc[proportion, "mc_se"], expected.loc[proportion, "mc_se_cohort"]])
     nums.add("truth.models.max_mc_se_proportion", float(mc.max()) if len(mc) else float("nan"), rule, digits=4)
     per_metric = []
