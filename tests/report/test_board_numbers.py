@@ -100,7 +100,7 @@ def test_rules_fired_are_summed_and_absent_kinds_named():
     nums = Numbers(scripts=SCRIPTS)
     table = bn.add_rules_fired(nums, rules, pd.DataFrame({"em_model": ["a", "b"]}), "m")
     assert list(table["Rule"]) == ["r1", "annotation_absent_from_cohort:pairwise_comparisons"]
-    assert list(table["Times (all models)"]) == [5, 1]
+    assert list(table["Times (compared models)"]) == [5, 1]
     assert nums.entries["n_absent_kinds"]["value"] == 1 and nums.entries["n_rules_fired"]["value"] == 2
 
 

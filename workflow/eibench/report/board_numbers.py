@@ -354,7 +354,7 @@ def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mo
     absent = [k.name for k in KINDS if k.name in flagged]
     nums.add("n_absent_kinds", len(absent), "score_model")
     nums.add("absent_kinds", "; ".join(BY_KIND[k].description for k in absent) if absent else "none", "score_model")
-    return fired.rename(columns={"rule": "Rule", "description": "What it does", "count": "Times (all models)"})
+    return fired.rename(columns={"rule": "Rule", "description": "What it does", "count": "Times (compared models)"})
 
 
 def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: str) -> pd.DataFrame:
