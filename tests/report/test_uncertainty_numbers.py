@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 from eibench.report.numbers import Numbers
-from eibench.report.uncertainty_numbers import add_uncertainty, digits_for, display_tables
+from eibench.report.uncertainty_numbers import add_uncertainty, digits_for, display_tables, ratio_digits
 from eibench.stats.bootstrap import SCHEMES
 from eibench.stats.breakdowns import breakdown
 from eibench.stats.ranks import reliability_curve
@@ -81,6 +81,13 @@ def test_digits_follow_two_significant_digits_of_the_half_width():
     assert digits_for([np.nan]) == 1
 
 
+def test_a_width_ratio_that_would_print_1_0_gets_two_decimals():
+    """The release cohort's participant interval is 0.966 times the conversation one: "1.0 times
+    as wide" hid that it is narrower."""
+    assert ratio_digits(0.966) == 2 and ratio_digits(1.04) == 2
+    assert ratio_digits(2.02) == 1 and ratio_digits(0.94) == 1 and ratio_digits(float("nan")) == 1
+
+
 def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
     nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
     add_uncertainty(nums, paths, CONFIG, 300)
@@ -94,6 +101,9 @@ def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
     widths = schemes[schemes["em_model"] == "a"].set_index("scheme")["width"]
     assert e["unc.two_stage.leader_width"]["value"] == pytest.approx(widths["two_stage"])
     assert e["unc.two_stage.leader_width_ratio"]["value"] == pytest.approx(widths["two_stage"] / widths["conversation"])
+    # the leader's widths, compared in one sentence, share one precision
+    shown = [e[f"unc.{k}.leader_width"]["display"] for k in ("conversation", "participant", "two_stage")]
+    assert len({len(x.partition(".")[2]) for x in shown}) == 1, shown
     assert e["unc.n_adjacent"]["value"] == 3
     assert e["unc.claims_use_primary"]["value"] is False
     assert 0 <= e["unc.weights.p_leader_first_flat"]["value"] <= 100

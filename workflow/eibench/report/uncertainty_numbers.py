@@ -40,6 +40,12 @@ def digits_for(half_widths: Any) -> int:
     return int(min(4, max(0, 1 - math.floor(math.log10(hw.min())))))
 
 
+def ratio_digits(ratio: float) -> int:
+    """Decimals of a ratio of interval widths: one, or two where one would print 1.0 (0.966 is
+    0.97, narrower, not "1.0 times as wide")."""
+    return 2 if math.isfinite(ratio) and round(ratio, 1) == 1.0 else 1
+
+
 def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str, Any], n_bootstrap: int) -> None:
     """Add the ``unc.*`` numbers. ``paths``: schemes, adjacent, weights, weights_summary,
     reliability (rule stats_resampling's outputs) and optionally seed_noise (rule
@@ -75,11 +81,14 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("n_model_conversations", int(models["n_conversations"].max()))
     add("n_humans", int(humans["em_model"].nunique()))
     add("n_human_conversations", int(humans["n_conversations"].max()) if len(humans) else 0)
+    # The leader's widths are compared across the schemes in one sentence: one precision for all.
+    leader_widths = schemes.loc[schemes["em_model"] == leader, "width"]
+    dw = digits_for(leader_widths / 2)
     for scheme in uncertainty["schemes"]:
         s = schemes[schemes["scheme"] == scheme].set_index("em_model")
         row = s.loc[leader]
         d = digits_for(s["width"] / 2)
-        add(f"{scheme}.leader_width", float(row["width"]), digits=d)
+        add(f"{scheme}.leader_width", float(row["width"]), digits=dw)
         add(f"{scheme}.leader", float(row["estimate"]), digits=d, ci=(float(row["lo"]), float(row["hi"])))
         add(f"{scheme}.leader_rank_interval", f"{row['rank_lo']:.0f}–{row['rank_hi']:.0f}")
         m = s[s["role"] == "model"]
@@ -108,7 +117,8 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
         for scheme in uncertainty["schemes"]:
             if scheme != "conversation":
                 w = float(schemes[(schemes["scheme"] == scheme) & (schemes["em_model"] == leader)]["width"].iloc[0])
-                add(f"{scheme}.leader_width_ratio", w / base if base > 0 else float("nan"), digits=1)
+                ratio = w / base if base > 0 else float("nan")
+                add(f"{scheme}.leader_width_ratio", ratio, digits=ratio_digits(ratio))
     if top is not None:
         add("runner_up", str(adjacent[adjacent["scheme"] == primary].sort_values("rank")["next_model"].iloc[0]))
 
