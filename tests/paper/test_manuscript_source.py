@@ -100,3 +100,13 @@ def test_keys_inside_conditional_blocks_are_not_unconditional():
         '#for r in rows [#n("g")]\nEnd #n("h"), #count("i", [claim], [claims]) #agree("j", [is], [are]).'
     )
     assert unconditional_keys(src) == {"a", "b", "c", "h", "i", "j"}
+
+
+def test_the_task_list_says_what_the_cohort_lacks():
+    """The release cohort has no pairwise comparisons (that task is not asked: asked = 0 in
+    invalid_answers.csv) and no four-branch ratings, yet the benchmark section listed both
+    tasks as asked without a word."""
+    src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
+    start = src.index("= The benchmark and its metrics")
+    tasks = src[start : src.index("@tab-metrics", start)]
+    assert 'N.at("absent.pairwise_comparisons").value' in tasks and '#n("absent_kinds")' in tasks

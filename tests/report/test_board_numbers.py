@@ -102,6 +102,8 @@ def test_rules_fired_are_summed_and_absent_kinds_named():
     assert list(table["Rule"]) == ["r1", "annotation_absent_from_cohort:pairwise_comparisons"]
     assert list(table["Times (compared models)"]) == [5, 1]
     assert nums.entries["n_absent_kinds"]["value"] == 1 and nums.entries["n_rules_fired"]["value"] == 2
+    assert nums.entries["absent.pairwise_comparisons"]["value"] is True
+    assert nums.entries["absent.four_branch"]["value"] is False
 
 
 def test_invalid_answers_per_model_and_the_worst_rate():

@@ -354,6 +354,10 @@ def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mo
     absent = [k.name for k in KINDS if k.name in flagged]
     nums.add("n_absent_kinds", len(absent), "score_model")
     nums.add("absent_kinds", "; ".join(BY_KIND[k].description for k in absent) if absent else "none", "score_model")
+    # Per kind, for the sentences that depend on which one is absent (no pairwise comparison:
+    # that task is not asked at all, rule collect's invalid_answers.csv asked = 0).
+    for k in KINDS:
+        nums.add(f"absent.{k.name}", k.name in absent, "score_model")
     return fired.rename(columns={"rule": "Rule", "description": "What it does", "count": "Times (compared models)"})
 
 
