@@ -426,3 +426,46 @@ def test_a_claim_tested_in_part_says_so_in_its_verdict_cell():
     # claims.csv read back: a claim tested whole has an empty scope, read as NaN or "".
     assert _verdict_cell("supported", float("nan")) == "supported"
     assert _verdict_cell("supported", "") == "supported"
+
+
+def test_the_diagnosis_contrast_is_untestable_only_when_every_diagnosis_claim_is():
+    from eibench.report.stats_numbers import untestable_reason
+
+    why = "not testable: 3 participants with a diagnosis and 2 without: the smallest p is 0.100"
+    claims = pd.DataFrame(
+        {
+            "id": ["C2", "C3", "C3b"],
+            "test": ["discriminability_difference", "diagnosis_effect", "diagnosis_effect"],
+            "verdict": ["not testable", "not testable", "not testable"],
+            "detail": ["not testable: other", why, why],
+        }
+    )
+    assert untestable_reason(claims, "diagnosis_effect") == why.removeprefix("not testable: ")
+    one_tested = claims.assign(verdict=["not testable", "inconclusive", "not testable"])
+    assert untestable_reason(one_tested, "diagnosis_effect") is None
+    assert untestable_reason(claims, "turn_drift") is None  # no claim of that test
+
+
+def test_the_diagnosis_metrics_without_an_estimate_are_named_with_their_fit():
+    from eibench.report.stats_numbers import no_estimate_metrics
+
+    diag = pd.DataFrame(
+        {
+            "metric": ["binary_om_acc", "emotion_f1", "evaluation"],
+            "adjusted_effect": [float("nan"), -0.05, float("nan")],
+            "mixed_model_note": ["did not converge (MixedLM optimization failed)", "", "singular fit (x)"],
+        }
+    ).set_index("metric")
+    assert (
+        no_estimate_metrics(diag)
+        == "Binary OM accuracy (did not converge) and Evaluation quality pillar (singular fit)"
+    )
+    assert no_estimate_metrics(diag.assign(adjusted_effect=0.1)) == "none"
+
+
+def test_topics_too_small_to_test_count_both_sides():
+    from eibench.report.stats_numbers import testable_topics
+
+    topics = pd.DataFrame({"category": list("abcd"), "n_conversations": [7, 3, 5, 2]})
+    assert testable_topics(topics).tolist() == [True, False, True, False]
+    assert testable_topics(topics.assign(n_conversations=[6, 4, 0, 0])).tolist() == [False, False, False, False]

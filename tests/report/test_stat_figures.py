@@ -588,3 +588,39 @@ def test_all_nan_tables_draw_without_a_runtime_warning():
         assert fig.axes[0].get_xlim() == (0.0, 0.12)
         assert is_no_data(sf.rank_intervals(ranks, SRC))
     assert sf._finite_max([np.nan, 2.0, np.inf], 0.0) == 2.0 and sf._finite_max([np.nan], 7.0) == 7.0
+
+
+def test_subgroups_draw_no_diagnosis_effect_when_the_claims_cannot_test_it():
+    """Small cohort: 3 participants with a diagnosis and 2 without, the permutation test cannot
+    reach alpha and the diagnosis claims are 'not testable'; the mixed models still gave
+    estimates, but the left panel gives the reason, with no interval or p-value."""
+    reason = "3 participants with a diagnosis and 2 without: the smallest p of the permutation test is 0.100"
+    fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC, diagnosis_untestable=reason)
+    left = fig.axes[0]
+    assert n_errorbars(left) == 0 and ytick_labels(left) == []
+    (text,) = left.texts
+    assert text.get_text().replace("\n", " ") == f"diagnosis contrast not testable: {reason}"
+    assert n_errorbars(fig.axes[1]) == 3  # the topics are drawn as before
+
+
+def test_subgroups_print_no_p_hardest_for_a_topic_too_small_to_test():
+    """Release cohort: topics of 1 to 3 conversations got 'P(hardest)' and an interval although
+    claim C5 needs at least 5 conversations in a topic (testability.MIN_CONVERSATIONS)."""
+    topics = topics_table().assign(n_conversations=[7, 3, 6, 7])
+    right = sf.subgroups_topics(diagnosis_table(), topics, SRC).axes[1]
+    assert ytick_labels(right) == [
+        "Romantic relationships\n3 conversations: too few",
+        "Studies\nP(hardest) 0.02",
+        "Family\nP(hardest) 0.00",
+    ]
+    (bars,) = [c for c in right.containers if getattr(c, "has_xerr", False)]
+    widths = [seg[1][0] - seg[0][0] for seg in bars.lines[2][0].get_segments()]
+    assert widths[0] == 0 and min(widths[1:]) > 0  # Romantic relationships: its mean alone
+    # the other topics must have as many: 4 + 1 conversations leave the one of 4 untested
+    topics = topics_table().assign(n_conversations=[5, 4, 1, 7])
+    labels = ytick_labels(sf.subgroups_topics(diagnosis_table(), topics, SRC).axes[1])
+    assert labels == [
+        "Romantic relationships\n4 conversations: too few",
+        "Studies\n1 conversation: too few",
+        "Family\nP(hardest) 0.00",
+    ]

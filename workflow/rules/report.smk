@@ -105,6 +105,7 @@ rule figure_subgroups:
     input:
         diagnosis="results/stats/subgroups/diagnosis.csv",
         topics="results/stats/topics/topics.csv",
+        claims="results/stats/claims.csv",
     output:
         figure=report(
             "results/figures/subgroups.svg",

@@ -19,8 +19,10 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.ticker import MaxNLocator
 
 from ..metrics.registry import BY_NAME, PRINCIPAL
+from ..stats.testability import MIN_CONVERSATIONS
 from . import style
 from .board_numbers import BLOCKS, block_label, block_of
+from .stats_numbers import testable_topics
 
 GREY = style.GREY
 NO_DATA = "no data"
@@ -74,13 +76,14 @@ def no_data_figure(caption_source: str, what: str = "") -> plt.Figure:
     return fig
 
 
-def _no_data_axes(ax: plt.Axes, what: str = "", width: int | None = None) -> None:
-    """Say "no data" (and ``what``) in the middle of ``ax``, wrapped at ``width`` characters
-    when given (a narrow panel: the text stays inside its axes, off the neighbouring spines)."""
+def _no_data_axes(ax: plt.Axes, what: str = "", width: int | None = None, lead: str = NO_DATA) -> None:
+    """Say "no data" (or ``lead``; and ``what``) in the middle of ``ax``, wrapped at ``width``
+    characters when given (a narrow panel: the text stays inside its axes, off the neighbouring
+    spines)."""
     ax.set_xticks([])
     ax.set_yticks([])
     ax.grid(False)
-    text = NO_DATA + (f": {what}" if what else "")
+    text = lead + (f": {what}" if what else "")
     ax.text(
         0.5,
         0.5,
@@ -455,7 +458,12 @@ SUBGROUP_NO_DATA_WIDTH = 16
 
 
 def subgroups_topics(
-    diagnosis: pd.DataFrame, topics: pd.DataFrame, caption_source: str, topic_metric: str = "composite"
+    diagnosis: pd.DataFrame,
+    topics: pd.DataFrame,
+    caption_source: str,
+    topic_metric: str = "composite",
+    diagnosis_untestable: str | None = None,
+    min_conversations: int = MIN_CONVERSATIONS,
 ) -> plt.Figure:
     """Two panels. Left: the adjusted effect of a diagnosis (diagnosed minus not) per metric with
     its 95% interval and the permutation p-value. Right: the mean of ``topic_metric`` per topic
@@ -464,7 +472,11 @@ def subgroups_topics(
     an open dot (and named in the legend) when the table gives a contrast (column
     ``effect_vs_reference``; without the column, whenever a category is the reference). A panel
     without rows (the left one: or without an estimated effect, e.g. no diagnosis recorded) says
-    "no data", wrapped to stay inside the panel.
+    "no data", wrapped to stay inside the panel. With ``diagnosis_untestable`` (the reason the
+    cohort cannot test the diagnosis claims) the left panel gives that reason and no effect. A
+    topic with fewer than ``min_conversations`` conversations, or fewer in the other topics (the
+    testability of claim topic_hardest), is drawn without interval or probability of being the
+    hardest, its label giving its count.
     """
     style.apply()
     n = max(
@@ -474,7 +486,9 @@ def subgroups_topics(
     fig, (left, right) = plt.subplots(
         1, 2, figsize=(style.TEXT_WIDTH - 0.8, max(3.6, 0.45 * n + 1.5)), gridspec_kw={"width_ratios": [1, 1.1]}
     )
-    if _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi") and (
+    if diagnosis_untestable:
+        _no_data_axes(left, diagnosis_untestable, width=SUBGROUP_NO_DATA_WIDTH, lead="diagnosis contrast not testable")
+    elif _has(diagnosis, "metric", "adjusted_effect", "adjusted_lo", "adjusted_hi") and (
         diagnosis["adjusted_effect"].notna().any()
     ):
         order = metric_order(diagnosis["metric"])
@@ -498,7 +512,11 @@ def subgroups_topics(
         )
         if "effect_vs_reference" in tp and not np.isfinite(tp["effect_vs_reference"].to_numpy(float)[~ref]).any():
             ref = np.zeros(len(tp), bool)  # the mixed model gave no contrast (a failed fit): none to mark
-        _interval(right, tp["mean"], y, tp["lo"], tp["hi"], style.PALETTE[0], label="topic mean")
+        enough = testable_topics(tp, min_conversations)
+        lo = tp["lo"].to_numpy(float).copy()
+        hi = tp["hi"].to_numpy(float).copy()
+        lo[~enough], hi[~enough] = np.nan, np.nan
+        _interval(right, tp["mean"], y, lo, hi, style.PALETTE[0], label="topic mean")
         if ref.any():  # drawn over the filled dot, larger, so it reads as an open ring
             right.plot(
                 tp["mean"].to_numpy()[ref],
@@ -512,14 +530,23 @@ def subgroups_topics(
                 label="reference category",
             )
             right.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, borderaxespad=0.1)
-        hardest = tp["p_hardest"] if "p_hardest" in tp else [np.nan] * len(tp)
+        hardest = tp["p_hardest"].to_numpy(float) if "p_hardest" in tp else np.full(len(tp), np.nan)
+        counts = tp["n_conversations"].to_numpy(int) if "n_conversations" in tp else np.zeros(len(tp), int)
         # A topic without an interval (one conversation with a value resamples to itself) gets
         # no probability of being the hardest either: the bootstrap cannot say how it varies.
+        # Nor does a topic too small to test whether it is the hardest: its label gives its count.
         _rows(
             right,
             [
-                _wrap(c, 26) + (f"\nP(hardest) {q:.2f}" if np.isfinite(q) and np.isfinite(lo) else "")
-                for c, q, lo in zip(tp["category"], hardest, tp["lo"].astype(float))
+                _wrap(c, 26)
+                + (
+                    f"\nP(hardest) {q:.2f}"
+                    if ok and np.isfinite(q) and np.isfinite(a)
+                    else ""
+                    if ok
+                    else f"\n{k} conversation{'s' if k != 1 else ''}: too few"
+                )
+                for c, q, a, ok, k in zip(tp["category"], hardest, lo, enough, counts)
             ],
         )
         right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")

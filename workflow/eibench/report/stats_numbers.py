@@ -12,11 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from ..stats.mixed import FIT_FAILURES, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
+from ..stats.testability import MIN_CONVERSATIONS
 from .cohort_numbers import joined
 from .coverage import add_recovery, too_few_studies
 from .numbers import Numbers, fmt, fmt_interval, fmt_p, plural
@@ -219,6 +221,27 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         "stats_subgroups",
         note="metrics whose adjusted diagnosis effect could be estimated",
     )
+    add("diagnosis.n_metrics", len(diag), "stats_subgroups", note="metrics of the diagnosis analysis")
+    add(
+        "diagnosis.n_no_estimate",
+        int(diag["adjusted_effect"].astype(float).isna().sum()),
+        "stats_subgroups",
+        note="metrics without an adjusted diagnosis effect",
+    )
+    add(
+        "diagnosis.no_estimate",
+        no_estimate_metrics(diag),
+        "stats_subgroups",
+        note="metrics without an adjusted diagnosis effect, with the reason of their failed fit",
+    )
+    reason = untestable_reason(claims, "diagnosis_effect")
+    add(
+        "diagnosis.testable",
+        reason is None,
+        "stats_claims",
+        note="false when every claim of test diagnosis_effect is 'not testable' (figure_subgroups then draws none)",
+    )
+    add("diagnosis.untestable_reason", reason or "–", "stats_claims")
     add("diagnosis.n_diagnosed", int(first["n_diagnosed"]), "stats_subgroups")
     add("diagnosis.n_not_diagnosed", int(first["n_not_diagnosed"]), "stats_subgroups")
 
@@ -243,6 +266,14 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
     topics = _read_optional(paths["topics"])
+    composite = topics[topics["metric"] == "composite"] if len(topics) else topics
+    add(
+        "topics.n_too_few",
+        int((~testable_topics(composite)).sum()) if len(composite) else 0,
+        "stats_topics",
+        note="topics figure_subgroups draws without interval or P(hardest): too few conversations to test",
+    )
+    add("topics.min_conversations", MIN_CONVERSATIONS, "stats_topics")
     add(
         "topics.n_contrasts",
         n_topic_contrasts(topics),
@@ -394,6 +425,44 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
             ],
         }
     )
+
+
+def untestable_reason(claims: pd.DataFrame, test: str) -> str | None:
+    """Why the cohort cannot test the claims of ``test`` (rows of rule stats_claims' table):
+    their distinct reasons, joined, when every claim of that test is 'not testable'; None when
+    one of them is testable, or no claim uses the test. Figure subgroups draws no diagnosis
+    effect when the diagnosis claims are untestable, whatever the mixed models estimated."""
+    rows = claims[claims["test"] == test] if len(claims) and "test" in claims else claims.iloc[0:0]
+    if not len(rows) or not (rows["verdict"] == "not testable").all():
+        return None
+    reasons = [str(d).removeprefix("not testable: ") for d in rows["detail"]]
+    return "; ".join(dict.fromkeys(reasons))
+
+
+def no_estimate_metrics(diagnosis: pd.DataFrame) -> str:
+    """The metrics of rule stats_subgroups' table (indexed by metric) without an adjusted
+    diagnosis effect, each with the kind of failure of its fit (``mixed.FIT_FAILURES``, else its
+    note), e.g. 'binary OM accuracy (did not converge) and evaluation (singular fit)'; 'none'
+    when every metric has one."""
+    out = []
+    for metric, r in diagnosis.iterrows():
+        if pd.notna(r["adjusted_effect"]):
+            continue
+        note = "" if pd.isna(r.get("mixed_model_note")) else str(r["mixed_model_note"])
+        kind = next((k for k in FIT_FAILURES if note.startswith(k)), note)
+        out.append(f"{_label(str(metric))} ({kind or 'no estimate'})")
+    return joined(out) or "none"
+
+
+def testable_topics(topics: pd.DataFrame, min_conversations: int = MIN_CONVERSATIONS) -> np.ndarray:
+    """Per row of one metric's topics table: whether the category has the conversations a test
+    of its being the hardest needs (``min_conversations`` in it and as many in the other
+    categories, as the claims' testability asks); figure subgroups prints a probability of
+    being the hardest, and an interval, only for these."""
+    if "n_conversations" not in topics:  # a table without counts: nothing to withhold by them
+        return np.ones(len(topics), bool)
+    n = topics["n_conversations"].to_numpy(float)
+    return (n >= min_conversations) & (n.sum() - n >= min_conversations)
 
 
 def n_topic_contrasts(topics: pd.DataFrame, metric: str = "composite") -> int:
