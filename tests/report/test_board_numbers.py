@@ -426,6 +426,12 @@ def test_a_claim_tested_in_part_says_so_in_its_verdict_cell():
     # claims.csv read back: a claim tested whole has an empty scope, read as NaN or "".
     assert _verdict_cell("supported", float("nan")) == "supported"
     assert _verdict_cell("supported", "") == "supported"
+    # a test that ran but gave no estimate says why (claims.csv ``note``)
+    assert _verdict_cell("inconclusive", "", "mixed model did not converge") == (
+        "inconclusive (mixed model did not converge)"
+    )
+    assert _verdict_cell("inconclusive", "3 of 6 pairs tested", "x") == "inconclusive (only 3 of 6 pairs tested; x)"
+    assert _verdict_cell("supported", "", float("nan")) == "supported"
 
 
 def test_the_diagnosis_contrast_is_untestable_only_when_every_diagnosis_claim_is():

@@ -186,3 +186,21 @@ def test_the_claims_without_an_interval_are_counted_and_named_only_when_testable
     add_claim_schemes(resampled_only, _write(tmp_path, table[table["id"] != "C7b"]), U)
     assert resampled_only.entries["unc.claims.n_no_interval"]["value"] == 0
     assert resampled_only.entries["unc.claims.no_interval_about"]["value"] == "none"
+
+
+def test_a_diagnosis_claim_whose_mixed_model_failed_is_not_counted_as_having_its_interval(tmp_path):
+    """Release cohort: C3b's mixed model did not converge, yet the section said 'the 2 claims
+    about the diagnosis take their interval from the mixed model'. Only C3, whose fit gave an
+    interval, counts; C3b is named, and its Interval cell says the model gave none."""
+    table = _table()
+    c3 = table[table["id"] == "C3"].assign(estimate=-0.05, lo=-0.14, hi=0.04, verdict="inconclusive")
+    c3b = c3.assign(id="C3b", family="exploratory", estimate=np.nan, lo=np.nan, hi=np.nan)
+    table = pd.concat([table[table["id"] != "C3"], c3, c3b], ignore_index=True)
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, table), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.n_same_everywhere"] == 1
+    assert e["unc.claims.n_mixed_failed"] == 1 and e["unc.claims.mixed_failed"] == "C3b"
+    t = claim_schemes_table(read_claim_schemes(_write(tmp_path, table), SCHEMES), SCHEMES, "two_stage").set_index("ID")
+    assert t.loc["C3", "Interval"] == "mixed model, not resampled"
+    assert t.loc["C3b", "Interval"] == "mixed model, which gave none"

@@ -8,7 +8,7 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
-from eibench.stats.claims import claim_result, verdicts
+from eibench.stats.claims import claim_result, fit_note, verdicts
 
 ALPHA = 0.05
 
@@ -458,6 +458,7 @@ def test_verdict_table_columns_and_order():
         "verdict",
         "detail",
         "scope",
+        "note",
     ]
     assert set(table["verdict"]) <= {"supported", "not supported", "inconclusive"}
 
@@ -554,3 +555,21 @@ def test_a_metric_label_keeps_an_acronym_inside_a_sentence():
 
     assert _label("emotion_f1") == "emotion F1" and _label("not_a_metric") == "not_a_metric"
     assert _label("panas_adjusted")[:5] == "PANAS"
+
+
+def test_a_diagnosis_claim_whose_mixed_model_failed_says_so():
+    """Release cohort: C3b's mixed model did not converge, so the claim had no estimate, yet its
+    verdict cell and detail gave no reason. Its ``note`` now says why; a fit that gave an
+    estimate has none."""
+    failed = dict(_diagnosis("binary_om_acc", difference=0.0002, effect=np.nan, lo=np.nan, hi=np.nan, p=1.0))
+    failed["mixed_model_note"] = "did not converge (MixedLM optimization failed)"
+    results = _results(diagnosis=pd.DataFrame([_diagnosis(), failed]))
+    claim = _claim("diagnosis_effect", metric="binary_om_acc", direction="negative")
+    row = _verdict(claim, results)
+    assert row["verdict"] == "inconclusive" and np.isnan(row["estimate"])
+    assert row["note"] == "mixed model did not converge"
+    assert row["detail"].endswith("which gave none (did not converge (MixedLM optimization failed))")
+    fitted = _verdict(_claim("diagnosis_effect", metric="emotion_f1", direction="negative"), results)
+    assert fitted["note"] == "" and "gave none" not in fitted["detail"]
+    assert fit_note("singular fit (x)") == "singular fit of the mixed model"
+    assert fit_note("") == "no mixed-model estimate"

@@ -22,6 +22,8 @@ RULE = "stats_claim_schemes"
 NOT_TESTABLE = "not testable"
 #: What a claim of a test whose estimate has no interval (an INTERVAL of "none: ...") is about,
 #: as the paper names it; a test not listed is named by its own name.
+#: The Interval cell of a mixed-model claim whose mixed model gave no estimate (a failed fit).
+MIXED_FAILED = "mixed model, which gave none"
 NO_INTERVAL_ABOUT = {"rank_independence": "rank independence", "humans_vs_models": "humans against models"}
 
 
@@ -44,7 +46,8 @@ def _tag(scheme: str, primary: str) -> str:
 
 def claim_schemes_table(table: pd.DataFrame, schemes: list[str], primary: str) -> pd.DataFrame:
     """The printed table (strings): ``ID``; ``Interval``, what the claim's interval is
-    (eibench.stats.claim_schemes.INTERVAL; "–" for a claim not testable); ``Estimate`` (one
+    (eibench.stats.claim_schemes.INTERVAL; "–" for a claim not testable; :data:`MIXED_FAILED` for
+    a mixed-model claim without an interval); ``Estimate`` (one
     value when the schemes agree on it, else each scheme's, in ``schemes`` order, separated by
     slashes: a share of the models counts each scheme's verdicts); then per scheme
     ``95% (<scheme>)`` (an en dash for a claim without an interval or not testable) and
@@ -64,7 +67,13 @@ def claim_schemes_table(table: pd.DataFrame, schemes: list[str], primary: str) -
         same = all(np.isclose(e, estimates[0], equal_nan=True) for e in estimates)
         row = {
             "ID": cid,
-            "Interval": str(r[schemes[0]]["interval"]) if testable else "–",
+            "Interval": (
+                "–"
+                if not testable
+                else MIXED_FAILED
+                if "not resampled" in str(r[schemes[0]]["interval"]) and not ok.any()
+                else str(r[schemes[0]]["interval"])
+            ),
             "Estimate": fmt(estimates[0], d) if same else " / ".join(fmt(e, d) for e in estimates),
         }
         for k, s in enumerate(schemes):
@@ -79,7 +88,9 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     (``uncertainty``: the config section, its ``schemes`` and ``primary``); return the table.
 
     Entries: ``n_claims``; ``n_testable``; ``n_resampled`` (testable claims with a resampling
-    interval); ``n_same_everywhere`` (testable claims not resampled at all: the mixed-model ones);
+    interval); ``n_same_everywhere`` (testable claims not resampled at all: the mixed-model ones
+    whose fit gave an interval) and ``n_mixed_failed`` with ``mixed_failed`` (the ids of those
+    whose fit gave none, or "none");
     ``n_no_interval`` (testable claims whose estimate has no interval, though their verdict reads
     resampled p-values) with ``no_interval_about`` (what they are about, one phrase per test in
     the table's order, or "none");
@@ -109,7 +120,16 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     add("n_claims", int(len(first)))
     add("n_testable", int(len(testable)))
     add("n_resampled", int((testable["interval"] == RESAMPLED).sum()))
-    add("n_same_everywhere", int(testable["interval"].str.contains("not resampled").sum()))
+    # The mixed-model claims: the same interval under every scheme, when their fit gave one.
+    mixed = testable[testable["interval"].str.contains("not resampled")]
+    fitted = np.isfinite(mixed["lo"].astype(float)) & np.isfinite(mixed["hi"].astype(float))
+    add("n_same_everywhere", int(fitted.sum()))
+    add("n_mixed_failed", int((~fitted).sum()))
+    add(
+        "mixed_failed",
+        ", ".join(mixed.loc[~fitted, "id"]) or "none",
+        note="testable mixed-model claims whose mixed model gave no estimate (claims.csv note says why)",
+    )
     no_interval = testable[testable["interval"].str.startswith("none")]
     add("n_no_interval", int(len(no_interval)))
     about = dict.fromkeys(NO_INTERVAL_ABOUT.get(t, t.replace("_", " ")) for t in no_interval["test"])

@@ -78,10 +78,14 @@ def _estimate_cell(estimate: float, lo: float, hi: float) -> str:
     return f"{shown} {interval}"
 
 
-def _verdict_cell(verdict: str, scope: Any) -> str:
+def _verdict_cell(verdict: str, scope: Any, note: Any = "") -> str:
     """A claim's verdict as the claims table prints it, with the part tested when the claim
-    was tested in part (claims.csv ``scope``: "" or NaN for a claim tested whole)."""
-    return f"{verdict} (only {scope})" if isinstance(scope, str) and scope else verdict
+    was tested in part (claims.csv ``scope``: "" or NaN for a claim tested whole), and why its
+    test gave no estimate when it did not (``note``, e.g. "mixed model did not converge")."""
+    said = ([f"only {scope}"] if isinstance(scope, str) and scope else []) + (
+        [note] if isinstance(note, str) and note else []
+    )
+    return f"{verdict} ({'; '.join(said)})" if said else verdict
 
 
 def _two_sided(p_decreasing: float, p_increasing: float) -> float:
@@ -142,7 +146,10 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
                 _estimate_cell(e, lo, hi) for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])
             ],
             "p (adjusted)": [fmt_p(q) for q in claims["p_adjusted"]],
-            "Verdict": [_verdict_cell(v, s) for v, s in zip(claims["verdict"], claims["scope"])],
+            "Verdict": [
+                _verdict_cell(v, s, n)
+                for v, s, n in zip(claims["verdict"], claims["scope"], claims.get("note", [""] * len(claims)))
+            ],
         }
     )
 

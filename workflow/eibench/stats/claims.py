@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
+from .mixed import FIT_FAILURES
 from .multiplicity import adjust
 from .testability import unmet_needs
 
@@ -52,6 +53,18 @@ def _label(metric: str) -> str:
 def _not_tested(out: dict[str, Any], why: str) -> dict[str, Any]:
     out.update(estimate=np.nan, lo=np.nan, hi=np.nan, p_value=np.nan, verdict=NOT_TESTABLE, detail=why)
     return out
+
+
+def fit_note(reason: str) -> str:
+    """A claim's ``note`` when its mixed model gave no estimate, from the fit's recorded reason
+    (``mixed_model_note``): "mixed model did not converge", "singular fit of the mixed model",
+    "boundary fit of the mixed model", else "no mixed-model estimate" with the reason."""
+    kind = next((k for k in FIT_FAILURES if reason.startswith(k)), None)
+    if kind == "did not converge":
+        return "mixed model did not converge"
+    if kind:
+        return f"{kind} of the mixed model"
+    return f"no mixed-model estimate: {reason}" if reason else "no mixed-model estimate"
 
 
 def _min_or_nan(*values: float) -> float:
@@ -155,6 +168,11 @@ def claim_result(
             f"difference of participant means {row['difference']:.3f}); estimate and interval: "
             f"mixed model adjusted for topic and length"
         )
+        if not np.isfinite(row["adjusted_effect"]):  # a failed fit: no estimate, and the table says why
+            reason = row.get("mixed_model_note")
+            reason = reason if isinstance(reason, str) else ""
+            out["note"] = fit_note(reason)
+            out["detail"] += f", which gave none ({reason or 'no reason recorded'})"
         if (
             np.isfinite(row["difference"])
             and np.isfinite(row["adjusted_effect"])
@@ -245,7 +263,8 @@ def claim_result(
 #: The columns of :func:`verdicts`, in order: the keys of every row of :func:`verdict_rows`.
 #: ``scope`` is "" for a claim tested whole, else the part tested (a claim about a set of
 #: metrics some of which have no values: "3 of its 6 pairs tested"), so that its verdict is
-#: not read as the whole claim's.
+#: not read as the whole claim's. ``note`` is "" unless a test that ran gave no estimate, and
+#: says why (a diagnosis claim whose mixed model failed: "mixed model did not converge").
 VERDICT_COLUMNS = [
     "id",
     "family",
@@ -259,8 +278,9 @@ VERDICT_COLUMNS = [
     "verdict",
     "detail",
     "scope",
+    "note",
 ]
-_TEXT_COLUMNS = ("detail", "scope")
+_TEXT_COLUMNS = ("detail", "scope", "note")
 
 
 def verdicts(
