@@ -475,3 +475,15 @@ def test_topics_too_small_to_test_count_both_sides():
     topics = pd.DataFrame({"category": list("abcd"), "n_conversations": [7, 3, 5, 2]})
     assert testable_topics(topics).tolist() == [True, False, True, False]
     assert testable_topics(topics.assign(n_conversations=[6, 4, 0, 0])).tolist() == [False, False, False, False]
+
+
+def test_a_bootstrap_p_of_zero_prints_the_bound_of_its_resamples():
+    from eibench.report.numbers import fmt_p_bounded
+
+    assert fmt_p_bounded(0.0, 0.016) == "< 0.016"
+    assert fmt_p_bounded(0.0, 2 / 500) == "< 0.004"
+    assert fmt_p_bounded(0.0, 2 / 600) == "< 0.004"  # rounded up, never down
+    assert fmt_p_bounded(0.0, 0.001) == "< 0.001"  # 2,000 resamples: as before
+    assert fmt_p_bounded(0.0, float("nan")) == "< 0.001"  # no bound known (a permutation p is never 0)
+    assert fmt_p_bounded(0.03, 0.004) == "0.030"
+    assert fmt_p_bounded(float("nan"), float("nan")) == "–"

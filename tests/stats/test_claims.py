@@ -459,6 +459,7 @@ def test_verdict_table_columns_and_order():
         "detail",
         "scope",
         "note",
+        "p_bound",
     ]
     assert set(table["verdict"]) <= {"supported", "not supported", "inconclusive"}
 
@@ -573,3 +574,23 @@ def test_a_diagnosis_claim_whose_mixed_model_failed_says_so():
     assert fitted["note"] == "" and "gave none" not in fitted["detail"]
     assert fit_note("singular fit (x)") == "singular fit of the mixed model"
     assert fit_note("") == "no mixed-model estimate"
+
+
+def test_a_bootstrap_p_of_zero_gets_the_bound_its_resamples_allow():
+    """Small build, C7: every model's paired bootstrap p was 0 over 500 resamples, and Table 4
+    printed '< 0.001'; 0 only means p < 2/500 per model. ``p_bound`` is the adjusted p with the
+    zeros raised to 2/500: the partial conjunction over 3 models (2 of 3) doubles it, Holm over
+    the family's 2 tested claims doubles it again."""
+    humans = _humans(["humans better"] * 3).assign(p_boot=0.0)
+    results = _results(humans={"draft_judge": humans}, n_bootstrap=500)
+    claims = [
+        _claim("humans_vs_models", id_="C7", metric="draft_judge", direction="humans_better"),
+        _claim("diagnosis_effect", id_="C3", metric="emotion_f1", direction="negative"),
+    ]
+    table = verdicts(claims, results, ALPHA).set_index("id")
+    assert table.loc["C7", "p_adjusted"] == 0
+    assert table.loc["C7", "p_bound"] == pytest.approx(2 * 2 * 2 / 500)
+    assert np.isnan(table.loc["C3", "p_bound"])  # a permutation p: no bound
+    # without the resamples' count, no bound (the table prints fmt_p's '< 0.001')
+    results.pop("n_bootstrap")
+    assert np.isnan(verdicts(claims, results, ALPHA).set_index("id").loc["C7", "p_bound"])

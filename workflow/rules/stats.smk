@@ -228,7 +228,7 @@ rule stats_claims:
     resources:
         **measured("stats_claims"),
     params:
-        **stats_params("alpha", "claims"),
+        **stats_params("alpha", "claims", "n_bootstrap"),
     script:
         "../scripts/stats_claims.py"
 

@@ -29,6 +29,8 @@ with rule_log(snakemake) as log:  # noqa: F821
         "romantic": {(r["metric"], r["romantic"]): r for r in _records(i.romantic)},
         "profiles": json.load(open(i.profiles)),
         "humans": {m: g for m, g in humans.groupby("metric")} if len(humans) else {},
+        # the resamples of the bootstrap p-values: a p of 0 means p < 2 / n_bootstrap
+        "n_bootstrap": p.stats["n_bootstrap"],
     }
     design = json.load(open(i.design))
     table = verdicts(p.stats["claims"], results, p.stats["alpha"], design)

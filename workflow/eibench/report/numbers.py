@@ -47,6 +47,19 @@ def fmt_p(p: Any) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def fmt_p_bounded(p: Any, bound: Any) -> str:
+    """A p-value as :func:`fmt_p` prints it, except a bootstrap p of 0 with its ``bound`` (the
+    smallest p its resamples could give, after any adjustment; claims.csv ``p_bound``): "< bound"
+    rounded up to three decimals ("< 0.004" for 500 resamples), not "< 0.001"."""
+    try:
+        value, limit = float(p), float(bound)
+    except TypeError:  # None, pd.NA
+        return fmt_p(p)
+    if value != 0 or not math.isfinite(limit) or limit <= 0.001:
+        return fmt_p(p)
+    return f"< {math.ceil(round(limit * 1000, 9)) / 1000:.3f}"
+
+
 def interval_digits(lo: float, hi: float, fallback: int = 2, significant: int = 2) -> int:
     """Decimals that show the half-width ``(hi - lo) / 2`` of an interval with ``significant``
     significant digits (two by default): a half-width of 1.9 gives 1 decimal, 0.075 gives 3,

@@ -21,7 +21,7 @@ from ..stats.simulation import SIMULATED_KINDS
 from ..stats.testability import MIN_CONVERSATIONS
 from .cohort_numbers import joined
 from .coverage import add_recovery, too_few_studies
-from .numbers import Numbers, fmt, fmt_interval, fmt_p, plural
+from .numbers import Numbers, fmt, fmt_interval, fmt_p, fmt_p_bounded, plural
 
 SIM = "stats_simulation_summary"
 
@@ -145,7 +145,10 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             "Estimate [95% interval]": [
                 _estimate_cell(e, lo, hi) for e, lo, hi in zip(claims["estimate"], claims["lo"], claims["hi"])
             ],
-            "p (adjusted)": [fmt_p(q) for q in claims["p_adjusted"]],
+            "p (adjusted)": [
+                fmt_p_bounded(q, b)
+                for q, b in zip(claims["p_adjusted"], claims.get("p_bound", [float("nan")] * len(claims)))
+            ],
             "Verdict": [
                 _verdict_cell(v, s, n)
                 for v, s, n in zip(claims["verdict"], claims["scope"], claims.get("note", [""] * len(claims)))

@@ -67,6 +67,14 @@ def fit_note(reason: str) -> str:
     return f"no mixed-model estimate: {reason}" if reason else "no mixed-model estimate"
 
 
+def _floored(p: Any, results: dict[str, Any]) -> Any:
+    """Bootstrap p-values with each 0 raised to the smallest non-zero value the resamples allow,
+    2 / ``results["n_bootstrap"]`` (bootstrap.bootstrap_p): the p-value a claim's ``p_bound``
+    is computed from. Unchanged without ``n_bootstrap``."""
+    n = results.get("n_bootstrap")
+    return p if not n else np.maximum(p, 2 / n)
+
+
 def _min_or_nan(*values: float) -> float:
     """The smallest value, NaN when any is NaN (``min`` would let a NaN through or drop it by order)."""
     return float("nan") if any(np.isnan(v) for v in values) else float(min(values))
@@ -145,6 +153,7 @@ def claim_result(
         if c is None:
             return _not_tested(out, "not testable: a compared metric has no values for the compared models")
         out.update(estimate=c["difference"], lo=c["lo"], hi=c["hi"], p_value=c["p_boot"], predicted_sign=1)
+        out["p_floor"] = float(_floored(c["p_boot"], results))
         # The metrics by name: a claim's words ("preference alignment") need not be a metric's.
         out["detail"] = (
             f"log F ratio of {_label(params['better'])} ({params['better']}) minus that of "
@@ -213,6 +222,7 @@ def claim_result(
         # The hardest topic has the worst scores: lower when higher is better, else higher.
         worse = "negative" if BY_NAME[params["metric"]].higher_is_better else "positive"
         out.update(_directional(c["difference"], c["lo"], c["hi"], c["p_boot"], worse))
+        out["p_floor"] = float(_floored(c["p_boot"], results))
         out["detail"] = (
             f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
             f"{c['romantic']} is hardest {c['p_romantic_hardest']:.2f}"
@@ -249,6 +259,7 @@ def claim_result(
             lo=np.nan,
             hi=np.nan,
             p_value=partial_conjunction(per_model, _majority(len(t))),
+            p_floor=partial_conjunction(_floored(per_model, results), _majority(len(t))),
             predicted_sign=None,
             refuted=opposite >= 0.5,
             detail=f"{want} for {int((t['verdict'] == want).sum())} of {len(t)} {_noun(len(t), 'model')} (Holm); "
@@ -265,6 +276,8 @@ def claim_result(
 #: metrics some of which have no values: "3 of its 6 pairs tested"), so that its verdict is
 #: not read as the whole claim's. ``note`` is "" unless a test that ran gave no estimate, and
 #: says why (a diagnosis claim whose mixed model failed: "mixed model did not converge").
+#: ``p_bound`` is NaN unless ``p_adjusted`` is a bootstrap p of 0: then the adjusted p is below it
+#: (what ``n_bootstrap`` resamples can resolve; the table prints "< p_bound").
 VERDICT_COLUMNS = [
     "id",
     "family",
@@ -279,6 +292,7 @@ VERDICT_COLUMNS = [
     "detail",
     "scope",
     "note",
+    "p_bound",
 ]
 _TEXT_COLUMNS = ("detail", "scope", "note")
 
@@ -306,6 +320,15 @@ def verdict_rows(
             adjusted = adjust([r["p_value"] for r in members], method)
             for r, q in zip(members, adjusted):
                 r["p_adjusted"] = float(q)
+    # A bootstrap p of 0 only says p < 2 / n_bootstrap: the adjusted p it gives is bounded by
+    # the adjusted p of the family with the claim's p recomputed from floored bootstrap p-values
+    # (Holm and BH are monotone in each p), which the claims table prints as "< bound".
+    for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
+        members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
+        for i, r in enumerate(members):
+            if r["p_value"] == 0 and r.get("p_floor", 0) > 0:  # no n_bootstrap: no bound
+                ps = [m["p_value"] if j != i else r["p_floor"] for j, m in enumerate(members)]
+                r["p_bound"] = float(adjust(ps, method)[i])
     for r in rows:
         if "verdict" in r:
             continue
