@@ -42,6 +42,7 @@ def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
     # The diagnosis claim as if testable, and its participant curve as if computed (the small
     # run's design can test neither).
     entries["claim.C3.verdict"].update(value="inconclusive", display="inconclusive")
+    entries["diagnosis.testable"].update(value=True, display="true")
     curve = {"computed": True, "reached": True, "needed": 11, "grid": "8, 11"}
     for key, value in curve.items():
         entries[f"operating.participants.{key}"] = dict(entries["operating.participants.claim"], value=value)
@@ -59,7 +60,12 @@ def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
         f"this cohort records the diagnosis of {n_people - 2} of its {n_people} participants,"
     ) in text.replace("\u2019", "'")
     assert _squashed(f"enter no simulated diagnosis test: {n_people - 2} of the {n_people} do.") in text
-    assert _squashed("draws the diagnosis effects on every analysed metric") in text
+    # the small run's mixed models gave no estimate for some metrics: the sentence names them
+    assert entries["diagnosis.n_estimated"]["value"] < entries["diagnosis.n_metrics"]["value"]
+    assert _squashed("draws the diagnosis effects on the analysed metrics whose mixed model gave one") in text
+    assert _squashed(entries["diagnosis.no_estimate"]["display"]) in text
+    # as built (the claim not testable), the figure's sentence gives the reason, not effects
+    assert _squashed("the diagnosis contrast is not testable in this simulated cohort") in built
     # as built (the claim not testable), the validation section does not speak of its test
     assert _squashed("enter no simulated diagnosis test") not in built
 
@@ -71,6 +77,7 @@ def test_no_estimable_diagnosis_effect_is_said_with_its_reason(small_run):
     entries = data["entries"]
     for key, value in (("diagnosis.n_estimated", 0), ("diagnosis.n_not_diagnosed", 0)):
         entries[key].update(value=value, display=str(value))
+    entries["diagnosis.testable"].update(value=True, display="true")  # the reason of a failed estimate
     try:
         path.write_text(json.dumps(data), encoding="utf-8")
         text = _squashed(pdf_text(typst.compile(str(small_run / "paper" / "main.typ"), root=str(small_run))))
