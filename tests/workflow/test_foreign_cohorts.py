@@ -218,7 +218,8 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     held = len(claims) - len(untestable) - len(differ)
     verdicts, hold = ("verdict", "holds") if held == 1 else ("verdicts", "hold")  # one held on mood_only
     assert reader.shows(
-        f"the {verdicts} of the other {held}, the same under both schemes, {hold} for these conversations"
+        f"the {verdicts} of the other {held}, the same under the claims' scheme and the primary one, {hold} "
+        "for these conversations"
     )
     assert not reader.shows("the other claims' verdicts hold")
     if name == "mood_only":
