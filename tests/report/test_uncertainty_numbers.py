@@ -111,7 +111,7 @@ def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
 
 
 def test_display_tables_list_humans_after_models_with_their_n(paths):
-    t = display_tables(paths, CONFIG)
+    t = display_tables(paths, CONFIG, n_bootstrap=2000)
     board = t["uncertainty_leaderboard"]
     assert list(board["Model"]) == ["a", "b", "c", "d", "h"]
     assert list(board["n"]) == ["60"] * 4 + ["20"]
@@ -128,7 +128,7 @@ def test_display_tables_list_humans_after_models_with_their_n(paths):
 
 def test_display_tables_print_a_ranked_baseline_as_a_baseline(paths):
     """A cohort compared on its baselines alone ranks them; the tables say what they are."""
-    t = display_tables(paths, CONFIG, {"a": "baseline", "b": "model", "h": "human"})
+    t = display_tables(paths, CONFIG, {"a": "baseline", "b": "model", "h": "human"}, n_bootstrap=2000)
     for name in ("uncertainty_leaderboard", "uncertainty_topic"):
         roles = t[name].set_index("Model")["Role"]
         assert (roles["a"], roles["b"], roles["h"]) == ("baseline", "model", "human rater"), name
@@ -157,3 +157,19 @@ def test_the_weights_concentration_is_also_given_over_the_pillars_present(paths,
     m = 0.49 / 0.76
     assert e["unc.weights.sd_max"]["value"] == pytest.approx(np.sqrt(m * (1 - m) / (effective + 1)))
     assert e["unc.weights.sd_min"]["value"] == pytest.approx(e["unc.weights.sd_max"]["value"])
+
+
+def test_a_holm_p_of_zero_is_printed_as_the_bound_its_resamples_allow():
+    """Adjacent pairs' Holm p-values from bootstrap p-values: a p of 0 only says p < 2 / B, and
+    Holm multiplies the smallest by the number of pairs, so ten pairs of 2,000 resamples with
+    p 0 are below 0.010, not 0.001."""
+    from eibench.report.numbers import fmt_p_bounded
+    from eibench.report.uncertainty_numbers import holm_bounds
+
+    bounds = holm_bounds([0.0] * 10, 2000)
+    assert bounds == pytest.approx([0.01] * 10)
+    assert fmt_p_bounded(0.0, bounds[0]) == "< 0.010"
+    # one pair at 0 among larger p-values: Holm's step-down gives it the family size times 2 / B
+    mixed = holm_bounds([0.0, 0.2, float("nan")], 500)
+    assert mixed[0] == pytest.approx(2 * 2 / 500) and np.isnan(mixed[2])
+    assert fmt_p_bounded(0.5, mixed[1]) == "0.500"  # a p that is not 0 prints as it is

@@ -92,6 +92,8 @@ rule table_uncertainty:
         uncertainty=config["uncertainty"],
         # a ranked baseline is printed as a baseline, not as a model
         model_roles=model_roles(),
+        # the resamples of the adjacent pairs' bootstrap p (a p of 0 is printed as its bound)
+        n_bootstrap=config["statistics"]["n_bootstrap"],
     script:
         "../scripts/table_uncertainty.py"
 

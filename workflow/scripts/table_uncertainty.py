@@ -14,6 +14,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         {k: snakemake.input[k] for k in ("schemes", "adjacent", "reliability", "breakdowns")},
         snakemake.params.uncertainty,
         snakemake.params.model_roles,
+        n_bootstrap=snakemake.params.n_bootstrap,
     )
     u = snakemake.params.uncertainty
     tables["uncertainty_claims"] = claim_schemes_table(

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.composite import PILLAR_WEIGHTS
-from .numbers import Numbers, fmt, fmt_p
+from ..stats.multiplicity import adjust_present
+from .numbers import Numbers, fmt, fmt_p_bounded
 
 RULE = "stats_resampling"
 #: Below this many clusters, a cluster bootstrap tends to give intervals that are too narrow
@@ -44,6 +45,16 @@ def ratio_digits(ratio: float) -> int:
     """Decimals of a ratio of interval widths: one, or two where one would print 1.0 (0.966 is
     0.97, narrower, not "1.0 times as wide")."""
     return 2 if math.isfinite(ratio) and round(ratio, 1) == 1.0 else 1
+
+
+def holm_bounds(p_boot: Any, n_bootstrap: int) -> np.ndarray:
+    """Per adjacent pair of one scheme (in its order): the Holm-adjusted p it would have if
+    every bootstrap p of 0 were the smallest p its ``n_bootstrap`` resamples resolve,
+    2 / ``n_bootstrap`` (bootstrap.bootstrap_p). A Holm p of 0 is below it, and the paper
+    prints it so ("< 0.010" for ten pairs of 2,000 resamples; numbers.fmt_p_bounded), not as
+    "< 0.001". A NaN p stays NaN and leaves the family, as in the adjustment itself."""
+    p = np.asarray(p_boot, dtype=float)
+    return adjust_present(np.where(p == 0, 2 / n_bootstrap, p).tolist(), "holm")
 
 
 def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str, Any], n_bootstrap: int) -> None:
@@ -97,6 +108,7 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
         if len(h):
             add(f"{scheme}.human_median_width", float(h["width"].median()), digits=d)
         a = adjacent[adjacent["scheme"] == scheme].sort_values("rank")
+        bounds = holm_bounds(a["p_boot"], n_bootstrap)
         top = a.iloc[0] if len(a) else None
         if top is not None:
             dd = digits_for([(top["hi"] - top["lo"]) / 2])
@@ -107,7 +119,7 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
                 ci=(float(top["lo"]), float(top["hi"])),
             )
             add(f"{scheme}.top_pair_excludes_zero", bool(top["lo"] > 0 or top["hi"] < 0))
-            add(f"{scheme}.top_pair_p_holm", fmt_p(top["p_holm"]))
+            add(f"{scheme}.top_pair_p_holm", fmt_p_bounded(top["p_holm"], bounds[0]))
             add(f"{scheme}.top_pair_separated", bool(top["separated"]))
         add(f"{scheme}.n_adjacent_separated", int(a["separated"].sum()))
         add(f"{scheme}.n_adjacent_excluding_zero", int(((a["lo"] > 0) | (a["hi"] < 0)).sum()))
@@ -189,12 +201,18 @@ def _role_words(rows: pd.DataFrame, model_roles: Mapping[str, str]) -> list[str]
 
 
 def display_tables(
-    paths: dict[str, str], uncertainty: dict[str, Any], model_roles: Mapping[str, str] | None = None
+    paths: dict[str, str],
+    uncertainty: dict[str, Any],
+    model_roles: Mapping[str, str] | None = None,
+    *,
+    n_bootstrap: int,
 ) -> dict[str, pd.DataFrame]:
     """The printed tables: leaderboard under every scheme (models, then human raters, each with
     its n), adjacent pairs, reliability curve, per-topic and per-group breakdowns (models x
     levels, each level's n of conversations in its header). ``model_roles`` (each model's
-    configured role) prints a ranked baseline's role as 'baseline'."""
+    configured role) prints a ranked baseline's role as 'baseline'; ``n_bootstrap``: the
+    resamples of the adjacent pairs' bootstrap p-values (a Holm p of 0 prints as its bound,
+    ``holm_bounds``)."""
     model_roles = model_roles or {}
     schemes = pd.read_csv(paths["schemes"])
     adjacent = pd.read_csv(paths["adjacent"])
@@ -236,7 +254,8 @@ def display_tables(
         s = adjacent[adjacent["scheme"] == scheme].sort_values("rank")
         tag = scheme.replace("_", "-")
         adj[f"95% ({tag})"] = [f"[{fmt(lo, dp)}, {fmt(hi, dp)}]" for lo, hi in zip(s["lo"], s["hi"])]
-        adj[f"Holm p ({tag})"] = [fmt_p(p) for p in s["p_holm"]]
+        bounds = holm_bounds(s["p_boot"], n_bootstrap)
+        adj[f"Holm p ({tag})"] = [fmt_p_bounded(p, b) for p, b in zip(s["p_holm"], bounds)]
     rel = pd.DataFrame(
         {
             "Conversations": curve["n_conversations"].astype(str),

@@ -52,7 +52,8 @@ def bootstrap_p(differences: np.ndarray, axis: int = 0) -> np.ndarray:
     resampled differences on either side of 0, capped at 1; NaN when no resample has a value.
 
     0 means that no resample fell on the other side of 0, i.e. p < 2 / n_resamples (the
-    smallest non-zero value; the paper prints '< 0.001' for 2,000 resamples). It is the percentile interval inverted,
+    smallest non-zero value; the paper prints a 0 as that bound after any adjustment,
+    report.numbers.fmt_p_bounded). It is the percentile interval inverted,
     not a Monte-Carlo test under the null,
     so no +1 correction applies; with it, Holm over many pairs could never reject with 2,000
     resamples (the smallest p would be 2 / 2,001)."""
