@@ -535,6 +535,12 @@ PRINCIPAL = tuple(m.name for m in METRICS if m.principal)
 ANALYSABLE = tuple(m.name for m in METRICS if m.level in ("turn", "conversation"))
 
 
+def label_of(metric: str) -> str:
+    """How the paper names ``metric``: its label, or the name itself when it is no metric of
+    the registry (a composite part, a pillar named by its key)."""
+    return BY_NAME[metric].label if metric in BY_NAME else metric
+
+
 def data_dictionary(
     principal: Sequence[str] | None = None, with_values: Mapping[str, int] | None = None
 ) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..metrics.registry import BY_NAME
+from ..metrics.registry import label_of
 from .cohort_numbers import joined
 from .numbers import Numbers, fmt, fmt_p
 
@@ -61,11 +61,6 @@ def _computed(nums: Numbers, key: str, curve: pd.DataFrame) -> bool:
         notes = curve["note"].dropna().astype(str) if "note" in curve else pd.Series(dtype=str)
         nums.add(f"{key}.note", notes.iloc[0] if len(notes) else "no design point", CURVES)
     return computed
-
-
-def _label(metric: str) -> str:
-    """How the paper names a metric: its label in the registry (the key when it has none)."""
-    return BY_NAME[metric].label if metric in BY_NAME else metric
 
 
 def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
@@ -247,7 +242,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
         )
         nums.add(
             "operating.conversations.least_reliable",
-            joined([_label(m) for m in least["metric"]]),
+            joined([label_of(m) for m in least["metric"]]),
             CURVES,
             note="the metrics whose simulated reliability at the largest size prints lowest",
         )

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.registry import BY_NAME
+from ..metrics.registry import label_of
 from ..stats.mixed import FIT_FAILURES, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
 from ..stats.testability import MIN_CONVERSATIONS
@@ -53,10 +53,6 @@ def claims_without_simulated_test(claims: pd.DataFrame) -> list[str]:
     test the simulation has none of (not in simulation.SIMULATED_KINDS), each as 'id (kind)'."""
     no_test = claims[~claims["test"].isin(SIMULATED_KINDS)]
     return [f"{c} ({KIND_WORDS.get(t, str(t).replace('_', ' '))})" for c, t in zip(no_test["id"], no_test["test"])]
-
-
-def _label(metric: str) -> str:
-    return BY_NAME[metric].label if metric in BY_NAME else metric
 
 
 def _count(x: Any) -> int | float:
@@ -179,7 +175,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     disc = pd.read_csv(paths["discriminability"])
     tables["discriminability"] = pd.DataFrame(
         {
-            "Metric": [_label(m) for m in disc["metric"]],
+            "Metric": [label_of(m) for m in disc["metric"]],
             "Reliability [95%]": [
                 " ".join(fmt_interval(r, lo, hi, 3))
                 for r, lo, hi in zip(disc["reliability"], disc["reliability_lo"], disc["reliability_hi"])
@@ -460,7 +456,7 @@ def no_estimate_metrics(diagnosis: pd.DataFrame) -> str:
             continue
         note = "" if pd.isna(r.get("mixed_model_note")) else str(r["mixed_model_note"])
         kind = next((k for k in FIT_FAILURES if note.startswith(k)), note)
-        out.append(f"{_label(str(metric))} ({kind or 'no estimate'})")
+        out.append(f"{label_of(str(metric))} ({kind or 'no estimate'})")
     return joined(out) or "none"
 
 

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..metrics.registry import BY_NAME
+from ..metrics.registry import BY_NAME, label_of
 from .claim_units import claim_unit
 from .numbers import Numbers, fmt, interval_digits
 
@@ -483,7 +483,7 @@ def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> tuple[pd.DataFram
         largest_mc = float(np.nanmax(rows[["mc_se", "mc_se_cohort"]].to_numpy(float)))
         per_metric.append(
             {
-                "Metric": BY_NAME[metric].label if metric in BY_NAME else metric,
+                "Metric": label_of(metric),
                 "Unit": BY_NAME[metric].unit if metric in BY_NAME else "",
                 "Expected value": "exact" if all_exact else "Monte Carlo",
                 "Covering, this cohort": f"{int(covered['cohort'][rows.index].sum())} of {int(h.sum())}"
@@ -504,7 +504,7 @@ def add_truth_models(nums: Numbers, expected: pd.DataFrame) -> tuple[pd.DataFram
     per_model = pd.DataFrame(
         {
             "Model": shown["em_model"],
-            "Metric": [BY_NAME[m].label if m in BY_NAME else m for m in shown["metric"]],
+            "Metric": [label_of(m) for m in shown["metric"]],
             "Ability (logits)": [fmt(float(x), 2) if pd.notna(x) else "–" for x in shown["ability_logit"]],
             "Expected, this cohort": [
                 _expected(float(r.expected_cohort), float(r.mc_se_cohort), e, digits_of(r.metric))
