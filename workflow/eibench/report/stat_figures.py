@@ -22,6 +22,7 @@ from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..stats.testability import MIN_CONVERSATIONS
 from . import style
 from .board_numbers import BLOCKS, block_label, block_of
+from .numbers import plural
 from .stats_numbers import testable_topics
 
 GREY = style.GREY
@@ -452,6 +453,16 @@ def _p(p) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+def _topic_label(category: str, p_hardest: float, lo: float, testable: bool, n: int) -> str:
+    """A topic's row label in the subgroups figure: its name, then its probability of being the
+    hardest when it has one and an interval (``lo`` finite), or, for a topic too small to test
+    whether it is the hardest (``testable`` False), its count of conversations."""
+    label = _wrap(category, 26)
+    if not testable:
+        return f"{label}\n{n} {plural(n, 'conversation', 'conversations')}: too few"
+    return label + (f"\nP(hardest) {p_hardest:.2f}" if np.isfinite(p_hardest) and np.isfinite(lo) else "")
+
+
 #: Characters per line of a subgroups panel's "no data" text: each panel is about a third of the
 #: text width once the topic labels have their room, so a longer line runs over the axes' spines.
 SUBGROUP_NO_DATA_WIDTH = 16
@@ -535,20 +546,7 @@ def subgroups_topics(
         # A topic without an interval (one conversation with a value resamples to itself) gets
         # no probability of being the hardest either: the bootstrap cannot say how it varies.
         # Nor does a topic too small to test whether it is the hardest: its label gives its count.
-        _rows(
-            right,
-            [
-                _wrap(c, 26)
-                + (
-                    f"\nP(hardest) {q:.2f}"
-                    if ok and np.isfinite(q) and np.isfinite(a)
-                    else ""
-                    if ok
-                    else f"\n{k} conversation{'s' if k != 1 else ''}: too few"
-                )
-                for c, q, a, ok, k in zip(tp["category"], hardest, lo, enough, counts)
-            ],
-        )
+        _rows(right, [_topic_label(*row) for row in zip(tp["category"], hardest, lo, enough, counts)])
         right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
     else:
         _no_data_axes(right, f"topics ({topic_metric})", width=SUBGROUP_NO_DATA_WIDTH)
