@@ -594,3 +594,21 @@ def test_a_bootstrap_p_of_zero_gets_the_bound_its_resamples_allow():
     # without the resamples' count, no bound (the table prints fmt_p's '< 0.001')
     results.pop("n_bootstrap")
     assert np.isnan(verdicts(claims, results, ALPHA).set_index("id").loc["C7", "p_bound"])
+
+
+def test_the_bound_of_a_zero_p_floors_every_zero_p_of_its_family():
+    """Two headline claims with a bootstrap p of 0 over 2,000 resamples: each true p is below
+    0.001, in any order, so Holm over the 2 claims bounds both at 2 x 0.001 (flooring only the
+    claim itself would give 0.001, below what the other claim's true p allows)."""
+    comparisons = {("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0, "p_boot": 0.0}}
+    humans = _humans(["humans better"] * 3).assign(p_boot=0.0)
+    results = _results(discriminability_comparisons=comparisons, humans={"draft_judge": humans}, n_bootstrap=2000)
+    claims = [
+        _claim("discriminability_difference", id_="C2", better="pairwise_acc", worse="emotion_f1"),
+        _claim("humans_vs_models", id_="C7", metric="draft_judge", direction="humans_better"),
+    ]
+    table = verdicts(claims, results, ALPHA).set_index("id")
+    assert (table["p_adjusted"] == 0).all()
+    # C2: floored 0.001; C7: the partial conjunction (2 of 3 models) of 0.001 each, 0.002
+    assert table.loc["C2", "p_bound"] == pytest.approx(0.002)
+    assert table.loc["C7", "p_bound"] == pytest.approx(0.002)

@@ -321,14 +321,16 @@ def verdict_rows(
             for r, q in zip(members, adjusted):
                 r["p_adjusted"] = float(q)
     # A bootstrap p of 0 only says p < 2 / n_bootstrap: the adjusted p it gives is bounded by
-    # the adjusted p of the family with the claim's p recomputed from floored bootstrap p-values
-    # (Holm and BH are monotone in each p), which the claims table prints as "< bound".
+    # the adjusted p of the family with every such p recomputed from floored bootstrap p-values
+    # (Holm and BH are monotone in each p, so raising all of them bounds each claim's adjusted
+    # p whatever the true values below the floors), which the claims table prints as "< bound".
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
-        for i, r in enumerate(members):
+        floored = [m.get("p_floor", 0) if m["p_value"] == 0 else m["p_value"] for m in members]
+        bounds = adjust(floored, method)  # empty for an empty family
+        for r, bound in zip(members, bounds):
             if r["p_value"] == 0 and r.get("p_floor", 0) > 0:  # no n_bootstrap: no bound
-                ps = [m["p_value"] if j != i else r["p_floor"] for j, m in enumerate(members)]
-                r["p_bound"] = float(adjust(ps, method)[i])
+                r["p_bound"] = float(bound)
     for r in rows:
         if "verdict" in r:
             continue
