@@ -10,6 +10,7 @@ import pytest
 from eibench.stats.claims import verdicts
 from eibench.stats.testability import (
     MIN_CONVERSATIONS,
+    enough_conversations,
     min_kendall_models,
     min_page_models,
     min_permutation_p,
@@ -141,6 +142,13 @@ def test_a_diagnosis_not_recorded_is_the_reason_it_names():
     recorded = [True] * 4 + [False] * 7
     reasons = unmet_needs(claim, _design(participants=some, participant_diagnosis_recorded=recorded), ALPHA)
     assert reasons and reasons[0].endswith("(7 participants, whose diagnosis is not recorded, in neither)")
+
+
+def test_a_group_and_the_rest_each_need_the_minimum_of_conversations():
+    m = MIN_CONVERSATIONS
+    assert enough_conversations(m, m) and not enough_conversations(m - 1, 100) and not enough_conversations(100, m - 1)
+    n = np.array([m, m - 1, 3 * m])
+    assert enough_conversations(n, n.sum() - n).tolist() == [True, False, True]
 
 
 def test_minimum_sizes_follow_the_exact_tests():

@@ -18,7 +18,7 @@ import pandas as pd
 from ..metrics.registry import label_of
 from ..stats.mixed import FIT_FAILURES, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
-from ..stats.testability import MIN_CONVERSATIONS
+from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
 from .cohort_numbers import joined
 from .coverage import add_recovery, too_few_studies
 from .numbers import Numbers, fmt, fmt_interval, fmt_p, fmt_p_bounded, plural
@@ -468,7 +468,7 @@ def testable_topics(topics: pd.DataFrame, min_conversations: int = MIN_CONVERSAT
     if "n_conversations" not in topics:  # a table without counts: nothing to withhold by them
         return np.ones(len(topics), bool)
     n = topics["n_conversations"].to_numpy(float)
-    return (n >= min_conversations) & (n.sum() - n >= min_conversations)
+    return enough_conversations(n, n.sum() - n, min_conversations)
 
 
 def n_topic_contrasts(topics: pd.DataFrame, metric: str = "composite") -> int:

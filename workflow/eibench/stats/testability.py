@@ -33,6 +33,13 @@ from typing import Any
 MIN_CONVERSATIONS = 5
 
 
+def enough_conversations(inside: Any, outside: Any, minimum: int = MIN_CONVERSATIONS) -> Any:
+    """Whether a group and the rest of the cohort both have ``minimum`` conversations or more
+    (a diagnosis group and the other; a topic category and the other categories). ``inside``
+    and ``outside`` are counts, or arrays of counts (then an array of booleans)."""
+    return (inside >= minimum) & (outside >= minimum)
+
+
 def min_kendall_models(alpha: float) -> int:
     """Fewest models (no ties) for which the exact two-sided Kendall test reaches p <= alpha."""
     n = 2
@@ -112,7 +119,7 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
         recorded = design.get("participant_diagnosis_recorded") or []
         if recorded and not any(recorded):
             out.append(f"no participant's diagnosis is recorded: the profiles of all {len(recorded)} give no traits")
-        elif d["conversations"] < MIN_CONVERSATIONS or nd["conversations"] < MIN_CONVERSATIONS:
+        elif not enough_conversations(d["conversations"], nd["conversations"]):
             unrecorded = len(recorded) - sum(recorded)
             out.append(
                 f"conversations of participants with a diagnosis: {d['conversations']}, without: "
@@ -144,7 +151,7 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
         out = _metric_reasons([params["metric"]], design)
         inside = design["categories"].get(params["category"], 0)
         outside = sum(n for c, n in design["categories"].items() if c != params["category"])
-        if inside < MIN_CONVERSATIONS or outside < MIN_CONVERSATIONS:
+        if not enough_conversations(inside, outside):
             out.append(
                 f"conversations in {params['category']!r}: {inside}, in other categories: {outside}; "
                 f"each side needs at least {MIN_CONVERSATIONS}"
