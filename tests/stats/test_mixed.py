@@ -122,6 +122,7 @@ def test_fit_failure_names_each_kind_of_failed_fit(result, caught, prefix):
     reason = mixed.fit_failure(result, [_warning(kinds[k], text) for k, text in caught])
     assert reason.startswith(prefix) and (reason == "") is (prefix == "")
     assert mixed.is_fit_failure(reason) is (prefix != "")
+    assert mixed.fit_failure_kind(reason) == (prefix or None)
 
 
 def test_a_fit_that_did_not_converge_is_a_reason_never_an_estimate():

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import label_of
-from ..stats.mixed import FIT_FAILURES, is_fit_failure
+from ..stats.mixed import FIT_FAILURES, fit_failure_kind, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
 from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
 from .cohort_numbers import joined
@@ -455,7 +455,7 @@ def no_estimate_metrics(diagnosis: pd.DataFrame) -> str:
         if pd.notna(r["adjusted_effect"]):
             continue
         note = "" if pd.isna(r.get("mixed_model_note")) else str(r["mixed_model_note"])
-        kind = next((k for k in FIT_FAILURES if note.startswith(k)), note)
+        kind = fit_failure_kind(note) or note
         out.append(f"{label_of(str(metric))} ({kind or 'no estimate'})")
     return joined(out) or "none"
 

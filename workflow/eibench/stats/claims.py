@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
-from .mixed import FIT_FAILURES
+from .mixed import fit_failure_kind
 from .multiplicity import adjust
 from .testability import unmet_needs
 
@@ -59,7 +59,7 @@ def fit_note(reason: str) -> str:
     """A claim's ``note`` when its mixed model gave no estimate, from the fit's recorded reason
     (``mixed_model_note``): "mixed model did not converge", "singular fit of the mixed model",
     "boundary fit of the mixed model", else "no mixed-model estimate" with the reason."""
-    kind = next((k for k in FIT_FAILURES if reason.startswith(k)), None)
+    kind = fit_failure_kind(reason)
     if kind == "did not converge":
         return "mixed model did not converge"
     if kind:

@@ -73,6 +73,12 @@ def is_fit_failure(reason: str) -> bool:
     return isinstance(reason, str) and reason.startswith(FIT_FAILURES)
 
 
+def fit_failure_kind(reason: str) -> str | None:
+    """The kind of failed fit a recorded reason names (one of :data:`FIT_FAILURES`), or None
+    when it names none (a design without the term, an empty reason)."""
+    return next((k for k in FIT_FAILURES if reason.startswith(k)), None) if isinstance(reason, str) else None
+
+
 def fit_failure(result, caught: list[warnings.WarningMessage]) -> str:
     """Why a fitted MixedLM result must not be reported ("" when it may): the converged flag,
     the warnings statsmodels gave while fitting, the random-intercept variance and the fixed
