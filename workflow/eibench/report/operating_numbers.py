@@ -15,11 +15,15 @@ from typing import Any
 import pandas as pd
 
 from ..metrics.registry import label_of
+from ..stats.simulation import NOMINAL_COVERAGE
 from .cohort_numbers import joined
 from .numbers import Numbers, fmt, fmt_p
 
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
+
+#: The table's column of the coverage's binomial p against the nominal level.
+P_VS_NOMINAL = f"p vs {NOMINAL_COVERAGE:g}"
 
 #: The tests whose verdict rule has an equivalence margin (the claim's ``params.margin``).
 MARGIN_TESTS = ("rank_independence", "turn_flat")
@@ -85,10 +89,10 @@ def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
 def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
     """Entries ``operating.n_coverage_tested`` (claims whose coverage has a binomial test) and
     ``operating.n_coverage_low`` / ``operating.coverage_low``: the claims whose simulated
-    coverage is below the nominal 0.95 without being significantly so, each with its coverage
+    coverage is below the nominal ``NOMINAL_COVERAGE`` without being significantly so, each with its coverage
     and binomial p as the table prints them."""
     tested = sim[sim["coverage_p"].notna()]
-    low = tested[(tested["coverage"] < 0.95) & (tested["coverage_vs_nominal"] != "below nominal")]
+    low = tested[(tested["coverage"] < NOMINAL_COVERAGE) & (tested["coverage_vs_nominal"] != "below nominal")]
     nums.add("operating.n_coverage_tested", int(len(tested)), RULE)
     nums.add("operating.n_coverage_low", int(len(low)), RULE)
     nums.add(
@@ -96,7 +100,7 @@ def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
         joined([f"{r['id']} ({fmt(float(r['coverage']))}, p {fmt_p(r['coverage_p'])})" for _, r in low.iterrows()])
         or "none",
         RULE,
-        note="claims whose simulated coverage is below 0.95, not significantly",
+        note=f"claims whose simulated coverage is below {NOMINAL_COVERAGE:g}, not significantly",
     )
 
 
@@ -149,7 +153,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
                     "Power [95% CI]": "–",
                     "FPR [95% CI]": "–",
                     "Coverage [95% CI]": "–",
-                    "p vs 0.95": "–",
+                    P_VS_NOMINAL: "–",
                     "Sign recovery": "–",
                     "Note": str(r["note"]),
                 }
@@ -178,7 +182,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
                 "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
                 "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
                 "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
-                "p vs 0.95": fmt_p(r["coverage_p"]),
+                P_VS_NOMINAL: fmt_p(r["coverage_p"]),
                 "Sign recovery": fmt(float(r["sign_recovery"])) if pd.notna(r["sign_recovery"]) else "–",
                 "Note": note,
             }
@@ -261,7 +265,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
             "Power [95% CI]",
             "FPR [95% CI]",
             "Coverage [95% CI]",
-            "p vs 0.95",
+            P_VS_NOMINAL,
             "Sign recovery",
             "Note",
         ],
