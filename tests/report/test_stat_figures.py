@@ -541,6 +541,28 @@ def test_coverage_dots_follow_the_binomial_test_with_their_interval_and_every_ma
     }
 
 
+@pytest.mark.parametrize("studies", [8, 200])
+def test_coverage_dots_take_no_verdict_colour_over_too_few_studies(studies):
+    # Over 8 studies the paper prints no verdict of the binomial tests (coverage.too_few_studies);
+    # the figure must not colour one either. Over 200 the verdicts show.
+    fig = sf.simulation_calibration(null_rates_table(), _tested_planted().assign(n_simulations=studies), SRC)
+    right = fig.axes[1]
+    colours = {
+        round(float(x), 2): line.get_color()
+        for line in right.lines
+        if line.get_marker() == "o"
+        for x in line.get_xdata()
+    }
+    legend = {t.get_text() for t in right.get_legend().get_texts()}
+    if studies == 8:
+        assert colours[0.91] == colours[0.95] != sf.COVERAGE_COLOURS["below nominal"]
+        assert "coverage over 8 studies\n(too few to test)" in legend
+        assert sf.COVERAGE_LABELS["below nominal"] not in legend
+    else:
+        assert colours[0.91] == sf.COVERAGE_COLOURS["below nominal"]
+        assert not any("too few" in t for t in legend)
+
+
 def test_rank_intervals_best_on_top_and_only_the_metric():
     fig = sf.rank_intervals(rank_table(), SRC)
     ax = fig.axes[0]

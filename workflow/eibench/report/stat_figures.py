@@ -22,6 +22,7 @@ from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..stats.testability import MIN_CONVERSATIONS
 from . import style
 from .board_numbers import BLOCKS, block_label, block_of
+from .coverage import too_few_studies
 from .numbers import plural
 from .stats_numbers import testable_topics
 
@@ -640,16 +641,28 @@ COVERAGE_LABELS = {
     "consistent with nominal": "coverage consistent\nwith nominal",
 }
 UNTESTED_COVERAGE = "coverage: share over models\n(no binomial test)"
+#: The verdict every tested coverage is drawn with when the run has too few simulated studies
+#: to test a coverage (``coverage.too_few_studies``): the paper then prints no verdict either.
+TOO_FEW = "too few studies"
 
 
 def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float) -> None:
     """The right panel of :func:`simulation_calibration`: per planted effect (row ``y``) its
     coverage with the Clopper-Pearson 95% interval (when the table has ``coverage_lo`` /
     ``coverage_hi``), coloured by ``coverage_vs_nominal`` (open dot where it is empty: no
-    binomial test applies), its sign recovery (cross) and the nominal coverage (dashed)."""
+    binomial test applies; one neutral colour for every tested coverage when the studies are
+    too few to test one, ``coverage.too_few_studies`` over the most studies of a tested
+    coverage), its sign recovery (cross) and the nominal coverage (dashed)."""
     y = np.arange(len(rows))
     verdicts = rows["coverage_vs_nominal"].fillna("") if "coverage_vs_nominal" in rows else pd.Series([""] * len(rows))
-    for verdict in [*COVERAGE_COLOURS, ""]:
+    labels = dict(COVERAGE_LABELS)
+    tested = verdicts.ne("").to_numpy()
+    if tested.any() and "n_simulations" in rows:
+        studies = int(rows["n_simulations"][tested].max())
+        if too_few_studies(studies, 1 - nominal):
+            verdicts = verdicts.where(~tested, TOO_FEW)
+            labels[TOO_FEW] = f"coverage over {studies} {plural(studies, 'study', 'studies')}\n(too few to test)"
+    for verdict in [*COVERAGE_COLOURS, TOO_FEW, ""]:
         at = (verdicts == verdict).to_numpy()
         if not at.any():
             continue
@@ -660,7 +673,7 @@ def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float) -> None:
             c = sel["coverage"].to_numpy(float)
             ax.errorbar(c, y[at], xerr=[c - lo, hi - c], fmt="none", ecolor=colour, elinewidth=1.2, capsize=2)
         face = colour if verdict else "white"
-        label = COVERAGE_LABELS.get(verdict, UNTESTED_COVERAGE if "coverage_vs_nominal" in rows else "coverage")
+        label = labels.get(verdict, UNTESTED_COVERAGE if "coverage_vs_nominal" in rows else "coverage")
         ax.plot(sel["coverage"], y[at], "o", color=colour, mfc=face, ms=4, label=label, zorder=3)
     if "sign_recovery" in rows and rows["sign_recovery"].notna().any():
         ax.plot(rows["sign_recovery"], y, "x", color=style.PALETTE[1], ms=5, label="sign recovery", zorder=3)
