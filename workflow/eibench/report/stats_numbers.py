@@ -483,8 +483,9 @@ def n_topic_contrasts(topics: pd.DataFrame, metric: str = "composite") -> int:
 
 
 def fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFrame) -> list[str]:
-    """The ``mixed_model_note`` of every mixed model the diagnosis and topic analyses fitted
-    ("" for a fit that gave an estimate): one fit per row of the diagnosis table (a metric) and
+    """The ``mixed_model_note`` of every mixed model the diagnosis and topic analyses specify
+    ("" for a fit that gave an estimate; a model whose design lacks the term may never have
+    been fitted, and counts too): one model per row of the diagnosis table (a metric) and
     of the romantic contrasts (a metric and category), and one per metric of the topics table
     (its categories' effects come from one fit). Empty tables (an analysis that did not apply)
     count no fit."""
@@ -499,9 +500,10 @@ def fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFr
 
 
 def mixed_model_counts(notes: list[str]) -> dict[str, int]:
-    """How many mixed models were fitted (``notes``: ``fit_notes``), and how many gave no
-    estimate: ``n_failed`` did not converge or gave a singular or boundary fit, and
-    ``n_not_estimable`` had a design without the term (eibench.stats.mixed)."""
+    """How many mixed models the analyses specify (``notes``: ``fit_notes``; ``n_fits``, fitted
+    or not), and how many gave no estimate: ``n_failed`` were fitted and did not converge or
+    gave a singular or boundary fit, and ``n_not_estimable`` had a design without the term
+    (eibench.stats.mixed), whether or not a fit was tried."""
     failed = sum(is_fit_failure(x) for x in notes)
     return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
 
