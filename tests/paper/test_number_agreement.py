@@ -53,8 +53,9 @@ def test_a_count_and_its_verb_agree_in_number(tmp_path, k, s, sentence):
 def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
     """The small run has one human rater and one tested coverage (over too few simulated studies
     for the paper to test it: sim.coverage_too_few, edited to False to print the sentence); with
-    more of its counts edited to one, each sentence that prints them speaks of one (small run,
-    numbers edited)."""
+    more of its counts edited to one (and claim C1, not testable with its 3 models, edited to
+    inconclusive so that the sentences of its section print), each sentence that prints them
+    speaks of one (small run, numbers edited)."""
     from .test_claim_wording import _compiled, _set
     from .test_reader import Reader
 
@@ -70,10 +71,13 @@ def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
             "profiles.n_flips",
             "unc.two_stage.n_adjacent_separated",
             "n_strict_moved",
+            "ranks.n_pairs",
+            "mixed.n_failed",
         ):
             _set(entries, key, 1)
         _set(entries, "strict_changes_ranking", True, display="yes")
         _set(entries, "sim.coverage_too_few", False, display="no")
+        _set(entries, "claim.C1.verdict", "inconclusive")  # so that the rank-independence sentences print
 
     reader = _compiled(small_run, ones, tmp_path)
     for phrase in (
@@ -83,5 +87,8 @@ def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
         "1 pair of simulated models changes order",
         "Under the primary scheme 1 of the 2 adjacent pairs of simulated models is separated",
         "Under the strict rule set 1 simulated model changes rank",
+        "For the one pair of principal metrics of the simulated models",
+        "Of this simulated pair,",
+        "1 was fitted and did not converge",
     ):
         assert reader.shows(phrase), phrase
