@@ -107,6 +107,7 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     assert "two conversations written for the reader's tests" in text.replace("\u2019", "'")
     assert "through 3 offline baselines" in text and "The predictions come from 3 offline baselines" in text
     assert "no language model was evaluated" in text
+    assert "Real data · cohort: Hand-written corpus · offline baselines only, no language model" in text  # header
     assert "On this cohort the composite covers" in text
     # (the scaling record of the reproducibility section is measured on the synthetic cohort: named there)
     for wording in (
