@@ -306,3 +306,23 @@ def test_the_least_reliable_metric_is_named_by_its_label(tmp_path):
     e = nums.entries
     assert e["operating.conversations.least_reliable"]["value"] == "Pairwise accuracy and Emotion F1"
     assert e["operating.conversations.n_least"]["value"] == 2
+
+
+def test_a_rule_names_the_adjustment_of_its_claims_family(tmp_path):
+    """An exploratory claim's family-adjusted p is Benjamini-Hochberg's (stats.claims), so its
+    rule is never printed '(Holm)': ESConv's exploratory discriminability claim E4 was."""
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    extra = pd.DataFrame(
+        [
+            {"id": "E4", "family": "exploratory", "test": "discriminability_difference", "simulated": False},
+            {"id": "C2", "family": "headline", "test": "discriminability_difference", "simulated": False},
+            {"id": "C3b", "family": "exploratory", "test": "diagnosis_effect", "simulated": False},
+        ]
+    ).assign(note="not simulated")
+    pd.concat([claims, extra], ignore_index=True).to_csv(paths["claims"], index=False)
+    rows = add_operating(Numbers(scripts=RULE_SCRIPTS), paths).set_index("Claim")["Rule"]
+    assert rows["E4"] == "log F difference > 0 (BH)"
+    assert rows["C2"] == "log F difference > 0 (Holm)"
+    assert rows["C3"] == "permutation p (Holm) and sign of the adjusted effect"
+    assert rows["C3b"] == "permutation p (BH) and sign of the adjusted effect"

@@ -28,10 +28,11 @@ P_VS_NOMINAL = f"p vs {NOMINAL_COVERAGE:g}"
 #: The tests whose verdict rule has an equivalence margin (the claim's ``params.margin``).
 MARGIN_TESTS = ("rank_independence", "turn_flat")
 
-#: How the table names each verdict rule.
+#: How the table names each verdict rule; "Holm / BH" is the claim's family adjustment, which
+#: the table names for each claim (FAMILY_METHOD).
 RULES = {
     "rank_independence": "majority of pairs |tau| < margin (90%, models and conversations resampled)",
-    "discriminability_difference": "log F difference > 0 (Holm)",
+    "discriminability_difference": "log F difference > 0 (Holm / BH)",
     "diagnosis_effect": "permutation p (Holm / BH) and sign of the adjusted effect",
     "turn_drift": "Page's trend p (Holm / BH) and sign of late - early",
     "turn_flat": "late - early interval inside the margin",
@@ -39,6 +40,19 @@ RULES = {
     "profile_flips": "at least one clear flip",
     "humans_vs_models": "more than half of the models differ (Holm)",
 }
+
+#: The multiplicity adjustment of each claim family (stats.claims.verdict_rows: Holm for the
+#: headline family, Benjamini-Hochberg for the exploratory one).
+FAMILY_METHOD = {"headline": "Holm", "exploratory": "BH"}
+
+
+def rule_text(test: str, family: Any) -> str:
+    """How the table names the verdict rule of a claim of ``test`` in ``family``: the family's
+    adjustment where the rule reads a family-adjusted p (an exploratory claim's is BH, never
+    Holm), both where the family is unknown."""
+    text = RULES.get(test, test)
+    method = FAMILY_METHOD.get(family) if isinstance(family, str) else None
+    return text.replace("Holm / BH", method) if method else text
 
 
 def _interval(row: pd.Series, key: str, lo: str, hi: str) -> str:
@@ -149,7 +163,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
             rows.append(
                 {
                     "Claim": r["id"],
-                    "Rule": RULES.get(r["test"], r["test"]),
+                    "Rule": rule_text(r["test"], r.get("family")),
                     "Power [95% CI]": "–",
                     "FPR [95% CI]": "–",
                     "Coverage [95% CI]": "–",
@@ -178,7 +192,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
         rows.append(
             {
                 "Claim": r["id"],
-                "Rule": RULES.get(r["test"], r["test"]),
+                "Rule": rule_text(r["test"], r.get("family")),
                 "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
                 "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
                 "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
