@@ -23,7 +23,8 @@ def entry(value: Any, display: str | None = None) -> dict[str, Any]:
 
 def section_text(tmp_path: Path, name: str, entries: dict[str, Any], meta: dict[str, Any]) -> str:
     """The text of section ``name`` compiled alone with ``entries`` (key -> value, or an
-    ``entry``) and ``meta``, its whitespace squashed to single spaces."""
+    ``entry``) and ``meta``, its whitespace squashed to single spaces and its typographic
+    apostrophes plain."""
     (tmp_path / "paper" / "sections").mkdir(parents=True, exist_ok=True)
     (tmp_path / "results" / "paper").mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "paper" / "numbers.typ", tmp_path / "paper")
@@ -32,4 +33,5 @@ def section_text(tmp_path: Path, name: str, entries: dict[str, Any], meta: dict[
     (tmp_path / "results" / "paper" / "numbers.json").write_text(json.dumps({"meta": meta, "entries": made}))
     main = tmp_path / "paper" / "main.typ"
     main.write_text(f'#set heading(numbering: "1.")\n#include "sections/{name}"\n', encoding="utf-8")
-    return " ".join(pdf_text(typst.compile(str(main), root=str(tmp_path))).split())
+    text = " ".join(pdf_text(typst.compile(str(main), root=str(tmp_path))).split())
+    return text.replace("\u2019", "'")

@@ -37,3 +37,36 @@ def test_the_discussion_calls_a_tested_rank_claim_weakly_tested(tmp_path):
     text = _discussion(tmp_path, "inconclusive")
     assert "so the rank-based claims are tested with little or no power" in text
     assert "not tested at all" not in text
+
+
+def _preregistration(tmp_path, matches: bool) -> str:
+    entries = {
+        "prereg.file": "config/preregistration.yaml",
+        "prereg.sha256": "f5fb",
+        "prereg.dated": True,
+        "prereg.frozen_commit": "20a5db2",
+        "prereg.frozen_date": "2026-12-02",
+        "prereg.frozen_dirty": False,
+        "prereg.matches": matches,
+        "prereg.differences": "E1 added; C1 removed; C7 removed",
+        "prereg.n_changes": 0,
+        "prereg.history_why": "no git history",
+        "ranks.n_models": 3,
+        "operating.not_simulated": "E3, E4",
+        "operating.n_simulated": 2,
+        "operating.simulated": "E1, E2",
+        "operating.margin_simulated": "none",
+        "operating.margin_not_simulated": "E3",
+    }
+    return section_text(tmp_path, "preregistration.typ", entries, ESCONV_META)
+
+
+def test_the_frozen_claims_about_most_of_a_set_are_not_called_this_builds(tmp_path):
+    """ESConv's claims (E1 to E4) are not the frozen file's: none is a headline claim about most
+    of a set (its rank claim E3 is exploratory), so the partial-conjunction sentence speaks of
+    the frozen file's claims, not of claims this build adjusts with its headline claims."""
+    text = _preregistration(tmp_path, matches=False)
+    assert "In the frozen file (not this build's claims), the claims about most of a set" in text
+    assert "Holm family. The claims about most of a set" not in text
+    same = _preregistration(tmp_path, matches=True)
+    assert "Holm family. The claims about most of a set (rankings largely independent" in same
