@@ -31,3 +31,12 @@ def test_an_unknown_test_or_an_undeclared_claim_is_an_error():
         claim_unit({"id": "X1", "test": "new_test"})
     with pytest.raises(KeyError, match="C9"):
         claim_units(["C9"], [])
+
+
+def test_a_rank_claim_over_one_pair_has_no_median():
+    """ESConv's E3 names two metrics, one pair: its unit said 'median |Kendall tau-b| over metric
+    pairs', a median of one value over pairs it does not have."""
+    one = claim_unit({"id": "E3", "test": "rank_independence", "params": {"metrics": ["a", "b"]}})
+    assert one == "|Kendall tau-b| of its one metric pair (0 to 1)"
+    many = claim_unit({"id": "C1", "test": "rank_independence", "params": {"metrics": ["a", "b", "c"]}})
+    assert many == "median |Kendall tau-b| over metric pairs (0 to 1)"

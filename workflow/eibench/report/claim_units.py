@@ -21,9 +21,17 @@ def _metric(name: str) -> str:
     return f"{m.label} ({m.unit}, {m.low:g} to {m.high:g})"
 
 
+def _rank_unit(params: dict[str, Any]) -> str:
+    """The estimate of a rank-independence claim: the median |tau-b| over the pairs of its
+    metrics, or, for a claim naming two metrics, the one pair's |tau-b| (no median of one)."""
+    if len(params.get("metrics", ())) == 2:
+        return "|Kendall tau-b| of its one metric pair (0 to 1)"
+    return "median |Kendall tau-b| over metric pairs (0 to 1)"
+
+
 #: What the estimate of each kind of test is, given the claim's parameters.
 _UNITS = {
-    "rank_independence": lambda p: "median |Kendall tau-b| over metric pairs (0 to 1)",
+    "rank_independence": _rank_unit,
     "discriminability_difference": lambda p: "difference of log F ratios (between- over within-model variance)",
     "diagnosis_effect": lambda p: f"{_metric(p['metric'])}: diagnosed minus not diagnosed",
     "turn_drift": lambda p: f"{_metric(p['metric'])}: late minus early turns",
