@@ -70,3 +70,17 @@ def test_the_frozen_claims_about_most_of_a_set_are_not_called_this_builds(tmp_pa
     assert "Holm family. The claims about most of a set" not in text
     same = _preregistration(tmp_path, matches=True)
     assert "Holm family. The claims about most of a set (rankings largely independent" in same
+
+
+def test_the_benchmark_section_does_not_call_esconvs_supporters_a_model():
+    """ESConv's replies were written by trained human supporters (metadata.model
+    'human-supporter', docs/esconv.md): the benchmark section of its build said the behaviour
+    questions are about 'the original model's reply'."""
+    import re
+
+    from ..conftest import REPO
+    from .manuscript import _unconditional
+
+    src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
+    assert not _unconditional(src, r"original model's reply")
+    assert re.search(r"#if esconv \[reply \(in ESConv a trained\s+human supporter's, not a\s+model's\)\]", src)
