@@ -75,3 +75,13 @@ def test_the_cohort_at_the_margin_and_the_curves_are_described_only_when_compute
     assert not _unconditional(caption, r"simulated power of the diagnosis")
     for key in ("operating.models.computed", "operating.participants.computed", "operating.conversations.computed"):
         assert f'val("{key}")' in caption, key
+
+
+def test_the_operating_section_says_the_validation_tests_coverages_only_when_it_can():
+    """With too few simulated studies (8 in the small run) the validation by simulation gives its
+    coverages no verdict (sim.coverage_too_few); the operating section said all the same that it
+    "tests other coverages". It says so only when the validation has the studies to test them."""
+    src = _section_src("operating.typ")
+    assert "(@sec-validation) tests other coverages" not in src
+    assert '(@sec-validation) #if N.at("sim.coverage_too_few").value [reports other' in src
+    assert "else [tests other coverages]" in src
