@@ -110,3 +110,17 @@ def test_the_task_list_says_what_the_cohort_lacks():
     start = src.index("= The benchmark and its metrics")
     tasks = src[start : src.index("@tab-metrics", start)]
     assert 'N.at("absent.pairwise_comparisons").value' in tasks and '#n("absent_kinds")' in tasks
+
+
+def test_the_methods_name_the_resampling_of_the_claims_and_the_primary_scheme():
+    """The methods said that uncertainty came from one set of resamples of the conversations,
+    shared by every analysis, while the abstract's intervals and the uncertainty section's
+    statements resample the primary scheme (participants, then conversations, in the small run).
+    One set is shared by the claims' analyses (statistics.cluster), and where that is not the
+    primary scheme the methods name both."""
+    src = MAIN.read_text(encoding="utf-8")
+    methods = src[src.index("= Statistical methods") : src.index("#include", src.index("= Statistical methods"))]
+    assert "resamples of the conversations" not in methods and "shared by every analysis" not in methods
+    assert 'share one set of them, resampling #if has("unc.claims_scheme") [#n("unc.claims_scheme")]' in methods
+    assert "#if not claims-primary [#[;]\nthe primary scheme of @sec-uncertainty" in methods
+    assert '#n("unc.primary")' in methods
