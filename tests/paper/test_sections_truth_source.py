@@ -47,3 +47,14 @@ def test_the_null_cohort_sentence_does_not_say_independence_holds_by_constructio
     sentence = src[start : src.index('#n("truth.null.n_missed")', start)]
     assert "by construction" not in sentence
     assert "independence or flatness claim can hold, or fail, with no effect planted" in " ".join(sentence.split())
+
+
+def test_the_planted_cohort_outcomes_add_up_to_its_testable_claims():
+    """In the small run claim C2 is false of its planted estimand (-1.8, 'no false positive'):
+    the planted cohort's outcomes named recovered 2, missed 3 and wrong sign 0, five of its six
+    testable claims. Every outcome is named, as for the null cohort."""
+    src = (REPO / "paper" / "sections" / "truth.typ").read_text(encoding="utf-8")
+    start = src.index("Outcomes on the simulated planted cohort")
+    sentence = src[start : src.index(". Of its", start)]
+    for outcome in ("recovered", "missed", "wrong_sign", "false_positive", "no_false_positive"):
+        assert f'#n("truth.planted.n_{outcome}")' in sentence, outcome
