@@ -76,3 +76,16 @@ def test_a_per_model_coverage_is_not_called_a_share_of_studies():
     src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
     abstract = src[: src.index("= Introduction")]
     assert '% of the studies#if N.at("sim.n_coverage_untested").value > 0 [ (for a per-model effect' in abstract
+
+
+def test_the_human_baseline_names_one_rater_in_the_singular():
+    """With one simulated rater (small run) the claim sentence said "the conversations they
+    labelled" and the figure's caption "Human raters minus each evaluated model ... the raters
+    labelled": both agree with the number of raters."""
+    src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
+    baseline = src[src.index("== Human baseline") : src.index("== Turn-level and conversation-level profiles")]
+    assert "conversations they labelled" not in baseline
+    assert 'on the conversations #agree("n_humans", [it], [they]) labelled' in baseline
+    assert "caption: [Human raters minus" not in baseline and "the raters\n    labelled" not in baseline
+    assert "[The #simc human rater] else [The #simc human raters] minus each" in baseline
+    assert "on the conversations the #raters\n    labelled" in baseline
