@@ -306,3 +306,14 @@ def test_the_leaderboard_shows_the_human_raters_apart_with_their_n(reader, small
     assert all(f"{r['Conversations']} conversations each" in r["Block"] for r in humans)
     missing = [b for b in blocks if not reader.shows(b)]
     assert not missing, reader.fail("leaderboard blocks", missing)
+
+
+def test_the_drift_sentence_names_the_metrics_the_figure_draws(reader, small_run):
+    """The drift figure draws the turn-level metrics of rule stats_drift, not every metric: the
+    sentence that points to it counts and names exactly those (drift.n_metrics, drift.metrics)."""
+    with (small_run / "results" / "stats" / "drift" / "page_trend.csv").open(newline="") as f:
+        drawn = [r["metric"] for r in csv.DictReader(f)]
+    entries = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
+    assert entries["drift.n_metrics"]["value"] == len(drawn) > 0
+    phrase = f"of each of the {len(drawn)} turn-level metrics analysed for drift"
+    assert reader.shows(phrase), reader.fail("drift sentence", [phrase])

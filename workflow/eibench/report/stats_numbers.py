@@ -296,6 +296,8 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     add("mixed.failures", mixed_model_failures(notes), "stats_subgroups", note=note)
 
     page = pd.read_csv(paths["page"]).set_index("metric")
+    add("drift.n_metrics", int(len(page)), "stats_drift", note="turn-level metrics analysed for drift (figure drift)")
+    add("drift.metrics", joined([label_of(str(m)) for m in page.index]) or "none", "stats_drift")
     for metric, r in page.iterrows():
         add(
             f"drift.{metric}.late_minus_early",
