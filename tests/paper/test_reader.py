@@ -317,3 +317,13 @@ def test_the_drift_sentence_names_the_metrics_the_figure_draws(reader, small_run
     assert entries["drift.n_metrics"]["value"] == len(drawn) > 0
     phrase = f"of each of the {len(drawn)} turn-level metrics analysed for drift"
     assert reader.shows(phrase), reader.fail("drift sentence", [phrase])
+
+
+def test_the_leaderboard_captions_do_not_call_every_row_a_model(reader, small_run):
+    """The leaderboard holds references and human raters beside the ranked models (the small run
+    has both kinds of block): neither its table nor its figure caption calls every row a
+    (simulated) model; the table's names the ranked ones as such."""
+    assert reader.shows("Leaderboard (parity rule set)"), reader.fail("leaderboard caption", ["Leaderboard (parity"])
+    assert reader.shows("in blocks: the ranked simulated models, then the references")
+    assert reader.shows("interval over conversations for each row of Table")
+    assert not reader.shows("Leaderboard of the simulated models") and not reader.shows("Composite per simulated model")
