@@ -39,7 +39,7 @@ def test_the_discussion_calls_a_tested_rank_claim_weakly_tested(tmp_path):
     assert "not tested at all" not in text
 
 
-def _preregistration(tmp_path, matches: bool) -> str:
+def _preregistration(tmp_path, matches: bool, fpr_only: tuple[str, ...] = ()) -> str:
     entries = {
         "prereg.file": "config/preregistration.yaml",
         "prereg.sha256": "f5fb",
@@ -55,6 +55,8 @@ def _preregistration(tmp_path, matches: bool) -> str:
         "operating.not_simulated": "E3, E4",
         "operating.n_simulated": 2,
         "operating.simulated": "E1, E2",
+        "operating.fpr_only": ", ".join(fpr_only) or "none",
+        "operating.n_fpr_only": len(fpr_only),
         "operating.margin_simulated": "none",
         "operating.margin_not_simulated": "E3",
     }
@@ -84,3 +86,14 @@ def test_the_benchmark_section_does_not_call_esconvs_supporters_a_model():
     src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
     assert not _unconditional(src, r"original model's reply")
     assert re.search(r"#if esconv \[reply \(in ESConv a trained\s+human supporter's, not a\s+model's\)\]", src)
+
+
+def test_a_rule_simulated_without_power_is_not_said_to_have_known_error_rates(tmp_path):
+    """A simulated claim whose power is not simulated (C2's case on a synthetic design: no
+    difference of spreads is planted) has only its false-positive rate in the operating section;
+    the pre-registration says so beside the claims whose error rates it points to."""
+    text = _preregistration(tmp_path, matches=True, fpr_only=("E2",))
+    assert "(for E2 the false-positive rate only: no effect of its kind is planted, so its power is not known)" in text
+    two = _preregistration(tmp_path, matches=True, fpr_only=("E1", "E2"))
+    assert "no effect of their kind is planted, so their power is not known" in two
+    assert "false-positive rate only" not in _preregistration(tmp_path, matches=True)

@@ -196,6 +196,22 @@ def test_the_simulated_rules_and_the_margin_cohort_follow_the_claims_simulated(t
     assert e["operating.simulated"]["value"] == "C1, C3"
 
 
+def test_claims_with_a_false_positive_rate_but_no_power_are_named(tmp_path):
+    """C2's case on every synthetic design: its generator plants no difference of spreads, so only
+    its false-positive rate is simulated; Sections 5.1 and 8 must not present its error rates as
+    known (operating.fpr_only). A claim with both rates is not named."""
+    paths = _files(tmp_path)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    assert nums.entries["operating.fpr_only"]["value"] == "none" and nums.entries["operating.n_fpr_only"]["value"] == 0
+    claims = pd.read_csv(paths["claims"])
+    claims.loc[claims["id"] == "C3", ["power", "power_lo", "power_hi"]] = np.nan
+    claims.to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    assert nums.entries["operating.fpr_only"]["value"] == "C3" and nums.entries["operating.n_fpr_only"]["value"] == 1
+
+
 def test_rates_print_with_the_tables_two_decimals(tmp_path):
     """A power of 0 in [0, 0.0183] printed at its interval's precision is '0.0000'; the table
     beside the sentence prints 0.00 [0.00, 0.02], and so does the sentence."""

@@ -133,6 +133,14 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
     nums.add("operating.not_simulated", ", ".join(skipped["id"]) if len(skipped) else "none", RULE)
     nums.add("operating.n_simulated", int(len(sim)), RULE)
     nums.add("operating.simulated", ", ".join(sim["id"]) if len(sim) else "none", RULE)
+    fpr_only = sim[sim["power"].isna() & sim["fpr"].notna()]
+    nums.add(
+        "operating.fpr_only",
+        ", ".join(fpr_only["id"]) if len(fpr_only) else "none",
+        RULE,
+        note="simulated claims with a false-positive rate but no power (the generator plants no effect of their kind)",
+    )
+    nums.add("operating.n_fpr_only", int(len(fpr_only)), RULE)
     # The rules with a margin, simulated or not; and whether a cohort at the independence
     # claim's margin was drawn (only for a simulated rank-independence claim: stats_operating).
     for name, table in (("simulated", sim), ("not_simulated", skipped)):
