@@ -342,3 +342,22 @@ def test_a_rule_names_the_adjustment_of_its_claims_family(tmp_path):
     assert rows["C2"] == "log F difference > 0 (Holm)"
     assert rows["C3"] == "permutation p (Holm) and sign of the adjusted effect"
     assert rows["C3b"] == "permutation p (BH) and sign of the adjusted effect"
+
+
+def test_a_rank_claim_of_two_metrics_has_one_pair_not_a_majority(tmp_path):
+    """ESConv's E3 names two metrics: its rule reads the one pair's |tau|, not 'majority of
+    pairs'; a rank claim of more metrics keeps the majority, and so does one whose parameters
+    are not known."""
+    paths = _files(tmp_path)
+    two = [{"id": "C1", "test": "rank_independence", "params": {"metrics": ["emotion_f1", "pairwise_acc"]}}]
+    three = [{"id": "C1", "test": "rank_independence", "params": {"metrics": ["emotion_f1", "pairwise_acc", "va"]}}]
+    rule = {
+        name: add_operating(Numbers(scripts=RULE_SCRIPTS), paths, config_claims=claims)
+        .set_index("Claim")
+        .at["C1", "Rule"]
+        for name, claims in (("two", two), ("three", three), ("unknown", []))
+    }
+    assert rule["two"] == "|tau| of the one pair < margin (90%, models and conversations resampled)"
+    assert (
+        rule["three"] == rule["unknown"] == "majority of pairs |tau| < margin (90%, models and conversations resampled)"
+    )

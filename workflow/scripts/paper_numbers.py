@@ -148,7 +148,10 @@ with rule_log(snakemake) as log:  # noqa: F821
         write_csv(per_metric, o.truth_metrics_table)
         write_csv(per_model, o.truth_models_table)
     write_csv(add_preregistration(nums, p.preregistration), o.preregistration_table)
-    write_csv(add_operating(nums, {k: i[f"operating_{k}"] for k in OPERATING}, alpha=p.alpha), o.operating_table)
+    write_csv(
+        add_operating(nums, {k: i[f"operating_{k}"] for k in OPERATING}, alpha=p.alpha, config_claims=p.claims),
+        o.operating_table,
+    )
     add_reproducibility(
         nums, p.git, p.versions, p.config_digest, p.command, p.library_digest, i.cohort_files, p.prediction_sets
     )

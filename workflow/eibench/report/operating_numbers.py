@@ -10,7 +10,7 @@ binomial p against 0.95, and sign recovery. A claim the simulated studies cannot
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
@@ -46,10 +46,17 @@ RULES = {
 FAMILY_METHOD = {"headline": "Holm", "exploratory": "BH"}
 
 
-def rule_text(test: str, family: Any) -> str:
-    """How the table names the verdict rule of a claim of ``test`` in ``family``: the family's
-    adjustment where the rule reads a family-adjusted p (an exploratory claim's is BH, never
-    Holm), both where the family is unknown."""
+#: The rank-independence rule of a claim naming two metrics: one pair, no majority.
+ONE_PAIR_RULE = "|tau| of the one pair < margin (90%, models and conversations resampled)"
+
+
+def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -> str:
+    """How the table names the verdict rule of a claim of ``test`` in ``family`` with the
+    claim's ``params`` (its config entry's; None when not known): the family's adjustment where
+    the rule reads a family-adjusted p (an exploratory claim's is BH, never Holm), both where the
+    family is unknown; a rank-independence claim of two metrics has one pair, not a majority."""
+    if test == "rank_independence" and params is not None and len(params.get("metrics", ())) == 2:
+        return ONE_PAIR_RULE
     text = RULES.get(test, test)
     method = FAMILY_METHOD.get(family) if isinstance(family, str) else None
     return text.replace("Holm / BH", method) if method else text
@@ -118,11 +125,19 @@ def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
     )
 
 
-def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, alpha: float = 0.05) -> pd.DataFrame:
+def add_operating(
+    nums: Numbers,
+    paths: dict[str, str],
+    power_bar: float = 0.8,
+    alpha: float = 0.05,
+    config_claims: Sequence[Mapping[str, Any]] = (),
+) -> pd.DataFrame:
     """Entries ``operating.*`` from the files ``paths`` (claims, models, margins, participants,
     conversations: results/stats/operating/*.csv), and the display table. The simulated rates
     (power, false-positive rate, coverage) are printed with two decimals, as the table prints
-    them; ``alpha`` is the nominal level of the claims' tests."""
+    them; ``alpha`` is the nominal level of the claims' tests; ``config_claims`` are the claims
+    of the configuration (``statistics.claims``), whose parameters word each rule."""
+    params = {c["id"]: c.get("params", {}) for c in config_claims}
     claims = pd.read_csv(paths["claims"], keep_default_na=True)
     claims["note"] = claims["note"].fillna("")
     rows = []
@@ -171,7 +186,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
             rows.append(
                 {
                     "Claim": r["id"],
-                    "Rule": rule_text(r["test"], r.get("family")),
+                    "Rule": rule_text(r["test"], r.get("family"), params.get(r["id"])),
                     "Power [95% CI]": "–",
                     "FPR [95% CI]": "–",
                     "Coverage [95% CI]": "–",
@@ -200,7 +215,7 @@ def add_operating(nums: Numbers, paths: dict[str, str], power_bar: float = 0.8, 
         rows.append(
             {
                 "Claim": r["id"],
-                "Rule": rule_text(r["test"], r.get("family")),
+                "Rule": rule_text(r["test"], r.get("family"), params.get(r["id"])),
                 "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
                 "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
                 "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
