@@ -153,6 +153,8 @@ def test_each_claim_has_its_primary_verdict_when_the_claims_use_another_scheme(t
     assert e["unc.claims.C5.by_scheme"]["value"] is True and e["unc.claims.C5.primary_differs"]["value"] is True
     assert e["unc.claims.C5.primary_verdict"]["value"] == "inconclusive"
     assert e["unc.claims.C5.primary"]["ci"] == pytest.approx([-2.4, 0.0])
+    # printed beside the claim's own interval [-1.60, -0.80], at its precision (not [-2.4, 0.0])
+    assert e["unc.claims.C5.primary"]["ci_display"] == "[-2.40, 0.00]"
     assert e["unc.claims.C7b.primary_differs"]["value"] is False and "unc.claims.C7b.primary" not in e
     assert not [k for k in e if k.startswith("unc.claims.C3.")]
     assert e["unc.claims.n_primary_differs"]["value"] == 1 and e["unc.claims.primary_differs"]["value"] == "C5"

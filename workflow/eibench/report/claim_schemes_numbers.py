@@ -155,7 +155,16 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
             add(f"{cid}.primary_verdict", str(prim["verdict"]))
             add(f"{cid}.primary_differs", bool(differ))
             if np.isfinite(float(prim["lo"])) and np.isfinite(float(prim["hi"])):
-                add(f"{cid}.primary", float(prim["estimate"]), digits=3, ci=(float(prim["lo"]), float(prim["hi"])))
+                # Printed beside the claim's own interval: at its precision, so that the two
+                # compare digit by digit ([-1.00, 0.33] beside [-1.00, 1.00], not [-1.0, 1.0]).
+                digits = interval_digits(float(mine["lo"]), float(mine["hi"]), fallback=3)
+                add(
+                    f"{cid}.primary",
+                    float(prim["estimate"]),
+                    digits=digits,
+                    ci=(float(prim["lo"]), float(prim["hi"])),
+                    fixed=True,
+                )
     add("n_primary_differs", len(differs))
     add(
         "primary_differs",
