@@ -327,3 +327,13 @@ def test_the_leaderboard_captions_do_not_call_every_row_a_model(reader, small_ru
     assert reader.shows("in blocks: the ranked simulated models, then the references")
     assert reader.shows("interval over conversations for each row of Table")
     assert not reader.shows("Leaderboard of the simulated models") and not reader.shows("Composite per simulated model")
+
+
+def test_a_smaller_simulated_design_than_the_published_one_says_so(reader, small_run):
+    """The abstract asks whether AttuneBench's design (200 conversations, 11 participants)
+    supports its claims; the small run simulates fewer of both, and its abstract says that its
+    answers are about that smaller design."""
+    entries = json.loads((small_run / "results" / "paper" / "numbers.json").read_text())["entries"]
+    assert entries["n_conversations"]["value"] < entries["design.published_conversations"]["value"] == 200
+    phrase = "The simulated design of this build is smaller than the published one of 200 conversations by 11"
+    assert reader.shows(phrase), reader.fail("smaller design", [phrase])

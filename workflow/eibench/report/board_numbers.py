@@ -19,6 +19,7 @@ from ..metrics.availability import BY_NAME as BY_KIND
 from ..metrics.availability import KINDS
 from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..release.tidy import diagnosis_recorded
+from ..synthetic.cohort import PUBLISHED_DESIGN
 from .cohort_numbers import joined
 from .leaderboard import APART
 from .numbers import Numbers, fmt, plural
@@ -55,7 +56,8 @@ def add_data_counts(
 ) -> None:
     """Counts of the cohort: conversations, turns, participants (those whose profile records
     traits, where a diagnosis would be, and those with a diagnosis), subtopics, categories,
-    turns per conversation (min, max, median), and the gold mood tags (``tags``, the gold
+    turns per conversation (min, max, median), the size of AttuneBench's published design
+    (``design.published_*``, for the simulation study's abstract), and the gold mood tags (``tags``, the gold
     mood_tags table): all of them, those naming a word outside the PANAS list and those whose
     intensity was outside 1..7 and clamped into it; and the conversations whose original
     assistant's provider is "simulated" (metadata.provider). A participant without traits has no recorded
@@ -64,6 +66,8 @@ def add_data_counts(
     nums.add("n_conversations", int(len(conv)), INGEST)
     nums.add("n_turns", int(len(turns)), INGEST)
     nums.add("n_participants", int(len(people)), INGEST)
+    for unit, size in PUBLISHED_DESIGN.items():
+        nums.add(f"design.published_{unit}", size, INGEST, note=f"{unit} of AttuneBench's published design")
     nums.add("n_diagnosis_recorded", int(diagnosis_recorded(people).sum()), INGEST)
     nums.add("n_diagnosed", int(people["has_diagnosis"].sum()), INGEST)
     nums.add("n_subtopics", int(conv["subtopic"].nunique()), INGEST)

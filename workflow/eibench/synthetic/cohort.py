@@ -23,6 +23,9 @@ from ..seeding import rng_for
 from . import templates
 
 TRAIT_LABELS = {"none": "none", "anxiety_depression": "anxiety/depression", "asd_adhd": "ASD/ADHD"}
+#: The size of AttuneBench's published design (Lubrano et al. 2026), which the generator's
+#: defaults copy (config/config.yaml, cohorts.synthetic): conversations and participants.
+PUBLISHED_DESIGN = {"conversations": 200, "participants": 11}
 OM_MODELS = ("om-a", "om-b", "om-c")
 
 
