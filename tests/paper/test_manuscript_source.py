@@ -5,6 +5,9 @@ interval level)."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 
 from ..conftest import REPO
@@ -139,3 +142,35 @@ def test_the_introduction_does_not_claim_the_scaling_record_was_regenerated():
     assert "not a product of this run but a measured record of one machine" in " ".join(src.split())
     related = " ".join((REPO / "paper" / "sections" / "related_work.typ").read_text(encoding="utf-8").split())
     assert "every number of the manuscript regenerated" not in related
+
+
+def _figure_captions(label: str) -> list[str]:
+    """The source of every caption of the figures labelled ``label`` in paper/main.typ (the
+    text between ``caption: [`` and the figure's closing label), whitespace squashed."""
+    src = MAIN.read_text(encoding="utf-8")
+    out = []
+    for end in (m.start() for m in re.finditer(rf"\)\s*<{re.escape(label)}>", src)):
+        start = src.rfind("caption: [", 0, end)
+        out.append(" ".join(src[start:end].split()))
+    return out
+
+
+def test_the_rank_heatmap_captions_say_what_its_colours_and_intervals_are():
+    """Figure rank-correlations colours each cell by tau_b alone, vermillion (negative) through
+    white to blue (stat_figures.TAU_CMAP), and draws the 95% interval, from which the verdict
+    'related' is read, while 'indep.' needs the equivalence test's 90% interval inside the margin
+    (stats.ranks): a caption must not call white cells unrelated, leave the vermillion ones
+    unexplained, or say the verdict uses the interval drawn."""
+    from eibench.report import stat_figures, style
+    from matplotlib.colors import to_rgb
+
+    assert np.allclose(stat_figures.TAU_CMAP(0.0)[:3], to_rgb(style.PALETTE[3]))  # vermillion at -1
+    assert np.allclose(stat_figures.TAU_CMAP(1.0)[:3], to_rgb(style.PALETTE[0]))  # blue at +1
+    captions = _figure_captions("fig-rank-correlations")
+    assert captions
+    for caption in captions:
+        assert "the interval the verdict uses" not in caption
+        assert "`indep.` needs the equivalence test's own, narrower interval" in caption
+        if "blue" in caption.lower():
+            assert "vermillion" in caption
+            assert "white ones unrelated rankings" not in caption
