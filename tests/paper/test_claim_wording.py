@@ -103,3 +103,23 @@ def test_each_claim_names_the_scheme_its_verdict_comes_from(small_run, tmp_path)
 
     quiet = _compiled(small_run, on_primary, tmp_path)
     assert not quiet.shows(f"{ci}, resampling {scheme})") and not quiet.shows("under the primary scheme, resampling")
+
+
+def test_the_abstract_counts_every_claim_supported_on_the_null_cohort(small_run, tmp_path):
+    """On the null cohort more claims can be supported than are false positives (a claim true of
+    its estimand with nothing planted is 'recovered'): the abstract gives the supported count and
+    how many of them are false positives, not the false positives alone as "claims still
+    supported" (small run, numbers edited)."""
+
+    def null(supported: int, false_positive: int) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _set(e, "truth.n_null_supported", supported)
+            _set(e, "truth.null.n_false_positive", false_positive)
+
+        return edit
+
+    reader = _compiled(small_run, null(5, 2), tmp_path)
+    assert reader.shows("with nothing planted, 5 claims are still supported, 2 of them false positives")
+    assert not reader.shows("with nothing planted, 2 claims are still supported")
+    reader = _compiled(small_run, null(1, 1), tmp_path)
+    assert reader.shows("with nothing planted, 1 claim is still supported, a false positive")
