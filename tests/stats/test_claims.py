@@ -590,7 +590,10 @@ def test_a_bootstrap_p_of_zero_gets_the_bound_its_resamples_allow():
     table = verdicts(claims, results, ALPHA).set_index("id")
     assert table.loc["C7", "p_adjusted"] == 0
     assert table.loc["C7", "p_bound"] == pytest.approx(2 * 2 * 2 / 500)
-    assert np.isnan(table.loc["C3", "p_bound"])  # a permutation p: no bound
+    # C3's permutation p (0.01) is not 0, but Holm ranked it behind C7's zero: with C7's true p
+    # anywhere below its floor 0.008, C3's adjusted p lies between 0.01 and 2 x 0.008
+    assert table.loc["C3", "p_adjusted"] == pytest.approx(0.01)
+    assert table.loc["C3", "p_bound"] == pytest.approx(2 * 2 * 2 / 500)
     # without the resamples' count, no bound (the table prints fmt_p's '< 0.001')
     results.pop("n_bootstrap")
     assert np.isnan(verdicts(claims, results, ALPHA).set_index("id").loc["C7", "p_bound"])
@@ -612,3 +615,34 @@ def test_the_bound_of_a_zero_p_floors_every_zero_p_of_its_family():
     # C2: floored 0.001; C7: the partial conjunction (2 of 3 models) of 0.001 each, 0.002
     assert table.loc["C2", "p_bound"] == pytest.approx(0.002)
     assert table.loc["C7", "p_bound"] == pytest.approx(0.002)
+
+
+def test_a_p_adjusted_with_a_zero_p_of_its_family_gets_that_familys_bound():
+    """Default build, C3 (permutation p 0.0022) in the Holm family with three bootstrap p of 0
+    (C2, C5, C7): its adjusted p, 0.004, was computed with those zeros taken as 0, ranking it
+    behind them; their true p-values are only known to be below their floors, and C7's floor,
+    0.006 after the partial conjunction, lies above C3's p, so C3's adjusted p can reach 0.0065.
+    Here: C2's bootstrap p is 0 over 500 resamples (floor 0.004) and C3's permutation p 0.003,
+    so Holm with the zero gives C3 0.003, with the floor 2 x 0.003 = 0.006: its bound; a claim
+    whose adjusted p the zeros cannot move has none."""
+    from eibench.report.numbers import fmt_p_bounded
+
+    comparisons = {("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0, "p_boot": 0.0}}
+    diagnosis = pd.DataFrame([_diagnosis(p=0.003), _diagnosis("binary_om_acc", 0.02, 0.03, -0.01, 0.07, 0.2)])
+    results = _results(discriminability_comparisons=comparisons, diagnosis=diagnosis, n_bootstrap=500)
+    claims = [
+        _claim("discriminability_difference", id_="C2", better="pairwise_acc", worse="emotion_f1"),
+        _claim("diagnosis_effect", id_="C3", metric="emotion_f1", direction="negative"),
+    ]
+    table = verdicts(claims, results, ALPHA).set_index("id")
+    assert table.loc["C3", "p_adjusted"] == pytest.approx(0.003)
+    assert table.loc["C3", "p_bound"] == pytest.approx(0.006)
+    assert table.loc["C2", "p_bound"] == pytest.approx(0.006)
+    assert fmt_p_bounded(table.loc["C3", "p_adjusted"], table.loc["C3", "p_bound"]) == "\u2264 0.006"
+    assert fmt_p_bounded(table.loc["C2", "p_adjusted"], table.loc["C2", "p_bound"]) == "< 0.006"
+    # a p far above the zeros' floors: Holm's order cannot change, so no bound
+    diagnosis = pd.DataFrame([_diagnosis(p=0.3), _diagnosis("binary_om_acc", 0.02, 0.03, -0.01, 0.07, 0.2)])
+    results = _results(discriminability_comparisons=comparisons, diagnosis=diagnosis, n_bootstrap=500)
+    assert np.isnan(verdicts(claims, results, ALPHA).set_index("id").loc["C3", "p_bound"])
+    # a bound that prints as the p itself is not printed
+    assert fmt_p_bounded(0.0043, 0.0044) == "0.004"

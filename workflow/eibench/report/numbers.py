@@ -48,16 +48,24 @@ def fmt_p(p: Any) -> str:
 
 
 def fmt_p_bounded(p: Any, bound: Any) -> str:
-    """A p-value as :func:`fmt_p` prints it, except a bootstrap p of 0 with its ``bound`` (the
-    smallest p its resamples could give, after any adjustment; claims.csv ``p_bound``): "< bound"
-    rounded up to three decimals ("< 0.004" for 500 resamples), not "< 0.001"."""
+    """A p-value as :func:`fmt_p` prints it, except one that rests on a bootstrap p of 0 with its
+    ``bound`` (the adjusted p with every such 0 raised to the smallest p its resamples could
+    give; claims.csv ``p_bound``), rounded up to three decimals: a p of 0 is "< bound" ("< 0.004"
+    for 500 resamples), not "< 0.001"; a larger adjusted p computed with another p of its family
+    taken as 0 lies between ``p`` and ``bound``, and is "<= bound" ("≤ 0.007") where the two
+    differ once printed."""
     try:
         value, limit = float(p), float(bound)
     except TypeError:  # None, pd.NA
         return fmt_p(p)
-    if value != 0 or not math.isfinite(limit) or limit <= 0.001:
+    if not math.isfinite(limit) or limit <= 0.001:
         return fmt_p(p)
-    return f"< {math.ceil(round(limit * 1000, 9)) / 1000:.3f}"
+    ceiling = f"{math.ceil(round(limit * 1000, 9)) / 1000:.3f}"
+    if value == 0:
+        return f"< {ceiling}"
+    if limit > value and fmt_p(limit) != fmt_p(value):
+        return f"\u2264 {ceiling}"
+    return fmt_p(p)
 
 
 def interval_digits(lo: float, hi: float, fallback: int = 2, significant: int = 2) -> int:

@@ -276,8 +276,11 @@ def claim_result(
 #: metrics some of which have no values: "3 of its 6 pairs tested"), so that its verdict is
 #: not read as the whole claim's. ``note`` is "" unless a test that ran gave no estimate, and
 #: says why (a diagnosis claim whose mixed model failed: "mixed model did not converge").
-#: ``p_bound`` is NaN unless ``p_adjusted`` is a bootstrap p of 0: then the adjusted p is below it
-#: (what ``n_bootstrap`` resamples can resolve; the table prints "< p_bound").
+#: ``p_bound`` is NaN unless ``p_adjusted`` rests on a bootstrap p of 0 of its family: for the
+#: claim whose p is 0, the adjusted p is below it (what ``n_bootstrap`` resamples can resolve; the
+#: table prints "< p_bound"); for another claim of that family, whose adjusted p was computed with
+#: the zeros taken as 0, the adjusted p lies between ``p_adjusted`` and ``p_bound`` (the table
+#: prints "<= p_bound" where the two differ once printed).
 VERDICT_COLUMNS = [
     "id",
     "family",
@@ -324,12 +327,16 @@ def verdict_rows(
     # the adjusted p of the family with every such p recomputed from floored bootstrap p-values
     # (Holm and BH are monotone in each p, so raising all of them bounds each claim's adjusted
     # p whatever the true values below the floors), which the claims table prints as "< bound".
+    # The other claims of such a family were adjusted with those zeros taken as 0, which they are
+    # not: a zero's true p can sit above another claim's p and move it up Holm's order (or BH's),
+    # so their adjusted p is known only up to the same bound (printed "<= bound").
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
+        zeros = [m["p_value"] == 0 and m.get("p_floor", 0) > 0 for m in members]  # no n_bootstrap: no bound
         floored = [m.get("p_floor", 0) if m["p_value"] == 0 else m["p_value"] for m in members]
         bounds = adjust(floored, method)  # empty for an empty family
-        for r, bound in zip(members, bounds):
-            if r["p_value"] == 0 and r.get("p_floor", 0) > 0:  # no n_bootstrap: no bound
+        for r, zero, bound in zip(members, zeros, bounds):
+            if zero or (any(zeros) and bound > r["p_adjusted"]):
                 r["p_bound"] = float(bound)
     for r in rows:
         if "verdict" in r:
