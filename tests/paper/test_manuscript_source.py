@@ -191,3 +191,13 @@ def test_the_discriminability_caption_gives_the_order_the_figure_draws():
     for caption in captions:  # the synthetic build's and ESConv's
         assert "best are at the top" not in caption
         assert "ordered by their signal-to-noise ratio" in caption
+
+
+def test_the_methods_do_not_say_a_holm_adjusted_comparison_depends_on_two_models_alone():
+    """The paired comparisons the paper reports (pairs separated, adjacent pairs) are
+    Holm-adjusted over the pairs compared, so their outcome depends on the other models' p-values
+    and on how many pairs there are; only the paired statistic depends on the two models alone."""
+    src = " ".join(MAIN.read_text(encoding="utf-8").split())
+    assert "a test whose outcome depends on the two models alone" not in src
+    assert "a test whose statistic depends on the two models alone" in src
+    assert "only the Holm adjustment of its $p$ over the pairs compared" in src
