@@ -123,3 +123,22 @@ def test_the_abstract_counts_every_claim_supported_on_the_null_cohort(small_run,
     assert not reader.shows("with nothing planted, 2 claims are still supported")
     reader = _compiled(small_run, null(1, 1), tmp_path)
     assert reader.shows("with nothing planted, 1 claim is still supported, a false positive")
+
+
+def test_the_diagnosis_panel_does_not_call_an_interval_off_zero_an_effect(small_run, tmp_path):
+    """The left panel of figure subgroups draws the mixed model's interval of the diagnosis
+    contrast over a few participants; its caption said that "an interval that excludes the
+    dashed zero is an effect", while on the null cohort of the truth section, with nothing
+    planted, such intervals exclude zero and the diagnosis claims are false positives (default
+    build: C3 and C3b). The caption says what an interval off zero shows, and names the null
+    cohort's false positives (small run, numbers edited so that its diagnosis is testable)."""
+
+    def testable(e: dict) -> None:
+        _set(e, "diagnosis.testable", True, display="yes")
+        _set(e, "truth.C3.null_outcome", "false positive")
+        _set(e, "truth.C3b.null_outcome", "no false positive")
+
+    reader = _compiled(small_run, testable, tmp_path)
+    assert reader.shows("an interval that excludes the dashed zero shows that the two groups of these few participants")
+    assert reader.shows("with nothing planted, the diagnosis claim C3 is a false positive)")
+    assert not reader.shows("excludes the dashed zero is an effect")
