@@ -227,3 +227,13 @@ def test_every_caption_names_its_rule_as_the_introduction_says():
         for i in starts:
             caption = _balanced(src, i)
             assert re.search(r"[Rr]ule\s+`", caption), f"{path.name}: a caption without its rule: {caption[:80]}"
+
+
+def test_the_profiles_caption_does_not_read_a_rank_change_as_a_finding():
+    """Figure profiles draws each model's mean and interval per metric, no paired comparison: a
+    change of rank between two panels can be noise (the profiles section counts 36 pairs of
+    models that change order in the default build, 20 of them significantly), so the caption
+    must not say that such a model "is better at one capability than at another"."""
+    (caption,) = _figure_captions("fig-profiles")
+    assert "is better at one capability than at another" not in caption
+    assert "may be noise" in caption
