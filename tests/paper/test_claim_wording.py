@@ -168,3 +168,23 @@ def test_the_abstract_qualifies_a_false_positive_rate_of_equal_spreads(small_run
     )
     reader = _compiled(small_run, above("none"), tmp_path)
     assert reader.shows("false-positive rate of claim C2 (0.23 [0.15, 0.32]) lies above the nominal level")
+
+
+def test_the_validation_says_its_rank_test_is_not_the_rule_of_c1(small_run, tmp_path):
+    """The validation by simulation runs, for rank independence, the exact Kendall test of no
+    correlation (simulation.py, p_rank_tau), not claim C1's rule (an equivalence test over model
+    and conversation resamples, a partial conjunction over its pairs); its sentence "runs every
+    test of the paper ... except C4b and C6, so those claims are not validated" read as if C1's
+    rule were validated there (small run, numbers edited so that C1 is testable and the rank
+    test runs)."""
+
+    def rank(e: dict) -> None:
+        _set(e, "claim.C1.verdict", "inconclusive")
+        _set(e, "sim.left_out", "none")
+        _set(e, "sim.n_left_out", 0)
+
+    reader = _compiled(small_run, rank, tmp_path)
+    assert reader.shows(
+        "its rank-independence test is the exact Kendall test of no correlation between two metrics' rankings"
+    )
+    assert reader.shows("not the equivalence rule by which claim C1 is judged")
