@@ -188,3 +188,12 @@ def test_the_validation_says_its_rank_test_is_not_the_rule_of_c1(small_run, tmp_
         "its rank-independence test is the exact Kendall test of no correlation between two metrics' rankings"
     )
     assert reader.shows("not the equivalence rule by which claim C1 is judged")
+
+
+def test_the_truth_tables_name_the_human_raters_they_count(small_run, tmp_path):
+    """Tables truth-metrics and truth-models have a row (or a count) for every simulated model and
+    human rater (default build: "14 of 14" over 11 models and 3 raters, with rows human_1 to
+    human_3), but their captions spoke of the simulated models alone (small run: one rater)."""
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert built.shows("Simulated models' and simulated human rater's expected metrics beside their estimates")
+    assert built.shows("Each simulated model's (and simulated human rater's) expected emotion F1")
