@@ -197,3 +197,19 @@ def test_the_truth_tables_name_the_human_raters_they_count(small_run, tmp_path):
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
     assert built.shows("Simulated models' and simulated human rater's expected metrics beside their estimates")
     assert built.shows("Each simulated model's (and simulated human rater's) expected emotion F1")
+
+
+def test_the_abstract_gives_the_range_of_studies_and_the_data_section_names_the_cohort_once(small_run, tmp_path):
+    """A planted effect estimated in fewer studies than the others (the default build's diagnosis
+    effect: 199 of 200) makes the abstract's count a range, as Section 7 gives it; and the data
+    section of the synthetic cohort reads "The synthetic cohort holds", not "The cohort,
+    synthetic cohort, holds" (small run, numbers edited)."""
+
+    def uneven(e: dict) -> None:
+        _set(e, "sim.coverage_too_few", False, display="no")
+        _set(e, "sim.min_planted_studies", 7)
+        _set(e, "sim.max_planted_studies", 8)
+
+    reader = _compiled(small_run, uneven, tmp_path)
+    assert reader.shows("Over 7 to 8 simulated studies of the design with planted effects")
+    assert reader.shows("The synthetic cohort holds") and not reader.shows("The cohort, synthetic cohort, holds")
