@@ -8,7 +8,7 @@ claims of ``statistics.claims``), so a reader never compares numbers of differen
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..metrics.registry import BY_NAME
 
@@ -21,10 +21,16 @@ def _metric(name: str) -> str:
     return f"{m.label} ({m.unit}, {m.low:g} to {m.high:g})"
 
 
+def one_metric_pair(params: Mapping[str, Any] | None) -> bool:
+    """Whether a rank-independence claim with ``params`` (its config entry's; None when not
+    known: False) names two metrics, so that it has one pair and no median or majority of pairs."""
+    return params is not None and len(params.get("metrics", ())) == 2
+
+
 def _rank_unit(params: dict[str, Any]) -> str:
     """The estimate of a rank-independence claim: the median |tau-b| over the pairs of its
     metrics, or, for a claim naming two metrics, the one pair's |tau-b| (no median of one)."""
-    if len(params.get("metrics", ())) == 2:
+    if one_metric_pair(params):
         return "|Kendall tau-b| of its one metric pair (0 to 1)"
     return "median |Kendall tau-b| over metric pairs (0 to 1)"
 

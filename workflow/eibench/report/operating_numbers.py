@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..metrics.registry import label_of
 from ..stats.simulation import NOMINAL_COVERAGE
+from .claim_units import one_metric_pair
 from .cohort_numbers import joined
 from .numbers import Numbers, fmt, fmt_p
 
@@ -55,7 +56,7 @@ def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -
     claim's ``params`` (its config entry's; None when not known): the family's adjustment where
     the rule reads a family-adjusted p (an exploratory claim's is BH, never Holm), both where the
     family is unknown; a rank-independence claim of two metrics has one pair, not a majority."""
-    if test == "rank_independence" and params is not None and len(params.get("metrics", ())) == 2:
+    if test == "rank_independence" and one_metric_pair(params):
         return ONE_PAIR_RULE
     text = RULES.get(test, test)
     method = FAMILY_METHOD.get(family) if isinstance(family, str) else None
