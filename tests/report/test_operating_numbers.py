@@ -228,7 +228,8 @@ def test_rates_print_with_the_tables_two_decimals(tmp_path):
 
 def test_claims_whose_false_positive_rate_is_above_the_nominal_level_are_named(tmp_path):
     """C2's simulated false-positive rate 0.23 [0.152, 0.325] lies above 0.05; C7's 0.10
-    [0.049, 0.176] does not (its interval holds 0.05)."""
+    [0.049, 0.176] does not (its interval holds 0.05), and its bounds print rounded outward,
+    [0.04, 0.18], not on the level it lies below ([0.05, 0.18])."""
     paths = _files(tmp_path)
     claims = pd.read_csv(paths["claims"])
     base = {"family": "headline", "simulated": True, "n_true": 0, "n_false": 100, "note": ""}
@@ -247,10 +248,12 @@ def test_claims_whose_false_positive_rate_is_above_the_nominal_level_are_named(t
     )
     pd.concat([claims, extra]).to_csv(paths["claims"], index=False)
     nums = Numbers(scripts=RULE_SCRIPTS)
-    add_operating(nums, paths, alpha=0.05)
+    table = add_operating(nums, paths, alpha=0.05).set_index("Claim")
     e = nums.entries
     assert e["operating.n_fpr_above"]["value"] == 1 and e["operating.fpr_above"]["value"] == "C2"
-    assert e["operating.fpr_above_detail"]["value"] == "C2 (0.23 [0.15, 0.32])"
+    assert e["operating.fpr_above_detail"]["value"] == "C2 (0.23 [0.15, 0.33])"
+    assert table.loc["C7", "FPR [95% CI]"] == "0.10 [0.04, 0.18]"
+    assert e["operating.C7.fpr"]["display"] == "0.10" and e["operating.C7.fpr"]["ci_display"] == "[0.04, 0.18]"
     assert e["operating.alpha"]["display"] == "0.05"
     assert e["operating.equal_spreads"]["value"] == "C2" and e["operating.n_equal_spreads"]["value"] == 1
     nums = Numbers(scripts=RULE_SCRIPTS)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from eibench.report.numbers import Numbers, fmt_interval, interval_digits
+from eibench.report.numbers import Numbers, fmt_interval, fmt_outward, interval_digits
 
 
 @pytest.mark.parametrize(
@@ -70,3 +70,17 @@ def test_one_way_to_print_a_p_value(p, shown):
     if p is not None:
         assert fmt_p(np.float64(p)) == shown
     assert fmt_p(pd.NA) == "–"
+
+
+@pytest.mark.parametrize(
+    "lo, hi, printed",
+    [
+        (0.049, 0.1762, "[0.04, 0.18]"),  # nearest rounding would print the lower bound on 0.05
+        (0.29, 0.71, "[0.29, 0.71]"),  # exact at two decimals: unchanged (0.29 * 100 is 28.999...)
+        (0.0, 0.01827, "[0.00, 0.02]"),
+        (-0.004, 0.3, "[-0.01, 0.30]"),
+        (float("nan"), 0.5, "[–, 0.50]"),
+    ],
+)
+def test_outward_bounds_hold_the_computed_interval(lo, hi, printed):
+    assert fmt_outward(lo, hi) == printed

@@ -88,6 +88,22 @@ def interval_digits(lo: float, hi: float, fallback: int = 2, significant: int = 
     return max(0, significant - 1 - exponent)
 
 
+def fmt_outward(lo: float, hi: float, digits: int = 2) -> str:
+    """An interval printed with ``digits`` decimals, its lower bound rounded down and its upper
+    bound up, so that the printed interval holds the computed one: a rate's interval whose lower
+    bound is 0.049 prints [0.04, ...], not [0.05, ...], which would read as touching a level of
+    0.05 it lies below. A missing bound prints its en dash."""
+
+    def bound(x: float, rounding: Any) -> str:
+        if x is None or not math.isfinite(x):
+            return fmt(x, digits)
+        scale = 10**digits
+        # round() first: 0.29 * 100 is 28.999999999999996, whose floor is not 28.
+        return fmt(rounding(round(x * scale, 9)) / scale, digits)
+
+    return f"[{bound(lo, math.floor)}, {bound(hi, math.ceil)}]"
+
+
 def fmt_interval(value: float, lo: float, hi: float, fallback: int = 2) -> tuple[str, str]:
     """The estimate and its interval as printed, at the precision the interval supports
     (:func:`interval_digits`): ``("-5.8", "[-7.7, -3.9]")`` for -5.773 in [-7.693, -3.884].
@@ -125,11 +141,13 @@ class Numbers:
         ci: tuple[float, float] | None = None,
         note: str = "",
         fixed: bool = False,
+        outward: bool = False,
     ) -> None:
         """Add entry ``key``. ``script`` defaults to the rule's script from the map; a script given
         must agree with the map (a stale path is an error, not a wrong pointer in the PDF).
         ``fixed``: print the value and its interval with ``digits`` decimals, as a table beside
-        the sentence prints them, not at the precision the interval supports."""
+        the sentence prints them, not at the precision the interval supports; ``outward`` (with
+        ``fixed``): its bounds rounded outward, as :func:`fmt_outward` prints them."""
         if key in self.entries:
             raise KeyError(f"number {key!r} is defined twice")
         mapped = self.script_of(rule)
@@ -150,7 +168,10 @@ class Numbers:
             # the fallback when it cannot (a missing bound, zero width).
             entry["ci"] = [ci[0], ci[1]]
             if fixed:
-                shown, entry["ci_display"] = fmt(value, digits), f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+                shown = fmt(value, digits)
+                entry["ci_display"] = (
+                    fmt_outward(ci[0], ci[1], digits) if outward else f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+                )
             else:
                 shown, entry["ci_display"] = fmt_interval(value, ci[0], ci[1], digits)
             if isinstance(value, float):

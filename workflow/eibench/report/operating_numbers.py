@@ -18,7 +18,7 @@ from ..metrics.registry import label_of
 from ..stats.simulation import NOMINAL_COVERAGE
 from .claim_units import one_metric_pair
 from .cohort_numbers import joined
-from .numbers import Numbers, fmt, fmt_p
+from .numbers import Numbers, fmt, fmt_outward, fmt_p
 
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
@@ -64,9 +64,12 @@ def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -
 
 
 def _interval(row: pd.Series, key: str, lo: str, hi: str) -> str:
+    """A simulated rate and its exact binomial interval as the table prints them: the bounds
+    rounded outward (``fmt_outward``), since they are read against the nominal level, the
+    power bar and 95% coverage."""
     if pd.isna(row.get(key)):
         return "–"
-    return f"{fmt(float(row[key]))} [{fmt(float(row[lo]))}, {fmt(float(row[hi]))}]"
+    return f"{fmt(float(row[key]))} {fmt_outward(float(row[lo]), float(row[hi]))}"
 
 
 def _smallest(curve: pd.DataFrame, column: str, level: float) -> tuple[Any, bool]:
@@ -205,6 +208,7 @@ def add_operating(
                     RULE,
                     ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])),
                     fixed=True,
+                    outward=True,
                 )
         if pd.notna(r["coverage_p"]):
             nums.add(f"{key}.coverage_p", float(r["coverage_p"]), RULE, digits=3)
@@ -245,6 +249,7 @@ def add_operating(
             CURVES,
             ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])),
             fixed=True,
+            outward=True,
         )
         tau, detected = _smallest(margins, "not_supported", power_bar)
         nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
