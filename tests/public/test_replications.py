@@ -48,6 +48,10 @@ def test_emobench_m_summary(emobench_m_dir):
     assert s["n_print_errors"] == 2 and s["n_unexplained"] == 0
     assert 0 <= s["w_scenarios"] < s["w_dimensions"] <= 1
     assert 0 < s["share_significantly_below_humans"] <= s["share_below_humans"] <= 1
+    # Holm's adjustment over a dimension's pairs separates fewer of them than each pair on its own.
+    assert 0 < s["min_share_separated_dimension_holm"] <= s["max_share_separated_dimension_holm"]
+    assert s["min_share_separated_dimension_holm"] < s["min_share_separated_dimension"]
+    assert s["max_share_separated_dimension_holm"] < s["max_share_separated_dimension"]
     assert s["n_distinct_print_errors"] == 1  # Qwen2.5-VL-72B's FER average, printed in two tables
     # The human gaps come from the v2 table (19 models, 12 classification scenarios); with 50
     # items behind each human figure fewer comparisons are significant.

@@ -143,6 +143,8 @@ def emobench_m_replication(
         "median_tau_dimensions": float(dims["tau"].abs().median()) if len(dims) else float("nan"),
         "min_share_separated_dimension": float(dim_disc["share_separated"].min()),
         "max_share_separated_dimension": float(dim_disc["share_separated"].max()),
+        "min_share_separated_dimension_holm": float(dim_disc["share_separated_holm"].min()),
+        "max_share_separated_dimension_holm": float(dim_disc["share_separated_holm"].max()),
         "share_below_humans": float(gaps.pairs["below"].mean()),
         "share_significantly_below_humans": float(gaps.pairs["significantly_below"].mean()),
         # The number of items behind the human figures is not published: the share above takes
@@ -180,8 +182,9 @@ def cross_benchmark_replication(
     ``n_permutations``: re-pairings for the permutation p-value (exact when n! is fewer);
     ``rng``: the caller seeds it. Tables: ``pairs`` (every matched model pair and its level),
     ``agreement`` (rule x measure), ``units`` (the units' members and scores). The summary
-    holds the counts per rule and the agreement on the overall EmoBench-M score of the
-    ``family`` rule (the primary one) and the ``developer`` rule.
+    holds the counts per rule (``n_<rule>_pairs``: the pairs it links; ``n_<rule>_pairs_scored``:
+    those whose two models are scored, EmoBench-M overall) and the agreement on the overall
+    EmoBench-M score of the ``family`` rule (the primary one) and the ``developer`` rule.
     """
     version, table = xb.read_mapping(mapping)
     eq = eqbench.load(eqbench_dir)
@@ -214,9 +217,16 @@ def cross_benchmark_replication(
         "n_emobench_m_models": int((table["benchmark"] == "emobench_m").sum()),
     }
     overall = agreement[agreement["measure"] == "overall"].set_index("rule")
+    # A pair enters the units' overall scores only when both its models are scored: an
+    # EmoBench-M model without every dimension (no SCEA scenario) has no overall accuracy.
+    scored = pairs["eqbench_model"].isin(eq_scores.dropna().index) & pairs["emobench_m_model"].isin(
+        em_scores["overall"].dropna().index
+    )
     for rule in xb.LEVELS:
         # the pairs the rule links: those sharing its key, a finer key shared too or not
-        summary[f"n_{rule}_pairs"] = int((pairs[f"{rule}_key"] != "").sum())
+        linked = pairs[f"{rule}_key"] != ""
+        summary[f"n_{rule}_pairs"] = int(linked.sum())
+        summary[f"n_{rule}_pairs_scored"] = int((linked & scored).sum())
         summary[f"n_{rule}_units"] = int(overall.loc[rule, "n_units"])
     for rule in ("family", "developer"):
         r = overall.loc[rule]
