@@ -646,3 +646,29 @@ def test_a_p_adjusted_with_a_zero_p_of_its_family_gets_that_familys_bound():
     assert np.isnan(verdicts(claims, results, ALPHA).set_index("id").loc["C3", "p_bound"])
     # a bound that prints as the p itself is not printed
     assert fmt_p_bounded(0.0043, 0.0044) == "0.004"
+
+
+def test_a_verdict_the_resamples_cannot_resolve_is_inconclusive():
+    """C2's bootstrap p is 0 over 50 resamples (so below 0.04) and C3's permutation p 0.03: with
+    the zero taken as 0, Holm gives C2 0 and C3 0.03, both "supported" at 0.05; with C2's p
+    anywhere below its floor, each adjusted p can reach 2 x 0.03 = 0.06. Neither verdict is
+    shown, so both are inconclusive and say why; with 2,000 resamples (floor 0.001) both stand."""
+    comparisons = {("pairwise_acc", "emotion_f1"): {"difference": 0.6, "lo": 0.2, "hi": 1.0, "p_boot": 0.0}}
+    diagnosis = pd.DataFrame([_diagnosis(p=0.03), _diagnosis("binary_om_acc", 0.02, 0.03, -0.01, 0.07, 0.2)])
+    claims = [
+        _claim("discriminability_difference", id_="C2", better="pairwise_acc", worse="emotion_f1"),
+        _claim("diagnosis_effect", id_="C3", metric="emotion_f1", direction="negative"),
+    ]
+    results = _results(discriminability_comparisons=comparisons, diagnosis=diagnosis, n_bootstrap=50)
+    table = verdicts(claims, results, ALPHA).set_index("id")
+    assert table.loc["C2", "p_adjusted"] == 0 and table.loc["C3", "p_adjusted"] == pytest.approx(0.03)
+    assert table.loc["C2", "p_bound"] == pytest.approx(0.06) and table.loc["C3", "p_bound"] == pytest.approx(0.06)
+    assert (table["verdict"] == "inconclusive").all()
+    for cid in ("C2", "C3"):
+        assert table.loc[cid, "note"].endswith(
+            "50 resamples bound the adjusted p only below 0.060, above alpha 0.05: too few to decide "
+            "(statistics.n_bootstrap)"
+        )
+    results = _results(discriminability_comparisons=comparisons, diagnosis=diagnosis, n_bootstrap=2000)
+    table = verdicts(claims, results, ALPHA).set_index("id")
+    assert (table["verdict"] == "supported").all() and (table["note"] == "").all()

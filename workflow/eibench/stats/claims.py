@@ -315,7 +315,14 @@ def verdict_rows(
     """:func:`verdicts` before it becomes a table: one dictionary per claim, in the order of
     ``claims``, with the keys of :data:`VERDICT_COLUMNS` (a number a claim has none of is NaN,
     its ``detail`` and ``scope`` ""). The operating characteristics judge thousands of simulated studies
-    and make one table of all their rows (``operating.simulate_verdicts``)."""
+    and make one table of all their rows (``operating.simulate_verdicts``).
+
+    A verdict the resamples cannot resolve is "inconclusive", with a note that says so: the
+    claim's adjusted p is known only up to ``p_bound`` (bootstrap p-values of 0 in its family)
+    and ``alpha`` lies between ``p_adjusted`` and that bound, so the rule's "p at most alpha" is
+    neither shown nor refuted (a run with few resamples: statistics.n_bootstrap). Without
+    ``results["n_bootstrap"]`` there is no bound and no such case: the simulated studies of the
+    operating characteristics carry none, their few resamples standing in for the analysis's."""
     rows = [claim_result(c, results, design, alpha) for c in claims]
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
@@ -356,4 +363,23 @@ def verdict_rows(
             r["verdict"] = "not supported"
         else:
             r["verdict"] = "inconclusive"
+    for r in rows:
+        if r["verdict"] in ("supported", "not supported") and _unresolved(r, alpha):
+            r["verdict"] = "inconclusive"
+            r["note"] = "; ".join(
+                x
+                for x in (
+                    r.get("note", ""),
+                    f"{results['n_bootstrap']} resamples bound the adjusted p only below {r['p_bound']:.3f}, "
+                    f"above alpha {alpha:g}: too few to decide (statistics.n_bootstrap)",
+                )
+                if x
+            )
     return [{c: r.get(c, "" if c in _TEXT_COLUMNS else np.nan) for c in VERDICT_COLUMNS} for r in rows]
+
+
+def _unresolved(row: dict[str, Any], alpha: float) -> bool:
+    """Whether a claim's verdict rests on an adjusted p the resamples cannot place on one side of
+    ``alpha``: at most alpha as computed, its bound (``p_bound``) above it."""
+    q, bound = row.get("p_adjusted", np.nan), row.get("p_bound", np.nan)
+    return bool(np.isfinite(q) and np.isfinite(bound) and q <= alpha < bound)
