@@ -227,6 +227,8 @@ def test_max_turns_cuts_each_conversation_and_drops_what_the_seeker_gave_after_i
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+    # the seeker had rated the supporter: the cut drops those ratings, and the count says so
+    assert counts["post_chat_ratings_cut"] == 1 and whole["post_chat_ratings_cut"] == 0
 def test_max_turns_must_be_a_positive_integer(tmp_path, bad):
     source = write_splits(tmp_path / "in", {"train": [tiny_dialog()], "valid": [], "test": []})
     with pytest.raises(ValueError, match="max_turns"):

@@ -430,7 +430,8 @@ def write_cohort(
     of each split; ``splits`` (default all three) the splits kept, e.g. ``["train"]`` for a sample
     of training conversations only (a split of another name is a ValueError); ``max_turns`` the
     first turns of each conversation (``to_release``: a conversation cut short has no post-chat
-    PANAS or ratings; ``conversations_cut`` counts them). Returns the counts (also the measured
+    PANAS or ratings; ``conversations_cut`` counts them, ``post_chat_ratings_cut`` those whose
+    seeker had rated the supporter). Returns the counts (also the measured
     counts of docs/esconv.md).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
@@ -469,6 +470,8 @@ def write_cohort(
         "post_chat_ratings": {key: Counter() for key in POST_CHAT_RATINGS},  # item -> {rating: conversations}
     }
     written: set[str] = set()
+        # cut conversations whose seeker rated the supporter after the whole chat (ratings dropped)
+        "post_chat_ratings_cut": 0,
     for split, index, dialog in _iter_conversations(dialogs, limit, keep):
         conv = to_release(dialog, index, split, max_turns)
         name = f"{conv['conversationId']}.json"
@@ -484,6 +487,9 @@ def write_cohort(
         counts["dropped_trailing_seeker_messages"] += source["dropped_trailing_seeker_messages"]
         counts["conversations_with_dropped_trailing"] += source["dropped_trailing_seeker_messages"] > 0
         counts["dropped_leading_supporter_messages"] += source["dropped_leading_supporter_messages"]
+        counts["post_chat_ratings_cut"] += "cut_from_turns" in source and any(
+            source["seeker_ratings"].get(key) is not None for key in POST_CHAT_RATINGS
+        )
         counts["conversations_with_dropped_leading"] += source["dropped_leading_supporter_messages"] > 0
         counts["categories"][conv["metadata"]["category"]] += 1
         counts["emotion_types"][source["emotion_type"]] += 1

@@ -64,6 +64,7 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
     if len(scales) != 1:
         raise ValueError(f"ESConv's post-chat ratings should share one scale, found {sorted(scales)}")
     ((low, high),) = scales
+    add("n_post_chat_ratings_cut", int(c["post_chat_ratings_cut"]))
     add("rating_scale", f"{low}..{high}")
     for item, distribution in sorted(c["post_chat_ratings"].items()):
         n = sum(distribution.values())
