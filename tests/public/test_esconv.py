@@ -13,6 +13,8 @@ from eibench.public import esconv
 from eibench.release.read import list_json_files, read_conversations
 from eibench.release.schema import ConversationFile
 from eibench.release.tidy import gold_tables
+from eibench.report.esconv_numbers import add_esconv
+from eibench.report.numbers import Numbers
 from eibench.synthetic.cohort import topics
 
 
@@ -201,8 +203,20 @@ def test_tiny_cohort_passes_the_reader(tmp_path):
     ratings = tables["post_chat_ratings"]
     assert sorted(ratings["item"]) == ["empathy"] * 3 + ["relevance"] * 3 and set(ratings["rating"]) == {4.0, 5.0}
     # limit keeps the first conversations of each split and removes files of an earlier run
-    esconv.write_cohort(source, tmp_path / "out", limit=1)
+    sample = esconv.write_cohort(source, tmp_path / "out", limit=1)
     assert [p.name for p in list_json_files(tmp_path / "out")] == ["esconv_train_0000.json", "esconv_valid_0000.json"]
+    # what the sample was drawn from: every split's size in the source, and the splits kept
+    assert sample["source_per_split"] == counts["conversations_per_split"] and sample["splits_kept"] == list(
+        esconv.SPLITS
+    )
+    nums = Numbers(scripts={"esconv_cohort": "workflow/scripts/adapt_esconv.py"})
+    (tmp_path / "counts.json").write_text(json.dumps(sample))
+    add_esconv(nums, tmp_path / "counts.json")
+    assert nums.entries["esconv.sample"]["value"] is True and nums.entries["esconv.kept_train"]["value"] is True
+    whole = Numbers(scripts={"esconv_cohort": "workflow/scripts/adapt_esconv.py"})
+    (tmp_path / "counts.json").write_text(json.dumps(counts))
+    add_esconv(whole, tmp_path / "counts.json")
+    assert whole.entries["esconv.sample"]["value"] is False
 
 
 def test_max_turns_cuts_each_conversation_and_drops_what_the_seeker_gave_after_it(tmp_path):
@@ -215,6 +229,8 @@ def test_max_turns_cuts_each_conversation_and_drops_what_the_seeker_gave_after_i
     assert counts["seeker_messages"] == 2  # "Hi." and "My partner left me.", merged into turn 1
     assert whole["dropped_trailing_seeker_messages"] == 2 and counts["dropped_trailing_seeker_messages"] == 0
     assert counts["with_pre_panas"] == 1 and counts["with_post_panas"] == 0 and counts["with_post_chat_ratings"] == 0
+    # the seeker had rated the supporter: the cut drops those ratings, and the count says so
+    assert counts["post_chat_ratings_cut"] == 1 and whole["post_chat_ratings_cut"] == 0
     (conv,) = [json.loads(p.read_text()) for p in list_json_files(tmp_path / "cut")]
     assert [t["turnNumber"] for t in conv["turns"]] == [1] and conv["metadata"]["turnCount"] == 1
     assert (
@@ -227,8 +243,6 @@ def test_max_turns_cuts_each_conversation_and_drops_what_the_seeker_gave_after_i
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5])
-    # the seeker had rated the supporter: the cut drops those ratings, and the count says so
-    assert counts["post_chat_ratings_cut"] == 1 and whole["post_chat_ratings_cut"] == 0
 def test_max_turns_must_be_a_positive_integer(tmp_path, bad):
     source = write_splits(tmp_path / "in", {"train": [tiny_dialog()], "valid": [], "test": []})
     with pytest.raises(ValueError, match="max_turns"):

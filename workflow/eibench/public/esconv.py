@@ -447,6 +447,9 @@ def write_cohort(
     counts: dict[str, Any] = {
         "conversations": 0,
         "conversations_per_split": {s: 0 for s in SPLITS},
+        # the source's dialogs per split, whether kept or not: what a sample was drawn from
+        "source_per_split": {s: len(dialogs[s]) for s in SPLITS},
+        "splits_kept": list(keep),
         "turns": 0,
         "supporter_messages": 0,
         "seeker_messages": 0,
@@ -467,11 +470,11 @@ def write_cohort(
         "with_pre_panas": 0,
         "with_post_panas": 0,
         "with_post_chat_ratings": 0,
+        # cut conversations whose seeker rated the supporter after the whole chat (ratings dropped)
+        "post_chat_ratings_cut": 0,
         "post_chat_ratings": {key: Counter() for key in POST_CHAT_RATINGS},  # item -> {rating: conversations}
     }
     written: set[str] = set()
-        # cut conversations whose seeker rated the supporter after the whole chat (ratings dropped)
-        "post_chat_ratings_cut": 0,
     for split, index, dialog in _iter_conversations(dialogs, limit, keep):
         conv = to_release(dialog, index, split, max_turns)
         name = f"{conv['conversationId']}.json"
@@ -484,12 +487,12 @@ def write_cohort(
         counts["turns"] += len(conv["turns"])
         counts["conversations_without_turns"] += not conv["turns"]
         counts["conversations_cut"] += "cut_from_turns" in source
-        counts["dropped_trailing_seeker_messages"] += source["dropped_trailing_seeker_messages"]
-        counts["conversations_with_dropped_trailing"] += source["dropped_trailing_seeker_messages"] > 0
-        counts["dropped_leading_supporter_messages"] += source["dropped_leading_supporter_messages"]
         counts["post_chat_ratings_cut"] += "cut_from_turns" in source and any(
             source["seeker_ratings"].get(key) is not None for key in POST_CHAT_RATINGS
         )
+        counts["dropped_trailing_seeker_messages"] += source["dropped_trailing_seeker_messages"]
+        counts["conversations_with_dropped_trailing"] += source["dropped_trailing_seeker_messages"] > 0
+        counts["dropped_leading_supporter_messages"] += source["dropped_leading_supporter_messages"]
         counts["conversations_with_dropped_leading"] += source["dropped_leading_supporter_messages"] > 0
         counts["categories"][conv["metadata"]["category"]] += 1
         counts["emotion_types"][source["emotion_type"]] += 1

@@ -36,6 +36,10 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
     add("n_conversations", int(c["conversations"]))
     for split, n in sorted(c["conversations_per_split"].items()):
         add(f"n_{split}", int(n))
+        add(f"n_source_{split}", int(c["source_per_split"][split]))
+        add(f"kept_{split}", split in c["splits_kept"])
+    # a sample: some split left out, or fewer of a kept split's dialogs than the source has
+    add("sample", int(c["conversations"]) < sum(map(int, c["source_per_split"].values())))
     add("n_turns", int(c["turns"]))
     add("n_supporter_messages", int(c["supporter_messages"]))
     add("n_dropped_leading", int(c["dropped_leading_supporter_messages"]))
@@ -60,11 +64,11 @@ def add_esconv(nums: Numbers, counts_path: str | Path) -> None:
     add("n_with_pre_panas", int(c["with_pre_panas"]))
     add("n_with_post_panas", int(c["with_post_panas"]))
     add("n_with_post_chat_ratings", int(c["with_post_chat_ratings"]))
+    add("n_post_chat_ratings_cut", int(c["post_chat_ratings_cut"]))
     scales = {(i.low, i.high) for i in instrument.post_chat_ratings() if i.name in POST_CHAT_RATINGS}
     if len(scales) != 1:
         raise ValueError(f"ESConv's post-chat ratings should share one scale, found {sorted(scales)}")
     ((low, high),) = scales
-    add("n_post_chat_ratings_cut", int(c["post_chat_ratings_cut"]))
     add("rating_scale", f"{low}..{high}")
     for item, distribution in sorted(c["post_chat_ratings"].items()):
         n = sum(distribution.values())
