@@ -548,7 +548,8 @@ def subgroups_topics(
         # no probability of being the hardest either: the bootstrap cannot say how it varies.
         # Nor does a topic too small to test whether it is the hardest: its label gives its count.
         _rows(right, [_topic_label(*row) for row in zip(tp["category"], hardest, lo, enough, counts)])
-        right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations,\n95% interval)")
+        drawn = ",\n95% interval" if np.isfinite(lo).any() else ""  # no interval drawn: none named
+        right.set_xlabel(f"{metric_label(topic_metric)} per topic\n(mean over conversations{drawn})")
     else:
         _no_data_axes(right, f"topics ({topic_metric})", width=SUBGROUP_NO_DATA_WIDTH)
     style.source(fig, caption_source)

@@ -280,6 +280,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         note="topics figure_subgroups draws without interval or P(hardest): too few conversations to test",
     )
     add("topics.min_conversations", MIN_CONVERSATIONS, "stats_topics")
+    add("topics.n_topics", int(len(composite)), "stats_topics", note="topics figure_subgroups draws")
     add(
         "topics.n_contrasts",
         n_topic_contrasts(topics),
