@@ -88,6 +88,12 @@ def test_a_width_ratio_that_would_print_1_0_gets_two_decimals():
     assert ratio_digits(2.02) == 1 and ratio_digits(0.94) == 1 and ratio_digits(float("nan")) == 1
 
 
+def test_width_ratios_printed_together_share_one_precision():
+    """ESConv's sample: the participant scheme's leader interval 1.00 times the conversation one,
+    the two-stage scheme's 0.929 times, printed "1.00 ... 0.9": the second now prints 0.93."""
+    assert ratio_digits(1.0, 0.929) == 2 and ratio_digits(0.929) == 1 and ratio_digits(1.8, 2.0) == 1
+
+
 def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
     nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
     add_uncertainty(nums, paths, CONFIG, 300)

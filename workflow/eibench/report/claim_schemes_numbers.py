@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..stats.claim_schemes import RESAMPLED
 from .numbers import Numbers, fmt, interval_digits
+from .uncertainty_numbers import ratio_digits
 
 RULE = "stats_claim_schemes"
 NOT_TESTABLE = "not testable"
@@ -181,11 +182,10 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
         width = table.assign(width=table["hi"] - table["lo"]).pivot(index="id", columns="scheme", values="width")
         resampled = testable.loc[testable["interval"] == RESAMPLED, "id"]
         base = width.loc[resampled, "conversation"]
-        for s in schemes:
-            if s == "conversation":
-                continue
-            ratio = (width.loc[resampled, s] / base.where(base > 0)).dropna()
-            if len(ratio):
-                add(f"{s}.median_width_ratio", float(ratio.median()), digits=1)
+        ratios = {s: (width.loc[resampled, s] / base.where(base > 0)).dropna() for s in schemes if s != "conversation"}
+        medians = [float(r.median()) for r in ratios.values() if len(r)]
+        for s, ratio in ratios.items():
+            if len(ratio):  # the schemes' medians are printed in one sentence: one precision
+                add(f"{s}.median_width_ratio", float(ratio.median()), digits=ratio_digits(*medians))
                 add(f"{s}.n_width_ratios", int(len(ratio)))
     return table

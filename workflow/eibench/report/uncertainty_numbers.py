@@ -41,10 +41,11 @@ def digits_for(half_widths: Any) -> int:
     return int(min(4, max(0, 1 - math.floor(math.log10(hw.min())))))
 
 
-def ratio_digits(ratio: float) -> int:
-    """Decimals of a ratio of interval widths: one, or two where one would print 1.0 (0.966 is
-    0.97, narrower, not "1.0 times as wide")."""
-    return 2 if math.isfinite(ratio) and round(ratio, 1) == 1.0 else 1
+def ratio_digits(*ratios: float) -> int:
+    """Decimals of ratios of interval widths printed side by side: one, or two where one would
+    print any of them as 1.0 (0.966 is 0.97, narrower, not "1.0 times as wide"), so that ratios
+    read together share one precision (1.00 beside 0.93, not beside 0.9)."""
+    return 2 if any(math.isfinite(r) and round(r, 1) == 1.0 for r in ratios) else 1
 
 
 def holm_bounds(p_boot: Any, n_bootstrap: int) -> np.ndarray:
@@ -126,11 +127,16 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("n_adjacent", int((adjacent["scheme"] == primary).sum()))
     if "conversation" in uncertainty["schemes"]:
         base = float(schemes[(schemes["scheme"] == "conversation") & (schemes["em_model"] == leader)]["width"].iloc[0])
-        for scheme in uncertainty["schemes"]:
-            if scheme != "conversation":
-                w = float(schemes[(schemes["scheme"] == scheme) & (schemes["em_model"] == leader)]["width"].iloc[0])
-                ratio = w / base if base > 0 else float("nan")
-                add(f"{scheme}.leader_width_ratio", ratio, digits=ratio_digits(ratio))
+        ratios = {
+            scheme: float(schemes[(schemes["scheme"] == scheme) & (schemes["em_model"] == leader)]["width"].iloc[0])
+            / base
+            if base > 0
+            else float("nan")
+            for scheme in uncertainty["schemes"]
+            if scheme != "conversation"
+        }
+        for scheme, ratio in ratios.items():  # printed in one sentence: one precision
+            add(f"{scheme}.leader_width_ratio", ratio, digits=ratio_digits(*ratios.values()))
     if top is not None:
         add("runner_up", str(adjacent[adjacent["scheme"] == primary].sort_values("rank")["next_model"].iloc[0]))
 
