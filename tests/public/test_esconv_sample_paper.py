@@ -1,0 +1,69 @@
+"""The paper of the real local model's ESConv sample (config/local-llm.yaml: the first ten
+training conversations cut to their first two turns, the baselines and SmolLM2 replayed from its
+committed record): every sentence the audit of 7 December 2026 found false for this sample now
+says what the sample is, checked in the built PDF."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..paper.test_reader import check_numbers, render_and_read
+from ..workflow.conftest import copy_repo, snakemake
+from .conftest import SHARED_DATA, mirror
+
+pytestmark = pytest.mark.workflow
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    """The built sample: (repository copy, reader of its PDF)."""
+    mirror("esconv")
+    tmp = tmp_path_factory.mktemp("esconv_sample")
+    work = copy_repo(tmp / "repo")
+    (work / "config" / "here.yaml").write_text(f"datasets:\n  esconv: {{mirror: {SHARED_DATA / 'esconv'}}}\n")
+    configs = ("config/esconv.yaml", "config/local-llm.yaml", "config/here.yaml")
+    run = snakemake(work, "--cores", "2", "--configfile", *configs, timeout=1800)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return work, render_and_read(work / "paper/build/paper.pdf", tmp)
+
+
+def test_the_sample_is_named_as_a_sample_of_whole_splits(sample):
+    work, reader = sample
+    counts = json.loads((work / "results/cohort/esconv/counts.json").read_text())
+    n_train = counts["source_per_split"]["train"]
+    assert counts["conversations_per_split"]["train"] == 10 < n_train
+    assert reader.shows(f"a sample of ESConv: the first 10 of its {n_train} training dialogs")
+    assert reader.shows("10 conversations with 2 turns each") and not reader.shows("2 to 2 turns")
+
+
+def test_the_ratings_the_cut_dropped_are_not_described_as_used(sample):
+    work, reader = sample
+    counts = json.loads((work / "results/cohort/esconv/counts.json").read_text())
+    assert counts["with_post_chat_ratings"] == 0 < counts["post_chat_ratings_cut"]
+    assert reader.shows("so no conversation here has a holistic target")
+    assert reader.shows(f"After the whole chat, {counts['post_chat_ratings_cut']} seekers of these conversations rated")
+    for false in ("become the holistic target", "0 seekers rated", "now also holds the post-chat ratings"):
+        assert not reader.shows(false), false
+
+
+def test_a_language_model_among_the_baselines_makes_the_ranked_rows_models(sample):
+    _, reader = sample
+    assert reader.shows("Rank of each ranked model") and not reader.shows("Rank of each ranked baseline")
+    assert reader.shows("slope of each metric per model") and not reader.shows("per baseline (blue)")
+
+
+def test_analyses_with_nothing_to_vary_say_so(sample):
+    _, reader = sample
+    assert reader.shows("The composite has one pillar on this cohort")
+    assert not reader.shows("Dirichlet of concentration")
+    assert reader.shows("cannot be read from one size")
+    # each conversation is its own participant: the few-clusters caveat is about every scheme
+    assert reader.shows("each its own participant, every scheme resamples few clusters")
+    assert reader.shows("every topic has fewer than")
+
+
+def test_every_number_printed_is_the_numbers_files(sample):
+    work, reader = sample
+    check_numbers(reader, work, (work / "paper/main.typ").read_text(encoding="utf-8"))
