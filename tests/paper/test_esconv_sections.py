@@ -40,14 +40,22 @@ def test_the_discussion_calls_a_tested_rank_claim_weakly_tested(tmp_path):
 
 
 def _preregistration(tmp_path, matches: bool, fpr_only: tuple[str, ...] = ()) -> str:
-    entries = {
+    entries = {**_entries(), "prereg.matches": matches}
+    entries["operating.fpr_only"] = ", ".join(fpr_only) or "none"
+    entries["operating.n_fpr_only"] = len(fpr_only)
+    return section_text(tmp_path, "preregistration.typ", entries, ESCONV_META)
+
+
+def _entries() -> dict:
+    """The numbers the pre-registration section reads on an ESConv build."""
+    return {
         "prereg.file": "config/preregistration.yaml",
         "prereg.sha256": "f5fb",
         "prereg.dated": True,
         "prereg.frozen_commit": "20a5db2",
         "prereg.frozen_date": "2026-12-02",
         "prereg.frozen_dirty": False,
-        "prereg.matches": matches,
+        "prereg.matches": True,
         "prereg.differences": "E1 added; C1 removed; C7 removed",
         "prereg.n_changes": 0,
         "prereg.history_why": "no git history",
@@ -55,12 +63,11 @@ def _preregistration(tmp_path, matches: bool, fpr_only: tuple[str, ...] = ()) ->
         "operating.not_simulated": "E3, E4",
         "operating.n_simulated": 2,
         "operating.simulated": "E1, E2",
-        "operating.fpr_only": ", ".join(fpr_only) or "none",
-        "operating.n_fpr_only": len(fpr_only),
+        "operating.fpr_only": "none",
+        "operating.n_fpr_only": 0,
         "operating.margin_simulated": "none",
         "operating.margin_not_simulated": "E3",
     }
-    return section_text(tmp_path, "preregistration.typ", entries, ESCONV_META)
 
 
 def test_the_frozen_claims_about_most_of_a_set_are_not_called_this_builds(tmp_path):
@@ -97,3 +104,11 @@ def test_a_rule_simulated_without_power_is_not_said_to_have_known_error_rates(tm
     two = _preregistration(tmp_path, matches=True, fpr_only=("E1", "E2"))
     assert "no effect of their kind is planted, so their power is not known" in two
     assert "false-positive rate only" not in _preregistration(tmp_path, matches=True)
+
+
+def test_one_simulated_rule_is_named_in_the_singular(tmp_path):
+    """The local-model sample simulates the rule of one claim: 'the verdict rules of claims E2'."""
+    entries = {"operating.n_simulated": 1, "operating.simulated": "E2"}
+    one = section_text(tmp_path, "preregistration.typ", {**_entries(), **entries}, ESCONV_META)
+    assert "The simulated error rates of the verdict rule of claim E2" in one
+    assert "verdict rules of claims E1, E2" in _preregistration(tmp_path, matches=True)
