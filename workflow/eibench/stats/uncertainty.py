@@ -162,7 +162,9 @@ def adjacent_pairs(
     conversations both answered, under every resampling scheme: the difference better - next
     (metric units, positive when the better-ranked model is ahead), its percentile interval,
     the two-sided bootstrap p and Holm's adjustment over the adjacent pairs of that scheme.
-    ``separated``: Holm-adjusted p at most ``alpha``."""
+    ``separated``: Holm-adjusted p at most ``alpha``, also with every bootstrap p of 0 raised to
+    the smallest its resamples resolve (2 / resamples: bootstrap.bootstrap_p); a pair whose
+    adjusted p the resamples cannot place at or below ``alpha`` is not shown separated."""
     from .multiplicity import adjust
 
     higher = BY_NAME[metric].higher_is_better
@@ -171,7 +173,7 @@ def adjacent_pairs(
     order = [models[j] for j in np.argsort(-point if higher else point, kind="stable")]
     rows = []
     for scheme, w in weights.items():
-        block = []
+        block, floors = [], []
         for pos, (a, b) in enumerate(zip(order[:-1], order[1:]), start=1):
             diff = values[a] - values[b] if higher else values[b] - values[a]
             boot = resampled_means(diff[None, :], w)[:, 0]
@@ -189,9 +191,11 @@ def adjacent_pairs(
                     int(np.isfinite(diff).sum()),
                 ]
             )
+            floors.append(2 / max(int(np.isfinite(boot).sum()), 1))
         adjusted = adjust([r[7] for r in block], "holm") if block else np.array([])
-        for r, q in zip(block, adjusted):
-            rows.append((*r, float(q), bool(q <= alpha)))
+        bounds = adjust([f if r[7] == 0 else r[7] for r, f in zip(block, floors)], "holm") if block else np.array([])
+        for r, q, bound in zip(block, adjusted, bounds):
+            rows.append((*r, float(q), bool(q <= alpha and bound <= alpha)))
     return pd.DataFrame(
         rows,
         columns=[
