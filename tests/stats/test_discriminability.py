@@ -147,3 +147,28 @@ def test_reliability_is_pingouins_icc_1k_on_complete_data(seed):
     expected = float(icc.loc["ICC(1,k)", "ICC"])
     assert expected > 0  # the reliability is truncated at 0, the ICC is not
     assert float(table["reliability"].iloc[0]) == pytest.approx(expected, abs=1e-9)
+
+
+def test_pairwise_resamples_resolve_holm_over_the_pairs():
+    """11 models: 55 pairs, so a p of 0 (below 2 / B) needs B >= 2,200 for Holm's first step to
+    reach 0.05, and the rule takes twice that; 3 models need no more than n_bootstrap."""
+    assert disc.pairwise_resamples(11, 0.05, 2000) == 4400
+    assert disc.pairwise_resamples(3, 0.05, 2000) == 2000
+    assert disc.pairwise_resamples(11, 0.05, 10_000) == 10_000
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_separation_the_resamples_cannot_resolve_is_not_counted(separated):
+    """Four models far apart: every pair's bootstrap p is 0. With 20 resamples a p of 0 only says
+    p < 0.1, and Holm over the 6 pairs bounds the first at 0.6: none is counted separated, all 6
+    are unresolved; on the pairwise test's own 4 x 6 / 0.05 = 480 resamples all 6 are separated."""
+    study, weights = separated
+    few = cluster_weights(np.arange(weights.shape[1]), 20, np.random.default_rng(3))
+    table, _ = disc.discriminability(study, ["emotion_f1"], [0, 1, 2, 3], weights, pair_weights=few)
+    row = table.iloc[0]
+    assert row["pairs_separated"] == 0 and row["pairs_unresolved"] == 6 and row["pair_resamples"] == 20
+    enough = cluster_weights(
+        np.arange(weights.shape[1]), disc.pairwise_resamples(4, 0.05, 20), np.random.default_rng(3)
+    )
+    table, _ = disc.discriminability(study, ["emotion_f1"], [0, 1, 2, 3], weights, pair_weights=enough)
+    assert table.iloc[0]["pairs_separated"] == 6 and table.iloc[0]["pairs_unresolved"] == 0

@@ -199,6 +199,14 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             note="difference of log F (between-model over within-model variance of the means)",
         )
         add(f"{key}.f_ratio", float(c["f_ratio"]), "stats_discriminability")
+    tested = disc[disc["pairs"] > 0]
+    add(
+        "disc.pair_resamples",
+        int(tested["pair_resamples"].max()) if len(tested) else 0,
+        "stats_discriminability",
+        note="resamples of the Holm-corrected pairwise tests (stats.discriminability.pairwise_resamples)",
+    )
+    add("disc.n_unresolved", int(tested["pairs_unresolved"].sum()), "stats_discriminability")
     for _, r in disc.iterrows():
         add(
             f"disc.{r['metric']}.share_separated",

@@ -4,10 +4,11 @@ Per metric, over the evaluated models: the reliability of the model means (the s
 observed variance that is not sampling noise: 1 - mean(se^2) / var(means), an ICC of model
 means), a signal-to-noise ratio (sd of the true-score spread / typical se), and the share of
 model pairs whose paired cluster-bootstrap difference is significant after Holm's correction
-within the metric. Two metrics are compared on the same resamples through the log of their
-F ratios, log(var(model means) / mean(se^2)) (smooth, unlike the truncated SNR, and calibrated
-in the simulation study): 'preference separates models more than emotion F1' is a positive
-difference.
+within the metric (on ``pairwise_resamples`` resamples: enough that a bootstrap p of 0, which
+only says p < 2 / resamples, still gives a Holm-adjusted p at most alpha). Two metrics are
+compared on the same resamples through the log of their F ratios, log(var(model means) /
+mean(se^2)) (smooth, unlike the truncated SNR, and calibrated in the simulation study):
+'preference separates models more than emotion F1' is a positive difference.
 """
 
 from __future__ import annotations
@@ -19,8 +20,33 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means
-from .multiplicity import reject
+from .multiplicity import adjust_present
 from .study import Study
+
+#: How far above the least the pairwise test's resamples go: twice the number at which a p of 0
+#: (below 2 / resamples) bounds the first Holm step at exactly alpha, so that it lies below it.
+RESOLUTION_MARGIN = 2
+
+
+def pairwise_resamples(n_models: int, alpha: float, n_bootstrap: int) -> int:
+    """Resamples for the Holm-corrected pairwise tests of ``n_models`` models: at least
+    ``n_bootstrap``, and enough that a bootstrap p of 0 (p < 2 / resamples) times the number of
+    pairs, Holm's first factor, stays below ``alpha`` with a margin (``RESOLUTION_MARGIN``):
+    55 pairs at alpha 0.05 need 2,200, so 4,400; 3 pairs need none beyond ``n_bootstrap``."""
+    pairs = n_models * (n_models - 1) // 2
+    return max(n_bootstrap, int(np.ceil(RESOLUTION_MARGIN * 2 * pairs / alpha)))
+
+
+def separated_pairs(p: list[float], n_resamples: list[int], alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Which pairs Holm's correction separates at ``alpha``, and which it would separate only
+    with their bootstrap p of 0 taken as 0: (separated, unresolved). A pair counts as separated
+    only when its Holm p is at most alpha also with every p of 0 raised to 2 / its resamples
+    (Holm is monotone in each p, so that bounds every adjusted p); NaN p-values are not tested."""
+    q = adjust_present(p, "holm")
+    floored = [2 / max(n, 1) if x == 0 else x for x, n in zip(p, n_resamples)]
+    bound = adjust_present(floored, "holm")
+    separated = (q <= alpha) & (bound <= alpha)
+    return separated, (q <= alpha) & ~separated
 
 
 def _reliability_snr(means: np.ndarray, se2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -52,10 +78,20 @@ def log_f(means: np.ndarray, se2: np.ndarray) -> np.ndarray:
 
 
 def discriminability(
-    study: Study, metrics: list[str], models: list[int], weights: np.ndarray, alpha: float = 0.05, pairs: bool = True
+    study: Study,
+    metrics: list[str],
+    models: list[int],
+    weights: np.ndarray,
+    alpha: float = 0.05,
+    pairs: bool = True,
+    pair_weights: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """One row per metric; also the per-resample log F ratio of each metric (for comparisons).
-    ``pairs`` False skips the Holm-separated pairs (the slow part), e.g. inside simulations."""
+    ``pairs`` False skips the Holm-separated pairs (the slow part), e.g. inside simulations.
+    ``pair_weights`` (default ``weights``) are the resamples of the pairwise tests, enough of
+    them to resolve Holm's correction over the pairs (``pairwise_resamples``); a pair that the
+    resamples cannot resolve is not counted separated, and ``pairs_unresolved`` counts such pairs."""
+    pair_weights = weights if pair_weights is None else pair_weights
     ones = np.ones((1, study.n_conversations))
     rows, snr_boot = [], {}
     for metric in metrics:
@@ -66,12 +102,13 @@ def discriminability(
         boot_se2 = _weighted_se2(values, weights)
         rel_b, snr_b = _reliability_snr(boot_means, boot_se2)
         snr_boot[metric] = log_f(boot_means, boot_se2)
-        p = []
+        p, drawn = [], []
         for a, b in combinations(range(len(models)), 2) if pairs else ():
-            diff = values[a] - values[b]
-            p.append(float(bootstrap_p(resampled_means(diff[None, :], weights)[:, 0])))
+            boot = resampled_means((values[a] - values[b])[None, :], pair_weights)[:, 0]
+            p.append(float(bootstrap_p(boot)))
+            drawn.append(int(np.isfinite(boot).sum()))
         tested = int(np.isfinite(p).sum()) if p else 0  # pairs where both models have values
-        separated = reject(p, alpha, "holm") if p else np.array([], dtype=bool)
+        separated, unresolved = separated_pairs(p, drawn, alpha) if p else (np.array([], bool), np.array([], bool))
         lo, hi = percentile_interval(snr_b)
         rlo, rhi = percentile_interval(rel_b)
         point_log_f = float(log_f(means, _weighted_se2(values, ones)[0]))
@@ -88,6 +125,8 @@ def discriminability(
                 float(np.sum(separated) / tested) if tested else np.nan,
                 int(np.sum(separated)),
                 tested,
+                int(np.sum(unresolved)),
+                int(pair_weights.shape[0]) if pairs else 0,
             )
         )
     table = pd.DataFrame(
@@ -104,6 +143,8 @@ def discriminability(
             "share_pairs_separated",
             "pairs_separated",
             "pairs",
+            "pairs_unresolved",
+            "pair_resamples",
         ],
     )
     return table, snr_boot
