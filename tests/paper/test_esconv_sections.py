@@ -112,3 +112,50 @@ def test_one_simulated_rule_is_named_in_the_singular(tmp_path):
     one = section_text(tmp_path, "preregistration.typ", {**_entries(), **entries}, ESCONV_META)
     assert "The simulated error rates of the verdict rule of claim E2" in one
     assert "verdict rules of claims E1, E2" in _preregistration(tmp_path, matches=True)
+
+
+def _operating(tmp_path, n_simulated: int) -> str:
+    """The operating section of an ESConv build whose claims ``n_simulated`` of are simulated."""
+    (tmp_path / "results" / "paper" / "tables").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "results" / "figures").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "results" / "paper" / "tables" / "operating.csv").write_text("Claim,Note\nE2,not simulated\n")
+    (tmp_path / "results" / "figures" / "operating.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
+    )
+    entries = {
+        "operating.n_simulated": n_simulated,
+        "operating.n_studies": 100 if n_simulated else 0,
+        "operating.simulated": "E2" if n_simulated else "none",
+        "operating.not_simulated": "E1, E3, E4" if n_simulated else "E1, E2, E3, E4",
+        "operating.at_margin": False,
+        "operating.n_equal_spreads": 0,
+        "operating.n_fpr_above": 0,
+        "operating.alpha": 0.05,
+        "operating.any_coverage_below": False,
+        "operating.n_coverage_tested": n_simulated,
+        "operating.n_coverage_low": 0,
+        "operating.models.computed": False,
+        "operating.models.note": "claim E3 is not simulated",
+        "operating.participants.computed": False,
+        "operating.participants.note": "no claim is named by statistics.operating.diagnosis_claim",
+        "operating.conversations.computed": False,
+        "sim.n_planted_effects": 0,
+    }
+    return section_text(tmp_path, "operating.typ", entries, ESCONV_META)
+
+
+def test_the_operating_section_applies_no_rule_to_zero_simulated_studies(tmp_path):
+    """ESConv cut to 2 turns cannot test its drift claim E2, its only simulated claim until then:
+    with no claim simulated, Section 8 said each rule 'is applied to each of 0 simulated studies'."""
+    none = _operating(tmp_path / "none", 0)
+    assert (
+        "No claim is simulated on this design, so no verdict rule is applied to simulated studies: E1, E2, E3, E4"
+        in none
+    )
+    assert "so this section would simulate both. No claim is simulated" in none
+    assert "0 simulated studies" not in none and "Simulated power is the share" not in none
+    assert "simulated here too" not in none
+    assert "false-positive rate has a 95% interval" not in none
+    some = _operating(tmp_path / "some", 1)
+    assert "is applied to each of 100 simulated studies per simulated cohort" in some
+    assert "No claim is simulated" not in some and "so both are simulated here too. Each claim's own rule" in some

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from ..paper.test_reader import check_numbers, render_and_read
@@ -62,6 +63,24 @@ def test_analyses_with_nothing_to_vary_say_so(sample):
     # each conversation is its own participant: the few-clusters caveat is about every scheme
     assert reader.shows("each its own participant, every scheme resamples few clusters")
     assert reader.shows("every topic has fewer than")
+
+
+def test_a_drift_claim_without_middle_turns_is_not_testable_and_gets_no_p(sample):
+    """Two-turn conversations have no middle turns, so Page's trend test over early, middle and
+    late turns has no block: claim E2 was 'inconclusive', its Page p printed '–', and the
+    operating table gave it a power of 0.00 over simulated studies where the test cannot run."""
+    work, reader = sample
+    claims = pd.read_csv(work / "results/stats/claims.csv").set_index("id")
+    assert claims.loc["E2", "verdict"] == "not testable"
+    assert claims.loc["E2", "detail"].startswith("not testable: no middle turns, as the conversations have at most 2")
+    assert reader.shows("Claim E2 is not testable: no middle turns, as the conversations have at most 2 turns")
+    assert reader.shows("As a description only, without a test: late minus early binary OM accuracy")
+    assert not reader.shows("as blocks, two-sided p")
+    assert not reader.shows("The decline of behaviour accuracy from early to late turns is")
+    operating = pd.read_csv(work / "results/paper/tables/operating.csv", dtype=str).set_index("Claim")
+    assert operating.loc["E2", "Power [95% CI]"] == "–"
+    assert operating.loc["E2", "Note"].startswith("not simulated: not testable in this design: no middle turns")
+    assert reader.shows("No claim is simulated on this design, so no verdict rule is applied to simulated studies")
 
 
 def test_every_number_printed_is_the_numbers_files(sample):

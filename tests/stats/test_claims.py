@@ -362,14 +362,29 @@ def test_humans_vs_models_without_human_raters_is_not_testable():
     assert row["verdict"] == "not testable" and np.isnan(row["estimate"]) and "no human raters" in row["detail"]
 
 
-def test_turn_drift_without_page_test_has_no_p_value():
-    """min(1.0, nan) is 1.0: a Page test that did not run must not give p = 1."""
-    nan_page = _page(p_decreasing=np.nan, p_increasing=np.nan)
-    row = _verdict(
-        _claim("turn_drift", metric="binary_om_acc", direction="negative"),
-        _results(drift_pages={"binary_om_acc": nan_page}),
+def test_turn_drift_without_page_test_is_not_testable():
+    """min(1.0, nan) is 1.0: a Page test that did not run must not give p = 1; nor is its claim
+    'inconclusive' (a verdict for a test that ran): ESConv cut to 2 turns has no middle turns, so
+    no model is a block of Page's test, and E2 was 'inconclusive' with no p."""
+    claim = _claim("turn_drift", metric="binary_om_acc", direction="negative")
+    for blocks, have in ((0, "0 compared models"), (1, "1 compared model "), (None, "too few models")):
+        nan_page = {
+            **_page(p_decreasing=np.nan, p_increasing=np.nan),
+            **({} if blocks is None else {"n_blocks": blocks}),
+        }
+        row = _verdict(claim, _results(drift_pages={"binary_om_acc": nan_page}))
+        assert np.isnan(row["p_value"]) and np.isnan(row["p_adjusted"]) and np.isnan(row["estimate"])
+        assert row["verdict"] == "not testable"
+        assert row["detail"] == (
+            f"not testable: Page's trend test did not run: {have.strip()} with a mean of binary_om_acc in each "
+            "of the early, middle and late turns; it needs two"
+        )
+    # Left out of its family: the other headline claim is adjusted alone.
+    other = _claim("diagnosis_effect", "headline", "H1", metric="emotion_f1", direction="negative")
+    rows = verdicts(
+        [other, claim], _results(drift_pages={"binary_om_acc": _page(p_decreasing=np.nan, p_increasing=np.nan)}), ALPHA
     )
-    assert np.isnan(row["p_value"]) and np.isnan(row["p_adjusted"]) and row["verdict"] == "inconclusive"
+    assert rows.loc[0, "p_adjusted"] == rows.loc[0, "p_value"]
 
 
 def test_unknown_test_raises_naming_the_claim():

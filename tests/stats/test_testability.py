@@ -114,6 +114,24 @@ def test_each_unmet_need_is_named(change, test, words):
     assert any(words in r for r in reasons), reasons
 
 
+def test_page_s_trend_test_needs_middle_turns_and_a_flat_claim_does_not():
+    """ESConv cut to its first 2 turns has early and late turns only: Page's trend test over early,
+    middle and late turns had no block, and the drift claim E2 was 'inconclusive' with no p."""
+    drift, flat = (_claim(t, **ALL[t]) for t in ("turn_drift", "turn_flat"))
+    two = _design(turns=[2] * 40, turn_positions=["early", "late"])
+    assert unmet_needs(drift, two, ALPHA) == [
+        "no middle turns, as the conversations have at most 2 turns; Page's trend test compares early, middle and "
+        "late turns"
+    ]
+    assert unmet_needs(flat, two, ALPHA) == []  # late minus early needs no middle turn
+    row = verdicts([drift], _results(), ALPHA, two).iloc[0]
+    assert row["verdict"] == "not testable" and row["detail"].startswith("not testable: no middle turns, as ")
+    assert np.isnan(row["p_value"]) and np.isnan(row["estimate"])
+    # Longer conversations without a scored middle turn: the reason does not blame their length.
+    (reason,) = unmet_needs(drift, _design(turn_positions=["early", "late"]), ALPHA)
+    assert reason.startswith("no middle turns, as no scored turn lies in the middle third of a conversation")
+
+
 def test_diagnosis_needs_both_groups_and_enough_participants():
     small = {
         "conversations_with_participant": 40,

@@ -17,8 +17,10 @@ p-value and a verdict:
 - inconclusive: neither (only for a test that ran);
 - not testable: the cohort lacks what the test needs (``testability.unmet_needs``: a
   participant group, the topic category or its complement, human raters, enough models, the
-  metric's annotation kind, early and late turns); the reason is the claim's detail, it has no
-  estimate or p-value, and it is left out of its multiplicity family.
+  metric's annotation kind, early and late turns, and middle ones for Page's trend test), or a
+  test cannot run on the data (Page's trend test with fewer than two models that have a mean in
+  each turn position); the reason is the claim's detail, it has no estimate or p-value, and it is
+  left out of its multiplicity family.
 """
 
 from __future__ import annotations
@@ -193,6 +195,16 @@ def claim_result(
         page = results["drift_pages"][params["metric"]]
         # Two-sided, like the other tests; NaN when the test did not run (no p of 1 from no data).
         p = _min_or_nan(1.0, 2 * _min_or_nan(page["p_decreasing"], page["p_increasing"]))
+        if not np.isfinite(p):  # fewer than two models with a mean in each position: no test ran
+            blocks = page.get("n_blocks", np.nan)
+            have = (
+                f"{int(blocks)} compared {_noun(int(blocks), 'model')} " if np.isfinite(blocks) else "too few models "
+            )
+            return _not_tested(
+                out,
+                f"not testable: Page's trend test did not run: {have}with a mean of {params['metric']} in each of "
+                "the early, middle and late turns; it needs two",
+            )
         out.update(
             _directional(page["late_minus_early"], page["late_early_lo"], page["late_early_hi"], p, params["direction"])
         )

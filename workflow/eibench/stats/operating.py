@@ -145,13 +145,13 @@ def _drift_page(y: np.ndarray, rel: np.ndarray, conversation: np.ndarray, weight
     late_early = _bin_contrast(y.ravel(), flat_b, flat_c, weights)
     llo, lhi = percentile_interval(late_early)
     means = [float(y[:, b == k].mean()) if counts[k] else np.nan for k in range(3)]
-    page = {"p_decreasing": np.nan, "p_increasing": np.nan}
     ok = ~np.isnan(data).any(axis=1)
+    page: dict[str, Any] = {"p_decreasing": np.nan, "p_increasing": np.nan, "n_blocks": int(ok.sum())}
     if ok.sum() >= 2:
-        page = {
-            "p_decreasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1]).pvalue),
-            "p_increasing": float(page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3]).pvalue),
-        }
+        page.update(
+            p_decreasing=float(page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1]).pvalue),
+            p_increasing=float(page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3]).pvalue),
+        )
     slope = float(_weighted_slope(np.tile(rel, len(y)), y.ravel(), np.ones((1, y.size)))[0])
     return {
         **page,

@@ -14,9 +14,10 @@ The needs, per test:
 - diagnosis_effect: both participant groups (with and without a diagnosis) with at least
   ``MIN_CONVERSATIONS`` conversations each, and enough participants that the participant-level
   permutation test can reject at alpha;
-- turn_drift: early and late turn positions, and enough models (the blocks of Page's test, smallest
+- turn_drift: early, middle and late turn positions (Page's test compares the three; conversations
+  of at most 2 turns have no middle one), and enough models (the blocks of Page's test, smallest
   two-sided p 2/6^m for three ordered positions) to reject at alpha;
-- turn_flat: early and late turn positions;
+- turn_flat: early and late turn positions (its late - early contrast needs no middle);
 - topic_hardest: at least ``MIN_CONVERSATIONS`` conversations in the category and as many in other
   categories;
 - profile_flips: the turn-level (tracking, evaluation) and conversation-level (holistic) pillars,
@@ -83,11 +84,22 @@ def _models_reason(design: dict[str, Any], need: int, why: str) -> list[str]:
     return [] if n >= need else [f"{n} compared model{'s' if n != 1 else ''}; {why} needs at least {need}"]
 
 
-def _positions_reason(design: dict[str, Any]) -> list[str]:
+def _positions_reason(design: dict[str, Any], middle: bool = False) -> list[str]:
+    """Why the design's turn positions cannot carry a drift test: early and late turns, and with
+    ``middle`` (Page's test over three ordered positions) a middle one too."""
     have = design["turn_positions"]
-    if "early" in have and "late" in have:
-        return []
-    return [f"turn positions present: {', '.join(have) or 'none'}; a drift test needs early and late turns"]
+    if "early" not in have or "late" not in have:
+        return [f"turn positions present: {', '.join(have) or 'none'}; a drift test needs early and late turns"]
+    if middle and "middle" not in have:
+        turns = design.get("turns") or []
+        longest = max(turns) if turns else 0
+        why = (
+            f"the conversations have at most {longest} turns"
+            if 0 < longest <= 2
+            else "no scored turn lies in the middle third of a conversation"
+        )
+        return [f"no middle turns, as {why}; Page's trend test compares early, middle and late turns"]
+    return []
 
 
 def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> list[str]:
@@ -142,7 +154,7 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
     if test == "turn_drift":
         return (
             _metric_reasons([params["metric"]], design)
-            + _positions_reason(design)
+            + _positions_reason(design, middle=True)
             + _models_reason(design, min_page_models(alpha), f"Page's trend test at alpha {alpha}")
         )
     if test == "turn_flat":
