@@ -83,6 +83,20 @@ def test_a_drift_claim_without_middle_turns_is_not_testable_and_gets_no_p(sample
     assert reader.shows("No claim is simulated on this design, so no verdict rule is applied to simulated studies")
 
 
+def test_a_topic_model_stopped_by_a_singular_matrix_is_counted_as_a_failed_fit(sample):
+    """With every conversation 2 turns long the topic models' length term is collinear with the
+    intercept and the fit stops on a singular matrix: 4 such fits were counted among the models
+    'with a design without the term' ('0 were fitted and did not converge ... and 10 had a
+    design without the term')."""
+    work, reader = sample
+    topics = pd.read_csv(work / "results/stats/topics/romantic_contrast.csv")
+    assert topics["mixed_model_note"].str.startswith("singular fit (the fixed effects' design matrix has rank").all()
+    assert reader.shows(
+        "Of the 10 mixed models the diagnosis and topic analyses specify, 4 were fitted and did not converge or "
+        "gave a singular or boundary fit (4 singular fits) and 6 had a design without the term"
+    )
+
+
 def test_every_number_printed_is_the_numbers_files(sample):
     work, reader = sample
     check_numbers(reader, work, (work / "paper/main.typ").read_text(encoding="utf-8"))

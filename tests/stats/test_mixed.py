@@ -134,6 +134,26 @@ def test_a_fit_that_did_not_converge_is_a_reason_never_an_estimate():
     assert fit["reason"].startswith("did not converge") and np.isnan(fit["estimate"]) and np.isnan(fit["p_value"])
 
 
+def test_a_fit_stopped_by_a_singular_matrix_is_a_singular_fit_not_a_design_without_the_term():
+    """ESConv cut to 2 turns: every conversation has as many turns, so the length the topic models
+    adjust for is collinear with the intercept and statsmodels' fit raises LinAlgError. Its reason
+    was 'mixed model not estimable (LinAlgError: ...)', counted as a design without the term."""
+    frame = pd.DataFrame(
+        {"y": np.linspace(0.0, 1.0, 10) ** 2, "participant": np.arange(10), "romantic": [1.0] + [0.0] * 9, "n_turns": 2}
+    )
+    result, c = mixed.fit("y ~ romantic + n_turns", frame, "romantic")
+    assert result is None and np.isnan(c.estimate)
+    assert c.reason == (
+        "singular fit (the fixed effects' design matrix has rank 2 for 3 columns; LinAlgError: Singular matrix)"
+    )
+    assert mixed.is_fit_failure(c.reason) and mixed.fit_failure_kind(c.reason) == "singular fit"
+    from eibench.report.stats_numbers import mixed_model_counts, mixed_model_failures
+
+    notes = [c.reason] * 4 + ["fewer than two participants"] * 6
+    assert mixed_model_counts(notes) == {"n_fits": 10, "n_failed": 4, "n_not_estimable": 6}
+    assert mixed_model_failures(notes) == "4 singular fits"
+
+
 def test_mixed_model_counts_tell_failed_fits_from_designs_without_the_term():
     from eibench.report.stats_numbers import fit_notes, mixed_model_counts, mixed_model_failures
 

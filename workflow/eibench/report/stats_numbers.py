@@ -513,8 +513,9 @@ def fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFr
 def mixed_model_counts(notes: list[str]) -> dict[str, int]:
     """How many mixed models the analyses specify (``notes``: ``fit_notes``; ``n_fits``, fitted
     or not), and how many gave no estimate: ``n_failed`` were fitted and did not converge or
-    gave a singular or boundary fit, and ``n_not_estimable`` had a design without the term
-    (eibench.stats.mixed), whether or not a fit was tried."""
+    gave a singular or boundary fit (a fit that stopped on a singular matrix included), and
+    ``n_not_estimable`` had a design without the term (eibench.stats.mixed), whether or not a fit
+    was tried. Each is counted by the kind its recorded reason names (``is_fit_failure``)."""
     failed = sum(is_fit_failure(x) for x in notes)
     return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
 

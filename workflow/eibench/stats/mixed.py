@@ -15,7 +15,9 @@ the reason. There are two kinds of reason:
     of a failed attempt followed by a retry, and the boundary notice below);
   * ``singular fit``: statsmodels warned that the random-effects covariance or the Hessian is
     singular (``SingularMatrixWarning``, ``HessianInversionWarning``) or that the Hessian is not
-    positive definite, or a fixed effect's standard error is not finite;
+    positive definite, or a fixed effect's standard error is not finite, or the fit stopped on a
+    singular matrix (numpy's ``LinAlgError``; the reason says whether the fixed effects' columns
+    are collinear);
   * ``boundary fit``: the random-intercept variance is at its lower bound, zero, within a
     relative tolerance (:data:`BOUNDARY_RATIO` of the residual variance). statsmodels' own
     boundary notice ("the MLE may be on the boundary") compares the variance with 0.01 in the
@@ -106,6 +108,19 @@ def fit_failure(result, caught: list[warnings.WarningMessage]) -> str:
     return ""
 
 
+def _singular_why(model) -> str:
+    """What made a fit of ``model`` (a statsmodels MixedLM, None when building it failed) stop on a
+    singular matrix: its fixed-effects columns when they are collinear (their rank below their
+    number), else the optimisation."""
+    if model is None:
+        return "a singular matrix in the model's set-up"
+    exog = np.asarray(model.exog, dtype=float)
+    rank = int(np.linalg.matrix_rank(exog))
+    if rank < exog.shape[1]:
+        return f"the fixed effects' design matrix has rank {rank} for {exog.shape[1]} columns"
+    return "a singular matrix in the optimisation"
+
+
 def fit(formula: str, frame: pd.DataFrame, term: str, group: str = "participant", level: float = 0.95):
     """Fit ``formula`` by REML with a random intercept per ``group``; return (the fitted
     result, or None when there is none to report, and the :class:`Coefficient` of ``term``).
@@ -122,9 +137,16 @@ def fit(formula: str, frame: pd.DataFrame, term: str, group: str = "participant"
         return None, Coefficient.missing(f"fewer than two {group}s")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        model = None
         try:
-            result = smf.mixedlm(formula, frame, groups=frame[group]).fit(reml=True)
-        except (np.linalg.LinAlgError, ValueError) as err:
+            model = smf.mixedlm(formula, frame, groups=frame[group])
+            result = model.fit(reml=True)
+        except np.linalg.LinAlgError as err:  # a ValueError too: caught first
+            # The fit was tried and stopped on a singular matrix: a singular fit, not a design
+            # without the term (fixed effects that are collinear, e.g. the length when every
+            # conversation has as many turns, would have had no finite standard error).
+            return None, Coefficient.missing(f"singular fit ({_singular_why(model)}; {type(err).__name__}: {err})")
+        except ValueError as err:
             return None, Coefficient.missing(f"mixed model not estimable ({type(err).__name__}: {err})")
     statsmodels_notices = (ConvergenceWarning, SingularMatrixWarning, HessianInversionWarning)
     for w in caught:
