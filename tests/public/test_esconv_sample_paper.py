@@ -97,6 +97,15 @@ def test_a_topic_model_stopped_by_a_singular_matrix_is_counted_as_a_failed_fit(s
     )
 
 
+def test_the_rank_claim_names_its_one_metric_with_values(sample):
+    """E3 read "1 of its metrics (binary_om_acc, panas_items_adjusted) have values in this cohort"."""
+    work, reader = sample
+    detail = pd.read_csv(work / "results/stats/claims.csv").set_index("id").loc["E3", "detail"]
+    printed = "1 of its 2 metrics has values in this cohort (binary_om_acc; panas_items_adjusted has none)"
+    assert detail.startswith(f"not testable: {printed}; a rank comparison needs two")
+    assert reader.shows(f"Claim E3 is not testable: {printed}") and not reader.shows("1 of its metrics")
+
+
 def test_every_number_printed_is_the_numbers_files(sample):
     work, reader = sample
     check_numbers(reader, work, (work / "paper/main.typ").read_text(encoding="utf-8"))

@@ -132,6 +132,35 @@ def test_page_s_trend_test_needs_middle_turns_and_a_flat_claim_does_not():
     assert reason.startswith("no middle turns, as no scored turn lies in the middle third of a conversation")
 
 
+@pytest.mark.parametrize(
+    "metrics, defined, named",
+    [
+        (
+            ["binary_om_acc", "panas_items_adjusted"],
+            ["binary_om_acc"],
+            "1 of its 2 metrics has values in this cohort (binary_om_acc; panas_items_adjusted has none)",
+        ),
+        (
+            ["emotion_f1", "tracking", "pairwise_acc"],
+            ["tracking"],
+            "1 of its 3 metrics has values in this cohort (tracking; emotion_f1, pairwise_acc have none)",
+        ),
+        (
+            ["emotion_f1", "tracking"],
+            [],
+            "0 of its 2 metrics have values in this cohort (emotion_f1, tracking have none)",
+        ),
+    ],
+)
+def test_a_rank_claim_with_one_metric_with_values_says_which_and_agrees_with_its_count(metrics, defined, named):
+    """ESConv's E3 read "1 of its metrics (binary_om_acc, panas_items_adjusted) have values": the
+    count was right, the verb did not agree with it and the list was the claim's, not the metrics
+    with values."""
+    claim = _claim("rank_independence", metrics=metrics, margin=0.3)
+    reasons = unmet_needs(claim, _design(metrics_models=defined), ALPHA)
+    assert reasons[0] == named + "; a rank comparison needs two"
+
+
 def test_diagnosis_needs_both_groups_and_enough_participants():
     small = {
         "conversations_with_participant": 40,

@@ -84,6 +84,23 @@ def _models_reason(design: dict[str, Any], need: int, why: str) -> list[str]:
     return [] if n >= need else [f"{n} compared model{'s' if n != 1 else ''}; {why} needs at least {need}"]
 
 
+def _few_metrics(metrics: list[str], design: dict[str, Any]) -> str:
+    """The reason a rank claim has fewer than two of its ``metrics`` with values: how many of how
+    many have values, the verb agreeing with the count, and the metrics named on their side
+    ("1 of its 2 metrics has values in this cohort (binary_om_acc; panas_items_adjusted has
+    none)")."""
+    defined = [m for m in metrics if m in design["metrics_models"]]
+    absent = [m for m in metrics if m not in defined]
+    named = [", ".join(defined)] if defined else []
+    if absent:
+        named.append(f"{', '.join(absent)} {'has' if len(absent) == 1 else 'have'} none")
+    k, n = len(defined), len(metrics)
+    return (
+        f"{k} of its {n} metric{'' if n == 1 else 's'} {'has' if k == 1 else 'have'} values in this cohort "
+        f"({'; '.join(named)}); a rank comparison needs two"
+    )
+
+
 def _positions_reason(design: dict[str, Any], middle: bool = False) -> list[str]:
     """Why the design's turn positions cannot carry a drift test: early and late turns, and with
     ``middle`` (Page's test over three ordered positions) a middle one too."""
@@ -106,14 +123,10 @@ def unmet_needs(claim: dict[str, Any], design: dict[str, Any], alpha: float) -> 
     """The reasons the cohort cannot test ``claim`` (empty: testable)."""
     test, params = claim["test"], claim.get("params", {})
     if test == "rank_independence":
-        defined = [m for m in params["metrics"] if m in design["metrics_models"]]
         out = (
             []
-            if len(defined) >= 2
-            else [
-                f"{len(defined)} of its metrics ({', '.join(params['metrics'])}) have values in this cohort; "
-                "a rank comparison needs two"
-            ]
+            if sum(m in design["metrics_models"] for m in params["metrics"]) >= 2
+            else [_few_metrics(params["metrics"], design)]
         )
         out += _models_reason(design, min_kendall_models(alpha), f"the exact Kendall test at alpha {alpha}")
         n = len(design["models"])
