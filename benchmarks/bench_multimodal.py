@@ -1,6 +1,7 @@
 """Multimodal EmoBench-M items through the adapters and the response cache, against the loopback
 fake server (tests/predict/fake_llm.py): per item, the bytes of the request body sent and of the
-request stored in the cache (the media as digests), the cache file size, and the time of a run
+request stored in the cache (the media as digests), the size of the cache files (the job's
+journal ``<shard>.jsonl`` and its snapshot ``<shard>.snapshot.sqlite``), and the time of a run
 from an empty cache against a fully cached rerun. Items: eight 640x360 JPEG frames (noise,
 seeded) and 5 s of 16 kHz mono WAV each. Usage:
 
@@ -13,7 +14,6 @@ import argparse
 import asyncio
 import json
 import os
-import sqlite3
 import sys
 import tempfile
 import time
@@ -68,7 +68,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from eibench.predict.adapters import ADAPTERS, LiveModel
-    from eibench.predict.cache import ResponseCache
+    from eibench.predict.cache import ResponseCache, read_journal
     from eibench.public import emobench_m_live as L
     from eibench.public import emobench_m_scoring as S
 
@@ -103,10 +103,9 @@ def main() -> None:
         cold = asyncio.run(run())
         sent = sum(len(json.dumps(r["body"])) for r in llm.requests) / llm.count
         warm = asyncio.run(run())
-        db = sqlite3.connect(tmp / "cache" / "emobench_m-predict.sqlite")
-        stored = db.execute("SELECT AVG(LENGTH(request)) FROM responses").fetchone()[0]
-        db.close()
-        size = sum(p.stat().st_size for p in (tmp / "cache").glob("*.sqlite*"))
+        records, _ = read_journal(tmp / "cache" / "emobench_m-predict.jsonl")
+        stored = sum(len(r.request) for r in records) / len(records)
+        size = sum(p.stat().st_size for p in (tmp / "cache").iterdir() if p.is_file())
     print(
         f"{args.items} items x ({args.frames} frames + audio): request body {sent / 1e6:.2f} MB per item, "
         f"stored request {stored / 1e3:.2f} kB per item ({sent / stored:.0f}x smaller); cache files "
