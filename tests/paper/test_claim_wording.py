@@ -230,3 +230,9 @@ def test_a_reliability_reached_at_the_smallest_size_is_a_floor(small_run, tmp_pa
     assert reader.shows("already at the smallest size tried, so how few conversations would do is not measured")
     assert not reader.shows("it first reaches")
 
+
+def test_the_reproducibility_table_names_its_command_a_rebuild_command(small_run, tmp_path):
+    """The table printed 'Command ... snakemake --cores 8' 'as recorded by the run' after a run on
+    2 cores: it is the command that rebuilds the same bytes."""
+    reader = _compiled(small_run, lambda entries: None, tmp_path)
+    assert reader.shows("Rebuild command snakemake --cores 8") and reader.shows("the command that rebuilds this paper")
