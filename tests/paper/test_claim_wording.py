@@ -236,3 +236,12 @@ def test_the_reproducibility_table_names_its_command_a_rebuild_command(small_run
     2 cores: it is the command that rebuilds the same bytes."""
     reader = _compiled(small_run, lambda entries: None, tmp_path)
     assert reader.shows("Rebuild command snakemake --cores 8") and reader.shows("the command that rebuilds this paper")
+
+
+def test_the_simulation_captions_explain_open_dots_and_dashes_only_where_drawn(small_run, tmp_path):
+    """A design whose every coverage is a count of intervals draws no open dot and prints no dash
+    for a mean over models: the captions said both (the release example on 1,300 real chats)."""
+    reader = _compiled(small_run, lambda e: _set(e, "sim.n_coverage_untested", 0), tmp_path)
+    assert not reader.shows("open where the coverage is a share over the models")
+    assert not reader.shows("where the coverage is a mean over models, not a count")
+    assert reader.shows("where a statistic has no value on this design")
