@@ -20,6 +20,7 @@ from eibench.predict.prompts import PromptSet
 from eibench.predict.record import RecordError, cache_records, read_record, write_record
 from eibench.predict.record import main as record_main
 from eibench.predict.schemas import answer_schema
+from eibench.predict.summary import answers_source, collection_summary
 from eibench.public import esconv
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
 from eibench.release.tidy import em_tables, gold_tables
@@ -156,6 +157,17 @@ def test_a_record_rebuilds_the_outputs_without_the_server(small_views, tmp_path)
         views, _model(None, structured_output=True), tmp_path / "offline", record=tmp_path / "record.jsonl"
     )
     assert second == first and again["calls"] == 0 and again["record_hits"] == len(rec.entries)
+    # the summary the paper reads says where the answers came from: asked of the server, then
+    # replayed from the record (the paper's words follow it: cohort_numbers.models_described)
+    asked, replayed = collection_summary(stats), collection_summary(again)
+    assert answers_source(asked) == "server" and asked["calls"] == asked["answers"] == len(rec.entries)
+    assert answers_source(replayed) == "record" and replayed["record_hits"] == replayed["answers"]
+    assert replayed["cache_hits"] == replayed["calls"] == 0
+    assert (
+        replayed["tasks"] == asked["tasks"] and sum(t["requests"] for t in asked["tasks"].values()) == stats["requests"]
+    )
+    mixed = collection_summary({**again, "record_hits": again["record_hits"] - 1, "calls": 1})
+    assert answers_source(mixed) == "mixed"
 
 
 def test_a_damaged_or_foreign_record_is_refused(small_views, tmp_path):

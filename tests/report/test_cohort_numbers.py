@@ -15,9 +15,45 @@ def test_models_are_described_by_kind_in_words():
     assert models_described({"baseline": 1, "outputs_dir": 1}) == (
         "1 model read from its existing outputs and 1 offline baseline"
     )
-    assert models_described({"live": 2}) == "2 live models (API)"
+    assert models_described({"live": 2}) == "2 language models"
     assert models_described({}) == "no model"
     assert joined(["a", "b", "c"]) == "a, b and c" and joined(["a"]) == "a" and joined([]) == ""
+
+
+def test_a_live_model_is_named_by_where_it_runs_and_where_its_answers_came_from():
+    """The title block, the data section and the discussion said '1 live model (API)' of a model
+    served locally by llama.cpp whose every answer this build replayed from its committed record.
+    A live model is now named by where it is served (eibench.cohorts.live_served) and where the
+    build's answers came from (eibench.predict.summary.answers_source): the live configuration,
+    which asks the server, reads 'asked live'."""
+    counts = {"live": 1, "baseline": 3}
+    replayed = models_described(counts, {"smollm2": ("local", "record")})
+    assert replayed == (
+        "1 locally served language model (answers replayed from a committed record) and 3 offline baselines"
+    )
+    assert "API" not in replayed and "live model" not in replayed
+    assert models_described(counts, {"smollm2": ("local", "server")}) == (
+        "1 locally served language model (answers asked live) and 3 offline baselines"
+    )
+    assert models_described(
+        {"live": 3}, {"a": ("api", "server"), "b": ("local", "record"), "c": ("api", "server")}
+    ) == (
+        "2 language models behind an API (answers asked live) and 1 locally served language model "
+        "(answers replayed from a committed record)"
+    )
+
+
+def test_a_loopback_endpoint_is_served_locally():
+    from eibench.cohorts import live_served
+
+    models = [
+        {"name": "chance", "kind": "baseline", "method": "chance"},
+        {"name": "llama", "kind": "openai_compatible", "endpoint": "http://127.0.0.1:8765/v1"},
+        {"name": "ollama", "kind": "openai_compatible", "endpoint": "http://localhost:11434/v1"},
+        {"name": "hosted", "kind": "openai_compatible", "endpoint": "https://api.example.com/v1"},
+        {"name": "claude", "kind": "anthropic", "endpoint": None},
+    ]
+    assert live_served(models) == {"llama": "local", "ollama": "local", "hosted": "api", "claude": "api"}
 
 
 def _board(tracking, evaluation, holistic) -> pd.DataFrame:

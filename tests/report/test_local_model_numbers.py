@@ -15,6 +15,23 @@ from ..conftest import REPO
 from ..paper.manuscript import numeric_literals, pdf_text
 
 
+def _collection(record=2, cache=0, calls=0):
+    """A collection summary (eibench.predict.summary) of ``record + cache + calls`` answers."""
+    return {
+        "requests": 2,
+        "answers": record + cache + calls,
+        "calls": calls,
+        "record_hits": record,
+        "cache_hits": cache,
+        "repairs": 0,
+        "refused": 0,
+        "tasks": {},
+    }
+
+
+REPLAYED = _collection()
+
+
 def _inputs(model_scores, chance_scores):
     rows = [
         {"em_model": m, "mode": "default", "rule_set": "parity", "conversation_id": f"c{i}", "binary_om_acc": v}
@@ -33,7 +50,10 @@ def _inputs(model_scores, chance_scores):
         "small",
         {"revision": "gguf-sha256:ab", "structured_output": True},
         "v1",
-        {"k1": Entry("a", 100, 10, 2.0, ""), "k2": Entry("b", 300, None, 4.0, "")},
+        {
+            "k1": Entry("a", 100, 10, 2.0, "2026-12-06T04:21:50Z"),
+            "k2": Entry("b", 300, None, 4.0, "2026-12-06T04:25:02Z"),
+        },
     )
     return pd.DataFrame(rows), invalid, record
 
@@ -42,7 +62,17 @@ def test_the_numbers_of_the_section():
     scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(
-        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+        nums,
+        "small",
+        "small.gguf",
+        record,
+        scores,
+        invalid,
+        "binary_om_acc",
+        "chance",
+        seed=1,
+        n_bootstrap=200,
+        collection=REPLAYED,
     )
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
     assert e["score"] == pytest.approx(0.6) and e["chance_score"] == pytest.approx(0.3)
@@ -66,6 +96,7 @@ def test_the_numbers_of_the_section():
             "binary_om_acc",
             "chance",
             seed=1,
+            collection=REPLAYED,
         )
 
 
@@ -78,7 +109,17 @@ def test_ten_conversations_can_reject_chance_and_say_whether_they_do(ahead, reje
     scores, invalid, record = _inputs(model, chance)
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(
-        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+        nums,
+        "small",
+        "small.gguf",
+        record,
+        scores,
+        invalid,
+        "binary_om_acc",
+        "chance",
+        seed=1,
+        n_bootstrap=200,
+        collection=REPLAYED,
     )
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
     assert e["min_p"] == pytest.approx(2 / 2**10) and e["can_reject"] is True
@@ -89,7 +130,17 @@ def test_one_conversation_gives_no_interval_and_no_test():
     scores, invalid, record = _inputs([0.5], [0.3])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(
-        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+        nums,
+        "small",
+        "small.gguf",
+        record,
+        scores,
+        invalid,
+        "binary_om_acc",
+        "chance",
+        seed=1,
+        n_bootstrap=200,
+        collection=REPLAYED,
     )
     e = nums.entries
     assert e["local_model.testable"]["value"] is False and e["local_model.n_conversations"]["value"] == 1
@@ -128,7 +179,17 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     scores, invalid, record = _inputs(model, [0.3, 0.4, 0.2, 0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5][:n_conversations])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     add_local_model(
-        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200
+        nums,
+        "small",
+        "small.gguf",
+        record,
+        scores,
+        invalid,
+        "binary_om_acc",
+        "chance",
+        seed=1,
+        n_bootstrap=200,
+        collection=REPLAYED,
     )
     if max_turns is not None:  # an ESConv sample cut to its first turns (report.esconv_numbers)
         nums.add("esconv.max_turns", max_turns, "paper_numbers")
@@ -158,3 +219,68 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     # an interval and a test only when the sample has them; otherwise the section says why
     assert ("local_model.p_vs_chance" in shown) == (n_conversations > 1)
     assert ("local_model.min_conversations" in shown) == (n_conversations == 1)
+
+
+def _printed(tmp_path, nums: Numbers) -> str:
+    """The section compiled alone from ``nums``, its whitespace squashed."""
+    import shutil
+
+    import typst
+
+    (tmp_path / "results" / "paper").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "results" / "paper" / "numbers.json").write_text(nums.to_json())
+    (tmp_path / "paper" / "sections").mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "paper" / "sections" / "local_model.typ", tmp_path / "paper" / "sections")
+    shutil.copy(REPO / "paper" / "numbers.typ", tmp_path / "paper")
+    source = tmp_path / "paper" / "sections" / "local_model.typ"
+    return " ".join(pdf_text(typst.compile(str(source), root=str(tmp_path))).split()).replace("\u2019", "'")
+
+
+def _section_numbers(collection, model=(0.5, 0.6, 0.7), chance=(0.3, 0.4, 0.2), invalid=None) -> Numbers:
+    scores, default_invalid, record = _inputs(list(model), list(chance))
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
+    add_local_model(
+        nums,
+        "small",
+        "small.gguf",
+        record,
+        scores,
+        default_invalid if invalid is None else invalid,
+        "binary_om_acc",
+        "chance",
+        seed=1,
+        n_bootstrap=200,
+        collection=collection,
+    )
+    return nums
+
+
+def test_the_section_says_whether_the_answers_were_replayed_or_asked_live(tmp_path):
+    """Section 10 said the model was 'served by llama.cpp's OpenAI-compatible server on the build
+    machine's CPU' in a build that asked no server: every answer came from the committed record.
+    It now says what the build's collection summary counts: replayed from the record (when it was
+    recorded), or asked of the server (how many from the record, the cache and calls now)."""
+    replayed = _printed(tmp_path / "a", _section_numbers(REPLAYED))
+    assert "build machine" not in replayed
+    assert "collected through that server on 6 December 2026" in replayed
+    assert "This build asked no server: it replays all 2 answers it used from that record" in replayed
+    live = _printed(tmp_path / "b", _section_numbers(_collection(record=0, cache=1, calls=1)))
+    assert "asked no server" not in live and "replays" not in live
+    assert (
+        "Of the 2 answers this build used, 0 came from that record (each served only to the request whose "
+        "digest it carries), 1 from the response cache of earlier calls to the server and 1 was asked of "
+        "the server during this build" in live
+    )
+    nums = _section_numbers(_collection(record=1, calls=1))
+    assert nums.entries["local_model.answers_source"]["value"] == "mixed"
+    assert nums.entries["local_model.recorded"]["value"] == "on 6 December 2026"
+
+
+def test_when_the_answers_were_recorded():
+    from eibench.report.local_model_numbers import recorded
+
+    assert recorded(["2026-12-06T04:21:50Z", "2026-12-06T23:00:00Z"]) == "on 6 December 2026"
+    assert recorded(["2026-12-07T00:00:01Z", "", "2026-11-30T10:00:00Z"]) == (
+        "between 30 November 2026 and 7 December 2026"
+    )
+    assert recorded(["", ""]) is None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import urlsplit
 
 #: The cohorts whose conversations are simulated (everything else is real data).
 SIMULATED_COHORTS = ("synthetic",)
@@ -91,6 +92,21 @@ def model_kind(model: dict[str, Any]) -> str:
 def model_kinds(models: list[dict[str, Any]]) -> dict[str, str]:
     """{model name: its kind (``model_kind``)}, in the order of ``models``."""
     return {m["name"]: model_kind(m) for m in models}
+
+
+#: The hosts of an endpoint on the machine itself.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def live_served(models: list[dict[str, Any]]) -> dict[str, str]:
+    """{live model name: ``local`` when its endpoint is on this machine (a loopback host, as
+        llama.cpp's server of docs/local-model.md), else ``api`` (a provider's or another machine's
+    endpoint, or none: the provider's default)}, in the order of ``models``."""
+    return {
+        m["name"]: "local" if urlsplit(m.get("endpoint") or "").hostname in LOOPBACK else "api"
+        for m in models
+        if model_kind(m) == "live"
+    }
 
 
 def simulated(config: dict[str, Any]) -> dict[str, Any]:

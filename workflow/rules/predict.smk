@@ -65,6 +65,8 @@ rule collect_live:
         record=lambda wc: MODELS[wc.model].get("record") or [],
     output:
         predictions=directory("results/predictions/{model}/{mode}/shard-{shard}"),
+        # where its answers came from (record, cache, calls now) and its invalid answers per task
+        summary="results/collection/{model}/{mode}/shard-{shard}.json",
     log:
         "logs/predict/{model}/{mode}/collect_live_shard-{shard}.log",
     benchmark:

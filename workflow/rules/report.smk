@@ -290,6 +290,13 @@ LOCAL_MODEL = next(
     None,
 )
 
+# Each live model's collection summaries ({model: {mode: [one per shard]}}, rule collect_live):
+# where this build's answers came from (a committed record, the cache, calls made now).
+LIVE_SUMMARIES = {
+    m: {mode: [f"results/collection/{m}/{mode}/shard-{k}.json" for k in range(n_shards(m))] for mode in MODES}
+    for m in LIVE
+}
+
 
 rule paper_numbers:
     """Every number the manuscript prints (numbers.json) and its display tables."""
@@ -308,6 +315,8 @@ rule paper_numbers:
         **({"local_record": LOCAL_MODEL["record"]} if LOCAL_MODEL else {}),
         # the null cohort's claims, beside the planted cohort's (truth.smk)
         **TRUTH_FOR_PAPER,
+        # where each live model's answers came from (rule collect_live)
+        live_summaries=[f for modes in LIVE_SUMMARIES.values() for fs in modes.values() for f in fs],
         leaderboard="results/scores/leaderboard.csv",
         # the scores the parity defaults set in the cohort's gaps (board_numbers.gap_defaults)
         conversation_scores="results/scores/conversation_scores.parquet",
@@ -402,6 +411,9 @@ rule paper_numbers:
         # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
         about=describe_cohort(config),
         model_kinds=model_kinds(config["models"]),
+        # where each live model is served (a loopback endpoint: locally) and its summaries' paths
+        live_served=live_served(config["models"]),
+        live_summaries=LIVE_SUMMARIES,
         model_roles=model_roles(),
         simulated=simulated_parts(config),
         mode=MODES[0],

@@ -10,10 +10,11 @@ from eibench.predict.adapters import LiveModel
 from eibench.predict.collect import collect_shard
 from eibench.predict.conversation import conversation_views
 from eibench.predict.settings import collection_settings, request_bounds
+from eibench.predict.summary import collection_summary
 from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log
 from eibench.seeding import stable_int
-from eibench.tables import read_parquet
+from eibench.tables import read_parquet, write_text
 
 with rule_log(snakemake) as log:  # noqa: F821
     p = snakemake.params
@@ -47,3 +48,5 @@ with rule_log(snakemake) as log:  # noqa: F821
         len(ids),
         json.dumps(stats, sort_keys=True),
     )
+    # Where the answers came from and what was invalid, for the paper (rule paper_numbers).
+    write_text(json.dumps(collection_summary(stats), sort_keys=True, indent=1) + "\n", snakemake.output.summary)

@@ -4,8 +4,12 @@ from eibench.forkserver.client import hand_off
 
 hand_off()  # run this job in a fork of the run's warm server, if it has one (eibench/forkserver)
 
+import json
+from pathlib import Path
+
 import pandas as pd
 from eibench.predict.record import read_record
+from eibench.predict.summary import answers_source, combine_summaries
 from eibench.report.board_numbers import (
     add_data_counts,
     add_gap_defaults,
@@ -94,7 +98,15 @@ with rule_log(snakemake) as log:  # noqa: F821
             {"survey": no_survey.tolist()},
         ),
     )
-    add_cohort(nums, p.about, p.model_kinds, models)
+    # Each live model's collection summaries by mode (rule collect_live): where its answers came from.
+    summaries = {
+        m: {mode: combine_summaries(json.loads(Path(f).read_text()) for f in files) for mode, files in modes.items()}
+        for m, modes in p.live_summaries.items()
+    }
+    live = {
+        m: (p.live_served[m], answers_source(combine_summaries(by_mode.values()))) for m, by_mode in summaries.items()
+    }
+    add_cohort(nums, p.about, p.model_kinds, models, live)
     # The mode of the statistics, which Table 1's counts of conversations with a value follow
     # (rule aggregate_scores).
     nums.add("stats.mode", p.uncertainty["mode"], "paper_numbers")
@@ -120,6 +132,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             p.mode,
             n_bootstrap=p.n_bootstrap,
             alpha=p.alpha,
+            collection=summaries[p.local_model["name"]][p.mode],
         )
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode, p.principal), o.leaderboard_table)

@@ -10,7 +10,10 @@ are aggregated (majority for choices, median for numbers, words named by most sa
 
 Output files carry no timestamps or timings (``run_timestamp`` and ``duration_seconds`` are
 null), so an interrupted and resumed collection ends with the same bytes as an uninterrupted
-one; timings, calls, cache hits, tokens and cost go to the job's log.
+one; timings, calls, cache hits, tokens and cost go to the job's log. ``collection_summary``
+(``summary``) keeps of them what the paper reports and a rerun from the same stored answers reproduces:
+where the answers came from (a committed record, the response cache, calls made now) and, per
+task, the requests, repair requests and invalid answers.
 """
 
 from __future__ import annotations
@@ -75,9 +78,27 @@ class Stats:
     record_hits: int = 0
     estimate: dict = field(default_factory=dict)  # what the collection expected before it started
     latency_seconds: float = 0.0  # summed over the answers used (their stored latencies)
+    answers: int = 0  # answers used: one per request and sample, and one per repair request
+    tasks: dict = field(default_factory=dict)  # per task: its counters (``task``)
+
+    def task(self, name: str) -> dict[str, Any]:
+        """The counters of one task (created at its first use)."""
+        return self.tasks.setdefault(
+            name,
+            {
+                "requests": 0,  # asked (once per request, whatever the samples)
+                "answers": 0,  # answers used, repairs included
+                "first_invalid": 0,  # first answers (attempt 0) the parser refused
+                "repairs": 0,  # repair requests sent
+                "repair_invalid": 0,  # answers to repair requests the parser refused
+                "invalid": 0,  # requests still invalid after their repairs
+            },
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {**{k: v for k, v in self.__dict__.items() if k != "invalid"}, "invalid": dict(self.invalid)}
+        tasks = {t: dict(c) for t, c in sorted(self.tasks.items())}
+        rest = {k: v for k, v in self.__dict__.items() if k not in ("invalid", "tasks")}
+        return {**rest, "invalid": dict(self.invalid), "tasks": tasks}
 
 
 @dataclass
@@ -196,10 +217,16 @@ class Collector:
             self.stats.input_tokens += done.input_tokens or 0
             self.stats.output_tokens += done.output_tokens or 0
             self.stats.latency_seconds += done.latency_seconds
+            self.stats.answers += 1
+            counters = self.stats.task(request.task)
+            counters["answers"] += 1
             parsed = parse(request.task, done.text, request.expect)
+            if not parsed.ok:
+                counters["repair_invalid" if attempt else "first_invalid"] += 1
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
             self.stats.repairs += 1
+            counters["repairs"] += 1
             messages += [
                 {"role": "assistant", "content": done.text or "(empty answer)"},
                 {"role": "user", "content": REPAIR_MESSAGE.format(problem=parsed.problem)},
@@ -209,6 +236,7 @@ class Collector:
     async def answer(self, request: Request, mode: str = "default") -> Answer:
         results = await asyncio.gather(*(self._one_sample(request, s, mode) for s in range(self.model.samples)))
         self.stats.requests += 1
+        self.stats.task(request.task)["requests"] += 1
         if self.progress is not None:
             self.progress.update(1)
             self.progress.set_postfix(
@@ -225,6 +253,7 @@ class Collector:
         self.stats.invalid_samples += len(results) - len(valid)
         if not valid:
             self.stats.invalid[request.task] += 1
+            self.stats.task(request.task)["invalid"] += 1
             return Answer(None, results[-1][1], cost)
         return Answer(aggregate(request.task, valid), "", cost)
 

@@ -17,12 +17,29 @@ from .numbers import Numbers, plural
 RULE, AGG = "paper_numbers", "aggregate_scores"
 
 #: How the paper names each kind of ``models`` entry (eibench.cohorts.MODEL_KINDS): singular, plural.
+#: A live model is named more closely where the run says how it was served and where its answers
+#: came from (``LIVE_WORDS``, ``SOURCE_WORDS``).
 KIND_WORDS = {
     "simulated": ("simulated model", "simulated models"),
-    "live": ("live model (API)", "live models (API)"),
+    "live": ("language model", "language models"),
     "outputs_dir": ("model read from its existing outputs", "models read from their existing outputs"),
     "baseline": ("offline baseline", "offline baselines"),
     "human": ("simulated human rater", "simulated human raters"),
+}
+
+
+#: A live model by where it is served (eibench.cohorts.live_served): singular, plural.
+LIVE_WORDS = {
+    "local": ("locally served language model", "locally served language models"),
+    "api": ("language model behind an API", "language models behind an API"),
+}
+
+#: Where a live model's answers in this build came from (eibench.predict.summary.answers_source).
+SOURCE_WORDS = {
+    "record": "answers replayed from a committed record",
+    "server": "answers asked live",
+    "mixed": "answers partly replayed from a committed record, partly asked live",
+    "none": "no answer used",
 }
 
 
@@ -31,11 +48,26 @@ def joined(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
 
 
-def models_described(counts: Mapping[str, int]) -> str:
+def models_described(counts: Mapping[str, int], live: Mapping[str, tuple[str, str]] | None = None) -> str:
     """The models of a run in words, e.g. '11 simulated models, 3 offline baselines and 3
     simulated human raters' (kinds in ``KIND_WORDS`` order, kinds with none left out; 'no model'
-    when there is none)."""
-    parts = [f"{counts[k]} {plural(counts[k], *KIND_WORDS[k])}" for k in KIND_WORDS if counts.get(k, 0)]
+    when there is none). ``live`` ({live model: (where it is served, where its answers came
+    from)}) names the live models by those, grouped in order of first appearance: '1 locally
+    served language model (answers replayed from a committed record)'."""
+    parts = []
+    for k in KIND_WORDS:
+        if not counts.get(k, 0):
+            continue
+        if k == "live" and live:
+            groups: dict[tuple[str, str], int] = {}
+            for key in live.values():
+                groups[key] = groups.get(key, 0) + 1
+            parts += [
+                f"{n} {plural(n, *LIVE_WORDS[served])} ({SOURCE_WORDS[source]})"
+                for (served, source), n in groups.items()
+            ]
+        else:
+            parts.append(f"{counts[k]} {plural(counts[k], *KIND_WORDS[k])}")
     return joined(parts) or "no model"
 
 
@@ -50,12 +82,20 @@ def covered_pillars(board: pd.DataFrame) -> list[str]:
     return [p for p in PILLAR_WEIGHTS if p in board and board[p].notna().any()]
 
 
-def add_cohort(nums: Numbers, about: Mapping[str, str | None], kinds: Mapping[str, str], board: pd.DataFrame) -> None:
+def add_cohort(
+    nums: Numbers,
+    about: Mapping[str, str | None],
+    kinds: Mapping[str, str],
+    board: pd.DataFrame,
+    live: Mapping[str, tuple[str, str]] | None = None,
+) -> None:
     """Add ``cohort.<name|source|citation|description>`` (only those set), ``models.n_<kind>``
     for every kind, ``models.n_total``, ``models.described``, ``models.baselines`` (the
     baselines' names, or "none"), and ``composite.n_pillars``,
     ``composite.all_pillars`` and ``composite.pillars`` from the compared models' leaderboard rows
-    ``board``. ``kinds`` maps each configured model to its kind (eibench.cohorts.model_kinds)."""
+    ``board``. ``kinds`` maps each configured model to its kind (eibench.cohorts.model_kinds);
+    ``live`` each live model to where it is served and where this build's answers came from
+    (``models_described``)."""
     for key in ("name", "source", "citation", "description"):
         if about.get(key):
             nums.add(f"cohort.{key}", str(about[key]), RULE)
@@ -63,7 +103,7 @@ def add_cohort(nums: Numbers, about: Mapping[str, str | None], kinds: Mapping[st
     for kind, n in counts.items():
         nums.add(f"models.n_{kind}", n, RULE)
     nums.add("models.n_total", len(kinds), RULE)
-    nums.add("models.described", models_described(counts), RULE)
+    nums.add("models.described", models_described(counts, live), RULE)
     nums.add("models.baselines", joined(sorted(m for m, k in kinds.items() if k == "baseline")) or "none", RULE)
     pillars = covered_pillars(board)
     nums.add("composite.n_pillars", len(pillars), AGG)

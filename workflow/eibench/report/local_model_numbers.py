@@ -15,6 +15,14 @@ and a paired test against the chance baseline on the same conversations:
   says whether it is at most ``alpha`` (``rejects_chance``: whether p is), so a small sample
   is never read as evidence it cannot give.
 
+Where this build's answers came from, from the model's collection summary (``collection``:
+eibench.predict.summary, the jobs of ``mode`` combined): ``answers_used`` and of them
+``answers_from_record`` (replayed from the committed record), ``answers_from_cache`` (stored by
+earlier calls to the server) and ``answers_asked_now`` (asked of the server by this build), with
+``answers_source`` (record, server or mixed); ``recorded`` says when the record's answers were
+collected (the dates of their ``created_at``), so the section says what happened in the build
+it is printed from: replayed from the record, or asked live.
+
 With fewer than ``MIN_CONVERSATIONS`` (2) conversations there is nothing to resample and no test:
 the interval would be the score itself and the only attainable p-value is 1. The entries
 ``ci`` of the scores, ``p_vs_chance`` and ``min_p`` are then left out and ``testable`` is false,
@@ -27,12 +35,14 @@ from __future__ import annotations
 
 import itertools
 import statistics
-from typing import Any
+from datetime import date
+from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..predict.record import ResponseRecord
+from ..predict.summary import answers_source
 from .numbers import Numbers
 
 RULE = "paper_numbers"
@@ -60,6 +70,19 @@ def bootstrap_mean(values: np.ndarray, n_bootstrap: int, seed: int) -> tuple[flo
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
+def _day(d: date) -> str:
+    return f"{d.day} {d:%B %Y}"
+
+
+def recorded(created_at: list[str]) -> str | None:
+    """When answers were collected, from their ``created_at`` (ISO 8601): 'on 6 December 2026',
+    or 'between 5 December 2026 and 6 December 2026'; None when none carries a date."""
+    days = sorted({date.fromisoformat(c[:10]) for c in created_at if c})
+    if not days:
+        return None
+    return f"on {_day(days[0])}" if len(days) == 1 else f"between {_day(days[0])} and {_day(days[-1])}"
+
+
 def add_local_model(
     nums: Numbers,
     model: str,
@@ -75,10 +98,13 @@ def add_local_model(
     n_bootstrap: int = 2000,
     n_permutations: int = 20000,
     alpha: float = 0.05,
+    *,
+    collection: Mapping[str, Any],
 ) -> None:
     """Add ``local_model.*`` (see the module docstring). ``conversation_scores``: one row per
     model, mode, rule set and conversation with a column ``metric``; ``invalid``: the rows of
-    results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid)."""
+    results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid); ``collection``:
+    the model's collection summary for ``mode`` (eibench.predict.summary.combine_summaries)."""
 
     def add(key: str, value: Any, **kw: Any) -> None:
         nums.add(f"local_model.{key}", value, RULE, **kw)
@@ -128,6 +154,14 @@ def add_local_model(
         add("pct_invalid_worst_task", 100.0 * float(worst.iloc[0]["rate"]), digits=1)
 
     entries = list(record.entries.values())
+    add("answers_used", int(collection["answers"]))
+    add("answers_from_record", int(collection["record_hits"]))
+    add("answers_from_cache", int(collection["cache_hits"]))
+    add("answers_asked_now", int(collection["calls"]))
+    add("answers_source", answers_source(collection))
+    when = recorded([e.created_at for e in entries])
+    if when is not None:
+        add("recorded", when)
     latencies = [e.latency_seconds for e in entries]
     add("n_requests", len(entries))
     add("structured_output", bool(record.identity.get("structured_output", False)))

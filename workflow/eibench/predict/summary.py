@@ -1,0 +1,54 @@
+"""The summary of a collection job that the paper reads (``results/collection/<model>/<mode>/
+shard-<k>.json``, rule collect_live): where its answers came from and, per task, what was asked,
+repaired and invalid. Kept apart from ``collect`` (no HTTP client to import) for the report.
+
+Where the answers came from is counted by the response cache (``cache.ResponseCache``):
+``record_hits`` from a committed response record (``record``), ``cache_hits`` from the cache
+folder (answers stored by earlier calls to the model), ``calls`` asked of the model by this job.
+``answers`` counts every answer used: one per request and sample, one per repair request.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+#: The fields of ``collection_summary`` taken from the job's statistics as they are.
+SUMMARY_FIELDS = ("requests", "answers", "calls", "record_hits", "repairs", "refused", "tasks")
+
+#: Per-task counters that add up over jobs (``collect.Stats.task``).
+TASK_COUNTS = ("requests", "answers", "first_invalid", "repairs", "repair_invalid", "invalid")
+
+
+def collection_summary(stats: dict[str, Any]) -> dict[str, Any]:
+    """What the paper reports of one collection job (``collect.Stats.as_dict``). No timing and no
+    retry count, so a rerun from the same stored answers writes the same bytes."""
+    return {
+        **{k: stats[k] for k in SUMMARY_FIELDS},
+        "cache_hits": stats["cache_hits"] - stats["record_hits"],  # ResponseCache.hits counts both
+    }
+
+
+def combine_summaries(summaries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The summaries of several jobs (shards, modes) of one model as one: counts added."""
+    out: dict[str, Any] = {k: 0 for k in ("requests", "answers", "calls", "record_hits", "cache_hits", "repairs")}
+    out["refused"], out["tasks"] = 0, {}
+    for s in summaries:
+        for k in out:
+            if k != "tasks":
+                out[k] += s[k]
+        for task, c in s["tasks"].items():
+            t = out["tasks"].setdefault(task, {k: 0 for k in TASK_COUNTS})
+            for k in TASK_COUNTS:
+                t[k] += c[k]
+    return out
+
+
+def answers_source(summary: Mapping[str, Any]) -> str:
+    """Where a model's answers came from: ``record`` (every one replayed from a committed record),
+    ``server`` (none from a record: asked of the model now or by earlier calls, from the cache),
+    ``mixed`` (some of each), ``none`` (no answer used)."""
+    if summary["answers"] == 0:
+        return "none"
+    if summary["record_hits"] == 0:
+        return "server"
+    return "record" if summary["record_hits"] == summary["answers"] else "mixed"
