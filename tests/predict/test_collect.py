@@ -195,6 +195,14 @@ def test_malformed_answers_are_repaired_then_marked_invalid(small_views, tmp_pat
         assert len(repairs) == 2 * len(view.turns)
         assert repairs[0]["body"]["messages"][-2] == {"role": "assistant", "content": "this is not json {"}
     assert stats["invalid"] == {"emotions": len(view.turns), "binary_hp_observer": len(view.turns)}
+    # per task: the first answers and both repairs invalid, each holding no JSON object
+    emotions = stats["tasks"]["emotions"]
+    assert emotions["requests"] == emotions["first_invalid"] == len(view.turns)
+    assert emotions["repairs"] == 2 * len(view.turns)
+    assert emotions["repair_invalid"] == 2 * len(view.turns) and emotions["problems"] == {
+        "not_json": 3 * len(view.turns)
+    }
+    assert stats["tasks"]["draft"]["problems"] == {} and stats["tasks"]["draft"]["first_invalid"] == 0
     output = json.loads(next(iter(files.values())))
     turn = output["turns"][0]
     assert turn["em_emotion_tags"] == [] and turn["em_emotion_tags_invalid"] is True

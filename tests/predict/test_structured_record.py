@@ -96,6 +96,68 @@ def test_a_schema_refuses_what_the_task_does_not_allow(small_views):
     assert "rationale" not in schema["properties"]
 
 
+def _bounded_paths(schema, path=()):
+    """The paths of every bounded integer of a schema's example (``_example``)."""
+    if schema.get("type") == "object":
+        return [
+            q
+            for k, s in schema["properties"].items()
+            if k in schema["required"]
+            for q in _bounded_paths(s, path + (k,))
+        ]
+    if schema.get("type") == "array":
+        return _bounded_paths(schema["items"], path + (0,))
+    return [path] if schema.get("type") == "integer" else []
+
+
+def test_violations_tell_a_number_out_of_bounds_from_a_broken_structure(small_views):
+    """The record's post-chat PANAS answers came back schema-invalid under constrained decoding:
+    every key and type as the schema asks, numbers out of its bounds. ``schemas.violations`` tells
+    the two apart, agreeing with jsonschema on what is valid, and ``collect.answer_problem``
+    classifies a whole answer text."""
+    from eibench.predict.collect import answer_problem
+    from eibench.predict.schemas import violations
+
+    for request in PromptSet.load("v1").conversation_requests(small_views[0], "default", "absolute"):
+        schema = answer_schema(request.task, request.expect)
+        if schema is None:
+            continue
+        example = _example(schema)
+        assert violations(example, schema) == [], request.task
+        for path in _bounded_paths(schema):
+            bad = json.loads(json.dumps(example))
+            *parents, last = path
+            target = bad
+            for step in parents:
+                target = target[step]
+            target[last] = schema_max(schema, path) + 1
+            assert {k for k, _, _ in violations(bad, schema)} == {"bounds"}, (request.task, path)
+            assert not jsonschema.Draft202012Validator(schema).is_valid(bad)
+            assert answer_problem(request.task, json.dumps(bad), request.expect, "default", False)[0] == "bounds"
+        if schema["type"] == "object" and schema["required"]:
+            broken = {k: v for k, v in example.items() if k != schema["required"][0]}
+            assert "structure" in {k for k, _, _ in violations(broken, schema)}
+            assert not jsonschema.Draft202012Validator(schema).is_valid(broken)
+    panas = next(
+        r
+        for r in PromptSet.load("v1").conversation_requests(small_views[0], "default", "absolute")
+        if r.task == "post_panas_absolute"
+    )
+    numbered = json.dumps({"items": {word: i + 1 for i, word in enumerate(panas.expect)}})
+    kind, bounded = answer_problem(panas.task, numbered, panas.expect, "default", False)
+    assert kind == "bounds" and [v for v, _, _ in bounded] == list(range(1, len(panas.expect) + 1))
+    assert {(lo, hi) for _, lo, hi in bounded} == {(1, 7)}
+    assert answer_problem(panas.task, "no json here", panas.expect, "default", False) == ("not_json", [])
+    assert answer_problem(panas.task, " ", panas.expect, "default", False) == ("empty", [])
+    assert answer_problem("draft", "Hello.", (), "default", True) is None
+
+
+def schema_max(schema, path):
+    for step in path:
+        schema = schema["items"] if step == 0 and schema.get("type") == "array" else schema["properties"][step]
+    return schema["maximum"]
+
+
 def _example(schema):
     """A schema-valid value built from the schema (first enum value, lowest integer)."""
     if "enum" in schema:
@@ -241,6 +303,13 @@ def test_the_committed_record_replays_the_real_model_with_no_server(tmp_path):
     model = LiveModel.from_config({**entry, "endpoint": nowhere, "max_retries": 0})
     stats, out = _collect(views, model, tmp_path, record=path)
     assert stats["calls"] == 0 and stats["record_hits"] == len(recorded.entries) > 0
+    # What the paper says of the schemas (Section 10) is what the record shows: every answer of a
+    # structured task kept its schema's structure, and the invalid ones broke only its bounds.
+    summary = collection_summary(stats)
+    assert answers_source(summary) == "record"
+    kinds = {k for t, c in summary["tasks"].items() if t != "draft" for k, n in c["problems"].items() if n}
+    assert kinds <= {"bounds"}
+    assert all(c["invalid"] <= c["first_invalid"] for c in summary["tasks"].values())
     parsed = read_em_outputs(list_json_files(tmp_path / "out"), entry["name"], "default")
     tables = em_tables(parsed)
     assert len(tables["em_runs"]) == len(views) and len(tables["em_turns"]) == sum(len(v.turns) for v in views)

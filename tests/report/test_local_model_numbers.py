@@ -284,3 +284,62 @@ def test_when_the_answers_were_recorded():
         "between 30 November 2026 and 7 December 2026"
     )
     assert recorded(["", ""]) is None
+
+
+def _panas_task(requests=10, problems=None, values=(1, 20)):
+    """A collection summary's post_panas_absolute counters: every request and repair invalid."""
+    return {
+        "requests": requests,
+        "answers": 2 * requests,
+        "first_invalid": requests,
+        "repairs": requests,
+        "repair_invalid": requests,
+        "invalid": requests,
+        "problems": {"bounds": 2 * requests} if problems is None else problems,
+        "values": list(values),
+        "allowed": [1, 7],
+    }
+
+
+def test_the_section_says_what_the_schemas_did_from_the_answers(tmp_path):
+    """Section 10 said 'A model of this size follows the answer format when decoding is
+    constrained to it' and 'each answer was constrained to its task's JSON schema', while every
+    post-chat PANAS request and every repair request came back schema-invalid (items numbered 1 to
+    20 where the schema asks 1 to 7), and claimed emotion tags and ratings near a fixed guess and
+    little capacity to read a long transcript, which a sample of two-turn transcripts without that
+    gold cannot show. Each statement now comes from the collection summary and the scores."""
+    tasks = {"post_panas_absolute": _panas_task(), "draft": {**_panas_task(), "first_invalid": 0, "repairs": 0}}
+    tasks["draft"].update(repair_invalid=0, invalid=0, problems={}, values=None, allowed=None)
+    collection = {**REPLAYED, "tasks": tasks}
+    nums = _section_numbers(collection)
+    e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
+    assert e["schema_findings"] == (
+        "post_panas_absolute: 10 of its 10 requests got an invalid first answer, and 10 of its 10 repair "
+        "requests an invalid answer again; each of the 20 answers that broke the schema or the parser had "
+        "the schema's keys and types but numbers from 1 to 20 where it allows 1 to 7"
+    )
+    assert e["structure_kept_bounds_broken"] is True
+    # the scores have a binary_om_acc column only: every other task asked is unscored
+    assert e["unscored_tasks"] == "draft and post_panas" and e["n_unscored_tasks"] == 2
+    printed = _printed(tmp_path, nums)
+    for gone in ("follows the answer format", "each answer was constrained", "long transcript"):
+        assert gone not in printed
+    assert "every request of a structured task (all but the free-text draft) carried the task's JSON schema" in printed
+    assert e["schema_findings"] in printed
+    assert "So constrained decoding held every answer to its schema's structure, not to its numeric bounds" in printed
+    assert (
+        "2 tasks of the sample (draft and post_panas) have no gold here, so their answers are asked but never scored"
+        in printed
+    )
+    # a broken structure is not read as bounds only
+    broken = {**tasks, "emotions": {**_panas_task(2, {"structure": 1, "not_json": 1}), "values": None}}
+    nums = _section_numbers({**REPLAYED, "tasks": broken})
+    assert nums.entries["local_model.structure_kept_bounds_broken"]["value"] is False
+    assert (
+        "emotions: 2 of its 2 requests got an invalid first answer, and 2 of its 2 repair requests an "
+        "invalid answer again; 1 of the 2 answers that broke the schema or the parser broke the schema's "
+        "structure (a key, type, option or length), and 1 of the 2 answers that broke the schema or the parser "
+        "held no JSON object" in nums.entries["local_model.schema_findings"]["value"]
+    )
+    clean = _printed(tmp_path / "clean", _section_numbers(REPLAYED))
+    assert "Every answer was valid and followed its schema." in clean

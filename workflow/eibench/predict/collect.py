@@ -13,7 +13,8 @@ null), so an interrupted and resumed collection ends with the same bytes as an u
 one; timings, calls, cache hits, tokens and cost go to the job's log. ``collection_summary``
 (``summary``) keeps of them what the paper reports and a rerun from the same stored answers reproduces:
 where the answers came from (a committed record, the response cache, calls made now) and, per
-task, the requests, repair requests and invalid answers.
+task, the requests, repair requests and invalid answers, each invalid answer classified by how
+it breaks the task's JSON schema (``answer_problem``, ``schemas.violations``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .. import instrument
 from ..release.write import write_json
 from . import media
 from .adapters import ADAPTERS, Adapter, CollectionError, Completion, LiveModel, RequestRefused, Stopped
-from .answers import REPAIR_MESSAGE, Parsed, parse
+from .answers import REPAIR_MESSAGE, Parsed, extract_json, parse
 from .cache import Entry, ResponseCache, request_key
 from .conversation import ConversationView
 from .estimate import estimate, format_estimate
@@ -45,7 +46,7 @@ from .lifeline import ParentWatch
 from .outputs import output_file
 from .prompts import OMNISCIENT, PANAS_TASKS, PromptSet, Request
 from .record import read_record
-from .schemas import answer_schema
+from .schemas import answer_schema, bounded_values, violations
 from .settings import LOCK_STALE_SECONDS
 from .shardlock import LOCK_SUFFIX, ShardLock
 
@@ -92,13 +93,53 @@ class Stats:
                 "repairs": 0,  # repair requests sent
                 "repair_invalid": 0,  # answers to repair requests the parser refused
                 "invalid": 0,  # requests still invalid after their repairs
+                "problems": Counter(),  # answers that break the schema or the parser, by kind (``answer_problem``)
+                "values": None,  # [lowest, highest] number at a bounded place of the 'bounds' answers
+                "allowed": None,  # [minimum, maximum] the schema allows at those places
             },
         )
 
     def as_dict(self) -> dict[str, Any]:
-        tasks = {t: dict(c) for t, c in sorted(self.tasks.items())}
+        tasks = {t: {**c, "problems": dict(sorted(c["problems"].items()))} for t, c in sorted(self.tasks.items())}
         rest = {k: v for k, v in self.__dict__.items() if k not in ("invalid", "tasks")}
         return {**rest, "invalid": dict(self.invalid), "tasks": tasks}
+
+
+def answer_problem(
+    task: str, text: str, expect: tuple[str, ...], mode: str, parsed_ok: bool
+) -> tuple[str, list[tuple[float, float, float]]] | None:
+    """How an answer breaks its task's JSON schema, or None when it meets the schema and the
+    parser (``parsed_ok``): ``empty``, ``not_json`` (no JSON object in it), ``structure`` (a key,
+    type, option or length the schema does not allow), ``bounds`` (every key and type as the
+    schema asks, a number outside its bounds: the second item lists (value, minimum, maximum) of
+    every bounded number of the answer) or ``parser`` (valid by the schema, refused by the
+    parser). A draft has no schema: ``empty`` when the parser refused it. Every answer is
+    checked, not only those the parser refused (it accepts forms the schema does not), so a
+    count of ``structure`` answers says whether constrained decoding kept to the structure."""
+    schema = answer_schema(task, expect, mode)
+    if schema is None:
+        return None if parsed_ok else ("empty", [])
+    if not isinstance(text, str) or not text.strip():
+        return "empty", []
+    obj, _ = extract_json(text)
+    if obj is None:
+        return "not_json", []
+    kinds = {kind for kind, _, _ in violations(obj, schema)}
+    if "structure" in kinds:
+        return "structure", []
+    if "bounds" in kinds:
+        return "bounds", bounded_values(obj, schema)
+    return None if parsed_ok else ("parser", [])
+
+
+def _note_problem(counters: dict[str, Any], kind: str, bounded: list[tuple[float, float, float]]) -> None:
+    counters["problems"][kind] += 1
+    if bounded:
+        seen = [min(v for v, _, _ in bounded), max(v for v, _, _ in bounded)]
+        allowed = [min(lo for _, lo, _ in bounded), max(hi for _, _, hi in bounded)]
+        for key, new in (("values", seen), ("allowed", allowed)):
+            old = counters[key]
+            counters[key] = new if old is None else [min(old[0], new[0]), max(old[1], new[1])]
 
 
 @dataclass
@@ -223,6 +264,9 @@ class Collector:
             parsed = parse(request.task, done.text, request.expect)
             if not parsed.ok:
                 counters["repair_invalid" if attempt else "first_invalid"] += 1
+            problem = answer_problem(request.task, done.text, request.expect, mode, parsed.ok)
+            if problem is not None:
+                _note_problem(counters, *problem)
             if parsed.ok or attempt == self.model.max_repairs:
                 return parsed, done.text, cost
             self.stats.repairs += 1

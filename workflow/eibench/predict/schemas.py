@@ -105,3 +105,60 @@ def answer_schema(task: str, expect: tuple[str, ...] = (), mode: str = "default"
         }
         return _object({"ratings": ratings}, mode)
     raise ValueError(f"unknown task {task!r}")
+
+
+def violations(value: Any, schema: dict[str, Any], path: str = "$") -> list[tuple[str, str, Any]]:
+    """How ``value`` breaks ``schema`` (the subset ``answer_schema`` writes), as (kind, path,
+    value) triples: kind ``bounds`` for a number outside the schema's ``minimum``/``maximum``,
+    ``structure`` for anything else (a type, an enum, a missing or extra key, an array's
+    length). An empty list: the value is schema-valid. Separating the two kinds shows what a
+    constrained decoder enforced: a grammar can force every key and type yet not a number's range."""
+    out: list[tuple[str, str, Any]] = []
+    if "enum" in schema:
+        return [] if value in schema["enum"] else [("structure", path, value)]
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(value, dict):
+            return [("structure", path, value)]
+        props = schema.get("properties", {})
+        out += [("structure", f"{path}.{k}", None) for k in schema.get("required", []) if k not in value]
+        if schema.get("additionalProperties") is False:
+            out += [("structure", f"{path}.{k}", value[k]) for k in value if k not in props]
+        for k, sub in props.items():
+            if k in value:
+                out += violations(value[k], sub, f"{path}.{k}")
+    elif kind == "array":
+        if not isinstance(value, list):
+            return [("structure", path, value)]
+        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+            out.append(("structure", path, len(value)))
+        for i, item in enumerate(value):
+            out += violations(item, schema.get("items", {}), f"{path}[{i}]")
+    elif kind in ("integer", "number"):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or (kind == "integer" and not float(value).is_integer()):
+            return [("structure", path, value)]
+        if not schema.get("minimum", value) <= value <= schema.get("maximum", value):
+            out.append(("bounds", path, value))
+    elif kind == "string" and not isinstance(value, str):
+        out.append(("structure", path, value))
+    return out
+
+
+def bounded_values(value: Any, schema: dict[str, Any]) -> list[tuple[float, float, float]]:
+    """(value, minimum, maximum) of every number of ``value`` at a place where ``schema`` bounds
+    a number (in order): the values a bounds violation is read among."""
+    if schema.get("type") == "object" and isinstance(value, dict):
+        return [
+            x for k, sub in schema.get("properties", {}).items() if k in value for x in bounded_values(value[k], sub)
+        ]
+    if schema.get("type") == "array" and isinstance(value, list):
+        return [x for item in value for x in bounded_values(item, schema.get("items", {}))]
+    if (
+        schema.get("type") in ("integer", "number")
+        and "minimum" in schema
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+    ):
+        return [(value, schema["minimum"], schema["maximum"])]
+    return []

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+#: The kinds of invalid answer (``collect.answer_problem``), in the order the paper lists them.
+PROBLEMS = ("empty", "not_json", "structure", "bounds", "parser")
+
 #: The fields of ``collection_summary`` taken from the job's statistics as they are.
 SUMMARY_FIELDS = ("requests", "answers", "calls", "record_hits", "repairs", "refused", "tasks")
 
@@ -28,8 +31,15 @@ def collection_summary(stats: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _span(a: list[float] | None, b: list[float] | None) -> list[float] | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return [min(a[0], b[0]), max(a[1], b[1])]
+
+
 def combine_summaries(summaries: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The summaries of several jobs (shards, modes) of one model as one: counts added."""
+    """The summaries of several jobs (shards, modes) of one model as one: counts added, value
+    ranges joined."""
     out: dict[str, Any] = {k: 0 for k in ("requests", "answers", "calls", "record_hits", "cache_hits", "repairs")}
     out["refused"], out["tasks"] = 0, {}
     for s in summaries:
@@ -37,9 +47,14 @@ def combine_summaries(summaries: Iterable[dict[str, Any]]) -> dict[str, Any]:
             if k != "tasks":
                 out[k] += s[k]
         for task, c in s["tasks"].items():
-            t = out["tasks"].setdefault(task, {k: 0 for k in TASK_COUNTS})
+            t = out["tasks"].setdefault(
+                task, {**{k: 0 for k in TASK_COUNTS}, "problems": {}, "values": None, "allowed": None}
+            )
             for k in TASK_COUNTS:
                 t[k] += c[k]
+            for kind, n in c["problems"].items():
+                t["problems"][kind] = t["problems"].get(kind, 0) + n
+            t["values"], t["allowed"] = _span(t["values"], c["values"]), _span(t["allowed"], c["allowed"])
     return out
 
 

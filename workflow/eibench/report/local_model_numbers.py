@@ -23,6 +23,14 @@ earlier calls to the server) and ``answers_asked_now`` (asked of the server by t
 collected (the dates of their ``created_at``), so the section says what happened in the build
 it is printed from: replayed from the record, or asked live.
 
+What the answers' JSON schemas did, from the same summary: ``schema_findings`` names each task
+with an invalid answer, how many of its requests and repair requests got one and how those
+answers break the schema (``eibench.predict.collect.answer_problem``), and
+``structure_kept_bounds_broken`` says whether every answer of a structured task kept the schema's
+structure while some broke its numeric bounds (what a grammar that enforces the structure but
+not the bounds gives). ``unscored_tasks``: the tasks asked whose metrics (``TASK_METRICS``)
+have no value for the model on this cohort (no gold for them), whose answers nothing here checks.
+
 With fewer than ``MIN_CONVERSATIONS`` (2) conversations there is nothing to resample and no test:
 the interval would be the score itself and the only attainable p-value is 1. The entries
 ``ci`` of the scores, ``p_vs_chance`` and ``min_p`` are then left out and ``testable`` is false,
@@ -43,7 +51,8 @@ import pandas as pd
 
 from ..predict.record import ResponseRecord
 from ..predict.summary import answers_source
-from .numbers import Numbers
+from .cohort_numbers import joined
+from .numbers import Numbers, plural
 
 RULE = "paper_numbers"
 MAX_EXACT = 16
@@ -68,6 +77,97 @@ def bootstrap_mean(values: np.ndarray, n_bootstrap: int, seed: int) -> tuple[flo
     draws = rng.integers(0, len(values), size=(n_bootstrap, len(values)))
     means = values[draws].mean(axis=1)
     return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+#: The metrics (conversation_scores columns) that score each task's answers (invalid_answers.csv's
+#: task names): a task none of whose metrics has a value for a model is asked, never scored.
+TASK_METRICS = {
+    "emotions": ("emotion_f1", "emotion_f1_intensity", "emotion_va", "emotion_va_intensity"),
+    "binary_om_observer": ("binary_om_acc",),
+    "binary_hp_observer": ("binary_hp_acc",),
+    "binary_om_participant": ("binary_om_acc_pw",),
+    "binary_hp_participant": ("binary_hp_acc_pw",),
+    "pairwise": ("pairwise_acc", "kendall_tau"),
+    "draft": ("response_similarity", "preference_alignment", "draft_judge"),
+    "post_panas": ("panas_normalized", "panas_adjusted", "panas_items_normalized", "panas_items_adjusted"),
+    "conversation_wide": ("cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_followup_f1", "four_branch_mae"),
+    "post_chat_ratings": ("post_chat_ratings_mae",),
+}
+
+
+def task_family(task: str) -> str:
+    """The task as invalid_answers.csv and ``TASK_METRICS`` name it: the protocol's
+    post_panas_absolute, post_panas_delta, ... are one task, post_panas."""
+    return "post_panas" if task.startswith("post_panas") else task
+
+
+def unscored(scores: pd.DataFrame, tasks: list[str]) -> list[str]:
+    """The ``tasks`` (in order) none of whose metrics has a value in ``scores`` (one model's rows)."""
+    return [
+        t
+        for t in tasks
+        if not any(c in scores and scores[c].notna().any() for c in TASK_METRICS.get(task_family(t), ()))
+    ]
+
+
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+def _each(n: int, of: int) -> str:
+    """The subject of a finding about ``n`` of ``of`` flawed answers."""
+    which = "that broke the schema or the parser"
+    if of == 1:
+        return f"the one answer {which}"
+    return f"each of the {of} answers {which}" if n == of else f"{n} of the {of} answers {which}"
+
+
+#: How an answer breaks its schema (eibench.predict.collect.answer_problem), in words: after
+#: one answer or each of several, after several.
+PROBLEM_WORDS = {
+    "structure": ("broke the schema's structure (a key, type, option or length)",) * 2,
+    "not_json": ("held no JSON object",) * 2,
+    "empty": ("was empty", "were empty"),
+    "parser": ("met the schema but not the answer parser",) * 2,
+}
+
+
+def schema_findings(tasks: Mapping[str, Mapping[str, Any]]) -> str:
+    """Each task with an answer that breaks its JSON schema or the parser (collection summary
+    ``tasks``), in words: how many of its requests and repair requests got an invalid answer and
+    how its answers break the schema, e.g. 'post_panas_absolute: 10 of its 10 requests got an
+    invalid first answer, and 10 of its 10 repair requests an invalid answer again; each of the
+    20 answers that broke the schema or the parser had the schema's keys and types but numbers
+    from 1 to 20 where it allows 1 to 7'; '' when there is none."""
+    clauses = []
+    for task, c in sorted(tasks.items()):
+        p = {k: n for k, n in c["problems"].items() if n}
+        bad = sum(p.values())
+        if not bad:
+            continue
+        text = (
+            f"{task}: {c['first_invalid']} of its {c['requests']} {plural(c['requests'], 'request', 'requests')} "
+            "got an invalid first answer"
+        )
+        if c["repairs"]:
+            text += (
+                f", and {c['repair_invalid']} of its {c['repairs']} repair "
+                f"{plural(c['repairs'], 'request', 'requests')} an invalid answer again"
+            )
+        reasons = []
+        if p.get("bounds"):
+            (lo, hi), (low, high) = c["values"], c["allowed"]
+            reasons.append(
+                f"{_each(p['bounds'], bad)} had the schema's keys and types but numbers from {_number(lo)} to "
+                f"{_number(hi)} where it allows {_number(low)} to {_number(high)}"
+            )
+        reasons += [
+            f"{_each(p[k], bad)} {w[0] if p[k] == bad or p[k] == 1 else w[1]}"
+            for k, w in PROBLEM_WORDS.items()
+            if p.get(k)
+        ]
+        clauses.append(f"{text}; {', and '.join(reasons)}")
+    return "; ".join(clauses)
 
 
 def _day(d: date) -> str:
@@ -159,6 +259,20 @@ def add_local_model(
     add("answers_from_cache", int(collection["cache_hits"]))
     add("answers_asked_now", int(collection["calls"]))
     add("answers_source", answers_source(collection))
+    # What the schemas did: the tasks with an invalid answer and how those answers break the schema.
+    tasks = collection["tasks"]
+    structured = bool(record.identity.get("structured_output", False))
+    add("schema_findings", schema_findings(tasks))
+    add("n_tasks_with_invalid", sum(1 for c in tasks.values() if any(c["problems"].values())))
+    kinds = {k for t, c in tasks.items() if t != "draft" for k, n in c["problems"].items() if n}
+    add(
+        "structure_kept_bounds_broken",
+        structured and "bounds" in kinds and not kinds & {"structure", "not_json", "empty"},
+    )
+    families = {task_family(t) for t in tasks}
+    off = unscored(scores[scores["em_model"] == model], [t for t in TASK_METRICS if t in families])
+    add("unscored_tasks", joined(off) or "none")
+    add("n_unscored_tasks", len(off))
     when = recorded([e.created_at for e in entries])
     if when is not None:
         add("recorded", when)
