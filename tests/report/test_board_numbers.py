@@ -114,6 +114,8 @@ def test_invalid_answers_per_model_and_the_worst_rate():
             "task": ["t1", "t2", "t1", "t2"],
             "asked": [10, 10, 20, 0],
             "invalid": [1, 1, 0, 0],
+            "requests": [2, 10, 2, 0],
+            "invalid_requests": [1, 1, 0, 0],
         }
     )
     nums = Numbers(scripts=SCRIPTS)
@@ -121,13 +123,28 @@ def test_invalid_answers_per_model_and_the_worst_rate():
     e = nums.entries
     assert e["n_invalid_answers"]["value"] == 2 and e["n_models_with_invalid"]["value"] == 1
     assert e["worst_invalid_model"]["value"] == "a" and e["worst_invalid_rate"]["display"] == "10.00"
-    assert list(table["Model"]) == ["b", "a"] and list(table["Rate (%)"]) == ["0.00", "10.00"]
+    assert list(table["Model"]) == ["b", "a"] and list(table["Rate (% of answers)"]) == ["0.00", "10.00"]
+    # the rate per answer has each model's own denominator, printed beside it; per request, the
+    # same unit for every model (Table 14 gave SmolLM2's rate over 720 answers a task, the
+    # baselines' over 120, without saying so)
+    assert list(table["Answers"]) == ["20", "20"] and list(table["Requests"]) == ["2", "12"]
+    assert list(table["Rate (% of requests)"]) == ["0.00", "16.67"]
     # b was never asked t2 (0 asked): no count, not a zero
     assert list(table["t1"]) == ["0", "1"] and list(table["t2"]) == ["–", "1"]
 
 
 def test_no_invalid_answer_names_no_model():
-    invalid = pd.DataFrame({"mode": ["m"], "em_model": ["a"], "task": ["t1"], "asked": [5], "invalid": [0]})
+    invalid = pd.DataFrame(
+        {
+            "mode": ["m"],
+            "em_model": ["a"],
+            "task": ["t1"],
+            "asked": [5],
+            "invalid": [0],
+            "requests": [1],
+            "invalid_requests": [0],
+        }
+    )
     nums = Numbers(scripts=SCRIPTS)
     bn.add_invalid(nums, invalid, pd.DataFrame({"em_model": ["a"]}), "m")
     assert nums.entries["worst_invalid_model"]["value"] == "none"

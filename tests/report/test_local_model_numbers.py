@@ -44,7 +44,7 @@ def _inputs(model_scores, chance_scores):
             {"em_model": "small", "mode": "default", "task": "draft", "asked": 10, "invalid": 0},
             {"em_model": "chance", "mode": "default", "task": "emotions", "asked": 10, "invalid": 9},
         ]
-    )
+    ).assign(requests=lambda d: d["asked"], invalid_requests=lambda d: d["invalid"])
     record = ResponseRecord(
         REPO,
         "small",
@@ -343,3 +343,38 @@ def test_the_section_says_what_the_schemas_did_from_the_answers(tmp_path):
     )
     clean = _printed(tmp_path / "clean", _section_numbers(REPLAYED))
     assert "Every answer was valid and followed its schema." in clean
+
+
+def test_invalid_answers_are_given_per_request_and_the_worst_task_with_its_counts(tmp_path):
+    """Section 10 gave '10 stayed invalid of 2940 answers asked (0.3 %); the worst task is
+    post_panas (100.0 %)': 2,880 of those answers are behaviour questions, 36 a request, and the
+    worst task is one the sample asks but never scores (no gold). The section now counts requests
+    first, names the worst task with its request counts and says when it is not scored."""
+    rows = [(t, 720, 0, 20, 0) for t in ("binary_om_observer", "binary_hp_observer")]
+    rows += [("emotions", 20, 0, 20, 0), ("draft", 20, 0, 20, 0), ("post_panas", 10, 10, 10, 10)]
+    invalid = pd.DataFrame(rows, columns=["task", "asked", "invalid", "requests", "invalid_requests"]).assign(
+        em_model="small", mode="default"
+    )
+    nums = _section_numbers(REPLAYED, invalid=invalid)
+    e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
+    assert (e["requests_asked"], e["requests_invalid"]) == (90, 10)
+    assert (e["answers_asked"], e["answers_invalid"]) == (1490, 10)
+    assert e["worst_task"] == "post_panas" and (e["worst_task_invalid_requests"], e["worst_task_requests"]) == (10, 10)
+    assert e["worst_task_scored"] is False  # the scores have no PANAS column
+    printed = _printed(tmp_path, nums)
+    assert (
+        "Of the 90 requests, 10 stayed invalid after repair (11.1 %); the worst task is post_panas, with 10 of its "
+        "10 requests invalid (100.0 %), a task this sample asks but never scores (it has no gold for it). Counted by "
+        "answer, each behaviour question on its own as in the appendix's table of invalid answers, that is 10 of "
+        "1490 answers (0.7 %)." in printed
+    )
+    # a scored worst task is not said to be unscored; no invalid request names no worst task
+    scored = invalid.assign(task=invalid["task"].replace({"post_panas": "binary_om_participant"}))
+    scores, _, _ = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
+    nums = _section_numbers(REPLAYED, invalid=scored)
+    assert nums.entries["local_model.worst_task"]["value"] == "binary_om_participant"
+    clean = _printed(
+        tmp_path / "clean", _section_numbers(REPLAYED, invalid=invalid.assign(invalid=0, invalid_requests=0))
+    )
+    assert "Of the 90 requests, 0 stayed invalid after repair (0.0 %). Counted by answer" in clean
+    assert "worst task" not in clean

@@ -368,10 +368,15 @@ def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mo
 def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: str) -> pd.DataFrame:
     """Invalid answers after the repair attempts (``invalid``: invalid_answers.csv): their total,
     the models with any, the worst model and its rate (percent of asked). Returns the display
-    table: invalid answers per model (``main``'s order) and task, and the rate."""
+    table: invalid answers per model (``main``'s order) and task; the answers asked and the rate
+    per answer, whose denominator is each model's own (a model asked more questions a turn, as a
+    live model asked all behaviour questions where a baseline answers those with gold, has more
+    answers); and the requests and the rate per request, the same unit for every model
+    (invalid.invalid_answers)."""
     invalid = invalid[invalid["mode"] == mode]
-    per_model = invalid.groupby("em_model", as_index=False)[["asked", "invalid"]].sum()
+    per_model = invalid.groupby("em_model", as_index=False)[["asked", "invalid", "requests", "invalid_requests"]].sum()
     per_model["rate"] = per_model["invalid"] / per_model["asked"].where(per_model["asked"] > 0)
+    per_model["request_rate"] = per_model["invalid_requests"] / per_model["requests"].where(per_model["requests"] > 0)
     total = int(per_model["invalid"].sum())
     nums.add("n_invalid_answers", total, AGG)
     nums.add("any_invalid_answers", total > 0, AGG)
@@ -385,7 +390,7 @@ def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: 
     asked = invalid.pivot_table(index="em_model", columns="task", values="asked", aggfunc="sum").reindex(
         index=by_task.index, columns=by_task.columns
     )
-    rates = per_model.set_index("em_model").loc[by_task.index, "rate"]
+    totals = per_model.set_index("em_model").loc[by_task.index]
     return pd.DataFrame(
         {
             "Model": by_task.index,
@@ -394,7 +399,10 @@ def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: 
                 t: [str(int(k)) if a > 0 else "–" for k, a in zip(by_task[t], asked[t].fillna(0))]
                 for t in by_task.columns
             },
-            "Rate (%)": [fmt(100 * r, 2) for r in rates],
+            "Answers": [str(int(a)) for a in totals["asked"]],
+            "Rate (% of answers)": [fmt(100 * r, 2) for r in totals["rate"]],
+            "Requests": [str(int(a)) for a in totals["requests"]],
+            "Rate (% of requests)": [fmt(100 * r, 2) for r in totals["request_rate"]],
         }
     )
 

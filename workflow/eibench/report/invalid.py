@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from typing import Any
 
 import pandas as pd
 
@@ -19,18 +20,30 @@ _TURN_RECORD = re.compile(r"\$\.turns\[\d+\]\.em_invalid_answers")
 _POST_RECORD = "$.post_conversation.em_invalid_answers"
 
 
+def _by_turn(sel: pd.DataFrame) -> tuple[int, int]:
+    """Requests (one per conversation and turn with rows) and those with an invalid answer."""
+    if sel.empty:
+        return 0, 0
+    bad = (sel["status"] == "invalid").groupby([sel["conversation_id"], sel["turn_number"]]).any()
+    return len(bad), int(bad.sum())
+
+
 def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """One row per task: answers asked and answers invalid. Binary questions and pairwise
-    comparisons count one per question or comparison; emotions and drafts one per turn; the
-    post-conversation PANAS and conversation-wide answers one per conversation; post-chat ratings
-    (asked only of a cohort that has them) one per conversation answered or recorded invalid,
-    and no row when none was asked."""
+    """One row per task: answers asked and answers invalid, requests asked and requests with an
+    invalid answer. Binary questions and pairwise comparisons count one answer per question or
+    comparison and one request per turn (all of a turn's questions of one target and wording are
+    one request, as are its comparisons); emotions and drafts one per turn; the post-conversation
+    PANAS and conversation-wide answers one per conversation; post-chat ratings (asked only of a
+    cohort that has them) one per conversation answered or recorded invalid, and no row when
+    none was asked. Requests are the same unit for every model, whichever questions it answers:
+    a rate per request compares models, a rate per answer weighs each by how many questions it
+    was asked."""
     b, p, turns = em["em_binary"], em["em_pairwise"], em["em_turns"]
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for (target, wording), task in BINARY_TASK.items():
         sel = b[(b["target"] == target) & (b["wording"] == wording)]
-        rows.append((task, len(sel), int((sel["status"] == "invalid").sum())))
-    rows.append(("pairwise", len(p), int((p["status"] == "invalid").sum())))
+        rows.append((task, len(sel), int((sel["status"] == "invalid").sum()), *_by_turn(sel)))
+    rows.append(("pairwise", len(p), int((p["status"] == "invalid").sum()), *_by_turn(p)))
     rows.append(("emotions", len(turns), int(turns["emotion_tags_invalid"].fillna(False).sum())))
     recorded: Counter = Counter()
     for path, value in zip(em["extra_fields"]["json_path"].astype(str), em["extra_fields"]["value_json"].astype(str)):
@@ -48,4 +61,6 @@ def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     asked_ratings = answered + recorded["post_chat_ratings"]
     if asked_ratings:
         rows.append(("post_chat_ratings", asked_ratings, recorded["post_chat_ratings"]))
-    return pd.DataFrame(rows, columns=["task", "asked", "invalid"])
+    # a task of one answer per turn or conversation: as many requests as answers
+    rows = [r if len(r) == 5 else (*r, r[1], r[2]) for r in rows]
+    return pd.DataFrame(rows, columns=["task", "asked", "invalid", "requests", "invalid_requests"])

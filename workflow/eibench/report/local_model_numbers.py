@@ -23,6 +23,12 @@ earlier calls to the server) and ``answers_asked_now`` (asked of the server by t
 collected (the dates of their ``created_at``), so the section says what happened in the build
 it is printed from: replayed from the record, or asked live.
 
+Invalid answers are counted per request (``requests_*``: one per turn or conversation and task,
+however many questions it asks) and per answer (``answers_*``: each behaviour question on its
+own, as the appendix's table counts them); the worst task (``worst_task``) is the one with the
+highest share of invalid requests, given with its counts and ``worst_task_scored``, whether the
+cohort scores that task at all.
+
 What the answers' JSON schemas did, from the same summary: ``schema_findings`` names each task
 with an invalid answer, how many of its requests and repair requests got one and how those
 answers break the schema (``eibench.predict.collect.answer_problem``), and
@@ -203,7 +209,8 @@ def add_local_model(
 ) -> None:
     """Add ``local_model.*`` (see the module docstring). ``conversation_scores``: one row per
     model, mode, rule set and conversation with a column ``metric``; ``invalid``: the rows of
-    results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid); ``collection``:
+    results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid, requests,
+    invalid_requests); ``collection``:
     the model's collection summary for ``mode`` (eibench.predict.summary.combine_summaries)."""
 
     def add(key: str, value: Any, **kw: Any) -> None:
@@ -248,10 +255,23 @@ def add_local_model(
     add("answers_asked", asked)
     add("answers_invalid", bad)
     add("pct_invalid", 100.0 * bad / asked if asked else float("nan"), digits=1)
-    worst = rows.assign(rate=rows["invalid"] / rows["asked"]).sort_values(["rate", "task"], ascending=[False, True])
+    # Per request (one per turn or conversation and task, whatever the questions it asks): the
+    # unit the worst task is named by, with its counts and whether the cohort scores it at all.
+    requests, bad_requests = int(rows["requests"].sum()), int(rows["invalid_requests"].sum())
+    add("requests_asked", requests)
+    add("requests_invalid", bad_requests)
+    add("pct_invalid_requests", 100.0 * bad_requests / requests if requests else float("nan"), digits=1)
+    worst = rows[rows["invalid_requests"] > 0]
+    worst = worst.assign(rate=worst["invalid_requests"] / worst["requests"]).sort_values(
+        ["rate", "task"], ascending=[False, True]
+    )
     if len(worst):
-        add("worst_task", str(worst.iloc[0]["task"]))
-        add("pct_invalid_worst_task", 100.0 * float(worst.iloc[0]["rate"]), digits=1)
+        top = worst.iloc[0]
+        add("worst_task", str(top["task"]))
+        add("worst_task_requests", int(top["requests"]))
+        add("worst_task_invalid_requests", int(top["invalid_requests"]))
+        add("pct_invalid_worst_task", 100.0 * float(top["rate"]), digits=1)
+        add("worst_task_scored", not unscored(scores[scores["em_model"] == model], [str(top["task"])]))
 
     entries = list(record.entries.values())
     add("answers_used", int(collection["answers"]))
