@@ -378,3 +378,55 @@ def test_invalid_answers_are_given_per_request_and_the_worst_task_with_its_count
     )
     assert "Of the 90 requests, 0 stayed invalid after repair (0.0 %). Counted by answer" in clean
     assert "worst task" not in clean
+
+
+def test_the_strict_rules_figure_is_printed_beside_the_parity_one(tmp_path):
+    """Section 10 said the model was ahead of chance in 6 of the 10 conversations (+0.008), which
+    rests on the parity rules reading its 'na' answers as 'no'; under the strict rules it is
+    behind on average, ahead in 3, behind in 3 and tied in 4. The section now prints how many
+    conversations the model is behind and tied in, and the strict rules' figures beside."""
+    parity_model, chance = [0.6] * 6 + [0.4] * 3 + [0.5], [0.5] * 10
+    strict_model = [0.6] * 3 + [0.3] * 3 + [0.5] * 4
+    scores, invalid, record = _inputs(parity_model, chance)
+    strict, _, _ = _inputs(strict_model, chance)
+    scores = pd.concat([scores, strict.assign(rule_set="strict")], ignore_index=True)
+    rule_counts = pd.DataFrame(
+        [
+            ("small", "default", "parity", "binary_om_prediction_na", 5),
+            ("small", "default", "parity", "binary_om_prediction_missing", 1),
+            ("small", "default", "parity", "binary_hp_prediction_na", 7),  # another metric's
+            ("small", "default", "strict", "binary_om_prediction_na", 5),  # counted under parity only
+        ],
+        columns=["em_model", "mode", "rule_set", "rule", "count"],
+    )
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
+    add_local_model(
+        nums,
+        "small",
+        "small.gguf",
+        record,
+        scores,
+        invalid,
+        "binary_om_acc",
+        "chance",
+        seed=1,
+        n_bootstrap=200,
+        collection=REPLAYED,
+        rule_counts=rule_counts,
+    )
+    e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
+    assert (e["n_better_than_chance"], e["n_worse_than_chance"], e["n_tied_with_chance"]) == (6, 3, 1)
+    assert (e["strict_n_better_than_chance"], e["strict_n_worse_than_chance"], e["strict_n_tied_with_chance"]) == (
+        3,
+        3,
+        4,
+    )
+    assert e["strict_difference"] == pytest.approx(-0.03) and e["n_read_as_no"] == 6
+    printed = _printed(tmp_path, nums)
+    assert "the model is ahead in 6 of the 10 conversations, behind in 3 and tied in 1" in printed
+    assert (
+        "These are the parity rules' scores, which read the model's 6 answers without a yes or no to a gold item "
+        "('na', missing or invalid) as 'no'. Under the strict rules, which count such answers wrong, the model "
+        "scores 0.470 and the chance baseline 0.500 on the 10 conversations both have a score on, a difference "
+        "of -0.030: the model is ahead in 3, behind in 3 and tied in 4." in printed.replace("\u2018", "'")
+    )

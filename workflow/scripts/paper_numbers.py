@@ -133,6 +133,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             n_bootstrap=p.n_bootstrap,
             alpha=p.alpha,
             collection=summaries[p.local_model["name"]][p.mode],
+            rule_counts=rule_counts,
         )
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode, p.principal), o.leaderboard_table)

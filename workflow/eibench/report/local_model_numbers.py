@@ -9,6 +9,9 @@ and a paired test against the chance baseline on the same conversations:
 
 - the difference model - chance per conversation, its mean with a 95% percentile bootstrap
   interval (conversations resampled, ``n_bootstrap`` draws seeded by ``seed``);
+- how many conversations the model is ahead of chance in, behind in and tied in;
+- the same under the strict rules (``strict_*``), beside the parity rules' figures, with how many
+  of the model's answers the parity rules read as 'no' (``n_read_as_no``);
 - an exact sign-flip permutation test of that mean (two-sided; every one of the 2^n sign
   patterns when n <= 16, else ``n_permutations`` seeded draws). With n conversations the
   smallest attainable p-value is 2 / 2^n, which the entry ``min_p`` states, and ``can_reject``
@@ -61,6 +64,11 @@ from .cohort_numbers import joined
 from .numbers import Numbers, plural
 
 RULE = "paper_numbers"
+#: A paired difference this close to 0 is a tie (the scores are means of a few 0/1 answers).
+TIE = 1e-12
+#: The answers of a gold yes/no item that the parity rules read as 'no' and the strict rules count
+#: wrong (the suffixes of the rules in rule_counts.csv, eibench.metrics.binary).
+READ_AS_NO = ("missing", "na", "invalid", "unrecognised")
 MAX_EXACT = 16
 MIN_CONVERSATIONS = 2
 
@@ -206,23 +214,35 @@ def add_local_model(
     alpha: float = 0.05,
     *,
     collection: Mapping[str, Any],
+    rule_counts: pd.DataFrame | None = None,
 ) -> None:
     """Add ``local_model.*`` (see the module docstring). ``conversation_scores``: one row per
     model, mode, rule set and conversation with a column ``metric``; ``invalid``: the rows of
     results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid, requests,
     invalid_requests); ``collection``:
-    the model's collection summary for ``mode`` (eibench.predict.summary.combine_summaries)."""
+    the model's collection summary for ``mode`` (eibench.predict.summary.combine_summaries);
+    ``rule_counts``: the rows of results/scores/rule_counts.csv (how often each parity rule fired)."""
 
     def add(key: str, value: Any, **kw: Any) -> None:
         nums.add(f"local_model.{key}", value, RULE, **kw)
 
-    scores = conversation_scores[(conversation_scores["mode"] == mode) & (conversation_scores["rule_set"] == rule_set)]
-    mine = scores[scores["em_model"] == model].set_index("conversation_id")[metric].dropna()
-    base = scores[scores["em_model"] == chance].set_index("conversation_id")[metric].dropna()
-    common = sorted(set(mine.index) & set(base.index))
+    def paired(rules: str) -> tuple[pd.DataFrame, list[str], np.ndarray, np.ndarray]:
+        """The rows of a rule set, the conversations both models have a score on, and the scores."""
+        rows = conversation_scores[(conversation_scores["mode"] == mode) & (conversation_scores["rule_set"] == rules)]
+        mine = rows[rows["em_model"] == model].set_index("conversation_id")[metric].dropna()
+        base = rows[rows["em_model"] == chance].set_index("conversation_id")[metric].dropna()
+        both = sorted(set(mine.index) & set(base.index))
+        return rows, both, mine.loc[both].to_numpy(float), base.loc[both].to_numpy(float)
+
+    def signs(d: np.ndarray, prefix: str = "") -> None:
+        """How many conversations the model is ahead of chance in, behind in and tied in."""
+        add(f"{prefix}n_better_than_chance", int((d > TIE).sum()))
+        add(f"{prefix}n_worse_than_chance", int((d < -TIE).sum()))
+        add(f"{prefix}n_tied_with_chance", int((np.abs(d) <= TIE).sum()))
+
+    scores, common, a, b = paired(rule_set)
     if not common:
         raise ValueError(f"no conversation has a {metric} score for both {model!r} and {chance!r}")
-    a, b = mine.loc[common].to_numpy(float), base.loc[common].to_numpy(float)
     diffs = a - b
     add("present", True)
     add("name", model)
@@ -248,7 +268,28 @@ def add_local_model(
         add("alpha", alpha)
         add("can_reject", min_p <= alpha)  # whether any answers at all could reach the level
         add("rejects_chance", p_value <= alpha)
-    add("n_better_than_chance", int((diffs > 0).sum()))
+    signs(diffs)
+    # The same comparison under the strict rules, which count a missing, 'na' or invalid answer
+    # wrong where the parity rules read it as 'no' (docs/metrics.md): the parity figure may rest
+    # on such answers. ``n_read_as_no``: the model's gold items of the metric that the parity
+    # rules read so (rule_counts.csv; binary metrics only).
+    if rule_set == "parity":
+        _, both, sa, sb = paired("strict")
+        if both:
+            add("strict_n_conversations", len(both))
+            add("strict_score", float(sa.mean()), digits=3)
+            add("strict_chance_score", float(sb.mean()), digits=3)
+            add("strict_difference", float((sa - sb).mean()), digits=3)
+            signs(sa - sb, "strict_")
+        if rule_counts is not None and metric.startswith("binary_"):
+            prefix = metric.replace("_acc", "") + "_prediction_"
+            fired = rule_counts[
+                (rule_counts["em_model"] == model)
+                & (rule_counts["mode"] == mode)
+                & (rule_counts["rule_set"] == "parity")
+                & rule_counts["rule"].isin([prefix + k for k in READ_AS_NO])
+            ]
+            add("n_read_as_no", int(fired["count"].sum()))
 
     rows = invalid[(invalid["em_model"] == model) & (invalid["mode"] == mode) & (invalid["asked"] > 0)]
     asked, bad = int(rows["asked"].sum()), int(rows["invalid"].sum())
