@@ -79,7 +79,7 @@ def test_the_numbers_of_the_section():
     assert e["difference"] == pytest.approx(0.3) and e["n_better_than_chance"] == 3
     assert e["p_vs_chance"] == pytest.approx(0.25) and e["min_p"] == pytest.approx(0.25)  # 2 of 8 sign patterns
     assert e["answers_asked"] == 20 and e["answers_invalid"] == 1 and e["pct_invalid"] == pytest.approx(5.0)
-    assert e["worst_task"] == "emotions" and e["n_requests"] == 2 and e["n_usage_unknown"] == 1
+    assert e["worst_task"] == "emotions" and e["n_calls"] == 2 and e["n_usage_unknown"] == 1
     assert e["latency_mean_s"] == pytest.approx(3.0) and e["collection_minutes"] == pytest.approx(0.1)
     assert e["input_tokens"] == 400 and e["output_tokens"] == 10
     assert e["alpha"] == 0.05 and e["can_reject"] is False and e["rejects_chance"] is False  # 3 cannot reach 0.05
@@ -263,7 +263,7 @@ def test_the_section_says_whether_the_answers_were_replayed_or_asked_live(tmp_pa
     replayed = _printed(tmp_path / "a", _section_numbers(REPLAYED))
     assert "build machine" not in replayed
     assert "collected through that server on 6 December 2026" in replayed
-    assert "This build asked no server: it replays all 2 answers it used from that record" in replayed
+    assert "This build asked no server: it replays all 2 answers it used (2 requests) from that record" in replayed
     live = _printed(tmp_path / "b", _section_numbers(_collection(record=0, cache=1, calls=1)))
     assert "asked no server" not in live and "replays" not in live
     assert (
@@ -430,3 +430,21 @@ def test_the_strict_rules_figure_is_printed_beside_the_parity_one(tmp_path):
         "scores 0.470 and the chance baseline 0.500 on the 10 conversations both have a score on, a difference "
         "of -0.030: the model is ahead in 3, behind in 3 and tied in 4." in printed.replace("\u2018", "'")
     )
+
+
+def test_calls_are_not_called_requests(tmp_path):
+    """Section 10 said 'Its 150 answers', 'A request took 7.06 s on average' and 'means per request
+    772 and 222' of the record's 150 answers: 140 requests and 10 repair requests. The section
+    now says calls, and which requests and repair requests they are, from the collection."""
+    collection = {**_collection(record=2), "requests": 1, "repairs": 1}
+    printed = _printed(tmp_path, _section_numbers(collection))
+    assert "A request took" not in printed and "per request" not in printed
+    assert "it replays all 2 answers it used (1 request and 1 repair request) from that record" in printed
+    assert (
+        "The record holds one answer per call to the server, 2 in all (1 request and 1 repair request). When it was "
+        "collected, a call took 3.00 s on average" in printed
+    )
+    assert "(means per call 200 and 10)" in printed
+    # a record that is not this build's requests and repairs is not said to be
+    other = _printed(tmp_path / "other", _section_numbers({**collection, "repairs": 0}))
+    assert "repair request" not in other and "2 in all." in other

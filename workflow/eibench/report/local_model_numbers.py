@@ -2,8 +2,9 @@
 
 ``add_local_model(nums, model, record, conversation_scores, invalid, metric, chance, seed, ...)``
 adds the entries ``local_model.*`` for one live model whose answers come from a committed
-response record (``eibench.predict.record``): how much was asked (requests, answers, tokens),
-how long it took (latency per answer, as measured when the answers were collected), how often
+response record (``eibench.predict.record``): how much was asked (calls, each a request or a
+repair request, and tokens), how long it took (latency per call, as measured when the answers
+were collected), how often
 its answers stayed invalid, its score on ``metric`` with a 95% conversation-bootstrap interval,
 and a paired test against the chance baseline on the same conversations:
 
@@ -338,7 +339,12 @@ def add_local_model(
     if when is not None:
         add("recorded", when)
     latencies = [e.latency_seconds for e in entries]
-    add("n_requests", len(entries))
+    # The record holds one answer per call: a request's or a repair request's. The collection
+    # says how many of each this build asked, and whether they are the record's answers.
+    add("n_calls", len(entries))
+    add("collection_requests", int(collection["requests"]))
+    add("collection_repairs", int(collection["repairs"]))
+    add("calls_are_requests_and_repairs", len(entries) == collection["requests"] + collection["repairs"])
     add("structured_output", bool(record.identity.get("structured_output", False)))
     add("latency_mean_s", statistics.fmean(latencies), digits=2)
     add("latency_median_s", statistics.median(latencies), digits=2)
