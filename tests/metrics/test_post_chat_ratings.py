@@ -164,3 +164,23 @@ def test_a_rating_given_twice_is_an_error(tmp_path):
     )
     with pytest.raises(ReleaseFormatError, match="given twice"):
         read_conversations(list_json_files(tmp_path))
+
+
+def test_the_registry_marks_every_part_of_the_composite():
+    """The registry's ``in_composite`` (the data dictionary's column, which picks Table 1's rows)
+    is true of what the composite is made of: a cohort with post-chat ratings has a holistic
+    pillar of them (HOLISTIC_WEIGHTS), yet the registry said post_chat_ratings was no part of
+    the composite, so Table 1 left out a third of the headline score on such a cohort."""
+    from eibench.metrics.composite import COMPOSITE_PARTS, EXTENSION_PARTS
+    from eibench.metrics.registry import METRICS, data_dictionary
+
+    tracking = {"emotion_f1", "emotion_va"}  # the tracking pillar's parts (metrics.score)
+    parts = (set(COMPOSITE_PARTS) - {"tracking"}) | tracking | {"composite"}
+    assert {m.name for m in METRICS if m.in_composite} == parts
+    assert set(EXTENSION_PARTS) <= {m.name for m in METRICS if m.extension}
+    assert not {m.name for m in METRICS if m.extension} - {"post_chat_ratings", "post_chat_ratings_mae"}
+    table = data_dictionary().set_index("name")
+    assert table.loc["post_chat_ratings", "in_composite"] and table.loc["post_chat_ratings", "extension"]
+    assert not table.loc["four_branch", "extension"]
+    equal = table.loc["composite_equal", "definition"]
+    assert "post-chat ratings" in equal  # its conversation-level average includes them too

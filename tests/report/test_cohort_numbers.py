@@ -89,3 +89,26 @@ def test_add_cohort_writes_only_the_description_it_has():
     assert e["models.baselines"]["display"] == "chance and prior"
     assert e["composite.pillars"]["display"] == "emotion tracking"
     assert e["composite.n_pillars"]["value"] == 1 and e["composite.all_pillars"]["value"] is False
+
+
+def test_the_post_chat_ratings_are_counted_in_every_build():
+    """The conversations whose files hold post-chat ratings (an extension of the release format
+    the holistic pillar includes) and their items: the benchmark section says so for any cohort
+    that has them, and every build has the numbers (none for a cohort without them)."""
+    from eibench.report.cohort_numbers import add_post_chat_ratings
+
+    from .rule_map import RULE_SCRIPTS
+
+    ratings = pd.DataFrame(
+        {"conversation_id": ["c1", "c1", "c2"], "item": ["relevance", "empathy", "empathy"], "rating": [4.0, 5.0, 3.0]}
+    )
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_post_chat_ratings(nums, ratings)
+    e = nums.entries
+    assert e["post_chat.n_conversations"]["value"] == 2 and e["post_chat.items"]["display"] == "empathy and relevance"
+    assert e["post_chat.n_conversations"]["rule"] == "ingest_conversations"
+    none = Numbers(scripts=RULE_SCRIPTS)
+    add_post_chat_ratings(none, ratings.iloc[:0])
+    assert (
+        none.entries["post_chat.n_conversations"]["value"] == 0 and none.entries["post_chat.items"]["display"] == "none"
+    )

@@ -329,6 +329,7 @@ rule paper_numbers:
         survey_answers=GOLD["survey_answers"],
         four_branch=GOLD["four_branch"],
         panas_totals=GOLD["panas_totals"],
+        post_chat_ratings=GOLD["post_chat_ratings"],
         cohort_files=cohort_input,
         predictions=lambda wildcards: sorted({p for ps in prediction_sets().values() for p in ps}),
         # the replications on public data that the paper reports (replications.include)

@@ -3,7 +3,11 @@
 The statistics, the figures, the paper and the data dictionary enumerate metrics from here.
 ``level`` says where a value is first computed (turn or conversation); every metric is then
 averaged over turns within a conversation (turn level), and over conversations for a model.
-``principal`` marks the metrics whose model rankings the paper compares.
+``principal`` marks the metrics whose model rankings the paper compares; ``in_composite`` the
+per-conversation parts the composite is made of (``composite.COMPOSITE_PARTS``, tracking by its
+two parts) and the composite itself; ``extension`` a metric of an extension of the release format
+(docs/release-format.md) that the published instrument does not have, which only a cohort with
+that annotation scores (Table 1 lists it only then).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ class Metric:
     spec: str  # section of docs/metrics.md
     principal: bool = False
     in_composite: bool = False
+    extension: bool = False
 
 
 _M = Metric
@@ -287,6 +292,7 @@ METRICS: tuple[Metric, ...] = (
         CMEAN,
         "(PANAS adjusted + 1) / 2, or 0.5 when the adjusted score is null.",
         "Holistic comprehension",
+        in_composite=True,
     ),
     _M(
         "cw_q1_f1",
@@ -366,6 +372,7 @@ METRICS: tuple[Metric, ...] = (
         "Mean of Q1 F1, Q2 exact, Q3 exact and follow-up fuzzy F1.",
         "Holistic comprehension",
         principal=True,
+        in_composite=True,
     ),
     _M(
         "four_branch_mae",
@@ -393,6 +400,7 @@ METRICS: tuple[Metric, ...] = (
         "1 - four-branch MAE / 6.",
         "Holistic comprehension",
         principal=True,
+        in_composite=True,
     ),
     _M(
         "post_chat_ratings_mae",
@@ -407,6 +415,7 @@ METRICS: tuple[Metric, ...] = (
         "Extension: mean absolute error over the gold post-chat ratings of the assistant (ESConv's empathy and "
         "relevance, 1..5); a missing prediction counts as the midpoint 3 (parity) or the farthest value (strict).",
         "Holistic comprehension",
+        extension=True,
     ),
     _M(
         "post_chat_ratings",
@@ -418,8 +427,10 @@ METRICS: tuple[Metric, ...] = (
         1,
         "proportion",
         CMEAN,
-        "Extension: 1 - post-chat ratings MAE / 4; only a cohort with the ratings has it (ESConv).",
+        "Extension: 1 - post-chat ratings MAE / 4; only a cohort with the ratings has it (e.g. ESConv).",
         "Holistic comprehension",
+        in_composite=True,
+        extension=True,
     ),
     _M(
         "holistic",
@@ -460,7 +471,7 @@ METRICS: tuple[Metric, ...] = (
         "points",
         CMEAN,
         "100 x mean(turn-level average of tracking, binary and pairwise; conversation-wide average of PANAS part, "
-        "conversation-wide and four-branch).",
+        "conversation-wide, four-branch and, where a cohort has them, post-chat ratings).",
         "Composite",
     ),
     _M(

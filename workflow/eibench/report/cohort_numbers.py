@@ -14,7 +14,7 @@ from ..metrics.composite import PILLAR_WEIGHTS
 from ..metrics.registry import BY_NAME
 from .numbers import Numbers, plural
 
-RULE, AGG = "paper_numbers", "aggregate_scores"
+RULE, AGG, INGEST = "paper_numbers", "aggregate_scores", "ingest_conversations"
 
 #: How the paper names each kind of ``models`` entry (eibench.cohorts.MODEL_KINDS): singular, plural.
 #: A live model is named more closely where the run says how it was served and where its answers
@@ -114,3 +114,19 @@ def add_cohort(
         AGG,
         note="pillars with a value for at least one compared model",
     )
+
+
+def add_post_chat_ratings(nums: Numbers, ratings: pd.DataFrame) -> None:
+    """Add ``post_chat.n_conversations``, the conversations whose files hold post-chat ratings of
+    the assistant (``postChatRatings``, an extension of the release format that the composite's
+    holistic pillar includes: metrics/composite.py), and ``post_chat.items``, the items rated
+    ("none" without any), from ``ratings``, the gold post_chat_ratings table. Every build has
+    them: the paper says what the extension adds wherever a cohort has it, not in ESConv's
+    section only."""
+    nums.add(
+        "post_chat.n_conversations",
+        int(ratings["conversation_id"].nunique()),
+        INGEST,
+        note="conversations with post-chat ratings (postChatRatings, an extension of the release format)",
+    )
+    nums.add("post_chat.items", joined(sorted(str(i) for i in ratings["item"].dropna().unique())) or "none", INGEST)
