@@ -112,3 +112,26 @@ def test_the_post_chat_ratings_are_counted_in_every_build():
     assert (
         none.entries["post_chat.n_conversations"]["value"] == 0 and none.entries["post_chat.items"]["display"] == "none"
     )
+
+
+def test_the_files_provider_and_reply_author_are_tallied():
+    """What the files name as metadata.provider and metadata.model (the original replies'
+    author): a folder of ESConv's chats converted by the adapter names 'esconv' and
+    'human-supporter' in every file, which the paper said nowhere while it presented the folder
+    as the cohort."""
+    from eibench.report.cohort_numbers import add_file_names, tally
+
+    from .rule_map import RULE_SCRIPTS
+
+    conv = pd.DataFrame({"provider": ["esconv"] * 1300, "om_model": ["human-supporter"] * 1300})
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_file_names(nums, conv)
+    assert nums.entries["files.providers"]["display"] == '"esconv" (1300 of 1300)'
+    assert nums.entries["files.reply_authors"]["display"] == '"human-supporter" (1300 of 1300)'
+    assert tally(pd.Series(["simulated", None])) == '"simulated" (1 of 2) and none (1 of 2)'
+    mixed = pd.Series(["a", "b", "b", "c", " ", "d", "e", None], dtype="string")
+    assert tally(mixed) == '"b" (2 of 8), none (2 of 8), "a" (1 of 8) and 3 other values (3 of 8)'
+    assert tally(pd.Series(["x"] * 12000)) == '"x" (12 000 of 12 000)'
+    empty = Numbers(scripts=RULE_SCRIPTS)
+    add_file_names(empty, pd.DataFrame({"conversation_id": []}))
+    assert empty.entries["files.providers"]["display"] == empty.entries["files.reply_authors"]["display"] == "none"

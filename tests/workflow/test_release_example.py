@@ -73,7 +73,7 @@ def test_the_release_example_with_the_overlay_passes_the_parse_stage(tmp_path):
 QUICK = """
 cohorts:
   attunebench:
-    about: {name: Hand-written corpus, source: tests/data/release/valid, citation: null,
+    about: {name: Hand-written corpus, source: null, citation: null,
             description: two conversations written for the reader's tests}
 statistics:
   n_bootstrap: 200
@@ -86,7 +86,10 @@ statistics:
 def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_nothing(tmp_path):
     """The README's line on the hand-written release corpus, end to end (quick statistics): the
     title, abstract and data section name the cohort from cohorts.attunebench.about and count its
-    models by kind; nothing says simulated models or a simulation study."""
+    models by kind; nothing says simulated models or a simulation study. Its source is not
+    recorded (as in the README's line, which sets no about): the paper says so and that the build
+    does not establish the files to be the official release, and tallies what the files name as
+    provider and reply author."""
     work = copy_repo(tmp_path / "repo")
     (work / "config" / "quick.yaml").write_text(QUICK)
     argv = release_example(RELEASE / "valid")
@@ -98,7 +101,8 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     numbers = json.loads((work / "results/paper/numbers.json").read_text())
     meta, entries = numbers["meta"], numbers["entries"]
     assert meta["simulation"] is False and meta["simulated_cohort"] is False and meta["simulated_models"] == []
-    assert entries["cohort.name"]["value"] == "Hand-written corpus" and "cohort.citation" not in entries
+    assert entries["cohort.name"]["value"] == "Hand-written corpus"
+    assert "cohort.citation" not in entries and "cohort.source" not in entries
     assert entries["models.described"]["value"] == "3 offline baselines"
     assert entries["models.n_simulated"]["value"] == entries["models.n_human"]["value"] == 0
     text = " ".join(" ".join(p.extract_text() for p in PdfReader(work / "paper/build/paper.pdf").pages).split())
@@ -109,6 +113,13 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     assert "no language model was evaluated" in text
     assert "Real data · cohort: Hand-written corpus · offline baselines only, no language model" in text  # header
     assert "On this cohort the composite covers" in text
+    assert (
+        "Built from Hand-written corpus, two conversations written for the reader's tests, whose source is "
+        "not recorded: this build does not establish that its files are the official AttuneBench release."
+    ) in text.replace("\u2019", "'")
+    assert "The source of these files is not recorded" in text and "Source:" not in text
+    assert 'The files name as provider (metadata.provider) "simulated" (1 of 2) and none (1 of 2)' in text
+    assert 'original model in the release format) "om-a" (1 of 2) and "om-b" (1 of 2).' in text
     # The corpus has no post-chat ratings (a release-format extension): Table 1 leaves them out.
     assert "Post-chat ratings normalised" not in text and "post-chat ratings of the assistant" not in text
     # (the scaling record of the reproducibility section is measured on the synthetic cohort: named there)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..metrics.composite import PILLAR_WEIGHTS
 from ..metrics.registry import BY_NAME
-from .numbers import Numbers, plural
+from .numbers import Numbers, int_display, plural
 
 RULE, AGG, INGEST = "paper_numbers", "aggregate_scores", "ingest_conversations"
 
@@ -130,3 +130,45 @@ def add_post_chat_ratings(nums: Numbers, ratings: pd.DataFrame) -> None:
         note="conversations with post-chat ratings (postChatRatings, an extension of the release format)",
     )
     nums.add("post_chat.items", joined(sorted(str(i) for i in ratings["item"].dropna().unique())) or "none", INGEST)
+
+
+#: The most values of a metadata field that a tally names; the rest are counted together.
+TALLY_NAMED = 3
+
+
+def quoted(value: str) -> str:
+    """``value`` in double quotes, as the paper names a value the files give."""
+    return f'"{value}"'
+
+
+def tally(values: pd.Series, top: int = TALLY_NAMED) -> str:
+    """The values of one metadata field over a cohort's files in words, most frequent first (ties
+    by value, none last), each quoted with its count of the files: '"esconv" (1300 of 1300)',
+    '"simulated" (1 of 2) and none (1 of 2)' (none: the field absent, null or blank). Beyond
+    ``top`` values the others are counted together ('2 other values (5 of 200)'); "" for no file."""
+    n = len(values)
+    text = values.astype("string").str.strip().replace("", pd.NA)
+    counts: list[tuple[str | None, int]] = [(str(v), int(k)) for v, k in text.value_counts().items()]
+    if text.isna().any():
+        counts.append((None, int(text.isna().sum())))
+    counts.sort(key=lambda vk: (-vk[1], vk[0] is None, vk[0] or ""))
+
+    def share(k: int) -> str:
+        return f"({int_display(k)} of {int_display(n)})"
+
+    words = [f"{'none' if v is None else quoted(v)} {share(k)}" for v, k in counts[:top]]
+    if rest := counts[top:]:
+        words.append(f"{len(rest)} other values {share(sum(k for _, k in rest))}")
+    return joined(words)
+
+
+def add_file_names(nums: Numbers, conv: pd.DataFrame) -> None:
+    """Add ``files.providers`` and ``files.reply_authors``: what the cohort's files give as
+    ``metadata.provider`` and ``metadata.model`` (the gold conversations table's ``provider`` and
+    ``om_model``: the release format's original model, the author of the replies), tallied
+    (:func:`tally`; "none" for a cohort without files). The data section prints them for a
+    real cohort: what the files say of where the chats come from, which a build of a folder
+    whose source is not recorded cannot establish otherwise."""
+    for key, column, field in (("providers", "provider", "provider"), ("reply_authors", "om_model", "model")):
+        values = conv[column] if column in conv else pd.Series([None] * len(conv), dtype="string")
+        nums.add(f"files.{key}", tally(values) or "none", INGEST, note=f"metadata.{field} of the files, tallied")

@@ -22,6 +22,11 @@ def fmt(value: float, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def int_display(value: int) -> str:
+    """An integer as the numbers file prints it: digits grouped by spaces from 10 000 on."""
+    return f"{value:,}".replace(",", " ") if abs(value) >= 10000 else str(value)
+
+
 def plural(count: int, one: str, many: str) -> str:
     """The word that agrees with a printed ``count``: ``one`` for 1, ``many`` otherwise (0
     included), a noun or a verb, e.g. f"{k} {plural(k, 'conversation', 'conversations')}"."""
@@ -157,7 +162,7 @@ class Numbers:
         if isinstance(value, bool):
             display = "yes" if value else "no"
         elif isinstance(value, int):
-            display = f"{value:,}".replace(",", " ") if abs(value) >= 10000 else str(value)
+            display = int_display(value)
         elif isinstance(value, float):
             display = fmt(value, digits)
         else:
