@@ -135,3 +135,20 @@ def test_the_files_provider_and_reply_author_are_tallied():
     empty = Numbers(scripts=RULE_SCRIPTS)
     add_file_names(empty, pd.DataFrame({"conversation_id": []}))
     assert empty.entries["files.providers"]["display"] == empty.entries["files.reply_authors"]["display"] == "none"
+
+
+def test_the_reply_author_is_named_as_the_files_name_it():
+    """The benchmark section called the reply the behaviour questions are about 'the original
+    model's reply' on any cohort but ESConv, while a folder of ESConv's chats names its author
+    'human-supporter'. The release format (docs/release-format.md) gives no rule telling a human
+    author from a model, so the paper names the author as the files give it."""
+    from eibench.report.cohort_numbers import add_file_names, named_alternatives
+
+    from .rule_map import RULE_SCRIPTS
+
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_file_names(nums, pd.DataFrame({"provider": ["esconv"] * 3, "om_model": ["human-supporter"] * 3}))
+    assert nums.entries["files.reply_author"]["display"] == '"human-supporter"'
+    assert named_alternatives(pd.Series(["om-b", "om-a", None])) == '"om-a" or "om-b"'
+    assert named_alternatives(pd.Series(["a", "b", "b", "c", "d", "e", " "])) == '"b", "a", "c" or one of 2 other names'
+    assert named_alternatives(pd.Series([None, None], dtype="string")) == "none"

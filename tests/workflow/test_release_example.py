@@ -120,6 +120,16 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     assert "The source of these files is not recorded" in text and "Source:" not in text
     assert 'The files name as provider (metadata.provider) "simulated" (1 of 2) and none (1 of 2)' in text
     assert 'original model in the release format) "om-a" (1 of 2) and "om-b" (1 of 2).' in text
+    # The reply the behaviour questions are about is named as the files name its author (the
+    # release format's metadata.model), not called a model's; the annotations are the files'.
+    assert entries["files.reply_author"]["value"] == '"om-a" or "om-b"'
+    assert (
+        "questions about the original reply (as observer and as predicted participant; the files name the "
+        'reply\'s author "om-a" or "om-' in text.replace("\u2019", "'")
+    )
+    assert "original model's reply" not in text.replace("\u2019", "'")
+    assert "score their predictions of the turn-by-turn annotations in the files" in text
+    assert "predictions of the participants' own" not in text.replace("\u2019", "'")
     # The corpus has no post-chat ratings (a release-format extension): Table 1 leaves them out.
     assert "Post-chat ratings normalised" not in text and "post-chat ratings of the assistant" not in text
     # (the scaling record of the reproducibility section is measured on the synthetic cohort: named there)

@@ -162,13 +162,36 @@ def tally(values: pd.Series, top: int = TALLY_NAMED) -> str:
     return joined(words)
 
 
+def named_alternatives(values: pd.Series, top: int = TALLY_NAMED) -> str:
+    """The distinct values of one metadata field, quoted, most frequent first, as alternatives:
+    '"human-supporter"', '"om-a" or "om-b"', '"a", "b", "c" or one of 2 other names' (null and
+    blank values left out); "none" when no file gives one."""
+    text = values.astype("string").str.strip().replace("", pd.NA).dropna()
+    counts = sorted(((str(v), int(k)) for v, k in text.value_counts().items()), key=lambda vk: (-vk[1], vk[0]))
+    names = [quoted(v) for v, _ in counts[:top]]
+    if len(counts) > top:
+        names.append(f"one of {len(counts) - top} other names")
+    if not names:
+        return "none"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def add_file_names(nums: Numbers, conv: pd.DataFrame) -> None:
     """Add ``files.providers`` and ``files.reply_authors``: what the cohort's files give as
     ``metadata.provider`` and ``metadata.model`` (the gold conversations table's ``provider`` and
     ``om_model``: the release format's original model, the author of the replies), tallied
-    (:func:`tally`; "none" for a cohort without files). The data section prints them for a
+    (:func:`tally`; "none" for a cohort without files), and ``files.reply_author``, the authors
+    named (:func:`named_alternatives`), which the benchmark section names as the author of the
+    reply the behaviour questions are about. The data section prints the tallies for a
     real cohort: what the files say of where the chats come from, which a build of a folder
     whose source is not recorded cannot establish otherwise."""
     for key, column, field in (("providers", "provider", "provider"), ("reply_authors", "om_model", "model")):
         values = conv[column] if column in conv else pd.Series([None] * len(conv), dtype="string")
         nums.add(f"files.{key}", tally(values) or "none", INGEST, note=f"metadata.{field} of the files, tallied")
+    authors = conv["om_model"] if "om_model" in conv else pd.Series([None] * len(conv), dtype="string")
+    nums.add(
+        "files.reply_author",
+        named_alternatives(authors),
+        INGEST,
+        note="the author of the original replies as the files name it (metadata.model): any of these",
+    )
