@@ -21,10 +21,13 @@ def entry(value: Any, display: str | None = None) -> dict[str, Any]:
     return {"value": value, "display": display}
 
 
-def section_text(tmp_path: Path, name: str, entries: dict[str, Any], meta: dict[str, Any]) -> str:
+def section_text(
+    tmp_path: Path, name: str, entries: dict[str, Any], meta: dict[str, Any], bibliography: bool = False
+) -> str:
     """The text of section ``name`` compiled alone with ``entries`` (key -> value, or an
     ``entry``) and ``meta``, its whitespace squashed to single spaces and its typographic
-    apostrophes plain."""
+    apostrophes plain. ``bibliography``: with the manuscript's bibliography after it, for a
+    section that cites (its references list is part of the text)."""
     (tmp_path / "paper" / "sections").mkdir(parents=True, exist_ok=True)
     (tmp_path / "results" / "paper").mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "paper" / "numbers.typ", tmp_path / "paper")
@@ -32,6 +35,10 @@ def section_text(tmp_path: Path, name: str, entries: dict[str, Any], meta: dict[
     made = {k: v if isinstance(v, dict) and "value" in v else entry(v) for k, v in entries.items()}
     (tmp_path / "results" / "paper" / "numbers.json").write_text(json.dumps({"meta": meta, "entries": made}))
     main = tmp_path / "paper" / "main.typ"
-    main.write_text(f'#set heading(numbering: "1.")\n#include "sections/{name}"\n', encoding="utf-8")
+    source = f'#set heading(numbering: "1.")\n#include "sections/{name}"\n'
+    if bibliography:
+        shutil.copy(REPO / "paper" / "references.bib", tmp_path / "paper")
+        source += '#bibliography("references.bib")\n'
+    main.write_text(source, encoding="utf-8")
     text = " ".join(pdf_text(typst.compile(str(main), root=str(tmp_path))).split())
     return text.replace("\u2019", "'")
