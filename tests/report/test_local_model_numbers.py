@@ -58,22 +58,19 @@ def _inputs(model_scores, chance_scores):
     return pd.DataFrame(rows), invalid, record
 
 
+def _add(nums: Numbers, record, scores, invalid, **kw) -> None:
+    """``add_local_model`` for the model "small" (small.gguf) against the chance baseline on
+    binary_om_acc, seed 1, 200 resamples, answers replayed from its record unless ``kw`` says."""
+    kw = {"collection": REPLAYED, **kw}
+    add_local_model(
+        nums, "small", "small.gguf", record, scores, invalid, "binary_om_acc", "chance", seed=1, n_bootstrap=200, **kw
+    )
+
+
 def test_the_numbers_of_the_section():
     scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(
-        nums,
-        "small",
-        "small.gguf",
-        record,
-        scores,
-        invalid,
-        "binary_om_acc",
-        "chance",
-        seed=1,
-        n_bootstrap=200,
-        collection=REPLAYED,
-    )
+    _add(nums, record, scores, invalid)
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
     assert e["score"] == pytest.approx(0.6) and e["chance_score"] == pytest.approx(0.3)
     assert e["difference"] == pytest.approx(0.3) and e["n_better_than_chance"] == 3
@@ -108,19 +105,7 @@ def test_ten_conversations_can_reject_chance_and_say_whether_they_do(ahead, reje
     chance = [0.5] * ahead + [0.7] * (10 - ahead)
     scores, invalid, record = _inputs(model, chance)
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(
-        nums,
-        "small",
-        "small.gguf",
-        record,
-        scores,
-        invalid,
-        "binary_om_acc",
-        "chance",
-        seed=1,
-        n_bootstrap=200,
-        collection=REPLAYED,
-    )
+    _add(nums, record, scores, invalid)
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
     assert e["min_p"] == pytest.approx(2 / 2**10) and e["can_reject"] is True
     assert e["rejects_chance"] is rejects and (e["p_vs_chance"] <= 0.05) is rejects
@@ -129,19 +114,7 @@ def test_ten_conversations_can_reject_chance_and_say_whether_they_do(ahead, reje
 def test_one_conversation_gives_no_interval_and_no_test():
     scores, invalid, record = _inputs([0.5], [0.3])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(
-        nums,
-        "small",
-        "small.gguf",
-        record,
-        scores,
-        invalid,
-        "binary_om_acc",
-        "chance",
-        seed=1,
-        n_bootstrap=200,
-        collection=REPLAYED,
-    )
+    _add(nums, record, scores, invalid)
     e = nums.entries
     assert e["local_model.testable"]["value"] is False and e["local_model.n_conversations"]["value"] == 1
     assert e["local_model.score"]["value"] == pytest.approx(0.5)
@@ -178,19 +151,7 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     model = [0.5, 0.6, 0.7, 0.8, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6][:n_conversations]
     scores, invalid, record = _inputs(model, [0.3, 0.4, 0.2, 0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5][:n_conversations])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(
-        nums,
-        "small",
-        "small.gguf",
-        record,
-        scores,
-        invalid,
-        "binary_om_acc",
-        "chance",
-        seed=1,
-        n_bootstrap=200,
-        collection=REPLAYED,
-    )
+    _add(nums, record, scores, invalid)
     if max_turns is not None:  # an ESConv sample cut to its first turns (report.esconv_numbers)
         nums.add("esconv.max_turns", max_turns, "paper_numbers")
         nums.add("esconv.n_conversations_cut", n_conversations, "paper_numbers")
@@ -239,19 +200,7 @@ def _printed(tmp_path, nums: Numbers) -> str:
 def _section_numbers(collection, model=(0.5, 0.6, 0.7), chance=(0.3, 0.4, 0.2), invalid=None) -> Numbers:
     scores, default_invalid, record = _inputs(list(model), list(chance))
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(
-        nums,
-        "small",
-        "small.gguf",
-        record,
-        scores,
-        default_invalid if invalid is None else invalid,
-        "binary_om_acc",
-        "chance",
-        seed=1,
-        n_bootstrap=200,
-        collection=collection,
-    )
+    _add(nums, record, scores, default_invalid if invalid is None else invalid, collection=collection)
     return nums
 
 
@@ -400,20 +349,7 @@ def test_the_strict_rules_figure_is_printed_beside_the_parity_one(tmp_path):
         columns=["em_model", "mode", "rule_set", "rule", "count"],
     )
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
-    add_local_model(
-        nums,
-        "small",
-        "small.gguf",
-        record,
-        scores,
-        invalid,
-        "binary_om_acc",
-        "chance",
-        seed=1,
-        n_bootstrap=200,
-        collection=REPLAYED,
-        rule_counts=rule_counts,
-    )
+    _add(nums, record, scores, invalid, rule_counts=rule_counts)
     e = {k.removeprefix("local_model."): v["value"] for k, v in nums.entries.items()}
     assert (e["n_better_than_chance"], e["n_worse_than_chance"], e["n_tied_with_chance"]) == (6, 3, 1)
     assert (e["strict_n_better_than_chance"], e["strict_n_worse_than_chance"], e["strict_n_tied_with_chance"]) == (
