@@ -245,3 +245,41 @@ def test_the_simulation_captions_explain_open_dots_and_dashes_only_where_drawn(s
     assert not reader.shows("open where the coverage is a share over the models")
     assert not reader.shows("where the coverage is a mean over models, not a count")
     assert reader.shows("where a statistic has no value on this design")
+
+
+def test_a_romantic_contrast_without_a_mixed_model_estimate_prints_no_number(small_run, tmp_path):
+    """Release build on ESConv's chats: the mixed model of the composite gave a singular fit, and
+    the topics section printed "the adjusted contrast with the other topics is – composite points
+    ([–, –])". It says that the mixed model gave no estimate and why, and gives the claim's own
+    estimate (the difference the claims table prints) instead (small run, numbers edited so that
+    claim C5 is testable: its cohort has no romantic conversation)."""
+
+    def romantic(estimated: bool, verdict: str) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _set(e, "claim.C5.verdict", verdict)
+            _set(e, "claim.C5.estimate", 0.41, "0.41", ci=[-0.14, 0.97], ci_display="[-0.14, 0.97]")
+            _set(e, "unc.claims_use_primary", True)  # no scheme named: the test reads the sentence alone
+            if estimated:
+                _set(e, "topics.romantic_composite", -4.2, "-4.2", ci=[-5.1, -3.3], ci_display="[-5.1, -3.3]")
+            else:
+                _set(e, "topics.romantic_composite", None, "–", ci=[None, None], ci_display="[–, –]")
+            _set(e, "topics.romantic_estimated", estimated, "yes" if estimated else "no")
+            _set(e, "topics.romantic_no_estimate", "none" if estimated else "singular fit")
+            _set(e, "topics.hardest", "Family")
+            _set(e, "topics.p_romantic_hardest", 0.0, "0.00")
+            _set(e, "topics.n_romantic", 239)
+
+        return edit
+
+    reader = _compiled(small_run, romantic(False, "inconclusive"), tmp_path)
+    assert reader.shows(
+        "is inconclusive on the simulated data: the mixed model gave no adjusted contrast with the other topics "
+        "(singular fit), and the claim's estimate in Table"
+    )
+    assert reader.shows("that of the other topics, is 0.41 points (95% interval [-0.14, 0.97]); the hardest topic")
+    assert not reader.shows("composite points ([–, –])") and not reader.shows("is – composite points")
+    reader = _compiled(small_run, romantic(False, "supported"), tmp_path)
+    assert reader.shows("(the mixed model with a random intercept per participant gave no estimate: singular fit), and")
+    assert not reader.shows("or – ([–, –])")
+    reader = _compiled(small_run, romantic(True, "inconclusive"), tmp_path)
+    assert reader.shows("the adjusted contrast with the other topics is -4.2 composite points ([-5.1, -3.3]); the")

@@ -259,25 +259,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     add("diagnosis.n_diagnosed", int(first["n_diagnosed"]), "stats_subgroups")
     add("diagnosis.n_not_diagnosed", int(first["n_not_diagnosed"]), "stats_subgroups")
 
-    romantic = _read_optional(paths["romantic"])
-    romantic = romantic[romantic["metric"] == "composite"] if len(romantic) else romantic
-    if len(romantic):
-        r = romantic.iloc[0]  # the first pre-specified category
-        add(
-            "topics.romantic_composite",
-            float(r["adjusted"]),
-            "stats_topics",
-            digits=1,
-            ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])),
-        )
-        add(
-            "topics.hardest",
-            str(r["hardest"]) if pd.notna(r["hardest"]) else "–",
-            "stats_topics",
-            note="none with fewer than two topic categories",
-        )
-        add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
-        add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
+    add_romantic(nums, _read_optional(paths["romantic"]))
 
     topics = _read_optional(paths["topics"])
     composite = topics[topics["metric"] == "composite"] if len(topics) else topics
@@ -364,6 +346,51 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         }
     )
     return tables
+
+
+def add_romantic(nums: Numbers, romantic: pd.DataFrame) -> None:
+    """Add the numbers of the romantic contrast on the composite (``topics.*``) from rule
+    stats_topics' romantic_contrast.csv (``romantic``; empty when the analysis did not apply,
+    which adds none): the mixed model's adjusted contrast and its interval
+    (``topics.romantic_composite``), whether the mixed model gave one
+    (``topics.romantic_estimated``: a failed fit or a design without the term gives NaN, which the
+    paper must not print as a number) and, when it did not, why (``topics.romantic_no_estimate``:
+    the kind of failed fit, ``mixed.FIT_FAILURES``, else the table's ``mixed_model_note``)."""
+    romantic = romantic[romantic["metric"] == "composite"] if len(romantic) else romantic
+    if not len(romantic):
+        return
+    r = romantic.iloc[0]  # the first pre-specified category
+    adjusted = float(r["adjusted"])
+    nums.add(
+        "topics.romantic_composite",
+        adjusted,
+        "stats_topics",
+        digits=1,
+        ci=(float(r["adjusted_lo"]), float(r["adjusted_hi"])),
+    )
+    estimated = bool(np.isfinite(adjusted))
+    nums.add(
+        "topics.romantic_estimated",
+        estimated,
+        "stats_topics",
+        note="whether the mixed model gave the adjusted romantic contrast on the composite",
+    )
+    note = "" if pd.isna(r.get("mixed_model_note")) else str(r["mixed_model_note"])
+    nums.add(
+        "topics.romantic_no_estimate",
+        "none" if estimated else (fit_failure_kind(note) or note or "no estimate"),
+        "stats_topics",
+        note="why the mixed model gave no adjusted romantic contrast (results/stats/topics/romantic_contrast.csv, "
+        "mixed_model_note)",
+    )
+    nums.add(
+        "topics.hardest",
+        str(r["hardest"]) if pd.notna(r["hardest"]) else "–",
+        "stats_topics",
+        note="none with fewer than two topic categories",
+    )
+    nums.add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
+    nums.add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
 
 def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
