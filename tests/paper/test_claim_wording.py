@@ -283,3 +283,34 @@ def test_a_romantic_contrast_without_a_mixed_model_estimate_prints_no_number(sma
     assert not reader.shows("or – ([–, –])")
     reader = _compiled(small_run, romantic(True, "inconclusive"), tmp_path)
     assert reader.shows("the adjusted contrast with the other topics is -4.2 composite points ([-5.1, -3.3]); the")
+
+
+def test_the_drift_sentence_counts_only_the_metrics_with_values(small_run, tmp_path):
+    """Release build on ESConv's chats: "of each of the 2 turn-level metrics analysed for drift
+    (Binary OM accuracy and Emotion F1)", though emotion F1 has no value there (claim C4b names
+    it, so it is analysed). The sentence counts and names the metrics with values and says which
+    have none (small run, numbers edited)."""
+
+    def drift(with_values: list[str], without: list[str]) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _set(e, "drift.n_metrics", len(with_values))
+            _set(e, "drift.metrics", " and ".join(with_values) or "none")
+            _set(e, "drift.n_no_values", len(without))
+            _set(e, "drift.no_values", " and ".join(without) or "none")
+
+        return edit
+
+    reader = _compiled(small_run, drift(["Binary OM accuracy"], ["Emotion F1"]), tmp_path)
+    assert reader.shows(
+        "of the turn-level metric analysed for drift that has values (Binary OM accuracy); Emotion F1 has no values "
+        "in this simulated cohort, and its panel says so."
+    )
+    assert not reader.shows("turn-level metrics analysed for drift (Binary OM accuracy and Emotion F1)")
+    reader = _compiled(small_run, drift(["Binary OM accuracy", "Binary HP accuracy"], ["Emotion F1"]), tmp_path)
+    assert reader.shows(
+        "of each of the 2 turn-level metrics analysed for drift that have values (Binary OM accuracy and Binary HP"
+    )
+    reader = _compiled(small_run, drift([], ["Emotion F1"]), tmp_path)
+    assert reader.shows(
+        "draws no slope: no turn-level metric analysed for drift has values in this simulated cohort (Emotion F1)."
+    )

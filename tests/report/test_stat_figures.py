@@ -450,6 +450,24 @@ def test_drift_one_panel_per_metric_pooled_row_on_top():
     assert all(n_errorbars(ax) == 3 for ax in axes)
 
 
+def test_drift_labels_a_metric_without_values():
+    """Release build on ESConv's chats: claim C4b names emotion F1, so rule stats_drift analyses
+    it, but the cohort has no emotion annotation (n_turns 0, every slope NaN). Its panel said
+    nothing; it now says that the metric has no values, as the capability profiles do, and
+    draws no axis."""
+    table = drift_table().assign(n_turns=100)
+    empty = table["metric"] == "emotion_f1"
+    table.loc[empty, ["slope", "slope_lo", "slope_hi", "mean_early", "mean_middle", "mean_late"]] = np.nan
+    table.loc[empty, "n_turns"] = 0
+    fig = sf.drift(table, SRC)
+    axes = visible_axes(fig)
+    assert [ax.get_title() for ax in axes] == ["Emotion F1", "Binary OM accuracy"]
+    assert [t.get_text().replace("\n", " ") for t in axes[0].texts] == [sf.NO_VALUES] and not axes[1].texts
+    assert n_errorbars(axes[1]) == 3 and list(axes[0].get_xticks()) == []
+    assert sf.drift_metrics_with_values(table) == {"binary_om_acc"}
+    assert sf.drift_metrics_with_values(table.drop(columns="n_turns")) == {"binary_om_acc"}  # by the slopes
+
+
 def test_humans_points_coloured_by_verdict():
     fig = sf.humans_vs_models(humans_table(), SRC)
     axes = visible_axes(fig)

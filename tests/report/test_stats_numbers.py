@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 from eibench.report.numbers import Numbers
-from eibench.report.stats_numbers import add_romantic
+from eibench.report.stats_numbers import add_drift, add_romantic
 
-SCRIPTS = {"stats_topics": "workflow/scripts/stats_topics.py"}
+SCRIPTS = {r: f"workflow/scripts/{r}.py" for r in ("stats_topics", "stats_drift")}
 
 
 def _romantic(adjusted: float, note: str) -> pd.DataFrame:
@@ -60,3 +60,47 @@ def test_no_romantic_contrast_adds_no_topic_numbers():
     nums = Numbers(scripts=SCRIPTS)
     add_romantic(nums, pd.DataFrame())
     assert nums.entries == {}
+
+
+def _page(n_turns: list[int]) -> pd.DataFrame:
+    """page_trend.csv of rule stats_drift for binary OM accuracy and emotion F1."""
+    nan = float("nan")
+    value = [0.03 if n else nan for n in n_turns]
+    return pd.DataFrame(
+        {
+            "metric": ["binary_om_acc", "emotion_f1"],
+            "L": [32.0 if n else nan for n in n_turns],
+            "p_decreasing": [0.97 if n else nan for n in n_turns],
+            "p_increasing": [0.09 if n else nan for n in n_turns],
+            "n_blocks": [3 if n else 0 for n in n_turns],
+            "slope": value,
+            "slope_lo": value,
+            "slope_hi": value,
+            "late_minus_early": value,
+            "late_early_lo": [v - 0.01 for v in value],
+            "late_early_hi": [v + 0.01 for v in value],
+            "n_turns": n_turns,
+        }
+    )
+
+
+def test_the_drift_numbers_count_and_name_only_the_metrics_with_values():
+    """Release build on ESConv's chats: the paper said "each of the 2 turn-level metrics analysed
+    for drift (Binary OM accuracy and Emotion F1)", though emotion F1 has no value there."""
+    nums = Numbers(scripts=SCRIPTS)
+    add_drift(nums, _page([43926, 0]))
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["drift.n_metrics"] == 1 and e["drift.metrics"] == "Binary OM accuracy"
+    assert e["drift.n_no_values"] == 1 and e["drift.no_values"] == "Emotion F1"
+    assert e["drift.binary_om_acc.p_page"] == "0.180" and e["drift.emotion_f1.p_page"] == "–"
+
+    nums = Numbers(scripts=SCRIPTS)
+    add_drift(nums, _page([43926, 1200]))
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["drift.n_metrics"] == 2 and e["drift.metrics"] == "Binary OM accuracy and Emotion F1"
+    assert e["drift.n_no_values"] == 0 and e["drift.no_values"] == "none"
+
+    nums = Numbers(scripts=SCRIPTS)
+    add_drift(nums, _page([43926, 0]).iloc[:0])  # no metric analysed: the header alone
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["drift.n_metrics"] == 0 and e["drift.metrics"] == "none" and e["drift.n_no_values"] == 0

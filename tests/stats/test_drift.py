@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -177,3 +179,40 @@ def test_a_metric_without_turn_values_has_no_drift_to_draw(drifting):
         assert not study.defined("binary_om_acc", [])
     finally:
         del study.values["pairwise_acc_absent"]
+
+
+def test_a_metric_without_turn_values_computes_nothing_and_warns_nothing():
+    """A claim names emotion F1 (C4b), so rule stats_drift analyses it even in a cohort without
+    emotion annotations (ESConv's chats): every number is NaN, its turns are counted 0 in both
+    records (the paper counts the metrics with values by them), and no empty mean or all-NaN
+    resample set is computed (numpy's "invalid value in divide" and "All-NaN slice" warnings)."""
+    turns = pd.DataFrame(
+        {
+            "em_model": ["a", "a", "b", "b"],
+            "conversation_id": ["c000", "c001"] * 2,
+            "rel_position": [0.0, 1.0] * 2,
+            "emotion_f1": [np.nan] * 4,
+        }
+    )
+    study = make_study({"emotion_f1": np.full((2, 2), np.nan)}, models=["a", "b"], turns=turns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table, page = drift.turn_drift(study, "emotion_f1", [0, 1], np.ones((5, 2)))
+    assert table["n_turns"].tolist() == [0, 0, 0] and page["n_turns"] == 0 and page["n_blocks"] == 0
+    numbers = [c for c in drift.DRIFT_COLUMNS if c not in ("metric", "em_model", "n_turns")]
+    assert table[numbers].isna().all().all()
+    assert all(np.isnan(page[k]) for k in drift.PAGE_COLUMNS if k not in ("metric", "n_blocks", "n_turns"))
+    assert tuple(page) == drift.PAGE_COLUMNS
+
+
+def test_the_page_record_counts_the_pooled_turns(drifting):
+    _, _, models, _, table, page = drifting
+    assert page["n_turns"] == table["n_turns"].iloc[-1] == table["n_turns"].iloc[:-1].sum() > 0
+
+
+def test_a_resample_without_any_turn_has_no_slope_and_no_warning():
+    x, y = np.array([0.0, 0.5, 1.0]), np.array([1.0, 2.0, 3.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = drift._weighted_slope(x, y, np.array([[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]))
+    assert got[0] == pytest.approx(2.0) and np.isnan(got[1])

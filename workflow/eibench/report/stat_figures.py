@@ -562,15 +562,20 @@ def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     of each model's score on relative turn position (late minus early scale) with its 95%
     interval. The pooled slope over all compared models is drawn in black at the top; zero is
     dashed.
+
+    A metric analysed without any value (a drift claim names it, but the cohort lacks its kind of
+    annotation: ``n_turns`` 0 in every row, or no slope where the table has no ``n_turns``) keeps
+    its panel, which says so (:data:`NO_VALUES`) and draws no axis.
     """
     if not _has(table, "metric", "em_model", "slope", "slope_lo", "slope_hi"):
         return no_data_figure(caption_source, "turn drift")
     style.apply()
     models = sorted(set(table["em_model"].astype(str)) - {POOLED}, reverse=True)
     models += [POOLED] if POOLED in set(table["em_model"]) else []
+    metrics = metric_order(table["metric"])
     grid = _facet_forest(
         table,
-        metric_order(table["metric"]),
+        metrics,
         models,
         "slope",
         "slope_lo",
@@ -581,9 +586,27 @@ def drift(table: pd.DataFrame, caption_source: str) -> plt.Figure:
         0.17 * len(models) + 1.2,
         zero=True,
     )
+    empty = set(metrics) - drift_metrics_with_values(table)
+    for ax, metric in zip(grid.axes.flat, metrics):
+        if metric in empty:  # analysed, but the cohort has no value of it: say so, draw no axis
+            for line in ax.get_lines():  # the dashed zero
+                line.remove()
+            ax.set_xticks([])
+            ax.set_xlabel("")
+            ax.text(0.5, 0.5, _wrap(NO_VALUES, 14), ha="center", va="center", transform=ax.transAxes, color=GREY)
     style.source(grid.figure, caption_source)
     _layout(grid.figure)
     return grid.figure
+
+
+def drift_metrics_with_values(table: pd.DataFrame) -> set[str]:
+    """The metrics of rule stats_drift's table (drift.csv) that have a value at some turn: a row
+    with ``n_turns`` above 0, or, in a table without that column, a slope."""
+    if "n_turns" in table:
+        has = table["n_turns"].fillna(0).astype(float) > 0
+    else:
+        has = table["slope"].notna()
+    return set(table.loc[has, "metric"].astype(str))
 
 
 def human_colour(row) -> str:

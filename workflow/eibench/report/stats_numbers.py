@@ -286,23 +286,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"mixed.{name}", n, "stats_subgroups", note=note)
     add("mixed.failures", mixed_model_failures(notes), "stats_subgroups", note=note)
 
-    page = pd.read_csv(paths["page"]).set_index("metric")
-    add("drift.n_metrics", int(len(page)), "stats_drift", note="turn-level metrics analysed for drift (figure drift)")
-    add("drift.metrics", joined([label_of(str(m)) for m in page.index]) or "none", "stats_drift")
-    for metric, r in page.iterrows():
-        add(
-            f"drift.{metric}.late_minus_early",
-            float(r["late_minus_early"]),
-            "stats_drift",
-            digits=3,
-            ci=(float(r["late_early_lo"]), float(r["late_early_hi"])),
-        )
-        # Two-sided, as in the claims: twice the smaller of the two one-sided p-values.
-        add(
-            f"drift.{metric}.p_page",
-            fmt_p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))),
-            "stats_drift",
-        )
+    add_drift(nums, pd.read_csv(paths["page"]))
 
     humans = _read_optional(paths["humans_paired"])
     add("humans.available", not humans.empty, "stats_humans")
@@ -391,6 +375,37 @@ def add_romantic(nums: Numbers, romantic: pd.DataFrame) -> None:
     )
     nums.add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
     nums.add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
+
+
+def add_drift(nums: Numbers, page: pd.DataFrame) -> None:
+    """Add the turn-drift numbers (``drift.*``) from rule stats_drift's Page record
+    (page_trend.csv: one row per metric analysed, with ``n_turns``, its turns with a value over
+    the compared models). A metric a drift claim names is analysed even where the cohort has no
+    value of it: ``drift.n_metrics`` and ``drift.metrics`` count and name the metrics with values
+    (whose slopes figure drift draws), ``drift.n_no_values`` and ``drift.no_values`` the others
+    (figure drift labels their panels, :data:`stat_figures.NO_VALUES`). Per metric, the pooled
+    late - early contrast and the two-sided p of Page's test."""
+    page = page.set_index("metric")
+    has_values = page["n_turns"].fillna(0).astype(int) > 0
+    note = "turn-level metrics analysed for drift {} (figure drift)"
+    nums.add("drift.n_metrics", int(has_values.sum()), "stats_drift", note=note.format("that have values"))
+    nums.add("drift.metrics", joined([label_of(str(m)) for m in page.index[has_values]]) or "none", "stats_drift")
+    nums.add("drift.n_no_values", int((~has_values).sum()), "stats_drift", note=note.format("without any value"))
+    nums.add("drift.no_values", joined([label_of(str(m)) for m in page.index[~has_values]]) or "none", "stats_drift")
+    for metric, r in page.iterrows():
+        nums.add(
+            f"drift.{metric}.late_minus_early",
+            float(r["late_minus_early"]),
+            "stats_drift",
+            digits=3,
+            ci=(float(r["late_early_lo"]), float(r["late_early_hi"])),
+        )
+        # Two-sided, as in the claims: twice the smaller of the two one-sided p-values.
+        nums.add(
+            f"drift.{metric}.p_page",
+            fmt_p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))),
+            "stats_drift",
+        )
 
 
 def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:

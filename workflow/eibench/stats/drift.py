@@ -46,6 +46,7 @@ PAGE_COLUMNS = (
     "late_minus_early",
     "late_early_lo",
     "late_early_hi",
+    "n_turns",
 )
 
 
@@ -61,11 +62,15 @@ def _weighted_slope(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
 def _slope_from_sums(
     sw: np.ndarray, swx: np.ndarray, swy: np.ndarray, swxy: np.ndarray, swxx: np.ndarray
 ) -> np.ndarray:
-    mx = swx / sw
-    my = swy / sw
+    """The least-squares slopes from the weighted sums; NaN where there is no weight (no turn,
+    or a resample that draws none of them) or no spread in x, computed without dividing by 0."""
+    nan = np.full(len(sw), np.nan)
+    some = sw > 0
+    mx = np.divide(swx, sw, out=nan.copy(), where=some)
+    my = np.divide(swy, sw, out=nan.copy(), where=some)
     sxy = swxy - sw * mx * my
     sxx = swxx - sw * mx * mx
-    return np.divide(sxy, sxx, out=np.full(len(sw), np.nan), where=sxx > 0)
+    return np.divide(sxy, sxx, out=nan, where=some & (sxx > 0))
 
 
 def _per_conversation(c: np.ndarray, values: np.ndarray | None, n: int) -> np.ndarray:
@@ -83,6 +88,35 @@ def _bootstrap_slopes(x: np.ndarray, y: np.ndarray, c: np.ndarray, conv_weights:
     return _slope_from_sums(*(conv_weights @ _per_conversation(c, v, n) for v in (None, x, y, x * y, x * x)))
 
 
+def _drift_of(x: np.ndarray, y: np.ndarray, c: np.ndarray, conv_weights: np.ndarray) -> tuple:
+    """The drift numbers of one set of turns (positions ``x``, values ``y``, conversation codes
+    ``c``), in DRIFT_COLUMNS' order after the metric and the model: slope, its interval and
+    bootstrap p, the three bin means, late - early and its interval, and the number of turns.
+    Without a turn (a metric with no value here) every number is NaN and none is computed: an
+    empty mean or an all-NaN set of resamples would only warn."""
+    if len(y) == 0:
+        nan = float("nan")
+        return (nan,) * 10 + (0,)
+    slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
+    boot = _bootstrap_slopes(x, y, c, conv_weights)  # each turn weighted by its conversation's draws
+    lo, hi = percentile_interval(boot)
+    b = _bin(x)
+    means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
+    late_early = _bin_contrast(y, b, c, conv_weights)
+    llo, lhi = percentile_interval(late_early)
+    return (
+        float(slope),
+        float(lo),
+        float(hi),
+        float(bootstrap_p(boot)),
+        *means,
+        means[2] - means[0],
+        float(llo),
+        float(lhi),
+        len(y),
+    )
+
+
 def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.ndarray) -> tuple[pd.DataFrame, dict]:
     """Per-model and pooled slopes, bin means and late - early contrasts, and Page's test."""
     turns = study.turns
@@ -98,70 +132,32 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
         x = t["rel_position"].to_numpy(float)
         y = t[metric].to_numpy(float)
         c = t["conversation_id"].map(conv_index).to_numpy(int)
-        slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
-        boot = _bootstrap_slopes(x, y, c, conv_weights)  # each turn weighted by its conversation's draws
-        lo, hi = percentile_interval(boot)
-        b = _bin(x)
-        means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
-        bin_means.append(means)
-        late_early = _bin_contrast(y, b, c, conv_weights)
-        llo, lhi = percentile_interval(late_early)
-        rows.append(
-            (
-                metric,
-                name,
-                float(slope),
-                float(lo),
-                float(hi),
-                float(bootstrap_p(boot)),
-                *means,
-                means[2] - means[0],
-                float(llo),
-                float(lhi),
-                len(y),
-            )
-        )
+        row = _drift_of(x, y, c, conv_weights)
+        bin_means.append(list(row[4:7]))
+        rows.append((metric, name, *row))
         pooled_x.append(x)
         pooled_y.append(y)
         pooled_c.append(c)
-    x, y, c = np.concatenate(pooled_x), np.concatenate(pooled_y), np.concatenate(pooled_c)
-    slope = _weighted_slope(x, y, np.ones((1, len(x))))[0]
-    boot = _bootstrap_slopes(x, y, c, conv_weights)
-    lo, hi = percentile_interval(boot)
-    b = _bin(x)
-    means = [float(y[b == k].mean()) if (b == k).any() else np.nan for k in range(3)]
-    late_early = _bin_contrast(y, b, c, conv_weights)
-    llo, lhi = percentile_interval(late_early)
-    rows.append(
-        (
-            metric,
-            "all compared models",
-            float(slope),
-            float(lo),
-            float(hi),
-            float(bootstrap_p(boot)),
-            *means,
-            means[2] - means[0],
-            float(llo),
-            float(lhi),
-            len(y),
-        )
-    )
+    x, y, c = (np.concatenate(v) if v else np.array([]) for v in (pooled_x, pooled_y, pooled_c))
+    pooled = _drift_of(x, y, c.astype(int), conv_weights)
+    rows.append((metric, "all compared models", *pooled))
     table = pd.DataFrame(rows, columns=list(DRIFT_COLUMNS))
-    data = np.array(bin_means)
+    data = np.array(bin_means, dtype=float).reshape(len(bin_means), 3)
     ok = ~np.isnan(data).any(axis=1)
     page = {"metric": metric, "L": np.nan, "p_decreasing": np.nan, "p_increasing": np.nan, "n_blocks": int(ok.sum())}
     if ok.sum() >= 2:
         down = page_trend_test(data[ok], ranked=False, predicted_ranks=[3, 2, 1])  # early highest ... late lowest
         up = page_trend_test(data[ok], ranked=False, predicted_ranks=[1, 2, 3])
         page.update(L=float(down.statistic), p_decreasing=float(down.pvalue), p_increasing=float(up.pvalue))
+    slope, lo, hi, _, _, _, _, late_early, llo, lhi, n_turns = pooled
     page.update(
-        slope=float(slope),
-        slope_lo=float(lo),
-        slope_hi=float(hi),
-        late_minus_early=means[2] - means[0],
-        late_early_lo=float(llo),
-        late_early_hi=float(lhi),
+        slope=slope,
+        slope_lo=lo,
+        slope_hi=hi,
+        late_minus_early=late_early,
+        late_early_lo=llo,
+        late_early_hi=lhi,
+        n_turns=n_turns,
     )
     return table, page
 
