@@ -157,3 +157,43 @@ def test_an_effect_simulated_in_no_study_enters_no_recovery_number():
     # The range is over the effects estimated, one filter for both ends: not the 0.99 of the
     # diagnosis row, which no study estimated.
     assert e["sim.max_coverage"]["display"] == "96"
+
+
+def test_a_coverage_of_191_in_200_studies_is_printed_above_the_nominal_level():
+    """Release build on ESConv's chats: 191 of 200 intervals covered the planted romantic effect
+    (0.955, stored as 0.95499999...), printed "0.95" in the planted-effects table and "91 to 95 %"
+    in the sentence: onto the nominal level. Both round the share from its count: 0.96, 96 %."""
+    from eibench.report.coverage import add_recovery
+    from eibench.report.stats_numbers import planted_table
+
+    nan = float("nan")
+    planted = pd.DataFrame(
+        {
+            "effect": ["diagnosis", "romantic", "drift", "human", POWER],
+            "planted": [nan, -4.0, -0.1, nan, nan],
+            "mean_estimate": [nan, -4.01, -0.1, nan, nan],
+            "sign_recovery": [nan, 1.0, 1.0, nan, nan],
+            "coverage": [nan, 191 / 200, 182 / 200, nan, nan],
+            "coverage_p": [nan, coverage_test(191, 200)["coverage_p"], coverage_test(182, 200)["coverage_p"], nan, nan],
+            "n_simulations": [0, 200, 200, 0, 0],
+            "left_out": ["not simulated", "", "", "no raters", "no raters"],
+        }
+    )
+    assert planted_table(planted)["Coverage"].tolist() == ["–", "0.96", "0.91", "–", "–"]
+    assert planted_table(planted)["Correct sign"].tolist() == ["–", "1.00", "1.00", "–", "–"]
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    add_recovery(nums, planted)
+    add_coverage(nums, planted)
+    e = nums.entries
+    assert (e["sim.min_coverage"]["display"], e["sim.max_coverage"]["display"]) == ("91", "96")
+    assert e["sim.min_sign_recovery"]["display"] == "100"
+    assert e["sim.coverage_below"]["value"] == "drift (91.0 %, binomial p 0.014)"
+
+
+def test_the_false_positive_rates_round_from_their_counts():
+    """3 of 400 studies is 0.0075, stored as 0.00749999...: binary rounding printed 0.007; the
+    table rounds the share from its count, 0.008 (numbers.fmt_share)."""
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    table = add_null_rates(nums, _null([("a", 400, 3 / 400), ("b", 200, 9 / 200), ("c", 0, 0.0)]))
+    assert list(table["False-positive rate"]) == ["0.008", "0.045", "–"]
+    assert list(table["95% band"])[1:] == ["[0.020, 0.080]", "[–, –]"]

@@ -84,3 +84,36 @@ def test_one_way_to_print_a_p_value(p, shown):
 )
 def test_outward_bounds_hold_the_computed_interval(lo, hi, printed):
     assert fmt_outward(lo, hi) == printed
+
+
+@pytest.mark.parametrize(
+    "share, n, digits, scale, shown",
+    [
+        (0.955, 200, 2, 1, "0.96"),  # 191 of 200: stored as 0.95499999..., binary rounding gives 0.95
+        (191 / 200, 200, 0, 100, "96"),
+        (0.955, 200, 1, 100, "95.5"),
+        (0.91, 200, 1, 100, "91.0"),
+        (0.045, 200, 3, 1, "0.045"),
+        (0.0025, 400, 3, 1, "0.003"),  # 1 of 400: half away from zero, not to even
+        (0.125, 8, 2, 1, "0.13"),
+        (1.0, 200, 2, 1, "1.00"),
+        (0.0, 200, 2, 1, "0.00"),
+        (0.9336363636, 200, 2, 1, "0.93"),  # a mean over the models of each study: not a count
+        (0.955, None, 2, 1, "0.96"),  # no count: its shortest decimal form, 0.955
+        (-0.125, None, 2, 1, "-0.13"),
+        (float("nan"), 200, 2, 1, "–"),
+        (None, 200, 2, 1, "–"),
+    ],
+)
+def test_a_share_of_simulated_studies_rounds_from_its_count(share, n, digits, scale, shown):
+    from eibench.report.numbers import fmt_share
+
+    assert fmt_share(share, n, digits, scale) == shown
+
+
+def test_a_share_in_percent_rounds_as_the_table_prints_it():
+    from eibench.report.numbers import table_percent
+
+    assert table_percent(0.925) == 93.0  # printed 0.93 in the table
+    assert table_percent(0.955, n=200) == 96.0  # 191 of 200, printed 0.96, not 95 % beside it
+    assert math.isnan(table_percent(float("nan")))

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy import stats
 
 from ..stats.simulation import POWER_ROW
-from .numbers import Numbers, fmt, fmt_p, table_percent
+from .numbers import Numbers, fmt_p, fmt_share, table_percent
 
 RULE = "stats_simulation_summary"
 
@@ -54,8 +54,8 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
         for c, p in zip(planted["coverage"], planted["coverage_p"])
     ]
     tested = [
-        (e, float(c), p)
-        for e, c, p in zip(planted["effect"], planted["coverage"], ps)
+        (e, float(c), p, int(n))
+        for e, c, p, n in zip(planted["effect"], planted["coverage"], ps, planted["n_simulations"])
         if pd.notna(c) and math.isfinite(p)
     ]
     untested = [
@@ -64,11 +64,14 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     n_tested = [
         int(n) for n, c, p in zip(planted["n_simulations"], planted["coverage"], ps) if pd.notna(c) and math.isfinite(p)
     ]
-    below = [(e, c, p) for e, c, p in tested if c < level and p < alpha]
-    above = [(e, c, p) for e, c, p in tested if c > level and p < alpha]
+    below = [(e, c, p, n) for e, c, p, n in tested if c < level and p < alpha]
+    above = [(e, c, p, n) for e, c, p, n in tested if c > level and p < alpha]
 
-    def listing(found: list[tuple[str, float, float]]) -> str:
-        return "; ".join(f"{e} ({fmt(100 * c, 1)} %, binomial p {fmt_p(p)})" for e, c, p in found) or "none"
+    def listing(found: list[tuple[str, float, float, int]]) -> str:
+        return (
+            "; ".join(f"{e} ({fmt_share(c, n, 1, scale=100)} %, binomial p {fmt_p(p)})" for e, c, p, n in found)
+            or "none"
+        )
 
     def add(key: str, value, **kw) -> None:
         nums.add(key, value, RULE, **kw)
@@ -138,15 +141,14 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
         note="planted effects printed without numbers, each with its reason (the tests left out: sim.left_out)",
     )
     nums.add("sim.n_no_planted_value", int(len(no_value)), RULE)
-    # Percentages of shares rounded as the table prints them (2 decimals), so that 0.925, printed
-    # 0.93, is 93 % and not 92 %.
-    cov = ran["coverage"].dropna()
-    nums.add("sim.min_coverage", table_percent(cov.min()) if len(cov) else float("nan"), RULE, digits=0)
-    nums.add("sim.max_coverage", table_percent(cov.max()) if len(cov) else float("nan"), RULE, digits=0)
-    sign = ran["sign_recovery"].dropna()
-    nums.add(
-        "sim.min_sign_recovery",
-        table_percent(sign.min()) if len(sign) else float("nan"),
-        RULE,
-        digits=0,
-    )
+
+    # Percentages of shares of the studies rounded as the table prints them (2 decimals, from
+    # their counts), so that 0.925, printed 0.93, is 93 % and not 92 %, and 191 of 200, printed
+    # 0.96, is 96 %.
+    def percents(column: str) -> list[float]:
+        return [table_percent(x, n=int(n)) for x, n in zip(ran[column], ran["n_simulations"]) if pd.notna(x)]
+
+    cov, sign = percents("coverage"), percents("sign_recovery")
+    nums.add("sim.min_coverage", min(cov) if cov else float("nan"), RULE, digits=0)
+    nums.add("sim.max_coverage", max(cov) if cov else float("nan"), RULE, digits=0)
+    nums.add("sim.min_sign_recovery", min(sign) if sign else float("nan"), RULE, digits=0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 
@@ -33,11 +34,37 @@ def plural(count: int, one: str, many: str) -> str:
     return one if count == 1 else many
 
 
-def table_percent(share: float, digits: int = 2) -> float:
-    """A share in % as a table prints it with ``digits`` decimals (:func:`fmt`), so that a
-    sentence's percentage rounds as the table does: 0.925 is printed 0.93, so 93 %, where
-    100 x 0.925 = 92.5 would round to 92."""
-    return float(fmt(share, digits)) * 100
+def fmt_share(share: Any, n: int | None = None, digits: int = 2, scale: int = 1) -> str:
+    """A share of ``n`` simulated studies (k of them: a false-positive rate, a coverage, a share
+    of correct signs), times ``scale`` (100 for a percentage), with ``digits`` decimals rounded
+    half away from zero on its exact value: k / n when ``share`` x ``n`` is a whole number k, else
+    the share's shortest decimal form (a mean over the models of each study, or no ``n``). Binary
+    rounding would print 191 / 200 = 0.955, stored as 0.95499999..., as 0.95, onto the nominal
+    level of a coverage; it is 0.96. An en dash for a missing value (None, NaN, not finite)."""
+    try:
+        value = float(share)
+    except (TypeError, ValueError):  # None, pd.NA
+        return "–"
+    if not math.isfinite(value):
+        return "–"
+    exact = Fraction(repr(value))  # the float's shortest decimal form: Fraction("0.955") is 191/200
+    if n is not None and n > 0:
+        k = round(value * n)
+        if abs(value * n - k) <= 1e-9 * n:  # a count of studies: its share exactly
+            exact = Fraction(k, int(n))
+    units = math.floor(abs(exact) * scale * 10**digits + Fraction(1, 2))
+    whole, part = divmod(units, 10**digits)
+    sign = "-" if exact < 0 and units else ""
+    return f"{sign}{whole}" + (f".{part:0{digits}d}" if digits else "")
+
+
+def table_percent(share: float, digits: int = 2, *, n: int | None = None) -> float:
+    """A share in % as a table prints it with ``digits`` decimals (:func:`fmt_share`, over ``n``
+    studies when it is a share of them), so that a sentence's percentage rounds as the table
+    does: 0.925 is printed 0.93, so 93 %, where 100 x 0.925 = 92.5 would round to 92; 191 of 200
+    studies, 0.955, is printed 0.96, so 96 %."""
+    shown = fmt_share(share, n, digits)
+    return float("nan") if shown == "–" else float(Fraction(shown) * 100)
 
 
 def fmt_p(p: Any) -> str:

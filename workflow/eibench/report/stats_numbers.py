@@ -21,7 +21,7 @@ from ..stats.simulation import SIMULATED_KINDS
 from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
 from .cohort_numbers import joined
 from .coverage import add_recovery, too_few_studies
-from .numbers import Numbers, fmt, fmt_interval, fmt_p, fmt_p_bounded, plural
+from .numbers import Numbers, fmt, fmt_interval, fmt_p, fmt_p_bounded, fmt_share, plural
 
 SIM = "stats_simulation_summary"
 
@@ -320,16 +320,24 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     # can be an effect this design leaves out, with none).
     add("sim.n_planted", int(planted["n_simulations"].max()), "stats_simulation_summary")
     add_recovery(nums, planted)
-    tables["planted"] = pd.DataFrame(
+    tables["planted"] = planted_table(planted)
+    return tables
+
+
+def planted_table(planted: pd.DataFrame) -> pd.DataFrame:
+    """The planted-effects table as printed, from rule stats_simulation_summary's
+    planted_recovery.csv: the share of correct signs and the coverage are shares of the
+    simulated studies (``n_simulations``), rounded from their counts (numbers.fmt_share), as the
+    sentences that quote them (coverage.add_recovery)."""
+    return pd.DataFrame(
         {
             "Planted effect": planted["effect"],
             "Planted value": [fmt(x, 3) for x in planted["planted"]],
             "Mean estimate": [fmt(x, 3) for x in planted["mean_estimate"]],
-            "Correct sign": [fmt(x, 2) for x in planted["sign_recovery"]],
-            "Coverage": [fmt(x, 2) for x in planted["coverage"]],
+            "Correct sign": [fmt_share(x, n) for x, n in zip(planted["sign_recovery"], planted["n_simulations"])],
+            "Coverage": [fmt_share(x, n) for x, n in zip(planted["coverage"], planted["n_simulations"])],
         }
     )
-    return tables
 
 
 def add_romantic(nums: Numbers, romantic: pd.DataFrame) -> None:
@@ -453,10 +461,16 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
         int((tested["within_joint_band"].astype(str) == "True").sum()),
         SIM,
     )
-    add("sim.band", f"[{fmt(typical['band_lo'], 3)}, {fmt(typical['band_hi'], 3)}]", SIM)
+    # The rates and their bands are shares of the studies, rounded from their counts (fmt_share).
+    n_typical = int(typical["n_simulations"])
+    add(
+        "sim.band",
+        f"[{fmt_share(typical['band_lo'], n_typical, 3)}, {fmt_share(typical['band_hi'], n_typical, 3)}]",
+        SIM,
+    )
     add(
         "sim.joint_band",
-        f"[{fmt(typical['joint_band_lo'], 3)}, {fmt(typical['joint_band_hi'], 3)}]",
+        f"[{fmt_share(typical['joint_band_lo'], n_typical, 3)}, {fmt_share(typical['joint_band_hi'], n_typical, 3)}]",
         SIM,
     )
     left = null[null["left_out"].fillna("").astype(str) != ""] if "left_out" in null else null.iloc[:0]
@@ -472,8 +486,13 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Test": null["test"],
-            "False-positive rate": [fmt(x, 3) for x in null["false_positive_rate"]],
-            "95% band": [f"[{fmt(a, 3)}, {fmt(b, 3)}]" for a, b in zip(null["band_lo"], null["band_hi"])],
+            "False-positive rate": [
+                fmt_share(x, n, 3) for x, n in zip(null["false_positive_rate"], null["n_simulations"])
+            ],
+            "95% band": [
+                f"[{fmt_share(a, n, 3)}, {fmt_share(b, n, 3)}]"
+                for a, b, n in zip(null["band_lo"], null["band_hi"], null["n_simulations"])
+            ],
             "Studies": null["n_simulations"].astype(int).astype(str),
             # No pass/fail where the run has too few studies to check a rate (sim.null_too_few).
             "Within band": [
