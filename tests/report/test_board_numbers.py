@@ -504,3 +504,23 @@ def test_a_bootstrap_p_of_zero_prints_the_bound_of_its_resamples():
     assert fmt_p_bounded(0.0, float("nan")) == "< 0.001"  # no bound known (a permutation p is never 0)
     assert fmt_p_bounded(0.03, 0.004) == "0.030"
     assert fmt_p_bounded(float("nan"), float("nan")) == "–"
+
+
+def test_the_diagnosis_reasons_are_given_once_each():
+    """Release build on ESConv's chats: C3's reason joins "emotion_f1 has no value" and "no
+    participant's diagnosis is recorded", C3b's is the latter alone; joined whole, the topics
+    section and figure subgroups said the second twice."""
+    from eibench.report.stats_numbers import reason_parts, untestable_reason
+
+    absent = "emotion_f1 has no value in this cohort (its annotation kind is absent)"
+    unrecorded = "no participant's diagnosis is recorded: the profiles of all 1300 give no traits"
+    claims = pd.DataFrame(
+        {
+            "id": ["C3", "C3b"],
+            "test": ["diagnosis_effect", "diagnosis_effect"],
+            "verdict": ["not testable", "not testable"],
+            "detail": [f"not testable: {absent}; {unrecorded}", f"not testable: {unrecorded}"],
+        }
+    )
+    assert untestable_reason(claims, "diagnosis_effect") == f"{absent}; {unrecorded}"
+    assert reason_parts("a (x; y); b;  c ") == ["a (x; y)", "b", "c"]

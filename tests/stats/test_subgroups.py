@@ -7,6 +7,7 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
+import pandas as pd
 import pytest
 from eibench.stats import mixed, subgroups
 from eibench.stats import simulation as sim
@@ -216,3 +217,17 @@ def test_diagnosis_effects_table_combines_both_tests():
     assert row["difference"] == pytest.approx(perm["difference"]) and row["p_permutation"] == perm["p_value"]
     assert row["n_permutations"] == 462 and bool(row["exact"])
     assert row["adjusted_effect"] == pytest.approx(mm["estimate"]) and row["p_mixed"] == pytest.approx(mm["p_value"])
+
+
+def test_mixed_model_of_a_metric_without_values_says_so():
+    """Release build on ESConv's chats: emotion F1 has no value (no emotion annotation), and its
+    mixed_model_note said "fewer than two participants"; it says that the metric has no values,
+    and no fit is tried. An empty frame given to the fit is no observation, not too few people."""
+    study, conv, _ = _emotion_diagnosis_fit(0.0, 43)
+    fit = subgroups.mixed_model(study, np.full_like(conv, np.nan))
+    assert np.isnan(fit["estimate"]) and fit["n_conversations"] == 0
+    assert fit["reason"] == mixed.NO_VALUES == "no values of this metric"
+    study.diagnosis_known = np.zeros(study.n_conversations, dtype=bool)  # no diagnosis recorded either
+    assert subgroups.mixed_model(study, np.full_like(conv, np.nan))["reason"] == mixed.NO_VALUES
+    empty = pd.DataFrame({"y": [], "participant": [], "n_turns": []})
+    assert mixed.fit("y ~ n_turns", empty, "n_turns")[1].reason == "no observation to fit"

@@ -513,8 +513,23 @@ def untestable_reason(claims: pd.DataFrame, test: str) -> str | None:
     rows = claims[claims["test"] == test] if len(claims) and "test" in claims else claims.iloc[0:0]
     if not len(rows) or not (rows["verdict"] == "not testable").all():
         return None
-    reasons = [str(d).removeprefix("not testable: ") for d in rows["detail"]]
+    # A claim's detail can join several reasons, one of which another claim gives alone (C3: no
+    # emotion F1 and no diagnosis recorded; C3b: no diagnosis recorded): each reason once.
+    reasons = [r for d in rows["detail"] for r in reason_parts(str(d).removeprefix("not testable: "))]
     return "; ".join(dict.fromkeys(reasons))
+
+
+def reason_parts(reason: str) -> list[str]:
+    """The reasons a claim's detail joins with "; " (outside parentheses: a reason may hold a
+    parenthesis with a semicolon), each stripped; 'a (x; y); b' gives ['a (x; y)', 'b']."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(reason):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ";" and depth == 0:
+            parts.append(reason[start:i])
+            start = i + 1
+    parts.append(reason[start:])
+    return [p.strip() for p in parts if p.strip()]
 
 
 def no_estimate_metrics(diagnosis: pd.DataFrame) -> str:

@@ -6,7 +6,9 @@ estimate.
 the reason. There are two kinds of reason:
 
 - the design cannot estimate the term (no conversation in a topic, every participant with the
-  same diagnosis status, one participant only): ``not estimable ...`` / ``fewer than two ...``;
+  same diagnosis status, one participant only, no row at all): ``not estimable ...`` /
+  ``fewer than two ...`` / ``no observation to fit`` (a caller whose metric has no value at all
+  says so instead, :data:`NO_VALUES`);
 - the fit itself is not trustworthy, so none of its coefficients is reported (the reason starts
   with one of :data:`FIT_FAILURES`):
 
@@ -40,6 +42,10 @@ from statsmodels.tools.sm_exceptions import ConvergenceWarning, HessianInversion
 
 #: The prefixes of a reason that says the fit failed (as opposed to a design without the term).
 FIT_FAILURES = ("did not converge", "singular fit", "boundary fit")
+
+#: The reason of a model of a metric the cohort has no value of (its kind of annotation is
+#: absent): no fit is tried.
+NO_VALUES = "no values of this metric"
 
 #: A random-intercept variance below this fraction of the residual variance counts as zero.
 BOUNDARY_RATIO = 1e-6
@@ -125,7 +131,7 @@ def fit(formula: str, frame: pd.DataFrame, term: str, group: str = "participant"
     """Fit ``formula`` by REML with a random intercept per ``group``; return (the fitted
     result, or None when there is none to report, and the :class:`Coefficient` of ``term``).
 
-    The result is None when the design has fewer than two groups, when statsmodels cannot fit
+    The result is None when the frame is empty or the design has fewer than two groups, when statsmodels cannot fit
     it, and when the fit failed (:func:`fit_failure`): a caller never reads a coefficient of a
     failed fit. The interval is the Wald interval at ``level`` and the p-value its two-sided
     test, both with Student's t on the between-within degrees of freedom of the term
@@ -133,6 +139,8 @@ def fit(formula: str, frame: pd.DataFrame, term: str, group: str = "participant"
     a participant-level term such as the diagnosis, where the normal reference (statsmodels'
     ``conf_int``) is liberal with about ten participants (it covers about 92% at 95% in the
     published design)."""
+    if frame.empty:  # not "fewer than two participants": there is nothing to fit at all
+        return None, Coefficient.missing("no observation to fit")
     if frame[group].nunique() < 2:
         return None, Coefficient.missing(f"fewer than two {group}s")
     with warnings.catch_warnings(record=True) as caught:

@@ -75,7 +75,7 @@ def permutation_test(scores: np.ndarray, labels: np.ndarray, rng: np.random.Gene
     return {"difference": float(observed), "p_value": p, "n_permutations": count, "exact": exact}
 
 
-def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
+def mixed_model(study: Study, conv: np.ndarray) -> dict[str, Any]:
     """The diagnosis coefficient in conv_mean ~ diagnosed + C(category) + n_turns with a random
     intercept per participant; Wald 95% interval; standardised by the sd of the outcome.
 
@@ -94,11 +94,14 @@ def mixed_model(study: Study, conv: np.ndarray) -> dict[str, float]:
     known = ~np.isnan(frame["y"]) & (frame["participant"] >= 0)
     frame = frame[known & study.diagnosis_recorded()]
     formula = "y ~ diagnosed + C(category) + n_turns" if frame["category"].nunique() > 1 else "y ~ diagnosed + n_turns"
-    _, c = mixed.fit(formula, frame, term)
-    if frame.empty and known.any():  # participants, but none whose diagnosis is recorded
+    if not np.isfinite(conv).any():  # the metric has no value at all (its kind of annotation is absent)
+        c = mixed.Coefficient.missing(mixed.NO_VALUES)
+    elif frame.empty and known.any():  # participants, but none whose diagnosis is recorded
         c = mixed.Coefficient.missing("no participant's diagnosis is recorded (their profiles give no traits)")
     elif len(frame) and frame["diagnosed"].nunique() < 2:  # a singular design, not a failed fit
         c = mixed.Coefficient.missing("every participant analysed is in one diagnosis group: no contrast")
+    else:
+        _, c = mixed.fit(formula, frame, term)
     sd = float(frame["y"].std(ddof=1)) if len(frame) > 1 else float("nan")
     return {
         "estimate": c.estimate,
