@@ -314,3 +314,35 @@ def test_the_drift_sentence_counts_only_the_metrics_with_values(small_run, tmp_p
     assert reader.shows(
         "draws no slope: no turn-level metric analysed for drift has values in this simulated cohort (Emotion F1)."
     )
+
+
+def test_the_change_of_the_claims_intervals_is_worded_by_its_side_of_one(small_run, tmp_path):
+    """Release build on ESConv's chats: "the two-stage scheme widens their intervals by a median
+    factor of 0.99 over resampling conversations, resampling whole participants by 1.00": a
+    factor below 1 narrows, and one printed 1.00 leaves the intervals about as wide (small run,
+    numbers edited)."""
+
+    def widths(two_stage: tuple[str, str], participant: tuple[str, str]) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _set(e, "unc.claims.n_testable", 2)
+            _set(e, "unc.claims.n_resampled", 2)
+            for scheme, (ratio, change) in (("two_stage", two_stage), ("participant", participant)):
+                _set(e, f"unc.claims.{scheme}.median_width_ratio", float(ratio), ratio)
+                _set(e, f"unc.claims.{scheme}.n_width_ratios", 2)
+                _set(e, f"unc.claims.{scheme}.width_change", change)
+
+        return edit
+
+    reader = _compiled(small_run, widths(("0.99", "narrower"), ("1.00", "as wide")), tmp_path)
+    assert reader.shows(
+        "the two-stage scheme narrows their simulated intervals by a median factor of 0.99 over resampling "
+        "conversations; resampling whole participants leaves them about as wide as resampling conversations "
+        "(a median factor of 1.00)."
+    )
+    assert not reader.shows("widens their simulated intervals by a median factor of 0.99")
+    reader = _compiled(small_run, widths(("1.4", "wider"), ("1.2", "wider")), tmp_path)
+    assert reader.shows(
+        "the two-stage scheme widens their simulated intervals by a median factor of 1.4 over resampling "
+        "conversations; resampling whole participants widens them by a median factor of 1.2 over resampling"
+    )
+

@@ -206,3 +206,22 @@ def test_a_diagnosis_claim_whose_mixed_model_failed_is_not_counted_as_having_its
     t = claim_schemes_table(read_claim_schemes(_write(tmp_path, table), SCHEMES), SCHEMES, "two_stage").set_index("ID")
     assert t.loc["C3", "Interval"] == "mixed model, not resampled"
     assert t.loc["C3b", "Interval"] == "mixed model, which gave none"
+
+
+def test_the_change_of_width_is_read_from_the_printed_ratio(tmp_path):
+    """Release build on ESConv's chats: "the two-stage scheme widens their intervals by a median
+    factor of 0.99", a narrowing. The numbers say on which side of 1 the printed ratio lies."""
+    from eibench.report.claim_schemes_numbers import width_change
+
+    assert [width_change(s) for s in ("0.99", "1.00", "1.0", "1.01", "3.0", "0.5")] == [
+        "narrower",
+        "as wide",
+        "as wide",
+        "wider",
+        "wider",
+        "narrower",
+    ]
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, _table()), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.two_stage.width_change"] == e["unc.claims.participant.width_change"] == "wider"

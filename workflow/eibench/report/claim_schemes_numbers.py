@@ -100,7 +100,8 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     with a conversation scheme and resampled claims, ``<scheme>.median_width_ratio`` (median
     over the resampled claims of the interval's width over the conversation scheme's; a claim
     whose conversation interval has no width gives no ratio) with ``<scheme>.n_width_ratios``,
-    the claims it is the median of.
+    the claims it is the median of, and ``<scheme>.width_change`` (:func:`width_change` of the
+    printed median: "wider", "narrower" or "as wide").
 
     With ``uncertainty["claims_scheme"]`` (the scheme of the claims' own analyses,
     ``statistics.cluster``) among the schemes, per testable claim ``<id>.by_scheme`` (whether
@@ -188,4 +189,19 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
             if len(ratio):  # the schemes' medians are printed in one sentence: one precision
                 add(f"{s}.median_width_ratio", float(ratio.median()), digits=ratio_digits(*medians))
                 add(f"{s}.n_width_ratios", int(len(ratio)))
+                shown = nums.entries[f"unc.claims.{s}.median_width_ratio"]["display"]
+                add(
+                    f"{s}.width_change",
+                    width_change(shown),
+                    note="what the scheme does to the claims' intervals against resampling conversations, "
+                    "by the side of 1 its printed median ratio lies on",
+                )
     return table
+
+
+def width_change(shown: str) -> str:
+    """What a ratio of interval widths, as printed (``shown``), says a scheme does to the
+    intervals: "wider" above 1, "narrower" below, "as wide" where it prints as 1 (1.00): a
+    factor of 0.99 is no widening, and one printed 1.00 neither widens nor narrows."""
+    value = float(shown)
+    return "as wide" if value == 1 else "wider" if value > 1 else "narrower"
