@@ -346,3 +346,16 @@ def test_the_change_of_the_claims_intervals_is_worded_by_its_side_of_one(small_r
         "conversations; resampling whole participants widens them by a median factor of 1.2 over resampling"
     )
 
+
+def test_the_methods_say_when_no_pair_of_metrics_has_values(small_run, tmp_path):
+    """Release build on ESConv's chats: "Kendall's tau_b between the model rankings of every pair
+    of principal metrics ... (no pair gets a verdict)", where no pair exists (ranks/summary.json
+    n_pairs 0: one principal metric has values). The methods say so (small run, numbers edited)."""
+
+    def no_pair(e: dict) -> None:
+        _set(e, "ranks.n_pairs", 0)
+
+    reader = _compiled(small_run, no_pair, tmp_path)
+    assert reader.shows("this simulated cohort has no pair of principal metrics with values, so no")
+    assert reader.shows("is computed; with")
+    assert not reader.shows("(no pair gets a verdict)")
