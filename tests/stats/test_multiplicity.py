@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from eibench.stats.multiplicity import METHODS, adjust, reject
+from eibench.stats.multiplicity import METHODS, adjust, adjust_floored, reject, reject_resolved
 
 
 def _pvalues(seed: int, m: int) -> np.ndarray:
@@ -98,3 +98,17 @@ def test_adjust_matches_pingouin(method, seed, m):
 
     p = _pvalues(seed, m)
     np.testing.assert_allclose(adjust(p, method), pingouin.multicomp(p, method=method)[1], rtol=0, atol=1e-9)
+
+
+def test_zeros_at_their_floors_bound_the_adjusted_p_and_decide_resolved_rejections():
+    """Two p-values of 0 over 20 resamples (each below 0.1) and 0.03: Holm with the zeros as 0
+    rejects all three at 0.05; with the zeros at 0.1 Holm orders 0.03 first (x 3: 0.09) and the
+    zeros after it (x 2: 0.2), so none is resolved at 0.05; a NaN is neither."""
+    p = [0.0, 0.0, 0.03, float("nan")]
+    bounds = adjust_floored(p, 0.1)
+    assert np.allclose(bounds[:3], [0.2, 0.2, 0.09]) and np.isnan(bounds[3])
+    assert np.allclose(adjust_floored(p, [0.0, 0.001, 1.0, 1.0])[:3], adjust([0.0, 0.001, 0.03]))
+    resolved, unresolved = reject_resolved(p, 0.1, 0.05)
+    assert not resolved.any() and list(unresolved) == [True, True, True, False]
+    resolved, unresolved = reject_resolved(p, 0.001, 0.05)
+    assert list(resolved) == [True, True, True, False] and not unresolved.any()

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.composite import PILLAR_WEIGHTS
-from ..stats.multiplicity import adjust_present
+from ..stats.bootstrap import smallest_p
+from ..stats.multiplicity import adjust_floored
 from .numbers import Numbers, fmt, fmt_p_bounded
 
 RULE = "stats_resampling"
@@ -54,8 +55,7 @@ def holm_bounds(p_boot: Any, n_bootstrap: int) -> np.ndarray:
     2 / ``n_bootstrap`` (bootstrap.bootstrap_p). A Holm p of 0 is below it, and the paper
     prints it so ("< 0.010" for ten pairs of 2,000 resamples; numbers.fmt_p_bounded), not as
     "< 0.001". A NaN p stays NaN and leaves the family, as in the adjustment itself."""
-    p = np.asarray(p_boot, dtype=float)
-    return adjust_present(np.where(p == 0, 2 / n_bootstrap, p).tolist(), "holm")
+    return adjust_floored(p_boot, smallest_p(n_bootstrap), "holm")
 
 
 def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str, Any], n_bootstrap: int) -> None:

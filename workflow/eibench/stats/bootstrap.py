@@ -47,6 +47,12 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95, axis: int = 0)
     return lower, upper
 
 
+def smallest_p(n_resamples: int) -> float:
+    """The smallest non-zero :func:`bootstrap_p` of ``n_resamples`` resamples, 2 / n_resamples:
+    a p of 0 only says that the p-value lies below it."""
+    return 2 / max(int(n_resamples), 1)
+
+
 def bootstrap_p(differences: np.ndarray, axis: int = 0) -> np.ndarray:
     """Two-sided bootstrap p-value of 'no difference': 2 x the smaller tail share of the
     resampled differences on either side of 0, capped at 1; NaN when no resample has a value.

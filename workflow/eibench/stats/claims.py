@@ -31,8 +31,9 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
+from .bootstrap import smallest_p
 from .mixed import fit_failure_kind
-from .multiplicity import adjust
+from .multiplicity import adjust, adjust_floored
 from .testability import unmet_needs
 
 NOT_TESTABLE = "not testable"
@@ -74,7 +75,7 @@ def _floored(p: Any, results: dict[str, Any]) -> Any:
     2 / ``results["n_bootstrap"]`` (bootstrap.bootstrap_p): the p-value a claim's ``p_bound``
     is computed from. Unchanged without ``n_bootstrap``."""
     n = results.get("n_bootstrap")
-    return p if not n else np.maximum(p, 2 / n)
+    return p if not n else np.maximum(p, smallest_p(n))
 
 
 def _min_or_nan(*values: float) -> float:
@@ -352,8 +353,8 @@ def verdict_rows(
     for family, method in (("headline", "holm"), ("exploratory", "fdr_bh")):
         members = [r for r in rows if r["family"] == family and np.isfinite(r.get("p_value", np.nan))]
         zeros = [m["p_value"] == 0 and m.get("p_floor", 0) > 0 for m in members]  # no n_bootstrap: no bound
-        floored = [m.get("p_floor", 0) if m["p_value"] == 0 else m["p_value"] for m in members]
-        bounds = adjust(floored, method)  # empty for an empty family
+        # empty for an empty family; a floor of 0 (no n_bootstrap) leaves a 0 as it is
+        bounds = adjust_floored([m["p_value"] for m in members], [m.get("p_floor", 0) for m in members], method)
         for r, zero, bound in zip(members, zeros, bounds):
             if zero or (any(zeros) and bound > r["p_adjusted"]):
                 r["p_bound"] = float(bound)

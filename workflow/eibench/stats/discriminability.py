@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .bootstrap import bootstrap_p, percentile_interval, resampled_means
-from .multiplicity import adjust_present
+from .bootstrap import bootstrap_p, percentile_interval, resampled_means, smallest_p
+from .multiplicity import reject_resolved
 from .study import Study
 
 #: How far above the least the pairwise test's resamples go: twice the number at which a p of 0
@@ -35,18 +35,6 @@ def pairwise_resamples(n_models: int, alpha: float, n_bootstrap: int) -> int:
     55 pairs at alpha 0.05 need 2,200, so 4,400; 3 pairs need none beyond ``n_bootstrap``."""
     pairs = n_models * (n_models - 1) // 2
     return max(n_bootstrap, int(np.ceil(RESOLUTION_MARGIN * 2 * pairs / alpha)))
-
-
-def separated_pairs(p: list[float], n_resamples: list[int], alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Which pairs Holm's correction separates at ``alpha``, and which it would separate only
-    with their bootstrap p of 0 taken as 0: (separated, unresolved). A pair counts as separated
-    only when its Holm p is at most alpha also with every p of 0 raised to 2 / its resamples
-    (Holm is monotone in each p, so that bounds every adjusted p); NaN p-values are not tested."""
-    q = adjust_present(p, "holm")
-    floored = [2 / max(n, 1) if x == 0 else x for x, n in zip(p, n_resamples)]
-    bound = adjust_present(floored, "holm")
-    separated = (q <= alpha) & (bound <= alpha)
-    return separated, (q <= alpha) & ~separated
 
 
 def _reliability_snr(means: np.ndarray, se2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -102,13 +90,13 @@ def discriminability(
         boot_se2 = _weighted_se2(values, weights)
         rel_b, snr_b = _reliability_snr(boot_means, boot_se2)
         snr_boot[metric] = log_f(boot_means, boot_se2)
-        p, drawn = [], []
+        p, floors = [], []
         for a, b in combinations(range(len(models)), 2) if pairs else ():
             boot = resampled_means((values[a] - values[b])[None, :], pair_weights)[:, 0]
             p.append(float(bootstrap_p(boot)))
-            drawn.append(int(np.isfinite(boot).sum()))
+            floors.append(smallest_p(np.isfinite(boot).sum()))
         tested = int(np.isfinite(p).sum()) if p else 0  # pairs where both models have values
-        separated, unresolved = separated_pairs(p, drawn, alpha) if p else (np.array([], bool), np.array([], bool))
+        separated, unresolved = reject_resolved(p, floors, alpha) if p else (np.array([], bool), np.array([], bool))
         lo, hi = percentile_interval(snr_b)
         rlo, rhi = percentile_interval(rel_b)
         point_log_f = float(log_f(means, _weighted_se2(values, ones)[0]))

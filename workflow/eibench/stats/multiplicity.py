@@ -8,7 +8,7 @@ many objects; the simulation calls it thousands of times.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from scipy import stats
@@ -49,6 +49,28 @@ def adjust_present(pvalues: Sequence[float], method: str = "holm") -> np.ndarray
     ok = np.isfinite(p)
     out[ok] = adjust(p[ok], method)
     return out
+
+
+def adjust_floored(pvalues: Sequence[float], floors: Any, method: str = "holm") -> np.ndarray:
+    """As :func:`adjust_present` with every p of 0 raised to its floor (``floors``: one per
+    p-value, or one for all; a bootstrap p of 0 only says p < ``bootstrap.smallest_p``). Holm and
+    BH are monotone in each p, so each result bounds its adjusted p whatever the true values
+    below the floors: the bound the paper prints ("< bound", "<= bound")."""
+    p = np.asarray(pvalues, dtype=float)
+    return adjust_present(
+        np.where(p == 0, np.broadcast_to(np.asarray(floors, dtype=float), p.shape), p).tolist(), method
+    )
+
+
+def reject_resolved(
+    pvalues: Sequence[float], floors: Any, alpha: float, method: str = "holm"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Which hypotheses are rejected at ``alpha`` also with every p of 0 at its floor
+    (:func:`adjust_floored`), and which would be rejected only with the zeros taken as exactly
+    0: (rejected, unresolved). A NaN p-value is neither."""
+    rejected = reject(pvalues, alpha, method)
+    resolved = rejected & (adjust_floored(pvalues, floors, method) <= alpha)
+    return resolved, rejected & ~resolved
 
 
 def reject(pvalues: Sequence[float], alpha: float, method: str = "holm") -> np.ndarray:

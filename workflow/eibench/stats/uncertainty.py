@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import BY_NAME
-from .bootstrap import bootstrap_p, percentile_interval, ranks_desc, resampled_means
+from .bootstrap import bootstrap_p, percentile_interval, ranks_desc, resampled_means, smallest_p
 from .study import Study
 
 #: The metrics of intervals.csv besides the principal ones: the composites and the pillars
@@ -165,7 +165,7 @@ def adjacent_pairs(
     ``separated``: Holm-adjusted p at most ``alpha``, also with every bootstrap p of 0 raised to
     the smallest its resamples resolve (2 / resamples: bootstrap.bootstrap_p); a pair whose
     adjusted p the resamples cannot place at or below ``alpha`` is not shown separated."""
-    from .multiplicity import adjust
+    from .multiplicity import adjust, reject_resolved
 
     higher = BY_NAME[metric].higher_is_better
     values = study.values[metric]
@@ -191,11 +191,11 @@ def adjacent_pairs(
                     int(np.isfinite(diff).sum()),
                 ]
             )
-            floors.append(2 / max(int(np.isfinite(boot).sum()), 1))
+            floors.append(smallest_p(np.isfinite(boot).sum()))
         adjusted = adjust([r[7] for r in block], "holm") if block else np.array([])
-        bounds = adjust([f if r[7] == 0 else r[7] for r, f in zip(block, floors)], "holm") if block else np.array([])
-        for r, q, bound in zip(block, adjusted, bounds):
-            rows.append((*r, float(q), bool(q <= alpha and bound <= alpha)))
+        separated, _ = reject_resolved([r[7] for r in block], floors, alpha) if block else (np.array([]), None)
+        for r, q, sep in zip(block, adjusted, separated):
+            rows.append((*r, float(q), bool(sep)))
     return pd.DataFrame(
         rows,
         columns=[
