@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any
 
 import pandas as pd
 
@@ -28,6 +27,12 @@ def _by_turn(sel: pd.DataFrame) -> tuple[int, int]:
     return len(bad), int(bad.sum())
 
 
+def _one_per_request(task: str, asked: int, invalid: int) -> tuple[str, int, int, int, int]:
+    """The row of a task of one answer per request (a turn's or a conversation's): as many
+    requests as answers."""
+    return task, asked, invalid, asked, invalid
+
+
 def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One row per task: answers asked and answers invalid, requests asked and requests with an
     invalid answer. Binary questions and pairwise comparisons count one answer per question or
@@ -39,12 +44,12 @@ def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     a rate per request compares models, a rate per answer weighs each by how many questions it
     was asked."""
     b, p, turns = em["em_binary"], em["em_pairwise"], em["em_turns"]
-    rows: list[tuple[Any, ...]] = []
+    rows: list[tuple[str, int, int, int, int]] = []
     for (target, wording), task in BINARY_TASK.items():
         sel = b[(b["target"] == target) & (b["wording"] == wording)]
         rows.append((task, len(sel), int((sel["status"] == "invalid").sum()), *_by_turn(sel)))
     rows.append(("pairwise", len(p), int((p["status"] == "invalid").sum()), *_by_turn(p)))
-    rows.append(("emotions", len(turns), int(turns["emotion_tags_invalid"].fillna(False).sum())))
+    rows.append(_one_per_request("emotions", len(turns), int(turns["emotion_tags_invalid"].fillna(False).sum())))
     recorded: Counter = Counter()
     for path, value in zip(em["extra_fields"]["json_path"].astype(str), em["extra_fields"]["value_json"].astype(str)):
         if _TURN_RECORD.fullmatch(path) or path == _POST_RECORD:
@@ -52,15 +57,13 @@ def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 task.split("_panas")[0] + "_panas" if task.startswith("post_panas") else task
                 for task in json.loads(value)
             )
-    rows.append(("draft", len(turns), recorded["draft"]))
+    rows.append(_one_per_request("draft", len(turns), recorded["draft"]))
     n_conversations = len(em["em_runs"])
-    rows.append(("post_panas", n_conversations, recorded["post_panas"]))
-    rows.append(("conversation_wide", n_conversations, recorded["conversation_wide"]))
+    rows.append(_one_per_request("post_panas", n_conversations, recorded["post_panas"]))
+    rows.append(_one_per_request("conversation_wide", n_conversations, recorded["conversation_wide"]))
     rated = em.get("em_post_chat_ratings")
     answered = 0 if rated is None else int(em["em_runs"]["conversation_id"].isin(rated["conversation_id"]).sum())
     asked_ratings = answered + recorded["post_chat_ratings"]
     if asked_ratings:
-        rows.append(("post_chat_ratings", asked_ratings, recorded["post_chat_ratings"]))
-    # a task of one answer per turn or conversation: as many requests as answers
-    rows = [r if len(r) == 5 else (*r, r[1], r[2]) for r in rows]
+        rows.append(_one_per_request("post_chat_ratings", asked_ratings, recorded["post_chat_ratings"]))
     return pd.DataFrame(rows, columns=["task", "asked", "invalid", "requests", "invalid_requests"])
