@@ -141,17 +141,23 @@ def quoted(value: str) -> str:
     return f'"{value}"'
 
 
+def _named_counts(values: pd.Series) -> list[tuple[str, int]]:
+    """The values given (null and blank left out), each with its count, most frequent first and
+    ties by value."""
+    text = values.astype("string").str.strip().replace("", pd.NA).dropna()
+    return sorted(((str(v), int(k)) for v, k in text.value_counts().items()), key=lambda vk: (-vk[1], vk[0]))
+
+
 def tally(values: pd.Series, top: int = TALLY_NAMED) -> str:
     """The values of one metadata field over a cohort's files in words, most frequent first (ties
     by value, none last), each quoted with its count of the files: '"esconv" (1300 of 1300)',
     '"simulated" (1 of 2) and none (1 of 2)' (none: the field absent, null or blank). Beyond
     ``top`` values the others are counted together ('2 other values (5 of 200)'); "" for no file."""
     n = len(values)
-    text = values.astype("string").str.strip().replace("", pd.NA)
-    counts: list[tuple[str | None, int]] = [(str(v), int(k)) for v, k in text.value_counts().items()]
-    if text.isna().any():
-        counts.append((None, int(text.isna().sum())))
-    counts.sort(key=lambda vk: (-vk[1], vk[0] is None, vk[0] or ""))
+    counts: list[tuple[str | None, int]] = list(_named_counts(values))
+    if missing := n - sum(k for _, k in counts):
+        counts.append((None, missing))
+        counts.sort(key=lambda vk: (-vk[1], vk[0] is None, vk[0] or ""))
 
     def share(k: int) -> str:
         return f"({int_display(k)} of {int_display(n)})"
@@ -166,8 +172,7 @@ def named_alternatives(values: pd.Series, top: int = TALLY_NAMED) -> str:
     """The distinct values of one metadata field, quoted, most frequent first, as alternatives:
     '"human-supporter"', '"om-a" or "om-b"', '"a", "b", "c" or one of 2 other names' (null and
     blank values left out); "none" when no file gives one."""
-    text = values.astype("string").str.strip().replace("", pd.NA).dropna()
-    counts = sorted(((str(v), int(k)) for v, k in text.value_counts().items()), key=lambda vk: (-vk[1], vk[0]))
+    counts = _named_counts(values)
     names = [quoted(v) for v, _ in counts[:top]]
     if len(counts) > top:
         names.append(f"one of {len(counts) - top} other names")
