@@ -49,6 +49,7 @@ from .record import read_record
 from .schemas import answer_schema, bounded_values, violations
 from .settings import LOCK_STALE_SECONDS
 from .shardlock import LOCK_SUFFIX, ShardLock
+from .summary import span, task_counters
 
 INVALID = "invalid"
 log = logging.getLogger(__name__)
@@ -83,21 +84,10 @@ class Stats:
     tasks: dict = field(default_factory=dict)  # per task: its counters (``task``)
 
     def task(self, name: str) -> dict[str, Any]:
-        """The counters of one task (created at its first use)."""
-        return self.tasks.setdefault(
-            name,
-            {
-                "requests": 0,  # asked (once per request, whatever the samples)
-                "answers": 0,  # answers used, repairs included
-                "first_invalid": 0,  # first answers (attempt 0) the parser refused
-                "repairs": 0,  # repair requests sent
-                "repair_invalid": 0,  # answers to repair requests the parser refused
-                "invalid": 0,  # requests still invalid after their repairs
-                "problems": Counter(),  # answers that break the schema or the parser, by kind (``answer_problem``)
-                "values": None,  # [lowest, highest] number at a bounded place of the 'bounds' answers
-                "allowed": None,  # [minimum, maximum] the schema allows at those places
-            },
-        )
+        """The counters of one task (``summary.task_counters``, created at its first use)."""
+        if name not in self.tasks:
+            self.tasks[name] = task_counters()
+        return self.tasks[name]
 
     def as_dict(self) -> dict[str, Any]:
         tasks = {t: {**c, "problems": dict(sorted(c["problems"].items()))} for t, c in sorted(self.tasks.items())}
@@ -138,8 +128,7 @@ def _note_problem(counters: dict[str, Any], kind: str, bounded: list[tuple[float
         seen = [min(v for v, _, _ in bounded), max(v for v, _, _ in bounded)]
         allowed = [min(lo for _, lo, _ in bounded), max(hi for _, _, hi in bounded)]
         for key, new in (("values", seen), ("allowed", allowed)):
-            old = counters[key]
-            counters[key] = new if old is None else [min(old[0], new[0]), max(old[1], new[1])]
+            counters[key] = span(counters[key], new)
 
 
 @dataclass

@@ -10,6 +10,7 @@ folder (answers stored by earlier calls to the model), ``calls`` asked of the mo
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Mapping
 
 #: The kinds of invalid answer (``collect.answer_problem``), in the order the paper lists them.
@@ -18,8 +19,19 @@ PROBLEMS = ("empty", "not_json", "structure", "bounds", "parser")
 #: The fields of ``collection_summary`` taken from the job's statistics as they are.
 SUMMARY_FIELDS = ("requests", "answers", "calls", "record_hits", "repairs", "refused", "tasks")
 
-#: Per-task counters that add up over jobs (``collect.Stats.task``).
+#: Per-task counters that add up over jobs (``collect.Stats.task``): requests asked (once per
+#: request, whatever the samples), answers used (repairs included), first answers (attempt 0)
+#: the parser refused, repair requests sent, answers to repair requests the parser refused, and
+#: requests still invalid after their repairs.
 TASK_COUNTS = ("requests", "answers", "first_invalid", "repairs", "repair_invalid", "invalid")
+
+
+def task_counters() -> dict[str, Any]:
+    """The counters of one task, all empty: ``TASK_COUNTS``; ``problems``, the answers that
+    break the schema or the parser by kind (``collect.answer_problem``); ``values``, the [lowest,
+    highest] number at a bounded place of the 'bounds' answers, and ``allowed``, the [minimum,
+    maximum] the schema allows there (None until one is seen)."""
+    return {**{k: 0 for k in TASK_COUNTS}, "problems": Counter(), "values": None, "allowed": None}
 
 
 def collection_summary(stats: dict[str, Any]) -> dict[str, Any]:
@@ -31,7 +43,8 @@ def collection_summary(stats: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _span(a: list[float] | None, b: list[float] | None) -> list[float] | None:
+def span(a: list[float] | None, b: list[float] | None) -> list[float] | None:
+    """The range [lowest, highest] that holds both ranges (None: no range yet)."""
     if a is None or b is None:
         return a if b is None else b
     return [min(a[0], b[0]), max(a[1], b[1])]
@@ -47,14 +60,11 @@ def combine_summaries(summaries: Iterable[dict[str, Any]]) -> dict[str, Any]:
             if k != "tasks":
                 out[k] += s[k]
         for task, c in s["tasks"].items():
-            t = out["tasks"].setdefault(
-                task, {**{k: 0 for k in TASK_COUNTS}, "problems": {}, "values": None, "allowed": None}
-            )
+            t = out["tasks"].setdefault(task, task_counters())
             for k in TASK_COUNTS:
                 t[k] += c[k]
-            for kind, n in c["problems"].items():
-                t["problems"][kind] = t["problems"].get(kind, 0) + n
-            t["values"], t["allowed"] = _span(t["values"], c["values"]), _span(t["allowed"], c["allowed"])
+            t["problems"].update(c["problems"])
+            t["values"], t["allowed"] = span(t["values"], c["values"]), span(t["allowed"], c["allowed"])
     return out
 
 
