@@ -19,6 +19,12 @@ _TURN_RECORD = re.compile(r"\$\.turns\[\d+\]\.em_invalid_answers")
 _POST_RECORD = "$.post_conversation.em_invalid_answers"
 
 
+def task_family(task: str) -> str:
+    """The task as invalid_answers.csv names it (and local_model_numbers.TASK_METRICS): the
+    protocol's post_panas_absolute, post_panas_delta, ... are one task, post_panas."""
+    return "post_panas" if task.startswith("post_panas") else task
+
+
 def _by_turn(sel: pd.DataFrame) -> tuple[int, int]:
     """Requests (one per conversation and turn with rows) and those with an invalid answer."""
     if sel.empty:
@@ -53,10 +59,7 @@ def invalid_answers(em: dict[str, pd.DataFrame]) -> pd.DataFrame:
     recorded: Counter = Counter()
     for path, value in zip(em["extra_fields"]["json_path"].astype(str), em["extra_fields"]["value_json"].astype(str)):
         if _TURN_RECORD.fullmatch(path) or path == _POST_RECORD:
-            recorded.update(
-                task.split("_panas")[0] + "_panas" if task.startswith("post_panas") else task
-                for task in json.loads(value)
-            )
+            recorded.update(task_family(task) for task in json.loads(value))
     rows.append(_one_per_request("draft", len(turns), recorded["draft"]))
     n_conversations = len(em["em_runs"])
     rows.append(_one_per_request("post_panas", n_conversations, recorded["post_panas"]))

@@ -62,6 +62,7 @@ import pandas as pd
 from ..predict.record import ResponseRecord
 from ..predict.summary import answers_source
 from .cohort_numbers import joined
+from .invalid import task_family
 from .numbers import Numbers, plural
 
 RULE = "paper_numbers"
@@ -108,12 +109,6 @@ TASK_METRICS = {
     "conversation_wide": ("cw_q1_f1", "cw_q2_exact", "cw_q3_exact", "cw_followup_f1", "four_branch_mae"),
     "post_chat_ratings": ("post_chat_ratings_mae",),
 }
-
-
-def task_family(task: str) -> str:
-    """The task as invalid_answers.csv and ``TASK_METRICS`` name it: the protocol's
-    post_panas_absolute, post_panas_delta, ... are one task, post_panas."""
-    return "post_panas" if task.startswith("post_panas") else task
 
 
 def unscored(scores: pd.DataFrame, tasks: list[str]) -> list[str]:
