@@ -18,6 +18,7 @@ import yaml
 from eibench.predict.adapters import CollectionError, LiveModel
 from eibench.predict.collect import collect_shard
 from eibench.predict.conversation import conversation_views
+from eibench.predict.local_revision import PACKAGED_WEIGHTS
 from eibench.predict.local_server import LocalServer, alive, describe, find_gguf, free_port
 from eibench.public import esconv
 from eibench.release.read import list_json_files, read_conversations, read_em_outputs
@@ -66,6 +67,8 @@ def test_the_config_names_the_installed_model_file_and_server():
         "config/local-llm.yaml's revision is not the installed GGUF file's, server's and build's "
         "(local_server info): install envs/requirements-llm.txt as pinned, or collect the record again"
     )
+    # The paper names the packaged model, quantisation and licence by this digest alone.
+    assert info["sha256"] == PACKAGED_WEIGHTS["sha256"]
 
 
 # A 135M model on two CPU cores: 15-18 s per request idle (measured, server log), and several

