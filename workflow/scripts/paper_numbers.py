@@ -135,6 +135,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             n_bootstrap=p.n_bootstrap,
             alpha=p.alpha,
             collection=summaries[p.local_model["name"]][p.mode],
+            served=p.live_served[p.local_model["name"]],
             rule_counts=rule_counts,
         )
     write_csv(add_invalid(nums, pd.read_csv(i.invalid), main, p.mode), o.invalid_table)

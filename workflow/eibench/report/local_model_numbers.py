@@ -59,6 +59,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
+from ..predict.local_revision import packaged_weights, parse_revision
 from ..predict.record import ResponseRecord
 from ..predict.summary import answers_source
 from .cohort_numbers import joined
@@ -193,6 +194,34 @@ def recorded(created_at: list[str]) -> str | None:
     return f"on {_day(days[0])}" if len(days) == 1 else f"between {_day(days[0])} and {_day(days[-1])}"
 
 
+def add_model_description(nums: Numbers, identity: Mapping[str, Any], served: str) -> None:
+    """What the record's identity establishes about the model, for the section to describe it by
+    facts rather than by the configuration this repository ships: ``served`` (``local``: an
+    endpoint on the collecting machine, ``api``: elsewhere), ``temperature`` (None when the
+    identity has none), and, for a revision written by ``local_revision.revision``,
+    ``server_version`` (llama-cpp-python's); when that revision's weights digest is the packaged
+    file's (``local_revision.PACKAGED_WEIGHTS``), ``packaged`` True with ``packaged_model``,
+    ``packaged_quantisation``, ``packaged_parameters``, ``packaged_package`` and
+    ``packaged_licence``. A model served any other way gets no key it cannot back."""
+
+    def add(key: str, value: Any) -> None:
+        nums.add(f"local_model.{key}", value, RULE)
+
+    add("served", served)
+    temperature = identity.get("temperature")
+    add("greedy", temperature is not None and float(temperature) == 0.0)
+    if temperature is not None:
+        add("temperature", float(temperature))
+    parts = parse_revision(str(identity.get("revision") or ""))
+    if parts:
+        add("server_version", parts["server_version"])
+    packaged = packaged_weights(parts.get("gguf_sha256"))
+    add("packaged", packaged is not None)
+    for key, value in (packaged or {}).items():
+        if key != "sha256":
+            add(f"packaged_{key}", value)
+
+
 def add_local_model(
     nums: Numbers,
     model: str,
@@ -210,6 +239,7 @@ def add_local_model(
     alpha: float = 0.05,
     *,
     collection: Mapping[str, Any],
+    served: str = "local",
     rule_counts: pd.DataFrame | None = None,
 ) -> None:
     """Add ``local_model.*`` (see the module docstring). ``conversation_scores``: one row per
@@ -217,6 +247,7 @@ def add_local_model(
     results/scores/invalid_answers.csv (em_model, mode, task, asked, invalid, requests,
     invalid_requests); ``collection``:
     the model's collection summary for ``mode`` (eibench.predict.summary.combine_summaries);
+    ``served``: ``local`` or ``api`` (``eibench.cohorts.live_served``);
     ``rule_counts``: the rows of results/scores/rule_counts.csv (how often each parity rule fired)."""
 
     def add(key: str, value: Any, **kw: Any) -> None:
@@ -244,6 +275,7 @@ def add_local_model(
     add("name", model)
     add("model_id", model_id)
     add("revision", record.identity.get("revision", ""))
+    add_model_description(nums, record.identity, served)
     add("metric", metric)
     add("n_conversations", len(common))
     testable = len(common) >= MIN_CONVERSATIONS
