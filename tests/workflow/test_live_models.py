@@ -16,6 +16,7 @@ from eibench.predict.record import cache_records, write_record
 from eibench.release.read import list_json_files, read_em_outputs
 
 from ..conftest import REPO
+from ..paper.manuscript import pdf_text
 from ..predict.fake_llm import FakeLLM
 from .conftest import copy_repo, digests, snakemake, write_live_config
 
@@ -100,7 +101,7 @@ def test_the_local_model_replays_from_a_record_in_the_workflow_without_a_server(
     target = f"results/predictions/{entry['name']}/default/shard-0"
     log = work / "logs" / "predict" / entry["name"] / "default" / "collect_live_shard-0.log"
 
-    def run(**changes):
+    def run(goal: str = target, **changes):
         models = [{**m, **changes} if m is entry else m for m in local["models"]]
         overlay = {
             "datasets": {"esconv": {"mirror": str(mirror)}},
@@ -110,7 +111,7 @@ def test_the_local_model_replays_from_a_record_in_the_workflow_without_a_server(
         (work / "config" / "overlay.yaml").write_text(yaml.safe_dump(overlay))
         shutil.rmtree(work / "results" / "predictions", ignore_errors=True)
         configs = ("config/esconv.yaml", "config/local-llm.yaml", "config/overlay.yaml")
-        return snakemake(work, "--cores", "1", "--configfile", *configs, "--", target)
+        return snakemake(work, "--cores", "1", "--configfile", *configs, "--", goal)
 
     def stats() -> dict:
         text = log.read_text()
@@ -119,7 +120,15 @@ def test_the_local_model_replays_from_a_record_in_the_workflow_without_a_server(
     with FakeLLM() as llm:
         live = run(endpoint=llm.base_url + "/v1", record=None)
         assert live.returncode == 0, live.stderr[-3000:]
-    asked = stats()
+        asked = stats()
+        # The paper of a live model without a record: its abstract counted it among "4 offline
+        # baselines"; the section on a local model needs a record, so it is left out.
+        paper = run("paper/build/paper.pdf", endpoint=llm.base_url + "/v1", record=None)
+        assert paper.returncode == 0, paper.stderr[-3000:]
+    text = " ".join(pdf_text((work / "paper" / "build" / "paper.pdf").read_bytes()).split())
+    assert "predictions of 1 locally served language model (answers asked live) and 3 offline baselines." in text
+    assert "offline baselines are compared" not in text and "4 offline baselines" not in text
+    assert "A real language model" not in text
     assert asked["calls"] >= asked["requests"] > 0
     collected = digests(work, target)
     record = write_record(cache_records(work / "cache" / entry["name"]), entry["name"], work / "records" / "m.jsonl")
