@@ -364,3 +364,31 @@ def test_a_rank_claim_of_two_metrics_has_one_pair_not_a_majority(tmp_path):
     assert (
         rule["three"] == rule["unknown"] == "majority of pairs |tau| < margin (90%, models and conversations resampled)"
     )
+
+
+def test_rates_round_on_their_exact_share_of_the_studies(tmp_path):
+    """191 of 200 studies is 0.955, stored as 0.95499999...: binary rounding printed 0.95, onto
+    the nominal coverage; the table, the sentence and the sign recovery now print 0.96. A
+    coverage of 189 of 200 (0.945) listed as below nominal prints 0.945, not the 0.95 that two
+    decimals round it to."""
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    claims.loc[claims["id"] == "C3", ["power", "coverage", "sign_recovery"]] = [191 / 200, 191 / 200, 191 / 200]
+    claims.to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table = add_operating(nums, paths).set_index("Claim")
+    e = nums.entries
+    assert f"{191 / 200:.2f}" == "0.95"  # what binary rounding prints
+    assert e["operating.C3.power"]["display"] == "0.96" and e["operating.C3.coverage"]["display"] == "0.96"
+    assert e["operating.C3.sign_recovery"]["display"] == "0.96"
+    assert table.loc["C3", "Power [95% CI]"].startswith("0.96 [")
+    assert table.loc["C3", "Coverage [95% CI]"].startswith("0.96 [") and table.loc["C3", "Sign recovery"] == "0.96"
+    claims.loc[claims["id"] == "C3", ["coverage", "coverage_p", "coverage_vs_nominal"]] = [
+        189 / 200,
+        0.64,
+        "consistent with nominal",
+    ]
+    claims.to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    assert nums.entries["operating.coverage_low"]["value"] == "C3 (0.945, p 0.640)"

@@ -174,12 +174,15 @@ class Numbers:
         note: str = "",
         fixed: bool = False,
         outward: bool = False,
+        share: bool = False,
     ) -> None:
         """Add entry ``key``. ``script`` defaults to the rule's script from the map; a script given
         must agree with the map (a stale path is an error, not a wrong pointer in the PDF).
         ``fixed``: print the value and its interval with ``digits`` decimals, as a table beside
         the sentence prints them, not at the precision the interval supports; ``outward`` (with
-        ``fixed``): its bounds rounded outward, as :func:`fmt_outward` prints them."""
+        ``fixed``): its bounds rounded outward, as :func:`fmt_outward` prints them; ``share``: a
+        float value is a share of counted studies, printed as :func:`fmt_share` rounds it (on its
+        exact value, half away from zero), not by binary rounding."""
         if key in self.entries:
             raise KeyError(f"number {key!r} is defined twice")
         mapped = self.script_of(rule)
@@ -191,7 +194,7 @@ class Numbers:
         elif isinstance(value, int):
             display = int_display(value)
         elif isinstance(value, float):
-            display = fmt(value, digits)
+            display = fmt_share(value, None, digits) if share else fmt(value, digits)
         else:
             display = str(value)
         entry: dict[str, Any] = {"value": value, "display": display, "rule": rule, "script": script}
@@ -200,7 +203,7 @@ class Numbers:
             # the fallback when it cannot (a missing bound, zero width).
             entry["ci"] = [ci[0], ci[1]]
             if fixed:
-                shown = fmt(value, digits)
+                shown = fmt_share(value, None, digits) if share else fmt(value, digits)
                 entry["ci_display"] = (
                     fmt_outward(ci[0], ci[1], digits) if outward else f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
                 )

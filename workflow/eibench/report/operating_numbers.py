@@ -18,7 +18,7 @@ from ..metrics.registry import label_of
 from ..stats.simulation import NOMINAL_COVERAGE
 from .claim_units import one_metric_pair
 from .cohort_numbers import joined
-from .numbers import Numbers, fmt, fmt_outward, fmt_p
+from .numbers import Numbers, fmt, fmt_outward, fmt_p, fmt_share
 
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
@@ -64,12 +64,13 @@ def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -
 
 
 def _interval(row: pd.Series, key: str, lo: str, hi: str) -> str:
-    """A simulated rate and its exact binomial interval as the table prints them: the bounds
-    rounded outward (``fmt_outward``), since they are read against the nominal level, the
-    power bar and 95% coverage."""
+    """A simulated rate and its exact binomial interval as the table prints them: the rate, a
+    share of counted studies, rounded on its exact value (``fmt_share``: 191 of 200 is 0.96, not
+    the 0.95 of binary rounding), the bounds rounded outward (``fmt_outward``), since all are
+    read against the nominal level, the power bar and 95% coverage."""
     if pd.isna(row.get(key)):
         return "–"
-    return f"{fmt(float(row[key]))} {fmt_outward(float(row[lo]), float(row[hi]))}"
+    return f"{fmt_share(float(row[key]))} {fmt_outward(float(row[lo]), float(row[hi]))}"
 
 
 def _smallest(curve: pd.DataFrame, column: str, level: float) -> tuple[Any, bool]:
@@ -111,6 +112,15 @@ def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
     )
 
 
+def below(share: float, level: float, digits: int = 2) -> str:
+    """``share`` (< ``level``) as ``fmt_share`` prints it, with as many more decimals than
+    ``digits`` (up to 6) as it takes to print a number below ``level``: 189 of 200 studies is
+    0.945, not the 0.95 that two decimals round it to."""
+    while digits < 6 and float(fmt_share(share, None, digits)) >= level:
+        digits += 1
+    return fmt_share(share, None, digits)
+
+
 def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
     """Entries ``operating.n_coverage_tested`` (claims whose coverage has a binomial test) and
     ``operating.n_coverage_low`` / ``operating.coverage_low``: the claims whose simulated
@@ -122,7 +132,12 @@ def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
     nums.add("operating.n_coverage_low", int(len(low)), RULE)
     nums.add(
         "operating.coverage_low",
-        joined([f"{r['id']} ({fmt(float(r['coverage']))}, p {fmt_p(r['coverage_p'])})" for _, r in low.iterrows()])
+        joined(
+            [
+                f"{r['id']} ({below(float(r['coverage']), NOMINAL_COVERAGE)}, p {fmt_p(r['coverage_p'])})"
+                for _, r in low.iterrows()
+            ]
+        )
         or "none",
         RULE,
         note=f"claims whose simulated coverage is below {NOMINAL_COVERAGE:g}, not significantly",
@@ -209,11 +224,12 @@ def add_operating(
                     ci=(float(r[f"{name}_lo"]), float(r[f"{name}_hi"])),
                     fixed=True,
                     outward=True,
+                    share=True,
                 )
         if pd.notna(r["coverage_p"]):
             nums.add(f"{key}.coverage_p", float(r["coverage_p"]), RULE, digits=3)
         if pd.notna(r["sign_recovery"]):
-            nums.add(f"{key}.sign_recovery", float(r["sign_recovery"]), RULE)
+            nums.add(f"{key}.sign_recovery", float(r["sign_recovery"]), RULE, share=True)
         note = str(r["note"])
         if r["coverage_vs_nominal"] == "below nominal":
             note = "; ".join(x for x in (note, "coverage below nominal") if x)
@@ -225,7 +241,7 @@ def add_operating(
                 "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
                 "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
                 P_VS_NOMINAL: fmt_p(r["coverage_p"]),
-                "Sign recovery": fmt(float(r["sign_recovery"])) if pd.notna(r["sign_recovery"]) else "–",
+                "Sign recovery": fmt_share(r["sign_recovery"]),
                 "Note": note,
             }
         )
