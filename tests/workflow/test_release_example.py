@@ -128,7 +128,7 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
         'reply\'s author "om-a" or "om-' in text.replace("\u2019", "'")
     )
     assert "original model's reply" not in text.replace("\u2019", "'")
-    assert "score their predictions of the turn-by-turn annotations in the files" in text
+    assert "Their predictions of the turn-by-turn annotations in the files are scored with the published" in text
     assert "predictions of the participants' own" not in text.replace("\u2019", "'")
     # Related work states this build's design, not the published one's question.
     assert "This paper applies its method to Hand-written corpus: 2 conversations by 1 participant" in text
