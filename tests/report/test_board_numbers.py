@@ -131,6 +131,31 @@ def test_invalid_answers_per_model_and_the_worst_rate():
     assert list(table["Rate (% of requests)"]) == ["0.00", "16.67"]
     # b was never asked t2 (0 asked): no count, not a zero
     assert list(table["t1"]) == ["0", "1"] and list(table["t2"]) == ["–", "1"]
+    # ... a task a answered and b none of: named, since b's scores for it are the rules' defaults
+    assert e["unanswered.n_models"]["value"] == 1 and e["unanswered.described"]["value"] == "t2: b"
+
+
+def test_a_task_no_model_answered_is_no_gap():
+    """A task no compared model answers (its annotation kind absent from the cohort) is not a
+    model's gap; a task answered by some models and not by two names both, in the table's order."""
+    invalid = pd.DataFrame(
+        {
+            "mode": ["m"] * 6,
+            "em_model": ["a", "a", "b", "b", "c", "c"],
+            "task": ["pairwise", "post_chat_ratings"] * 3,
+            "asked": [0, 10, 0, 0, 0, 0],
+            "invalid": [0] * 6,
+            "requests": [0, 10, 0, 0, 0, 0],
+            "invalid_requests": [0] * 6,
+        }
+    )
+    nums = Numbers(scripts=SCRIPTS)
+    bn.add_invalid(nums, invalid, pd.DataFrame({"em_model": ["c", "a", "b"]}), "m")
+    e = nums.entries
+    assert e["unanswered.n_models"]["value"] == 2 and e["unanswered.described"]["value"] == "post_chat_ratings: c and b"
+    nums = Numbers(scripts=SCRIPTS)
+    bn.add_invalid(nums, invalid[invalid["em_model"] == "a"], pd.DataFrame({"em_model": ["a"]}), "m")
+    assert nums.entries["unanswered.n_models"]["value"] == 0 and nums.entries["unanswered.described"]["value"] == "none"
 
 
 def test_no_invalid_answer_names_no_model():

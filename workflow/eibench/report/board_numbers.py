@@ -365,6 +365,29 @@ def add_rules_fired(nums: Numbers, rules: pd.DataFrame, models: pd.DataFrame, mo
     return fired.rename(columns={"rule": "Rule", "description": "What it does", "count": "Times (compared models)"})
 
 
+def add_unanswered(nums: Numbers, asked: pd.DataFrame) -> None:
+    """The tasks some compared model answered and another gave no answer to at all (``asked``:
+    answers per model and task; 0 or missing: none), e.g. the post-chat ratings that a model's
+    output files lack: its scores for them are the scoring rules' treatment of missing answers
+    (at the parity rules' defaults), which its composite then holds. ``unanswered.n_models`` (the
+    models with such a task), ``unanswered.described`` ('post_chat_ratings: a, b and c', one
+    clause per task joined by '; ', 'none' without one)."""
+    answered = asked.fillna(0) > 0
+    by_task = {
+        str(t): [str(m) for m in answered.index if not answered.at[m, t]]
+        for t in answered.columns
+        if answered[t].any() and not answered[t].all()
+    }
+    models = {m for names in by_task.values() for m in names}
+    nums.add("unanswered.n_models", len(models), AGG)
+    nums.add(
+        "unanswered.described",
+        "; ".join(f"{t}: {joined(names)}" for t, names in sorted(by_task.items())) or "none",
+        AGG,
+        note="tasks some compared models answered and these gave no answer to at all",
+    )
+
+
 def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: str) -> pd.DataFrame:
     """Invalid answers after the repair attempts (``invalid``: invalid_answers.csv): their total,
     the models with any, the worst model and its rate (percent of asked). Returns the display
@@ -391,10 +414,12 @@ def add_invalid(nums: Numbers, invalid: pd.DataFrame, main: pd.DataFrame, mode: 
         index=by_task.index, columns=by_task.columns
     )
     totals = per_model.set_index("em_model").loc[by_task.index]
+    add_unanswered(nums, asked)
     return pd.DataFrame(
         {
             "Model": by_task.index,
-            # a task never asked (its annotation kind absent from the cohort) has no count: "–"
+            # a task the model gave no answer to (not asked of it: its annotation kind absent
+            # from the cohort; or absent from the files it was read from) has no count: "–"
             **{
                 t: [str(int(k)) if a > 0 else "–" for k, a in zip(by_task[t], asked[t].fillna(0))]
                 for t in by_task.columns
