@@ -84,6 +84,27 @@ def _page(n_turns: list[int]) -> pd.DataFrame:
     )
 
 
+def test_the_models_that_do_not_decline_are_counted_apart_from_the_pooled_row():
+    """Release build on ESConv's chats with four models read from files: the pooled decline's
+    interval excluded zero while Page's test, which ranks the bins within each model, was
+    inconclusive; 3 of the 7 models (the baselines) did not decline, which the paper now says.
+    The pooled row is no model."""
+    from eibench.stats.drift import POOLED
+
+    per_model = pd.DataFrame(
+        {
+            "metric": ["binary_om_acc"] * 4 + ["emotion_f1"],
+            "em_model": ["a", "b", "c", POOLED, "a"],
+            "late_minus_early": [-0.1, 0.0, 0.04, -0.02, float("nan")],
+        }
+    )
+    nums = Numbers(scripts=SCRIPTS)
+    add_drift(nums, _page([43926, 0]), per_model)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["drift.binary_om_acc.n_models"] == 3 and e["drift.binary_om_acc.n_not_declining"] == 2
+    assert e["drift.emotion_f1.n_models"] == 0 and e["drift.emotion_f1.n_not_declining"] == 0
+
+
 def test_the_drift_numbers_count_and_name_only_the_metrics_with_values():
     """Release build on ESConv's chats: the paper said "each of the 2 turn-level metrics analysed
     for drift (Binary OM accuracy and Emotion F1)", though emotion F1 has no value there."""

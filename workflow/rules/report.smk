@@ -259,6 +259,7 @@ STATS_FOR_PAPER = {
     "romantic": "results/stats/topics/romantic_contrast.csv",
     "topics": "results/stats/topics/topics.csv",
     "page": "results/stats/drift/page_trend.csv",
+    "drift": "results/stats/drift/drift.csv",
     "humans_paired": "results/stats/humans/humans_vs_models.csv",
     "agreement": "results/stats/humans/agreement.csv",
     "alt_test": "results/stats/humans/alt_test.csv",

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import label_of
+from ..stats.drift import POOLED
 from ..stats.mixed import FIT_FAILURES, fit_failure_kind, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
 from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
@@ -39,6 +40,7 @@ STATS_TABLES = (
     "romantic",
     "topics",
     "page",
+    "drift",
     "humans_paired",
     "agreement",
     "alt_test",
@@ -286,7 +288,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"mixed.{name}", n, "stats_subgroups", note=note)
     add("mixed.failures", mixed_model_failures(notes), "stats_subgroups", note=note)
 
-    add_drift(nums, pd.read_csv(paths["page"]))
+    add_drift(nums, pd.read_csv(paths["page"]), _read_optional(paths["drift"]))
 
     humans = _read_optional(paths["humans_paired"])
     add("humans.available", not humans.empty, "stats_humans")
@@ -385,14 +387,18 @@ def add_romantic(nums: Numbers, romantic: pd.DataFrame) -> None:
     nums.add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
 
-def add_drift(nums: Numbers, page: pd.DataFrame) -> None:
+def add_drift(nums: Numbers, page: pd.DataFrame, per_model: pd.DataFrame | None = None) -> None:
     """Add the turn-drift numbers (``drift.*``) from rule stats_drift's Page record
     (page_trend.csv: one row per metric analysed, with ``n_turns``, its turns with a value over
     the compared models). A metric a drift claim names is analysed even where the cohort has no
     value of it: ``drift.n_metrics`` and ``drift.metrics`` count and name the metrics with values
     (whose slopes figure drift draws), ``drift.n_no_values`` and ``drift.no_values`` the others
     (figure drift labels their panels, :data:`stat_figures.NO_VALUES`). Per metric, the pooled
-    late - early contrast and the two-sided p of Page's test."""
+    late - early contrast and the two-sided p of Page's test; with ``per_model`` (drift.csv: one
+    row per metric and model, its ``late_minus_early``), ``n_models`` and ``n_not_declining``,
+    the models whose late turns score at least as well as their early ones: Page's test ranks the
+    turn bins within each model, so a pooled decline with such models among the blocks can leave
+    it inconclusive."""
     page = page.set_index("metric")
     has_values = page["n_turns"].fillna(0).astype(int) > 0
     note = "turn-level metrics analysed for drift {} (figure drift)"
@@ -414,6 +420,11 @@ def add_drift(nums: Numbers, page: pd.DataFrame) -> None:
             fmt_p(_two_sided(float(r["p_decreasing"]), float(r["p_increasing"]))),
             "stats_drift",
         )
+        if per_model is not None and not per_model.empty:
+            of_metric = (per_model["metric"] == metric) & (per_model["em_model"] != POOLED)
+            rows = per_model[of_metric & per_model["late_minus_early"].notna()]
+            nums.add(f"drift.{metric}.n_models", int(len(rows)), "stats_drift")
+            nums.add(f"drift.{metric}.n_not_declining", int((rows["late_minus_early"] >= 0).sum()), "stats_drift")
 
 
 def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:

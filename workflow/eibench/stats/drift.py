@@ -17,6 +17,8 @@ from .bootstrap import bootstrap_p, percentile_interval
 from .study import Study
 
 BINS = ("early", "middle", "late")
+#: The ``em_model`` of the pooled row of ``turn_drift``'s table.
+POOLED = "all compared models"
 #: The columns of ``turn_drift``'s table (one row per model and the pooled row) and of its Page
 #: record (one per metric): what rule stats_drift writes, empty when no metric has a value.
 DRIFT_COLUMNS = (
@@ -140,7 +142,7 @@ def turn_drift(study: Study, metric: str, models: list[int], conv_weights: np.nd
         pooled_c.append(c)
     x, y, c = (np.concatenate(v) if v else np.array([]) for v in (pooled_x, pooled_y, pooled_c))
     pooled = _drift_of(x, y, c.astype(int), conv_weights)
-    rows.append((metric, "all compared models", *pooled))
+    rows.append((metric, POOLED, *pooled))
     table = pd.DataFrame(rows, columns=list(DRIFT_COLUMNS))
     data = np.array(bin_means, dtype=float).reshape(len(bin_means), 3)
     ok = ~np.isnan(data).any(axis=1)
