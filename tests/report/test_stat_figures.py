@@ -664,3 +664,14 @@ def test_subgroups_print_no_p_hardest_for_a_topic_too_small_to_test():
         "Studies\n1 conversation: too few",
         "Family\nP(hardest) 0.00",
     ]
+
+
+def test_a_test_left_out_of_the_design_is_labelled_not_a_blank_row():
+    """Release build on ESConv's chats: 5 of the 9 tests of the left panel had no study (no
+    diagnosis recorded, no human raters) and drew blank rows, unexplained; each now says so."""
+    rates = null_rates_table()
+    rates.loc[0, ["false_positive_rate", "band_lo", "band_hi"]] = np.nan
+    fig = sf.simulation_calibration(rates, planted_table(), SRC)
+    left = fig.axes[0]
+    labels = [t for t in left.texts if t.get_text() == sf.NOT_RUN]
+    assert len(labels) == 1 and labels[0].get_position()[1] == 1  # the first test, drawn on top

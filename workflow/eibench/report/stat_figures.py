@@ -30,6 +30,8 @@ GREY = style.GREY
 NO_DATA = "no data"
 #: The note of a panel whose metric was asked for (a principal metric) but has no value.
 NO_VALUES = "no values in this cohort"
+#: The label of a test the validation by simulation left out of this design (figure simulation).
+NOT_RUN = "not run in this design"
 #: Colours of the verdicts of the human-versus-model comparisons (the Holm-adjusted paired
 #: bootstrap decides). An unadjusted interval that excludes zero without a Holm-significant
 #: difference is drawn in its own colour, so no coloured point contradicts the interval shown.
@@ -741,6 +743,18 @@ def simulation_calibration(
                 label="binomial 95% band",
             )
         left.plot(rows["false_positive_rate"], y, "o", color=style.PALETTE[0], ms=4, label="false-positive rate")
+        for at, rate in zip(y, rows["false_positive_rate"]):
+            if pd.isna(rate):  # a test this design leaves out (null_rates' left_out): a blank row says nothing
+                left.text(
+                    0.003,
+                    at,
+                    NOT_RUN,
+                    va="center",
+                    ha="left",
+                    color=GREY,
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6},
+                    zorder=4,
+                )
         for a in sorted(set(rows["alpha"].dropna())):
             left.axvline(a, color=GREY, lw=0.8, ls="--", label="nominal alpha")
         _rows(left, [_wrap(t, 26) for t in rows["test"]])
