@@ -128,6 +128,10 @@ def test_the_files_provider_and_reply_author_are_tallied():
     add_file_names(nums, conv)
     assert nums.entries["files.providers"]["display"] == '"esconv" (1300 of 1300)'
     assert nums.entries["files.reply_authors"]["display"] == '"human-supporter" (1300 of 1300)'
+    assert nums.entries["files.all_esconv"]["value"] is True  # the limitations then name ESConv's caveats
+    one_other = Numbers(scripts=RULE_SCRIPTS)
+    add_file_names(one_other, conv.assign(provider=["esconv"] * 1299 + ["mine"]))
+    assert one_other.entries["files.all_esconv"]["value"] is False
     assert tally(pd.Series(["simulated", None])) == '"simulated" (1 of 2) and none (1 of 2)'
     mixed = pd.Series(["a", "b", "b", "c", " ", "d", "e", None], dtype="string")
     assert tally(mixed) == '"b" (2 of 8), none (2 of 8), "a" (1 of 8) and 3 other values (3 of 8)'
@@ -135,6 +139,7 @@ def test_the_files_provider_and_reply_author_are_tallied():
     empty = Numbers(scripts=RULE_SCRIPTS)
     add_file_names(empty, pd.DataFrame({"conversation_id": []}))
     assert empty.entries["files.providers"]["display"] == empty.entries["files.reply_authors"]["display"] == "none"
+    assert empty.entries["files.all_esconv"]["value"] is False
 
 
 def test_the_reply_author_is_named_as_the_files_name_it():

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..metrics.composite import PILLAR_WEIGHTS
 from ..metrics.registry import BY_NAME
+from ..public.esconv import PROVIDER as ESCONV_PROVIDER
 from .numbers import Numbers, int_display, plural
 
 RULE, AGG, INGEST = "paper_numbers", "aggregate_scores", "ingest_conversations"
@@ -187,12 +188,21 @@ def add_file_names(nums: Numbers, conv: pd.DataFrame) -> None:
     ``om_model``: the release format's original model, the author of the replies), tallied
     (:func:`tally`; "none" for a cohort without files), and ``files.reply_author``, the authors
     named (:func:`named_alternatives`), which the benchmark section names as the author of the
-    reply the behaviour questions are about. The data section prints the tallies for a
+    reply the behaviour questions are about; ``files.all_esconv``, whether every file names the
+    provider that ESConv's adapter writes (the limitations then say what holds if they are
+    ESConv's chats). The data section prints the tallies for a
     real cohort: what the files say of where the chats come from, which a build of a folder
     whose source is not recorded cannot establish otherwise."""
     for key, column, field in (("providers", "provider", "provider"), ("reply_authors", "om_model", "model")):
         values = conv[column] if column in conv else pd.Series([None] * len(conv), dtype="string")
         nums.add(f"files.{key}", tally(values) or "none", INGEST, note=f"metadata.{field} of the files, tallied")
+    providers = conv["provider"] if "provider" in conv else pd.Series([], dtype="string")
+    nums.add(
+        "files.all_esconv",
+        bool(len(providers)) and bool((providers == ESCONV_PROVIDER).all()),
+        INGEST,
+        note="every file names ESConv's adapter's provider (metadata.provider 'esconv')",
+    )
     authors = conv["om_model"] if "om_model" in conv else pd.Series([None] * len(conv), dtype="string")
     nums.add(
         "files.reply_author",
