@@ -148,10 +148,12 @@ def test_an_effect_simulated_in_no_study_enters_no_recovery_number():
     e = _recovery(planted)
     assert (e["sim.n_planted_effects"]["value"], e["sim.n_planted_effects_all"]["value"]) == (2, 4)
     assert (e["sim.min_planted_studies"]["value"], e["sim.max_planted_studies"]["value"]) == (180, 200)
-    assert e["sim.n_no_planted_value"]["value"] == 2
+    # The power row, which no study ran either, prints dashes too and is named with them.
+    assert e["sim.n_no_planted_value"]["value"] == 3
     assert (
         e["sim.no_planted_value"]["value"]
-        == "diagnosis (not simulated in this design); human (not simulated in this design)"
+        == "diagnosis (not simulated in this design); human (not simulated in this design); "
+        f"{POWER} (not simulated in this design)"
     )
     assert e["sim.min_coverage"]["display"] == "91"
     # The range is over the effects estimated, one filter for both ends: not the 0.99 of the

@@ -129,7 +129,9 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
         note="fewest simulated studies behind one planted effect's recovery",
     )
     nums.add("sim.max_planted_studies", int(ran["n_simulations"].max()) if len(ran) else 0, RULE)
-    no_value = planted[planted["planted"].isna() & planted["effect"].ne(POWER_ROW)]
+    # The power row has no planted value by design and prints its power; it is named here only
+    # when no study ran it, and it prints dashes like the others.
+    no_value = planted[planted["planted"].isna() & (planted["effect"].ne(POWER_ROW) | (planted["n_simulations"] == 0))]
     nums.add(
         "sim.no_planted_value",
         "; ".join(
