@@ -1,0 +1,106 @@
+"""The paper of a release-format folder scored with a model read from its existing outputs, the
+path of a researcher with the official release and published output files: ESConv's first
+conversations written as release files, and a model whose output files lack the post-chat
+ratings. Every sentence the audit of 7 December 2026 (1,300 chats, four such models) found
+false for that build is checked here in the built PDF."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import yaml
+
+from ..paper.test_reader import check_numbers, render_and_read
+from ..workflow.conftest import copy_repo, snakemake
+from .conftest import SHARED_DATA, mirror
+
+pytestmark = pytest.mark.workflow
+RELEASE = ("--configfile", "config/attunebench.yaml", "config/release.yaml", "--config", "cohort=attunebench")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(repository copy, reader of its PDF) for 12 of ESConv's training chats as a release folder,
+    the three baselines and "mine", the lexicon baseline's outputs without post-chat ratings."""
+    mirror("esconv")
+    tmp = tmp_path_factory.mktemp("release_outputs")
+    work = copy_repo(tmp / "repo")
+    here = {
+        "datasets": {"esconv": {"mirror": str(SHARED_DATA / "esconv")}},
+        "cohorts": {"esconv": {"limit": 12, "splits": ["train"]}},
+    }
+    (work / "config" / "here.yaml").write_text(yaml.safe_dump(here))
+    target = "results/cohort/esconv/conversations"
+    run = snakemake(work, "--cores", "2", target, "--configfile", "config/esconv.yaml", "config/here.yaml")
+    assert run.returncode == 0, run.stderr[-4000:]
+    chats = shutil.copytree(work / target, tmp / "chats")
+    shutil.rmtree(work / "results")
+    release = {"cohorts": {"attunebench": {"path": str(chats), "about": {"name": "twelve chats"}}}}
+    (work / "config" / "release.yaml").write_text(yaml.safe_dump(release))
+    lexicon = "results/predictions/lexicon/default/shard-0"
+    run = snakemake(work, "--cores", "2", lexicon, *RELEASE)
+    assert run.returncode == 0, run.stderr[-4000:]
+    mine = tmp / "mine" / "default"
+    mine.mkdir(parents=True)
+    for src in sorted((work / lexicon).glob("*.json")):
+        data = json.loads(src.read_text())
+        data["em_model"] = "mine"
+        del data["post_conversation"]["predicted_post_chat_ratings"]
+        (mine / src.name).write_text(json.dumps(data))
+    baselines = [{"name": b, "kind": "baseline", "method": b} for b in ("chance", "prior", "lexicon")]
+    release["models"] = [*baselines, {"name": "mine", "kind": "outputs_dir", "path": str(tmp / "mine")}]
+    (work / "config" / "release.yaml").write_text(yaml.safe_dump(release))
+    run = snakemake(work, "--cores", "2", *RELEASE, timeout=1800)
+    assert run.returncode == 0, run.stderr[-4000:]
+    return work, render_and_read(work / "paper/build/paper.pdf", tmp)
+
+
+def test_outputs_read_from_files_are_not_said_to_be_replayed(built):
+    """The abstract said the build replayed the conversations through models it only read."""
+    _, reader = built
+    assert reader.shows("We score the predictions of 1 model read from its existing outputs and 3 offline baselines")
+    assert reader.shows("reads the others' outputs from their files")
+    assert not reader.shows("We replay")
+    assert reader.shows("the outputs read from files were made outside this build")
+
+
+def test_a_task_missing_from_a_models_files_is_named_with_its_consequence(built):
+    """The files' missing post-chat ratings were scored at the parity default and held in the
+    composite, said only in an appendix table; the invalid-answers table printed a dash that
+    meant 'not asked'."""
+    _, reader = built
+    assert reader.shows("The answers of 1 model lack a whole task that the others answered (post_chat_ratings: mine)")
+    assert reader.shows("their composites hold those scores")
+    assert reader.shows("or none in the files it was read from")
+
+
+def test_no_repair_is_claimed_where_no_model_was_asked_live(built):
+    _, reader = built
+    assert reader.shows("No model of this build was asked live, so no answer was repaired")
+    assert not reader.shows("max_repairs")
+
+
+def test_one_conversation_per_participant_is_said_and_the_files_provider_read(built):
+    """Each file names its own participant, and every file names ESConv as its provider: the
+    data section, the limitations and the licences said neither."""
+    _, reader = built
+    assert reader.shows("(one conversation each, so no analysis here can tell a participant's effect from a")
+    assert reader.shows("Every file of this cohort names ESConv as its provider")
+    assert reader.shows("though every file names ESConv as its provider")
+
+
+def test_figures_without_data_are_left_out_and_the_baselines_described(built):
+    """No pair of principal metrics has values: the rank figure ("no data") was still printed
+    with a sentence saying it gave tau for every pair. The baseline prior, which answers with
+    the other conversations' gold, was never described."""
+    _, reader = built
+    assert not reader.shows("and its interval for every pair of principal metrics")
+    assert not reader.shows("between the model rankings of each pair of principal metrics, with")
+    assert reader.shows("prior gives the most common gold answers of the other conversations of the cohort")
+
+
+def test_every_number_printed_is_the_numbers_files(built):
+    work, reader = built
+    check_numbers(reader, work, (work / "paper/main.typ").read_text(encoding="utf-8"))
