@@ -309,6 +309,9 @@ def test_no_metric_is_singled_out_when_the_reliabilities_print_alike(tmp_path):
     assert e["operating.conversations.n_least"]["value"] == 4 and e["operating.conversations.n_metrics"]["value"] == 4
     assert e["operating.conversations.least_reliability"]["display"] == "0.99"
     assert e["operating.conversations.largest"]["value"] == 400
+    # "both metrics" or "all 4 metrics" left them unnamed: they are named
+    names = "Binary OM accuracy, Composite, Emotion F1 and Pairwise accuracy"
+    assert e["operating.conversations.metrics"]["value"] == names
 
 
 def test_the_least_reliable_metric_is_named_by_its_label(tmp_path):

@@ -296,6 +296,12 @@ def add_operating(
         printed = largest["reliability"].map(lambda v: fmt(float(v)))
         least = largest[printed == min(printed, key=float)].sort_values(["reliability", "metric"])
         nums.add("operating.conversations.n_metrics", int(len(largest)), CURVES)
+        nums.add(
+            "operating.conversations.metrics",
+            joined([label_of(m) for m in sorted(largest["metric"])]),
+            CURVES,
+            note="the metrics of the reliability curve",
+        )
         nums.add("operating.conversations.n_least", int(len(least)), CURVES)
         nums.add(
             "operating.conversations.all_alike",
