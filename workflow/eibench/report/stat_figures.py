@@ -19,6 +19,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.ticker import MaxNLocator
 
 from ..metrics.registry import BY_NAME, PRINCIPAL
+from ..stats.drift import POOLED
 from ..stats.testability import MIN_CONVERSATIONS
 from . import style
 from .board_numbers import BLOCKS, block_label, block_of
@@ -42,7 +43,6 @@ UNADJUSTED_COLOUR = style.PALETTE[1]
 RANK_VERDICTS = {"related": "related", "independent": "indep.", "inconclusive": "?"}
 #: Diverging colour map from the palette: vermillion (-1), white (0), blue (+1).
 TAU_CMAP = LinearSegmentedColormap.from_list("tau", [style.PALETTE[3], "#FFFFFF", style.PALETTE[0]])
-POOLED = "all compared models"
 
 
 def provenance(smk) -> str:
