@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import yaml
 from eibench.report.cohort_numbers import add_cohort, covered_pillars, joined, models_described
 from eibench.report.numbers import Numbers
+
+from ..conftest import REPO
 
 
 def test_models_are_described_by_kind_in_words():
@@ -157,3 +160,46 @@ def test_the_reply_author_is_named_as_the_files_name_it():
     assert named_alternatives(pd.Series(["om-b", "om-a", None])) == '"om-a" or "om-b"'
     assert named_alternatives(pd.Series(["a", "b", "b", "c", "d", "e", " "])) == '"b", "a", "c" or one of 2 other names'
     assert named_alternatives(pd.Series([None, None], dtype="string")) == "none"
+
+
+def test_each_baseline_is_described_by_how_its_method_answers():
+    """On ESConv's chats the baseline prior led the four models read from files, and the paper
+    never said that it answers with the other conversations' gold."""
+    from eibench.cohorts import baseline_methods
+    from eibench.report.cohort_numbers import BASELINE_WORDS, add_baselines
+
+    from .rule_map import RULE_SCRIPTS
+
+    models = [
+        {"name": "rand", "kind": "baseline", "method": "chance"},
+        {"name": "mine", "kind": "outputs_dir", "path": "/x"},
+        {"name": "majority", "kind": "baseline", "method": "prior"},
+    ]
+    assert baseline_methods(models) == {"rand": "chance", "majority": "prior"}
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_baselines(nums, baseline_methods(models))
+    text = nums.entries["models.baselines_described"]["value"]
+    assert text.startswith("rand answers at random") and "; majority gives the most common gold answers" in text
+    # every method the config schema allows has its words
+    schema = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
+    assert set(BASELINE_WORDS) == set(_baseline_enum(schema))
+    none = Numbers(scripts=RULE_SCRIPTS)
+    add_baselines(none, {})
+    assert none.entries["models.baselines_described"]["value"] == "none"
+
+
+def _baseline_enum(node) -> list[str]:
+    """The enum of the baseline's ``method`` property anywhere in the config schema."""
+    if isinstance(node, dict):
+        if isinstance(node.get("method"), dict) and "enum" in node["method"]:
+            return node["method"]["enum"]
+        for value in node.values():
+            found = _baseline_enum(value)
+            if found:
+                return found
+    elif isinstance(node, list):
+        for value in node:
+            found = _baseline_enum(value)
+            if found:
+                return found
+    return []

@@ -94,6 +94,12 @@ def model_kinds(models: list[dict[str, Any]]) -> dict[str, str]:
     return {m["name"]: model_kind(m) for m in models}
 
 
+def baseline_methods(models: list[dict[str, Any]]) -> dict[str, str]:
+    """{baseline name: its method (chance, prior, lexicon, embedding)}, in the order of
+    ``models``."""
+    return {m["name"]: m["method"] for m in models if m["kind"] == "baseline"}
+
+
 #: The hosts of an endpoint on the machine itself.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 

@@ -20,7 +20,7 @@ from eibench.cluster import DEFAULT_MEM_MB, DEFAULT_RUNTIME_MIN, read_declared
 from eibench.code_digest import Library
 from eibench.forkserver import lifecycle as forkserver
 from eibench.cohorts import describe as describe_cohort
-from eibench.cohorts import live_served, model_kinds
+from eibench.cohorts import baseline_methods, live_served, model_kinds
 from eibench.cohorts import simulated as simulated_parts
 from eibench.config_files import read_config_files
 from eibench.configuration import ConfigError, coerce_cli_strings, digest, load_schema, validate_config

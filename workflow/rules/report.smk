@@ -413,6 +413,7 @@ rule paper_numbers:
         # the cohort as the paper names it, each model's kind, and what is simulated (eibench.cohorts)
         about=describe_cohort(config),
         model_kinds=model_kinds(config["models"]),
+        baseline_methods=baseline_methods(config["models"]),
         # where each live model is served (a loopback endpoint: locally) and its summaries' paths
         live_served=live_served(config["models"]),
         live_summaries=LIVE_SUMMARIES,

@@ -26,7 +26,7 @@ from eibench.report.board_numbers import (
 )
 from eibench.report.claim_schemes_numbers import add_claim_schemes
 from eibench.report.claim_units import claim_units
-from eibench.report.cohort_numbers import add_cohort, add_file_names, add_post_chat_ratings
+from eibench.report.cohort_numbers import add_baselines, add_cohort, add_file_names, add_post_chat_ratings
 from eibench.report.coverage import add_coverage
 from eibench.report.esconv_numbers import add_esconv, add_mean_drop_reference
 from eibench.report.local_model_numbers import add_local_model
@@ -107,6 +107,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         m: (p.live_served[m], answers_source(combine_summaries(by_mode.values()))) for m, by_mode in summaries.items()
     }
     add_cohort(nums, p.about, p.model_kinds, models, live)
+    add_baselines(nums, p.baseline_methods)
     add_file_names(nums, conversations)
     add_post_chat_ratings(nums, pd.read_parquet(i.post_chat_ratings, columns=["conversation_id", "item"]))
     # The mode of the statistics, which Table 1's counts of conversations with a value follow

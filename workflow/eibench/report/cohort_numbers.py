@@ -44,6 +44,31 @@ SOURCE_WORDS = {
 }
 
 
+#: How each baseline method answers (eibench/predict/baselines/), for the paper to say what a
+#: baseline knows: the prior baseline reads the other conversations' gold, which no model does.
+BASELINE_WORDS = {
+    "chance": "answers at random, seeded from the configuration",
+    "prior": "gives the most common gold answers of the other conversations of the cohort, one "
+    "conversation left out at a time, so it knows the population's answers, not the person's",
+    "lexicon": "reads the texts' words through two word lists (EmoLex and VADER), and of the gold "
+    "only which questions are asked",
+    "embedding": "gives the gold answers of the most similar turns of the other conversations, by "
+    "sentence embedding, one conversation left out at a time",
+}
+
+
+def add_baselines(nums: Numbers, methods: Mapping[str, str]) -> None:
+    """``models.baselines_described``: each baseline of the run by name with how its method
+    answers (``BASELINE_WORDS``), e.g. 'chance answers at random, ...; prior gives ...'; 'none'
+    without a baseline."""
+    nums.add(
+        "models.baselines_described",
+        "; ".join(f"{name} {BASELINE_WORDS[method]}" for name, method in methods.items()) or "none",
+        "paper_numbers",
+        note="how each offline baseline answers (eibench/predict/baselines/)",
+    )
+
+
 def joined(items: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'; '' for no item."""
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
