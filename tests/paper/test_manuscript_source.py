@@ -237,3 +237,28 @@ def test_the_profiles_caption_does_not_read_a_rank_change_as_a_finding():
     (caption,) = _figure_captions("fig-profiles")
     assert "is better at one capability than at another" not in caption
     assert "may be noise" in caption
+
+
+def test_a_caption_names_the_rule_that_wrote_its_table_or_figure(small_run):
+    """The uncertainty tables' captions named the rule of their data (stats_resampling), the
+    operating table's the rule of its statistics: the run's manifest says table_uncertainty and
+    paper_numbers wrote them. Every caption that gives a file with its rule ("`results/...`,
+    rule `r`") and every figure's image with its caption's first rule agree with the manifest
+    of the small build, for the files that build writes."""
+    import json
+
+    manifest = json.loads((small_run / "results" / "manifest.json").read_text())
+    rule_of = {f["path"]: manifest["jobs"][f["job"]]["rule"] for f in manifest["files"]}
+    checked = 0
+    for path in [MAIN, *SECTIONS]:
+        src = " ".join(path.read_text(encoding="utf-8").split())
+        for m in re.finditer(r"`(results/[\w/.-]+\.(?:csv|json))`, rule `(\w+)`", src):
+            if m.group(1) in rule_of:
+                assert rule_of[m.group(1)] == m.group(2), f"{path.name}: {m.group(0)}"
+                checked += 1
+        for m in re.finditer(r'image\("/(results/figures/[\w.-]+\.svg)"', src):
+            rule = re.search(r"[Rr]ule `(\w+)`", src[m.end() :])
+            if m.group(1) in rule_of and rule:
+                assert rule_of[m.group(1)] == rule.group(1), f"{path.name}: {m.group(1)} rule {rule.group(1)}"
+                checked += 1
+    assert checked >= 10, checked
