@@ -38,28 +38,21 @@ def test_no_row_where_the_ratings_were_not_asked(tmp_path):
 def test_requests_are_counted_beside_answers(tmp_path):
     """A behaviour request asks all of a turn's questions of one target and wording at once: the
     rate per request is the same unit for a model asked every question and one asked a few."""
-    turns = [
-        {
-            "turnNumber": 1,
-            "em_binary_om_assessment": {"B1": "invalid", "B2": "invalid", "B3": "invalid"},
+
+    def turn(number: int, om: str) -> dict:
+        """A turn whose three observer-wording OM answers are all ``om``."""
+        return {
+            "turnNumber": number,
+            "em_binary_om_assessment": {"B1": om, "B2": om, "B3": om},
             "em_binary_human_prediction": {"B1": "yes"},
             "em_binary_om_assessment_hp": {"B1": "no", "B2": "yes", "B3": "no"},
             "em_binary_human_prediction_hp": {"B1": "no"},
             "em_emotion_tags": [],
             "em_drafted_response": "Hi.",
             "em_pairwise_selections": {},
-        },
-        {
-            "turnNumber": 2,
-            "em_binary_om_assessment": {"B1": "no", "B2": "no", "B3": "no"},
-            "em_binary_human_prediction": {"B1": "yes"},
-            "em_binary_om_assessment_hp": {"B1": "no", "B2": "yes", "B3": "no"},
-            "em_binary_human_prediction_hp": {"B1": "no"},
-            "em_emotion_tags": [],
-            "em_drafted_response": "Hi.",
-            "em_pairwise_selections": {},
-        },
-    ]
+        }
+
+    turns = [turn(1, "invalid"), turn(2, "no")]
     write_json(
         {"conversationId": "c1", "em_model": "m", "mode": "default", "turns": turns, "post_conversation": None},
         tmp_path / "c1.json",
