@@ -153,7 +153,20 @@ def test_run_returns_the_command_s_code_and_names_a_server_that_died_meanwhile(t
     files = ["--port", str(free_port()), "--pid-file", str(tmp_path / "s.json"), "--log-file", str(tmp_path / "s.log")]
     assert local_server.main(["run", *files, "--", sys.executable, "-c", "raise SystemExit(7)"]) == 7
     assert not (tmp_path / "s.json").exists()
-    kill = f"import json, os, signal; os.kill(json.load(open({str(tmp_path / 's.json')!r}))['pid'], signal.SIGSEGV)"
+    # The command kills the server and returns only once it has died (a zombie awaiting its
+    # parent, or gone): a signal is delivered asynchronously, and a command that returned first
+    # left the server alive at the check about one run in a few dozen.
+    kill = (
+        "import json, os, signal, time; "
+        f"pid = json.load(open({str(tmp_path / 's.json')!r}))['pid']; "
+        "os.kill(pid, signal.SIGSEGV)\n"
+        "def dead():\n"
+        "    try:\n"
+        "        return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] in 'ZX'\n"
+        "    except FileNotFoundError:\n"
+        "        return True\n"
+        "while not dead(): time.sleep(0.01)"
+    )
     files[1] = str(free_port())
     assert local_server.main(["run", *files, "--", sys.executable, "-c", kill]) == 1
     assert "killed by SIGSEGV (Segmentation fault) while the command ran" in capsys.readouterr().err
