@@ -138,7 +138,8 @@ METRICS: tuple[Metric, ...] = (
         1,
         "proportion",
         MEAN,
-        "Share of gold yes/no HP preferences (preferred, else observed) the EM predicts correctly.",
+        "Share of gold yes/no HP preferences (preferred, else observed) the EM predicts correctly; undefined "
+        "in a cohort where no judgement has a preferred answer (the observed one is then no HP gold of its own).",
         "Evaluation quality",
         principal=True,
         in_composite=True,
