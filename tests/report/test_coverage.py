@@ -13,7 +13,8 @@ from scipy.stats import binom, binomtest
 
 def test_coverage_of_0_91_over_200_studies_is_significantly_below_0_95():
     t = coverage_test(182, 200)
-    assert t["coverage_p"] == pytest.approx(binomtest(182, 200, 0.95).pvalue) and 0.01 < t["coverage_p"] < 0.02
+    assert t["coverage_p"] == pytest.approx(binomtest(182, 200, 0.95, alternative="less").pvalue)
+    assert 0.01 < t["coverage_p"] < 0.02
     assert t["coverage_vs_nominal"] == "below nominal" and t["coverage_lo"] < 0.91 < t["coverage_hi"] < 0.95
 
 
@@ -26,16 +27,18 @@ def test_add_coverage_names_what_is_below_above_and_untested():
         }
     )
     counts = {"diagnosis": 182, "drift": 190, "romantic": 199}
-    planted["coverage_p"] = [
-        coverage_test(counts[e], 200)["coverage_p"] if e in counts else float("nan") for e in planted["effect"]
-    ]
+    for column in ("coverage_p", "coverage_p_above"):
+        planted[column] = [
+            coverage_test(counts[e], 200)[column] if e in counts else float("nan") for e in planted["effect"]
+        ]
     nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
     printed = add_coverage(nums, planted)
     e = {k: v["value"] for k, v in nums.entries.items()}
-    assert printed == ["0.014", "1.000", "< 0.001", "–", "–"]
+    assert printed == ["0.012", "0.545", "1.000", "–", "–"]  # one-sided, against under-coverage
     assert e["sim.n_coverage_tested"] == 3 and e["sim.n_coverage_untested"] == 1
-    assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91.0 %, binomial p 0.014)")
-    assert e["sim.n_coverage_above"] == 1 and e["sim.coverage_above"].startswith("romantic")
+    assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91.0 %, binomial p 0.012)")
+    # above nominal: printed with the p of its own one-sided test, not the under-coverage p
+    assert e["sim.coverage_above"] == "romantic (99.5 %, binomial p < 0.001)"
     assert e["sim.coverage_untested"] == "human"
     assert e["sim.coverage_too_few"] is False  # 200 studies can check a coverage
 
@@ -53,6 +56,7 @@ def test_add_coverage_says_when_too_few_studies_test_a_coverage():
             "effect": ["drift", "human"],
             "coverage": [1.0, 0.79],
             "coverage_p": [coverage_test(8, 8)["coverage_p"], float("nan")],
+            "coverage_p_above": [coverage_test(8, 8)["coverage_p_above"], float("nan")],
             "n_simulations": [8, 8],
         }
     )
@@ -177,6 +181,13 @@ def test_a_coverage_of_191_in_200_studies_is_printed_above_the_nominal_level():
             "sign_recovery": [nan, 1.0, 1.0, nan, nan],
             "coverage": [nan, 191 / 200, 182 / 200, nan, nan],
             "coverage_p": [nan, coverage_test(191, 200)["coverage_p"], coverage_test(182, 200)["coverage_p"], nan, nan],
+            "coverage_p_above": [
+                nan,
+                coverage_test(191, 200)["coverage_p_above"],
+                coverage_test(182, 200)["coverage_p_above"],
+                nan,
+                nan,
+            ],
             "n_simulations": [0, 200, 200, 0, 0],
             "left_out": ["not simulated", "", "", "no raters", "no raters"],
         }
@@ -189,7 +200,7 @@ def test_a_coverage_of_191_in_200_studies_is_printed_above_the_nominal_level():
     e = nums.entries
     assert (e["sim.min_coverage"]["display"], e["sim.max_coverage"]["display"]) == ("91", "96")
     assert e["sim.min_sign_recovery"]["display"] == "100"
-    assert e["sim.coverage_below"]["value"] == "drift (91.0 %, binomial p 0.014)"
+    assert e["sim.coverage_below"]["value"] == "drift (91.0 %, binomial p 0.012)"
 
 
 def test_the_false_positive_rates_round_from_their_counts():

@@ -118,7 +118,7 @@ def test_numbers_and_table(tmp_path):
     assert e["operating.participants.reached"]["value"] is False and e["operating.participants.needed"]["value"] == 14
     assert e["operating.conversations.least_reliable"]["value"] == "b"
     rows = table.set_index("Claim")
-    assert rows.loc["C3", "Power [95% CI]"] == "0.81 [0.72, 0.88]" and rows.loc["C3", "p vs 0.95"] == "0.012"
+    assert rows.loc["C3", "Power [95% CI]"] == "0.81 [0.72, 0.88]" and rows.loc["C3", "p below 0.95"] == "0.012"
     assert "coverage below nominal" in rows.loc["C3", "Note"]
     assert rows.loc["C6", "Power [95% CI]"] == "–" and rows.loc["C6", "Note"] == "not simulated: no profiles"
     assert rows.loc["C1", "Coverage [95% CI]"] == "–"

@@ -394,16 +394,25 @@ def test_the_full_design_leaves_no_test_out():
     assert sim.left_out(design, 0.05) == {}
 
 
-def test_coverage_test_is_scipys_exact_binomial_test():
+def test_coverage_test_is_scipys_one_sided_exact_binomial_tests():
     row = sim.coverage_test(182, 200)  # 0.91, as the review found for C3
-    test = stats.binomtest(182, 200, 0.95)
-    assert row["coverage_p"] == pytest.approx(test.pvalue)
+    assert row["coverage_p"] == pytest.approx(stats.binomtest(182, 200, 0.95, alternative="less").pvalue)
+    assert row["coverage_p_above"] == pytest.approx(stats.binomtest(182, 200, 0.95, alternative="greater").pvalue)
     assert row["coverage_p"] < 0.05 and row["coverage_vs_nominal"] == "below nominal"
-    ci = test.proportion_ci(method="exact")
+    ci = stats.binomtest(182, 200, 0.95).proportion_ci(method="exact")  # two-sided, whatever the tests
     assert (row["coverage_lo"], row["coverage_hi"]) == pytest.approx((ci.low, ci.high))
     assert row["coverage_lo"] < 0.91 < row["coverage_hi"] < 0.95
     assert sim.coverage_test(190, 200)["coverage_vs_nominal"] == "consistent with nominal"
-    assert sim.coverage_test(200, 200)["coverage_vs_nominal"] == "above nominal"  # p = 0.95^200 x 2
+    assert sim.coverage_test(200, 200)["coverage_vs_nominal"] == "above nominal"  # p = 0.95^200
+
+
+def test_coverage_below_nominal_is_found_where_a_two_sided_test_misses_it():
+    """184 of 200 (0.92): the question is whether the interval is too narrow. The one-sided p is
+    0.044; a two-sided test (0.071) would call it consistent with 0.95."""
+    row = sim.coverage_test(184, 200)
+    assert stats.binomtest(184, 200, 0.95).pvalue > 0.05
+    assert row["coverage_p"] == pytest.approx(0.0444, abs=1e-4) and row["coverage_vs_nominal"] == "below nominal"
+    assert row["coverage_p_above"] > 0.95
     assert sim.coverage_test(0, 0)["coverage_vs_nominal"] == "" and np.isnan(sim.coverage_test(0, 0)["coverage_p"])
 
 
@@ -425,7 +434,7 @@ def test_summarise_planted_reports_the_binomial_coverage_test():
     table = sim.summarise_planted(results, g).set_index("effect")
     drift = table.loc["turn drift of binary OM accuracy (slope)"]
     assert drift["coverage"] == pytest.approx(0.85)
-    assert drift["coverage_p"] == pytest.approx(stats.binomtest(85, 100, 0.95).pvalue)
+    assert drift["coverage_p"] == pytest.approx(stats.binomtest(85, 100, 0.95, alternative="less").pvalue)
     assert drift["coverage_vs_nominal"] == "below nominal"
     assert list(table.columns[:4]) == ["planted", "mean_estimate", "sign_recovery", "coverage"]
     assert np.isnan(table.iloc[-1]["coverage_p"])  # the power row has no coverage

@@ -143,7 +143,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     write_csv(leaderboard_table(board, main, pd.read_csv(i.rank_intervals), p.mode, p.principal), o.leaderboard_table)
     stats_tables = add_statistics(nums, {k: i[k] for k in STATS_TABLES})
     stats_tables["claims"].insert(3, "Units", claim_units(stats_tables["claims"]["ID"], p.claims))
-    stats_tables["planted"]["Binomial p (coverage)"] = add_coverage(nums, pd.read_csv(i.planted), alpha=p.alpha)
+    stats_tables["planted"]["p, coverage below nominal"] = add_coverage(nums, pd.read_csv(i.planted), alpha=p.alpha)
     for name in ("claims", "discriminability", "null_rates", "planted"):
         write_csv(stats_tables[name], o[f"{name}_table"])
     add_uncertainty(

@@ -23,8 +23,9 @@ from .numbers import Numbers, fmt, fmt_outward, fmt_p, fmt_share
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
 
-#: The table's column of the coverage's binomial p against the nominal level.
-P_VS_NOMINAL = f"p vs {NOMINAL_COVERAGE:g}"
+#: The table's column of the coverage's one-sided binomial p against under-coverage
+#: (stats.simulation.coverage_test's ``coverage_p``).
+P_VS_NOMINAL = f"p below {NOMINAL_COVERAGE:g}"
 
 #: The tests whose verdict rule has an equivalence margin (the claim's ``params.margin``).
 MARGIN_TESTS = ("rank_independence", "turn_flat")

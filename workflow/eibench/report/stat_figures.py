@@ -653,8 +653,8 @@ def humans_vs_models(table: pd.DataFrame, caption_source: str) -> plt.Figure:
     return grid.figure
 
 
-#: Colours of the coverage dots, by the exact binomial test of the coverage against the nominal
-#: level (the planted table's ``coverage_vs_nominal``); a share over the models of each study
+#: Colours of the coverage dots, by the one-sided exact binomial tests of the coverage against
+#: the nominal level (the planted table's ``coverage_vs_nominal``); a share over the models of each study
 #: has no such test and is drawn as an open dot.
 COVERAGE_COLOURS = {
     "below nominal": style.PALETTE[3],
@@ -662,8 +662,8 @@ COVERAGE_COLOURS = {
     "consistent with nominal": style.PALETTE[0],
 }
 COVERAGE_LABELS = {
-    "below nominal": "coverage below nominal\n(binomial p ≤ 0.05)",
-    "above nominal": "coverage above nominal\n(binomial p ≤ 0.05)",
+    "below nominal": "coverage below nominal\n(one-sided p ≤ 0.05)",
+    "above nominal": "coverage above nominal\n(one-sided p ≤ 0.05)",
     "consistent with nominal": "coverage consistent\nwith nominal",
 }
 UNTESTED_COVERAGE = "coverage: share over models\n(no binomial test)"

@@ -528,6 +528,7 @@ def operating_table(
         "coverage_lo",
         "coverage_hi",
         "coverage_p",
+        "coverage_p_above",
         "coverage_vs_nominal",
         "sign_recovery",
         "note",
