@@ -80,6 +80,13 @@ def test_no_repair_is_claimed_where_no_model_was_asked_live(built):
     _, reader = built
     assert reader.shows("No model of this build was asked live, so no answer was repaired")
     assert not reader.shows("max_repairs")
+    assert reader.shows("this build sent none to a model read from files")
+
+
+def test_the_hp_definition_says_why_a_cohort_without_preferences_has_none(built):
+    """ESConv has no preferredBehavior: binary HP accuracy has no value, and Table 1 says why."""
+    _, reader = built
+    assert reader.shows("undefined in a cohort where no judgement has a preferred answer")
 
 
 def test_one_conversation_per_participant_is_said_and_the_files_provider_read(built):
