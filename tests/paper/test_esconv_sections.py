@@ -58,6 +58,7 @@ def _entries() -> dict:
         "prereg.matches": True,
         "prereg.differences": "E1 added; C1 removed; C7 removed",
         "prereg.n_changes": 0,
+        "prereg.n_before_freeze": 0,
         "prereg.history_why": "no git history",
         "ranks.n_models": 3,
         "operating.not_simulated": "E3, E4",
@@ -79,6 +80,27 @@ def test_the_frozen_claims_about_most_of_a_set_are_not_called_this_builds(tmp_pa
     assert "Holm family. The claims about most of a set" not in text
     same = _preregistration(tmp_path, matches=True)
     assert "Holm family. The claims about most of a set (rankings largely independent" in same
+
+
+def test_an_undated_preregistration_claims_no_order_of_freezing_and_code(tmp_path):
+    """A build without git history (a copy of the sources) said 'Its freezing date is unknown'
+    and then 'The file was frozen after the analysis code and the claims were first committed',
+    which only the history shows, and gave the same reason twice."""
+    why = "not a git checkout: the freezing commit and the history of rule changes are unknown"
+    undated = {**_entries(), "prereg.dated": False, "prereg.frozen_date": why, "prereg.history_why": why}
+    text = section_text(tmp_path, "preregistration.typ", undated, ESCONV_META)
+    assert f"This build cannot date it ({why})." in text and text.count(why) == 1
+    assert "frozen after the analysis code" not in text
+    assert "from the time it was frozen, which this build cannot tell; it does not show" in text
+    # with its history: rule files were committed before the freezing commit, so the order is known
+    history = {**_entries(), "prereg.n_changes": 3, "prereg.n_before_freeze": 2, "prereg.n_after_freeze": 0}
+    history["prereg.config_files"] = "config/config.yaml"
+    tables = tmp_path / "results" / "paper" / "tables"
+    tables.mkdir(parents=True)
+    rows = ["a1,2026-11-01,claims,no", "b2,2026-11-20,rules,no", "20a5db2,2026-12-02,freeze,no"]
+    (tables / "preregistration_history.csv").write_text("\n".join(["Commit,Date,Subject,After freeze", *rows]) + "\n")
+    dated = section_text(tmp_path, "preregistration.typ", history, ESCONV_META)
+    assert "The file was frozen after the analysis code and the claims were first committed" in dated
 
 
 def test_the_benchmark_section_does_not_call_esconvs_supporters_a_model():
