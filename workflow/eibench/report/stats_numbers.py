@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..metrics.registry import label_of
 from ..stats.drift import POOLED
-from ..stats.mixed import FIT_FAILURES, fit_failure_kind, is_fit_failure
+from ..stats.mixed import FIT_FAILURES, NO_VALUES, fit_failure_kind, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS
 from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
 from .cohort_numbers import joined
@@ -600,11 +600,19 @@ def fit_notes(diagnosis: pd.DataFrame, romantic: pd.DataFrame, topics: pd.DataFr
 def mixed_model_counts(notes: list[str]) -> dict[str, int]:
     """How many mixed models the analyses specify (``notes``: ``fit_notes``; ``n_fits``, fitted
     or not), and how many gave no estimate: ``n_failed`` were fitted and did not converge or
-    gave a singular or boundary fit (a fit that stopped on a singular matrix included), and
-    ``n_not_estimable`` had a design without the term (eibench.stats.mixed), whether or not a fit
-    was tried. Each is counted by the kind its recorded reason names (``is_fit_failure``)."""
+    gave a singular or boundary fit (a fit that stopped on a singular matrix included),
+    ``n_no_values`` are of a metric the cohort has no value of (``mixed.NO_VALUES``: no fit is
+    tried), and ``n_not_estimable`` had a design without the term (eibench.stats.mixed), whether
+    or not a fit was tried. Each is counted by the kind its recorded reason names
+    (``is_fit_failure``)."""
     failed = sum(is_fit_failure(x) for x in notes)
-    return {"n_fits": len(notes), "n_failed": failed, "n_not_estimable": sum(x != "" for x in notes) - failed}
+    no_values = sum(x == NO_VALUES for x in notes)
+    return {
+        "n_fits": len(notes),
+        "n_failed": failed,
+        "n_no_values": no_values,
+        "n_not_estimable": sum(x != "" for x in notes) - failed - no_values,
+    }
 
 
 #: The plural of a kind of failed fit (``mixed.FIT_FAILURES``) that is a noun, after a count above one.
