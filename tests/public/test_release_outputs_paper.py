@@ -106,6 +106,8 @@ def test_figures_without_data_are_left_out_and_the_baselines_described(built):
     assert not reader.shows("and its interval for every pair of principal metrics")
     assert not reader.shows("between the model rankings of each pair of principal metrics, with")
     assert reader.shows("prior gives the most common gold answers of the other conversations of the cohort")
+    # lexicon's behaviour answers, the only ones scored on ESConv's chats, come from the reply's surface cues
+    assert reader.shows("answers the behaviour questions from surface cues of the reply")
 
 
 def test_every_number_printed_is_the_numbers_files(built):

@@ -48,10 +48,12 @@ SOURCE_WORDS = {
 #: baseline knows: the prior baseline reads the other conversations' gold, which no model does.
 BASELINE_WORDS = {
     "chance": "answers at random, seeded from the configuration",
-    "prior": "gives the most common gold answers of the other conversations of the cohort, one "
-    "conversation left out at a time, so it knows the population's answers, not the person's",
-    "lexicon": "reads the texts' words through two word lists (EmoLex and VADER), and of the gold "
-    "only which questions are asked",
+    "prior": "gives the most common gold answers of the other conversations of the cohort (the rounded "
+    "mean for a rating), one conversation left out at a time, so it knows the population's answers, "
+    "not the person's",
+    "lexicon": "tags emotions from two word lists (EmoLex and VADER), answers the behaviour questions "
+    "from surface cues of the reply (a question mark, advice phrasing) and knows of the gold only which "
+    "questions are asked",
     "embedding": "gives the gold answers of the most similar turns of the other conversations, by "
     "sentence embedding, one conversation left out at a time",
 }
