@@ -28,7 +28,7 @@ def test_a_cohort_with_post_chat_ratings_is_told_they_are_in_the_holistic_pillar
     whole pillar: the folder has none of its published parts), and the benchmark section said so
     only in ESConv's own branch."""
     text = _post_chat(tmp_path, 1150)
-    assert "The files of 1150 of the 1300 conversations hold post-chat ratings of the assistant" in text
+    assert "The files of 1150 of the 1300 conversations hold the participant's post-chat ratings of whoever" in text
     assert "(postChatRatings: empathy and relevance), an extension of the release format" in text
     assert "The holistic pillar of the composite includes them" in text
     assert "so its holistic pillar is the post-chat ratings alone." in text
@@ -36,7 +36,7 @@ def test_a_cohort_with_post_chat_ratings_is_told_they_are_in_the_holistic_pillar
 
 def test_the_post_chat_ratings_beside_the_published_parts(tmp_path):
     text = _post_chat(tmp_path, 2, n=2, alone=False)
-    assert "Every conversation's file holds post-chat ratings of the assistant" in text
+    assert "Every conversation's file holds the participant's post-chat ratings of whoever wrote" in text
     assert "renormalised over the parts a conversation has." in text
     assert "alone" not in text
 

@@ -134,7 +134,7 @@ def test_the_release_example_builds_a_paper_that_names_the_cohort_and_simulates_
     assert "This paper applies its method to Hand-written corpus: 2 conversations by 1 participant" in text
     assert "This paper asks what such a design can support" not in text
     # The corpus has no post-chat ratings (a release-format extension): Table 1 leaves them out.
-    assert "Post-chat ratings normalised" not in text and "post-chat ratings of the assistant" not in text
+    assert "Post-chat ratings normalised" not in text and "post-chat ratings of whoever wrote the replies" not in text
     # (the scaling record of the reproducibility section is measured on the synthetic cohort: named there)
     for wording in (
         "Simulation study",

@@ -413,7 +413,7 @@ METRICS: tuple[Metric, ...] = (
         4,
         "rating points",
         CMEAN,
-        "Extension: mean absolute error over the gold post-chat ratings of the assistant (ESConv's empathy and "
+        "Extension: mean absolute error over the gold post-chat ratings of the replies' author (ESConv's empathy and "
         "relevance, 1..5); a missing prediction counts as the midpoint 3 (parity) or the farthest value (strict).",
         "Holistic comprehension",
         extension=True,
