@@ -49,6 +49,7 @@ ESCONV_META = {"cohort": "esconv", "simulation": False, "simulated_cohort": Fals
 ESCONV_FILES = {
     "files.providers": '"esconv" (1300 of 1300)',
     "files.reply_authors": '"human-supporter" (1300 of 1300)',
+    "files.all_esconv": True,
 }
 
 
@@ -72,6 +73,22 @@ def test_a_folder_of_unrecorded_source_is_not_presented_as_the_release(tmp_path)
         "build does not establish that they are the official AttuneBench release." in text
     )
     assert "Source:" not in text
+
+
+def test_a_folder_of_esconvs_chats_says_what_its_participants_and_gold_are(tmp_path):
+    """A release folder of ESConv's chats (every file names ESConv as provider) said "by 30
+    participants" as a fact and first told in the limitations that the behaviour gold is the
+    supporter's strategy label: the data section now says both, as what holds if they are."""
+    text = _files(tmp_path, name="folder")
+    assert (
+        "If these are ESConv's chats, as their provider says, each participant is one conversation's seeker "
+        "(ESConv records no seeker identities, so a seeker who chatted twice counts twice), and the behaviour "
+        "gold is the supporter's own label of a strategy, not a participant's judgement of the reply" in text
+    )
+    other = section_text(tmp_path / "o", "cohort-files.typ", {**ESCONV_FILES, "files.all_esconv": False}, RELEASE_META)
+    assert "If these are ESConv's chats" not in other
+    # an ESConv build says it in its own data section, from its adapter's numbers
+    assert "If these are ESConv's chats" not in _files(tmp_path / "e", ESCONV_META, name="ESConv", source="x")
 
 
 def test_a_recorded_source_is_printed_instead(tmp_path):
