@@ -106,6 +106,20 @@ def test_tests_over_different_counts_of_studies_give_the_range_of_counts():
     assert list(table["Within band"]) == ["no", "yes"]
 
 
+def test_the_romantic_tests_left_out_are_named_for_the_composite_sentences():
+    """A cohort with one romantic conversation leaves both romantic tests out of the simulation;
+    the paper still said what the simulation reports of the romantic mixed model's fits."""
+    boot, mixed = "romantic contrast: cluster bootstrap", "romantic contrast: mixed model (Wald)"
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    add_null_rates(nums, _null([(boot, 0, 0.0), (mixed, 0, 0.0), ("turn drift: Page's trend test", 200, 0.035)]))
+    assert nums.entries["sim.romantic_left_out"]["value"] is True
+    assert nums.entries["sim.romantic_mixed_left_out"]["value"] is True
+    ran = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    add_null_rates(ran, _null([(boot, 200, 0.05), (mixed, 0, 0.0)]))
+    assert ran.entries["sim.romantic_left_out"]["value"] is False
+    assert ran.entries["sim.romantic_mixed_left_out"]["value"] is True
+
+
 def _recovery(planted: pd.DataFrame) -> dict:
     from eibench.report.coverage import add_recovery
 

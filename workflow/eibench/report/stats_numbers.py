@@ -18,7 +18,7 @@ import pandas as pd
 from ..metrics.registry import label_of
 from ..stats.drift import POOLED
 from ..stats.mixed import FIT_FAILURES, NO_VALUES, fit_failure_kind, is_fit_failure
-from ..stats.simulation import SIMULATED_KINDS
+from ..stats.simulation import SIMULATED_KINDS, TESTS
 from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
 from .cohort_numbers import joined
 from .coverage import add_recovery, too_few_studies
@@ -435,7 +435,9 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
     count of studies: ``sim.n_null`` and ``sim.band`` are those of the test with the most
     studies, ``sim.min_null`` the fewest of a tested test. ``sim.null_too_few``: the run has too
     few studies to check the rates (``coverage.too_few_studies`` over ``sim.n_null``), and the
-    table then prints no within-band verdict (–)."""
+    table then prints no within-band verdict (–). ``sim.romantic_left_out`` /
+    ``sim.romantic_mixed_left_out``: both romantic-contrast tests (the only simulated tests on
+    the composite) / its mixed model are left out of this design's simulation."""
 
     def add(key: str, value: Any, rule: str, **kw: Any) -> None:
         nums.add(key, value, rule, **kw)
@@ -492,6 +494,11 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
         SIM,
         note="the tests this cohort's design cannot support, each with its reason",
     )
+    # The romantic contrast's tests, the only simulated tests on the composite.
+    romantic = {t for t, p in TESTS.items() if p.startswith("p_romantic")}
+    mixed = {t for t in romantic if TESTS[t] == "p_romantic_mixed"}
+    add("sim.romantic_left_out", romantic <= set(left["test"]), SIM, note="both romantic-contrast tests left out")
+    add("sim.romantic_mixed_left_out", mixed <= set(left["test"]), SIM, note="the romantic mixed model left out")
     outside = tested.loc[~within, "test"].tolist()
     add("sim.outside_band", "; ".join(outside) if outside else "none", SIM)
     return pd.DataFrame(
