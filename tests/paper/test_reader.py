@@ -214,6 +214,9 @@ def test_the_reproducibility_statement_is_printed(reader, small_run):
     assert numbers["repro.git"]["display"] == "not a git checkout"  # the tests' copy has no .git
     assert numbers["repro.command"]["display"] == "snakemake --cores 8 --configfile config/small.yaml"
     assert reader.shows("Reproducibility statement")
+    # nothing but the library digest identifies a tree without a commit, and it covers the library only
+    assert reader.shows("no commit identifies it, and the library digest")
+    assert reader.shows("not the rule scripts, the rules or the manuscript's sources")
     for key in ("repro.git", "repro.command", "repro.config_digest", "repro.input.cohort.sha256"):
         assert reader.shows(numbers[key]["display"]), reader.fail(key, [numbers[key]["display"]])
 

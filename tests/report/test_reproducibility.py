@@ -104,6 +104,7 @@ def test_statement_entries_and_labels():
     assert by_key["repro.input.one/default.sha256"]["item"] == "Predictions one/default (1 file)"
     assert by_key["repro.git"]["value"] == NOT_A_CHECKOUT
     assert by_key["repro.git_dirty"]["value"] is False
+    assert by_key["repro.git_commit"]["value"] is False  # the paper then says no commit identifies the tree
     assert by_key["repro.version.python"]["item"] == "Python"
     assert by_key["repro.input.cohort.sha256"]["item"] == "Conversation files (20)"
     assert by_key["repro.input.sim-01/default.sha256"]["item"] == "Predictions sim-01/default (20 files)"

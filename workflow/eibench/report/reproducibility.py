@@ -188,6 +188,7 @@ def statement(
     rows: list[dict[str, Any]] = [
         {"key": "repro.git", "item": "Source tree (git commit)", "value": describe_git(git)},
         {"key": "repro.git_dirty", "item": None, "value": bool(git.get("dirty"))},
+        {"key": "repro.git_commit", "item": None, "value": bool(git.get("commit"))},
         # The command that rebuilds these bytes (cores do not change them), not the one typed.
         {"key": "repro.command", "item": "Rebuild command", "value": command},
         {"key": "repro.config_digest", "item": "Configuration digest", "value": config_digest},
