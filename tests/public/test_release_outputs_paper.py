@@ -80,7 +80,8 @@ def test_no_repair_is_claimed_where_no_model_was_asked_live(built):
     _, reader = built
     assert reader.shows("No model of this build was asked live, so no answer was repaired")
     assert not reader.shows("max_repairs")
-    assert reader.shows("this build sent none to a model read from files")
+    assert reader.shows("this build asked no model live: each row's requests are counted on its outputs")
+    assert reader.shows("the model read from files is scored on its answers as its files hold them")
 
 
 def test_the_hp_definition_says_why_a_cohort_without_preferences_has_none(built):
