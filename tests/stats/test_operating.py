@@ -56,6 +56,20 @@ def test_claims_the_studies_cannot_apply_are_named_with_their_reason():
     assert op.dropped_metrics(next(c for c in CLAIMS if c["id"] == "C1")) == ["draft_judge"]
 
 
+def test_a_claim_the_cohort_cannot_test_says_so_before_the_simulators_limit():
+    """On 30 of ESConv's chats C4b (emotion F1 absent) and C6 (tracking absent) were noted only
+    for the simulator's limits, as if the cohort could test them."""
+    unmet = {"C4b": ["emotion_f1 has no value in this cohort"], "C3": ["no diagnosis is recorded"]}
+    keep, skipped = op.untestable_set_aside(CLAIMS, *op.simulated_claims(CLAIMS), lambda c: unmet.get(c["id"], []))
+    assert skipped["C4b"].startswith("not testable in this design: emotion_f1 has no value in this cohort; besides, ")
+    assert skipped["C4b"].endswith("binary OM accuracy only, not of the claim's metric")
+    assert skipped["C3"] == "not testable in this design: no diagnosis is recorded"
+    assert "C6" in skipped and not skipped["C6"].startswith(
+        "not testable"
+    )  # testable here: the simulator's limit alone
+    assert {c["id"] for c in keep} == {"C1", "C2", "C3b", "C4", "C5", "C7", "C7b"}
+
+
 def test_same_seed_gives_the_identical_frame_and_another_seed_another():
     keep, _ = op.simulated_claims(CLAIMS)
     a, b = _run(PLANTED, range(3), keep), _run(PLANTED, range(3), keep)

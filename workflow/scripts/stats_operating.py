@@ -25,13 +25,9 @@ with rule_log(snakemake) as log:  # noqa: F821
     design = generator_design(cohort_design, alpha, st["claims"])
     null, planted = null_generator(design), planted_generator(st["simulation"]["planted"], design)
     claims = st["claims"]
-    keep, skipped = op.simulated_claims(claims)
-    # A claim this cohort cannot test is not testable in its simulated studies either.
-    for c in list(keep):
-        reasons = unmet_needs(c, cohort_design, alpha)
-        if reasons:
-            keep.remove(c)
-            skipped[c["id"]] = "not testable in this design: " + "; ".join(reasons)
+    keep, skipped = op.untestable_set_aside(
+        claims, *op.simulated_claims(claims), lambda c: unmet_needs(c, cohort_design, alpha)
+    )
     # The claims the design curves follow; a curve whose claim is not simulated has no numbers.
     c1, c1_reason = op.curve_claim("independence_claim", cfg["independence_claim"], claims, keep, skipped)
     c3, c3_reason = op.curve_claim("diagnosis_claim", cfg["diagnosis_claim"], claims, keep, skipped)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from math import comb
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -73,6 +73,28 @@ def simulated_claims(claims: list[dict[str, Any]]) -> tuple[list[dict[str, Any]]
         else:
             keep.append(c)
     return keep, out
+
+
+def untestable_set_aside(
+    claims: list[dict[str, Any]],
+    keep: list[dict[str, Any]],
+    skipped: dict[str, str],
+    unmet: Callable[[dict[str, Any]], list[str]],
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """``simulated_claims``' result (``keep``, ``skipped``) with every claim the cohort cannot
+    test (``unmet(claim)``: its unmet needs, testability.unmet_needs) set aside: a claim this
+    cohort cannot test is not testable in its simulated studies either. That reason comes first,
+    before a limit of the simulator that would also keep the claim out ('not testable in this
+    design: ...; besides, ...'): the table then says what the reader's cohort lacks, not only
+    what the simulator lacks."""
+    kept, out = list(keep), dict(skipped)
+    for c in claims:
+        reasons = unmet(c)
+        if reasons:
+            kept = [k for k in kept if k is not c]
+            why = "not testable in this design: " + "; ".join(reasons)
+            out[c["id"]] = why + (f"; besides, {skipped[c['id']]}" if c["id"] in skipped else "")
+    return kept, out
 
 
 def dropped_metrics(claim: dict[str, Any]) -> list[str]:
