@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.composite import PILLAR_WEIGHTS
+from ..stats import breakdowns
 from ..stats.bootstrap import smallest_p
 from ..stats.multiplicity import adjust_floored
 from .numbers import Numbers, fmt, fmt_p_bounded
@@ -76,6 +77,11 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("few_clusters", FEW_CLUSTERS, note="a cluster bootstrap over fewer clusters tends to understate uncertainty")
     add("n_schemes", len(uncertainty["schemes"]))
     add("n_bootstrap", int(n_bootstrap))
+    add(
+        "breakdowns_min_conversations",
+        breakdowns.MIN_CONVERSATIONS,
+        note="the fewest conversations a breakdown cell needs for an interval",
+    )
     if "claims_scheme" in uncertainty:  # the scheme of the claims' analyses (statistics.cluster)
         add("claims_scheme", SCHEME_LABELS[uncertainty["claims_scheme"]])
         add("claims_use_primary", uncertainty["claims_scheme"] == primary)
