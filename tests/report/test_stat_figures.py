@@ -551,12 +551,19 @@ def test_coverage_dots_follow_the_binomial_test_with_their_interval_and_every_ma
     assert spans == [(0.86, 0.945), (0.91, 0.975)]
     legend = {t.get_text() for t in right.get_legend().get_texts()}
     assert legend == {
-        sf.COVERAGE_LABELS["below nominal"],
-        sf.COVERAGE_LABELS["consistent with nominal"],
+        sf.coverage_labels(0.05)["below nominal"],
+        sf.coverage_labels(0.05)["consistent with nominal"],
         sf.UNTESTED_COVERAGE,
         "sign recovery",
         "nominal coverage 0.95",
     }
+
+
+def test_the_coverage_legend_names_the_tests_level():
+    """The legend said 'p ≤ 0.05' whatever statistics.alpha; it now takes the level of the tests."""
+    fig = sf.simulation_calibration(null_rates_table().assign(alpha=0.01), _tested_planted(), SRC)
+    legend = {t.get_text() for t in fig.axes[1].get_legend().get_texts()}
+    assert "coverage below nominal\n(one-sided p ≤ 0.01)" in legend
 
 
 @pytest.mark.parametrize("studies", [8, 200])
@@ -575,7 +582,7 @@ def test_coverage_dots_take_no_verdict_colour_over_too_few_studies(studies):
     if studies == 8:
         assert colours[0.91] == colours[0.95] != sf.COVERAGE_COLOURS["below nominal"]
         assert "coverage over 8 studies\n(too few to test)" in legend
-        assert sf.COVERAGE_LABELS["below nominal"] not in legend
+        assert sf.coverage_labels(0.05)["below nominal"] not in legend
     else:
         assert colours[0.91] == sf.COVERAGE_COLOURS["below nominal"]
         assert not any("too few" in t for t in legend)

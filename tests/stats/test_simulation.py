@@ -406,6 +406,28 @@ def test_coverage_test_is_scipys_one_sided_exact_binomial_tests():
     assert sim.coverage_test(200, 200)["coverage_vs_nominal"] == "above nominal"  # p = 0.95^200
 
 
+def test_summarise_planted_tests_coverage_at_the_configured_level():
+    """statistics.alpha reaches the coverage verdicts: 90 of 100 (one-sided p 0.028) is below
+    nominal at 0.05 and consistent with it at 0.01, as the paper's sentence at that level says."""
+    g = sim.Generator(drift=(("behaviour", -0.1),))
+    results = pd.DataFrame(
+        {
+            f"{p}_{k}": np.full(100, v)
+            for k in ("diagnosis", "romantic")
+            for p, v in (("est", 0.0), ("lo", -1.0), ("hi", 1.0))
+        }
+    )
+    results["est_drift"], results["hi_drift"] = -0.1, 0.0
+    results["lo_drift"] = np.r_[np.full(90, -0.2), np.full(10, -0.05)]
+    for column in ("humans_better_share", "est_human", "sign_human", "cover_human"):
+        results[column] = 0.0
+    drift = "turn drift of binary OM accuracy (slope)"
+    at = {a: sim.summarise_planted(results, g, alpha=a).set_index("effect").loc[drift] for a in (0.05, 0.01)}
+    assert at[0.05]["coverage_p"] == pytest.approx(0.0282, abs=1e-4)
+    assert at[0.05]["coverage_vs_nominal"] == "below nominal"
+    assert at[0.01]["coverage_vs_nominal"] == "consistent with nominal"
+
+
 def test_coverage_below_nominal_is_found_where_a_two_sided_test_misses_it():
     """184 of 200 (0.92): the question is whether the interval is too narrow. The one-sided p is
     0.044; a two-sided test (0.071) would call it consistent with 0.95."""

@@ -63,7 +63,7 @@ with rule_log(snakemake) as log:  # noqa: F821
             margin.insert(0, "cohort", "at margin")
         truth = op.estimands(planted, keep, fixed_design)
         signs = {c["id"]: op.planted_makes_true(c, planted, truth) for c in keep}
-        table = op.operating_table(claims, tables["null"], tables["planted"], margin, truth, signs, skipped)
+        table = op.operating_table(claims, tables["null"], tables["planted"], margin, truth, signs, skipped, alpha)
         write_csv(table, out.claims)
         rows = [tables["null"], tables["planted"]] + ([margin] if margin is not None else [])
         write_csv(pd.concat(rows, ignore_index=True), out.verdicts)

@@ -27,5 +27,5 @@ with rule_log(snakemake) as log:  # noqa: F821
     generator = planted_generator(
         p.stats["simulation"]["planted"], generator_design(design, p.stats["alpha"], p.stats["claims"])
     )
-    write_csv(summarise_planted(planted, generator, left), snakemake.output.planted)
+    write_csv(summarise_planted(planted, generator, left, p.stats["alpha"]), snakemake.output.planted)
     log.info("%d null and %d planted studies; left out: %s", len(null), len(planted), left)

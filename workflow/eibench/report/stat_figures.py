@@ -661,18 +661,27 @@ COVERAGE_COLOURS = {
     "above nominal": style.PALETTE[2],
     "consistent with nominal": style.PALETTE[0],
 }
-COVERAGE_LABELS = {
-    "below nominal": "coverage below nominal\n(one-sided p ≤ 0.05)",
-    "above nominal": "coverage above nominal\n(one-sided p ≤ 0.05)",
-    "consistent with nominal": "coverage consistent\nwith nominal",
-}
+
+
+def coverage_labels(alpha: float | None) -> dict[str, str]:
+    """The legend label of each verdict of ``COVERAGE_COLOURS``, with the level ``alpha`` of
+    its one-sided test (``statistics.alpha``, the null-rates table's ``alpha``; 'α' when the
+    figure has none)."""
+    level = "α" if alpha is None else f"{alpha:g}"
+    return {
+        "below nominal": f"coverage below nominal\n(one-sided p ≤ {level})",
+        "above nominal": f"coverage above nominal\n(one-sided p ≤ {level})",
+        "consistent with nominal": "coverage consistent\nwith nominal",
+    }
+
+
 UNTESTED_COVERAGE = "coverage: share over models\n(no binomial test)"
 #: The verdict every tested coverage is drawn with when the run has too few simulated studies
 #: to test a coverage (``coverage.too_few_studies``): the paper then prints no verdict either.
 TOO_FEW = "too few studies"
 
 
-def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float) -> None:
+def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float, alpha: float | None) -> None:
     """The right panel of :func:`simulation_calibration`: per planted effect (row ``y``) its
     coverage with the Clopper-Pearson 95% interval (when the table has ``coverage_lo`` /
     ``coverage_hi``), coloured by ``coverage_vs_nominal`` (open dot where it is empty: no
@@ -681,7 +690,7 @@ def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float) -> None:
     coverage), its sign recovery (cross) and the nominal coverage (dashed)."""
     y = np.arange(len(rows))
     verdicts = rows["coverage_vs_nominal"].fillna("") if "coverage_vs_nominal" in rows else pd.Series([""] * len(rows))
-    labels = dict(COVERAGE_LABELS)
+    labels = coverage_labels(alpha)
     tested = verdicts.ne("").to_numpy()
     if tested.any() and "n_simulations" in rows:
         studies = int(rows["n_simulations"][tested].max())
@@ -766,7 +775,10 @@ def simulation_calibration(
         _no_data_axes(left, "null simulations")
     pl = planted[planted["coverage"].notna()] if _has(planted, "effect", "coverage") else None
     if pl is not None and len(pl):
-        _coverage_panel(right, pl.iloc[::-1].reset_index(drop=True), nominal_coverage)
+        # the coverage verdicts' level is the tests' (stats_simulation_summary passes statistics.alpha to both)
+        levels = set(null_rates["alpha"].dropna()) if _has(null_rates, "alpha") else set()
+        alpha = float(levels.pop()) if len(levels) == 1 else None
+        _coverage_panel(right, pl.iloc[::-1].reset_index(drop=True), nominal_coverage, alpha)
     else:
         _no_data_axes(right, "planted simulations")
     style.source(fig, caption_source)

@@ -18,8 +18,8 @@ Per claim (``operating_table``):
   planted effect), and for the independence claim a cohort whose abilities have Kendall tau
   equal to its margin (``margin_correlation``);
 - coverage of the estimate's interval of the planted estimand (the claim's estimate computed on
-  the noise-free study, ``estimands``), with its Clopper-Pearson interval and exact binomial p
-  against 0.95 (simulation.coverage_test), and sign recovery (share of estimates with the
+  the noise-free study, ``estimands``), with its Clopper-Pearson interval and one-sided exact
+  binomial p-values against 0.95 (simulation.coverage_test), and sign recovery (share of estimates with the
   estimand's sign), for claims with a signed estimate and an interval.
 
 A claim whose test the batch does not run is 'not simulated' with the reason (NOT_SIMULATED)
@@ -486,9 +486,11 @@ def operating_table(
     truth: dict[str, float],
     planted_sign: dict[str, int],
     skipped: dict[str, str],
+    alpha: float = 0.05,
 ) -> pd.DataFrame:
     """One row per claim: power, false-positive rate (each with its Clopper-Pearson interval),
-    coverage with its interval and binomial p against 0.95, sign recovery; a claim in
+    coverage with its interval and the one-sided binomial p-values against 0.95 below and above
+    (``simulation.coverage_test`` at ``alpha``, the claims' level), sign recovery; a claim in
     ``skipped`` has its reason and no number. ``planted_sign``: per claim, +1 when the planted
     cohort makes its prediction true, 0 when the generator plants nothing for it."""
     rows = []
@@ -528,7 +530,7 @@ def operating_table(
             t = truth[cid]
             ok = pl["lo"].notna() & pl["hi"].notna()
             covered = int(((pl["lo"] <= t) & (t <= pl["hi"]))[ok].sum())
-            test = coverage_test(covered, int(ok.sum()))
+            test = coverage_test(covered, int(ok.sum()), alpha=alpha)
             row.update(estimand=t, coverage=covered / ok.sum() if ok.sum() else np.nan, **test)
             row["sign_recovery"] = float((np.sign(pl["estimate"]) == np.sign(t)).mean()) if t != 0 else np.nan
         rows.append(row)

@@ -696,11 +696,13 @@ def coverage_test(covered: int, n: int, nominal: float = NOMINAL_COVERAGE, alpha
 POWER_ROW = "power: share of models the humans are declared better than (Holm)"
 
 
-def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] | None = None) -> pd.DataFrame:
+def summarise_planted(
+    results: pd.DataFrame, g: Generator, left: dict[str, str] | None = None, alpha: float = 0.05
+) -> pd.DataFrame:
     """Per planted effect: its value, the mean estimate, the share of correct signs and the
-    coverage of its intervals, with the coverage's Clopper-Pearson interval and exact binomial
-    test against the nominal 0.95 (``coverage_test``; each study is one Bernoulli trial, so the
-    human row, a share over the models of a study, has none); ``left``: the tests left out for
+    coverage of its intervals, with the coverage's Clopper-Pearson interval and one-sided exact
+    binomial tests against the nominal 0.95 at ``alpha`` (``coverage_test``; each study is one
+    Bernoulli trial, so the human row, a share over the models of a study, has none); ``left``: the tests left out for
     this design (column ``left_out``). ``g`` is the planted generator of the cohort's design, so
     that the planted effect on the composite is that of the cohort's composite
     (``composite_effect``). An effect simulated in no study has no planted value and no rates; one
@@ -728,12 +730,12 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
             reason = "; ".join(r for r in (reason, COMPOSITE_EFFECT_UNDEFINED) if r)
         if not len(est) or not np.isfinite(truth):  # no number: not simulated, or nothing planted to compare
             rows.append((name, float("nan"), float("nan"), float("nan"), float("nan"), int(ok.sum()), reason))
-            binomial.append(coverage_test(0, 0))
+            binomial.append(coverage_test(0, 0, alpha=alpha))
             continue
         sign = float(np.mean(np.sign(est) == np.sign(truth))) if truth != 0 else float("nan")
         covered = int(np.sum((lo <= truth) & (truth <= hi)))
         rows.append((name, truth, float(np.mean(est)), sign, covered / len(est), int(ok.sum()), reason))
-        binomial.append(coverage_test(covered, len(est)))
+        binomial.append(coverage_test(covered, len(est), alpha=alpha))
     shift = float(g.effect("human_shift", "preference"))
     n_human = int(results["est_human"].notna().sum())
     rows.append(
@@ -759,7 +761,7 @@ def summarise_planted(results: pd.DataFrame, g: Generator, left: dict[str, str] 
             left.get(human, ""),
         )
     )
-    binomial += [coverage_test(0, 0)] * 2
+    binomial += [coverage_test(0, 0, alpha=alpha)] * 2
     table = pd.DataFrame(
         rows, columns=["effect", "planted", "mean_estimate", "sign_recovery", "coverage", "n_simulations", "left_out"]
     )
