@@ -216,8 +216,8 @@ def add_file_names(nums: Numbers, conv: pd.DataFrame) -> None:
     (:func:`tally`; "none" for a cohort without files), and ``files.reply_author``, the authors
     named (:func:`named_alternatives`), which the benchmark section names as the author of the
     reply the behaviour questions are about; ``files.all_esconv``, whether every file names the
-    provider that ESConv's adapter writes (the limitations then say what holds if they are
-    ESConv's chats). The data section prints the tallies for a
+    provider that ESConv's adapter writes (the data, uncertainty and limitations sections then
+    say what holds if they are ESConv's chats). The data section prints the tallies for a
     real cohort: what the files say of where the chats come from, which a build of a folder
     whose source is not recorded cannot establish otherwise."""
     for key, column, field in (("providers", "provider", "provider"), ("reply_authors", "om_model", "model")):
