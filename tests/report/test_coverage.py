@@ -27,7 +27,7 @@ def test_add_coverage_names_what_is_below_above_and_untested():
         }
     )
     counts = {"diagnosis": 182, "drift": 190, "romantic": 199}
-    for column in ("coverage_p", "coverage_p_above"):
+    for column in ("coverage_p", "coverage_p_above", "coverage_vs_nominal"):
         planted[column] = [
             coverage_test(counts[e], 200)[column] if e in counts else float("nan") for e in planted["effect"]
         ]
@@ -57,6 +57,7 @@ def test_add_coverage_says_when_too_few_studies_test_a_coverage():
             "coverage": [1.0, 0.79],
             "coverage_p": [coverage_test(8, 8)["coverage_p"], float("nan")],
             "coverage_p_above": [coverage_test(8, 8)["coverage_p_above"], float("nan")],
+            "coverage_vs_nominal": [coverage_test(8, 8)["coverage_vs_nominal"], ""],
             "n_simulations": [8, 8],
         }
     )
@@ -201,6 +202,13 @@ def test_a_coverage_of_191_in_200_studies_is_printed_above_the_nominal_level():
                 coverage_test(182, 200)["coverage_p_above"],
                 nan,
                 nan,
+            ],
+            "coverage_vs_nominal": [
+                "",
+                coverage_test(191, 200)["coverage_vs_nominal"],
+                coverage_test(182, 200)["coverage_vs_nominal"],
+                "",
+                "",
             ],
             "n_simulations": [0, 200, 200, 0, 0],
             "left_out": ["not simulated", "", "", "no raters", "no raters"],

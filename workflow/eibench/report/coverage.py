@@ -38,29 +38,35 @@ def too_few_studies(n: int, rate: float) -> bool:
 def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alpha: float = 0.05) -> list[str]:
     """Add the coverage numbers of the planted effects to ``nums``; return the printed binomial
     p of each row of ``planted`` (the table of rule stats_simulation_summary: ``effect``,
-    ``coverage``, ``coverage_p``, ``coverage_p_above``), in its order, for the planted-effects
-    table. ``coverage_p`` is the one-sided exact binomial p against under-coverage the
-    simulation summary computed from the count of covering intervals, ``coverage_p_above`` the
-    one against over-coverage (eibench.stats.simulation.coverage_test); NaN where the coverage
-    is a share over the models of each study, not a count of independent intervals (no test
-    applies).
+    ``coverage``, ``coverage_p``, ``coverage_p_above``, ``coverage_vs_nominal``), in its order,
+    for the planted-effects table. ``coverage_p`` is the one-sided exact binomial p against
+    under-coverage the simulation summary computed from the count of covering intervals,
+    ``coverage_p_above`` the one against over-coverage, and ``coverage_vs_nominal`` their verdict
+    at ``statistics.alpha`` (eibench.stats.simulation.coverage_test, read here, not decided
+    again); NaN where the coverage is a share over the models of each study, not a count of
+    independent intervals (no test applies). ``alpha`` only words the entries' notes.
 
     Entries: ``sim.n_coverage_tested`` (coverages with a binomial
     test), ``sim.n_coverage_untested`` and ``sim.coverage_untested`` (shares that are not a
-    count), ``sim.n_coverage_below`` / ``sim.coverage_below`` (below ``level`` with
-    ``coverage_p`` <= ``alpha``, each with its coverage and p), ``sim.n_coverage_above`` /
-    ``sim.coverage_above`` (above it with ``coverage_p_above`` <= ``alpha``: conservative
-    intervals, each with that p) and ``sim.coverage_too_few`` (``too_few_studies`` for the
-    non-coverage, 1 - ``level``, over the most studies a tested coverage ran in: the paper then
-    prints no verdict of the binomial tests; False when no coverage is tested)."""
+    count), ``sim.n_coverage_below`` / ``sim.coverage_below`` (verdict 'below nominal', each
+    with its coverage and ``coverage_p``), ``sim.n_coverage_above`` / ``sim.coverage_above``
+    (verdict 'above nominal': conservative intervals, each with ``coverage_p_above``) and
+    ``sim.coverage_too_few`` (``too_few_studies`` for the non-coverage, 1 - ``level``, over the
+    most studies a tested coverage ran in: the paper then prints no verdict of the binomial
+    tests; False when no coverage is tested)."""
     ps = [
         float(p) if pd.notna(c) and pd.notna(p) else float("nan")
         for c, p in zip(planted["coverage"], planted["coverage_p"])
     ]
     tested = [
-        (e, float(c), p, float(q), int(n))
-        for e, c, p, q, n in zip(
-            planted["effect"], planted["coverage"], ps, planted["coverage_p_above"], planted["n_simulations"]
+        (e, float(c), p, float(q), int(n), v)
+        for e, c, p, q, n, v in zip(
+            planted["effect"],
+            planted["coverage"],
+            ps,
+            planted["coverage_p_above"],
+            planted["n_simulations"],
+            planted["coverage_vs_nominal"],
         )
         if pd.notna(c) and math.isfinite(p)
     ]
@@ -70,9 +76,8 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     n_tested = [
         int(n) for n, c, p in zip(planted["n_simulations"], planted["coverage"], ps) if pd.notna(c) and math.isfinite(p)
     ]
-    # The verdicts of coverage_test: each one-sided test at alpha, p <= alpha significant.
-    below = [(e, c, p, n) for e, c, p, _, n in tested if p <= alpha]
-    above = [(e, c, q, n) for e, c, _, q, n in tested if q <= alpha]
+    below = [(e, c, p, n) for e, c, p, _, n, v in tested if v == "below nominal"]
+    above = [(e, c, q, n) for e, c, _, q, n, v in tested if v == "above nominal"]
 
     def listing(found: list[tuple[str, float, float, int]]) -> str:
         return (
