@@ -152,6 +152,24 @@ def test_the_recovery_sentence_rounds_as_the_table_and_counts_studies_per_effect
     assert e["sim.no_planted_value"]["value"] == "none"
 
 
+def test_a_sign_recovered_in_199_of_200_studies_is_not_every_study():
+    """The sentence says "every one of its studies" when sim.min_sign_recovery is 100: 199 of
+    200 (0.995) rounded to 1.00 and 100 % and printed that false sentence."""
+    planted = pd.DataFrame(
+        {
+            "effect": ["diagnosis", "romantic", POWER],
+            "planted": [-0.08, -3.784, float("nan")],
+            "sign_recovery": [199 / 200, 1.0, float("nan")],
+            "coverage": [0.95, 181 / 200, float("nan")],
+            "n_simulations": [200, 200, 200],
+            "left_out": ["", "", ""],
+        }
+    )
+    e = _recovery(planted)
+    assert e["sim.min_sign_recovery"]["value"] == 99.5 and e["sim.min_sign_recovery"]["display"] == "99.5"
+    assert (e["sim.min_coverage"]["display"], e["sim.max_coverage"]["display"]) == ("91", "95")
+
+
 def test_an_effect_simulated_in_no_study_enters_no_recovery_number():
     planted = pd.DataFrame(
         {

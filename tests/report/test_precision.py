@@ -98,6 +98,13 @@ def test_outward_bounds_hold_the_computed_interval(lo, hi, printed):
         (0.125, 8, 2, 1, "0.13"),
         (1.0, 200, 2, 1, "1.00"),
         (0.0, 200, 2, 1, "0.00"),
+        # A share between 0 and 1 never prints as none or all of the studies: more decimals.
+        (199 / 200, 200, 2, 1, "0.995"),
+        (199 / 200, 200, 0, 100, "99.5"),
+        (1 / 400, 400, 2, 1, "0.003"),
+        (1 / 2000, 2000, 2, 1, "0.001"),
+        (0.9999999999999999, None, 2, 1, "1.00"),  # a mean of ones with a float error is 1
+        (1e-9, None, 2, 1, "0.000000"),  # up to 6 decimals, then as rounded
         (0.9336363636, 200, 2, 1, "0.93"),  # a mean over the models of each study: not a count
         (0.955, None, 2, 1, "0.96"),  # no count: its shortest decimal form, 0.955
         (-0.125, None, 2, 1, "-0.13"),
@@ -117,3 +124,4 @@ def test_a_share_in_percent_rounds_as_the_table_prints_it():
     assert table_percent(0.925) == 93.0  # printed 0.93 in the table
     assert table_percent(0.955, n=200) == 96.0  # 191 of 200, printed 0.96, not 95 % beside it
     assert math.isnan(table_percent(float("nan")))
+    assert table_percent(199 / 200, n=200) == 99.5  # printed 0.995: not 100 %, which reads as every study

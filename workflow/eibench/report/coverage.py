@@ -12,6 +12,7 @@ reported as under-coverage, not as a pass.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pandas as pd
 from scipy import stats
@@ -171,6 +172,29 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
         return [table_percent(x, n=int(n)) for x, n in zip(ran[column], ran["n_simulations"]) if pd.notna(x)]
 
     cov, sign = percents("coverage"), percents("sign_recovery")
-    nums.add("sim.min_coverage", min(cov) if cov else float("nan"), RULE, digits=0)
-    nums.add("sim.max_coverage", max(cov) if cov else float("nan"), RULE, digits=0)
-    nums.add("sim.min_sign_recovery", min(sign) if sign else float("nan"), RULE, digits=0)
+    for key, found, pick in (
+        ("sim.min_coverage", cov, min),
+        ("sim.max_coverage", cov, max),
+        ("sim.min_sign_recovery", sign, min),
+    ):
+        value = pick(found) if found else float("nan")
+        nums.add(key, value, RULE, digits=_percent_digits(value))
+
+
+def _percent_text(share: float, n: int) -> str:
+    """A coverage of ``n`` studies in % as the planted-effects table rounds it (so that a
+    sentence never prints 90.5 % where the table and the range sentence print 0.91 and 91 %)."""
+    percent = table_percent(share, n=n)
+    return f"{percent:.{_percent_digits(percent)}f}"
+
+
+def _percent_digits(percent: float) -> int:
+    """Decimals a percentage from ``table_percent`` needs: 0, or more where the table's share
+    took more than two (99.5 for 199 of 200 studies, which the table prints 0.995)."""
+    if not math.isfinite(percent):
+        return 0
+    shown = Fraction(repr(percent))
+    digits = 0
+    while shown.denominator > 1 and digits < 4:
+        shown, digits = shown * 10, digits + 1
+    return digits

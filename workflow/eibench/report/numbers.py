@@ -40,7 +40,10 @@ def fmt_share(share: Any, n: int | None = None, digits: int = 2, scale: int = 1)
     half away from zero on its exact value: k / n when ``share`` x ``n`` is a whole number k, else
     the share's shortest decimal form (a mean over the models of each study, or no ``n``). Binary
     rounding would print 191 / 200 = 0.955, stored as 0.95499999..., as 0.95, onto the nominal
-    level of a coverage; it is 0.96. An en dash for a missing value (None, NaN, not finite)."""
+    level of a coverage; it is 0.96. A share strictly between 0 and 1 is never printed as 0 or
+    1 (times ``scale``), which would read as none or all of the studies: it gets more decimals, up
+    to 6, until it is not (199 of 200 is 0.995, not 1.00; 1 of 2,000 is 0.001, not 0.00). An en dash for a
+    missing value (None, NaN, not finite)."""
     try:
         value = float(share)
     except (TypeError, ValueError):  # None, pd.NA
@@ -52,10 +55,21 @@ def fmt_share(share: Any, n: int | None = None, digits: int = 2, scale: int = 1)
         k = round(value * n)
         if abs(value * n - k) <= 1e-9 * n:  # a count of studies: its share exactly
             exact = Fraction(k, int(n))
-    units = math.floor(abs(exact) * scale * 10**digits + Fraction(1, 2))
+    whole_number = round(exact)
+    if abs(exact - whole_number) < Fraction(1, 10**12):  # a mean's float error is not a share below 1
+        exact = Fraction(whole_number)
+    units = _units(exact, scale, digits)
+    while 0 < exact < 1 and units in (0, scale * 10**digits) and digits < 6:
+        digits += 1
+        units = _units(exact, scale, digits)
     whole, part = divmod(units, 10**digits)
     sign = "-" if exact < 0 and units else ""
     return f"{sign}{whole}" + (f".{part:0{digits}d}" if digits else "")
+
+
+def _units(exact: Fraction, scale: int, digits: int) -> int:
+    """|exact| x ``scale`` in units of the last of ``digits`` decimals, rounded half away from zero."""
+    return math.floor(abs(exact) * scale * 10**digits + Fraction(1, 2))
 
 
 def table_percent(share: float, digits: int = 2, *, n: int | None = None) -> float:
