@@ -36,7 +36,7 @@ def test_add_coverage_names_what_is_below_above_and_untested():
     e = {k: v["value"] for k, v in nums.entries.items()}
     assert printed == ["0.012", "0.545", "1.000", "–", "–"]  # one-sided, against under-coverage
     assert e["sim.n_coverage_tested"] == 3 and e["sim.n_coverage_untested"] == 1
-    assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91.0 %, binomial p 0.012)")
+    assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("diagnosis (91 %, binomial p 0.012)")
     # above nominal: printed with the p of its own one-sided test, not the under-coverage p
     assert e["sim.coverage_above"] == "romantic (99.5 %, binomial p < 0.001)"
     assert e["sim.coverage_untested"] == "human"
@@ -240,7 +240,7 @@ def test_a_coverage_of_191_in_200_studies_is_printed_above_the_nominal_level():
     e = nums.entries
     assert (e["sim.min_coverage"]["display"], e["sim.max_coverage"]["display"]) == ("91", "96")
     assert e["sim.min_sign_recovery"]["display"] == "100"
-    assert e["sim.coverage_below"]["value"] == "drift (91.0 %, binomial p 0.012)"
+    assert e["sim.coverage_below"]["value"] == "drift (91 %, binomial p 0.012)"
 
 
 def test_the_false_positive_rates_round_from_their_counts():

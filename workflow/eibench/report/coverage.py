@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ..stats.simulation import POWER_ROW
-from .numbers import Numbers, fmt_p, fmt_share, table_percent
+from .numbers import Numbers, fmt_p, table_percent
 
 RULE = "stats_simulation_summary"
 
@@ -81,10 +81,7 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     above = [(e, c, q, n) for e, c, _, q, n, v in tested if v == "above nominal"]
 
     def listing(found: list[tuple[str, float, float, int]]) -> str:
-        return (
-            "; ".join(f"{e} ({fmt_share(c, n, 1, scale=100)} %, binomial p {fmt_p(p)})" for e, c, p, n in found)
-            or "none"
-        )
+        return "; ".join(f"{e} ({_percent_text(c, n)} %, binomial p {fmt_p(p)})" for e, c, p, n in found) or "none"
 
     def add(key: str, value, **kw) -> None:
         nums.add(key, value, RULE, **kw)
