@@ -139,3 +139,39 @@ def test_the_simulation_study_asks_what_the_published_design_can_support(tmp_pat
     text = _related(tmp_path, SYNTHETIC_META, **{"cohort.name": "synthetic cohort", "n_humans": 3})
     assert "about a dozen models. This paper asks what such a design can support." in text
     assert "This paper applies its method" not in text
+
+
+def _verdicts_sentence(tmp_path, n_claims: int, not_testable: int, differ: int) -> str:
+    """The Discussion of a release build whose claims' verdicts all come from the primary scheme."""
+    same = n_claims - not_testable - differ
+    entries = {
+        "n_ranked_baselines": 3,
+        "n_models": 3,
+        "n_participants": 30,
+        "n_conversations": 30,
+        "cohort.name": "my-release",
+        "models.described": "3 offline baselines",
+        "ranks.n_models": 3,
+        "ranks.margin": {"value": 0.3, "display": "0.30"},
+        "ranks.power_at_margin": {"value": 0.0, "display": "0.00"},
+        "unc.claims.n_claims": n_claims,
+        "claims.n_not_testable": not_testable,
+        "claims.not_testable_ids": ", ".join(f"C{k}" for k in range(1, not_testable + 1)) or "none",
+        "unc.claims.n_primary_differs": differ,
+        "unc.claims.primary_differs": "C9" if differ else "none",
+        "unc.primary": "conversations",
+        "unc.claims.n_primary_same": same,
+    }
+    return section_text(tmp_path, "discussion.typ", entries, RELEASE_META)
+
+
+def test_one_remaining_verdict_is_named_in_words_not_as_a_bare_numeral(tmp_path):
+    """The audit build of 30 ESConv chats printed "the verdict of the other 1 holds"."""
+    text = _verdicts_sentence(tmp_path, 10, 9, 0)
+    assert "the verdict of the remaining claim holds for these conversations" in text
+    assert "other 1" not in text
+    text = _verdicts_sentence(tmp_path, 10, 7, 0)
+    assert "the verdicts of the other 3 hold for these conversations" in text
+    text = _verdicts_sentence(tmp_path, 4, 0, 0)
+    assert "the verdicts of all 4 hold" in text
+    assert "the verdict of that claim holds" in _verdicts_sentence(tmp_path, 1, 0, 0)
