@@ -119,6 +119,7 @@ def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
     assert e["unc.claims_use_primary"]["value"] is False
     assert 0 <= e["unc.weights.p_leader_first_flat"]["value"] <= 100
     assert e["unc.reliability.full_n"]["value"] == 40
+    assert e["unc.reliability.full_is_whole"]["value"] is False  # 40 of the 60 conversations
 
 
 def test_display_tables_list_humans_after_models_with_their_n(paths):

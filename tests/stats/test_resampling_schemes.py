@@ -148,6 +148,7 @@ def test_reliability_curve_rises_with_conversations_and_caps_sizes():
     study = make_study({"composite": values}, participant=np.arange(120))
     c = reliability_curve(study, "composite", list(range(8)), [2, 10, 40, 120, 500], 200, _rng(12))
     assert list(c["n_conversations"]) == [10, 40, 120]  # 2 dropped, 500 capped at 120 (and deduplicated)
+    assert list(c["whole_cohort"]) == [False, False, True]  # at 120 every subset is the whole cohort
     assert c["reliability"].is_monotonic_increasing
     assert (c["tau_half_lo"] <= c["tau_half"]).all() and (c["tau_half"] <= c["tau_half_hi"]).all()
     again = reliability_curve(study, "composite", list(range(8)), [2, 10, 40, 120, 500], 200, _rng(12))

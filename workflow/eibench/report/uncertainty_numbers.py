@@ -173,6 +173,7 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("reliability.n_sizes", int(len(c)))
     if len(c):
         add("reliability.full_n", int(c["n_conversations"].iloc[-1]))
+        add("reliability.full_is_whole", bool(c["whole_cohort"].iloc[-1]))
         add("reliability.full", float(c["reliability"].iloc[-1]), digits=2)
         add("reliability.smallest_n", int(c["n_conversations"].iloc[0]))
         add("reliability.smallest", float(c["reliability"].iloc[0]), digits=2)

@@ -284,7 +284,9 @@ def reliability_curve(
     dropped), ``n_splits`` random subsets of n conversations, each split into two random
     halves; Kendall tau-b between the two halves' model rankings, stepped up to n with
     Spearman-Brown (2 t / (1 + t)). One row per size: mean and 2.5/97.5 percentiles of the
-    half-sample tau and the stepped-up reliability at the mean tau (in -1..1)."""
+    half-sample tau and the stepped-up reliability at the mean tau (in -1..1), and
+    ``whole_cohort``: whether n is all the conversations (every subset is then the whole cohort
+    and only the split into halves varies)."""
     n_all = study.n_conversations
     rows = []
     for n in sorted({min(int(s), n_all) for s in sizes if min(int(s), n_all) >= 4}):
@@ -299,7 +301,8 @@ def reliability_curve(
         taus = tau_b_matrix(np.stack([a, b], axis=-1))[:, 0, 1]
         t = float(np.nanmean(taus))
         lo, hi = np.nanquantile(taus, [0.025, 0.975])
-        rows.append((metric, n, n // 2, t, float(lo), float(hi), 2 * t / (1 + t) if t > -1 else float("nan"), n_splits))
+        stepped_up = 2 * t / (1 + t) if t > -1 else float("nan")
+        rows.append((metric, n, n // 2, t, float(lo), float(hi), stepped_up, n_splits, n == n_all))
     return pd.DataFrame(
         rows,
         columns=[
@@ -311,5 +314,6 @@ def reliability_curve(
             "tau_half_hi",
             "reliability",
             "n_splits",
+            "whole_cohort",
         ],
     )
