@@ -125,3 +125,49 @@ def test_the_drift_numbers_count_and_name_only_the_metrics_with_values():
     add_drift(nums, _page([43926, 0]).iloc[:0])  # no metric analysed: the header alone
     e = {k: v["value"] for k, v in nums.entries.items()}
     assert e["drift.n_metrics"] == 0 and e["drift.metrics"] == "none" and e["drift.n_no_values"] == 0
+
+
+def test_the_claims_caption_says_which_test_gave_each_p_value():
+    """Table 3's caption said "Holm-adjusted p-values" of tests that differ in kind: two-sided
+    tests of no difference beside partial conjunctions of equivalence tests."""
+    import pytest
+    from eibench.report.stats_numbers import p_value_kinds
+    from eibench.stats.claims import P_VALUE_OF_TEST
+
+    nan = float("nan")
+    claims = pd.DataFrame(
+        {
+            "id": ["C1", "C2", "C3", "C4", "C4b", "C5", "C7"],
+            "test": [
+                "rank_independence",
+                "discriminability_difference",
+                "diagnosis_effect",
+                "turn_drift",
+                "turn_flat",
+                "topic_hardest",
+                "humans_vs_models",
+            ],
+            # C3 not testable (no p), C4b a test without a p-value
+            "p_adjusted": [0.3, 0.01, nan, 0.05, nan, 0.002, 0.01],
+        }
+    )
+    said = p_value_kinds(claims)
+    assert said.startswith("C1: partial conjunction over the metric pairs' equivalence tests")
+    assert "C2, C5: two-sided bootstrap test of no difference; C4: two-sided Page's trend test; C7: " in said
+    assert "C3" not in said and "C4b" not in said
+    assert p_value_kinds(claims.assign(p_adjusted=nan)) == "none"
+    with pytest.raises(ValueError, match="test 'new_test' gives a p-value.*P_VALUE_OF_TEST"):
+        p_value_kinds(claims.assign(test=["new_test", *claims["test"][1:]]))
+    assert "turn_flat" not in P_VALUE_OF_TEST and "profile_flips" not in P_VALUE_OF_TEST  # no p-value
+
+
+def test_every_kind_of_test_with_a_p_value_says_what_it_is():
+    """Every test kind of claim_result that sets a finite p_value is in P_VALUE_OF_TEST."""
+    import inspect
+    import re
+
+    from eibench.stats import claims as claims_module
+
+    source = inspect.getsource(claims_module.claim_result)
+    kinds = set(re.findall(r'test == "(\w+)"', source))
+    assert kinds - {"turn_flat", "profile_flips"} == set(claims_module.P_VALUE_OF_TEST)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.registry import label_of
+from ..stats.claims import P_VALUE_OF_TEST
 from ..stats.drift import POOLED
 from ..stats.mixed import FIT_FAILURES, NO_VALUES, fit_failure_kind, is_fit_failure
 from ..stats.simulation import SIMULATED_KINDS, TESTS
@@ -93,6 +94,23 @@ def _two_sided(p_decreasing: float, p_increasing: float) -> float:
     return float("nan") if pd.isna(p_decreasing) or pd.isna(p_increasing) else min(1.0, p)
 
 
+def p_value_kinds(claims: pd.DataFrame) -> str:
+    """What the claims table's p-values are, for the claims that print one (a finite
+    ``p_adjusted``), grouped by kind (stats.claims.P_VALUE_OF_TEST), kinds in order of their
+    first claim: "C2, C5: two-sided bootstrap test of no difference; C4: two-sided Page's
+    trend test". "none" when no claim prints a p-value."""
+    groups: dict[str, list[str]] = {}
+    for cid, test, q in zip(claims["id"], claims["test"], claims["p_adjusted"]):
+        if pd.notna(q):
+            if test not in P_VALUE_OF_TEST:
+                raise ValueError(
+                    f"claim {cid}: its test {test!r} gives a p-value, but stats.claims.P_VALUE_OF_TEST does not "
+                    "say what it is (sidedness, kind): add it there, as the claims table's caption prints it"
+                )
+            groups.setdefault(P_VALUE_OF_TEST[test], []).append(str(cid))
+    return "; ".join(f"{', '.join(ids)}: {kind}" for kind, ids in groups.items()) or "none"
+
+
 def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFrame]:
     """Add the statistics' numbers to ``nums``; return the display tables by name.
 
@@ -132,6 +150,12 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         joined(no_test) or "none",
         "stats_claims",
         note="the claims whose kind of test the simulation has none of",
+    )
+    add(
+        "claims.p_kinds",
+        p_value_kinds(claims),
+        "stats_claims",
+        note="what each printed p-value is before the family's adjustment, by kind of test",
     )
     add("claims.n_headline", int((claims["family"] == "headline").sum()), "stats_claims")
     add("claims.n_exploratory", int((claims["family"] == "exploratory").sum()), "stats_claims")

@@ -37,6 +37,21 @@ from .multiplicity import adjust, adjust_floored
 from .testability import unmet_needs
 
 NOT_TESTABLE = "not testable"
+#: What the p-value of each kind of test is, before the family's adjustment, as the claims
+#: table's caption says it. A test of no difference is two-sided even for a claim of one
+#: direction, whose verdict also needs the estimate's sign as claimed (:func:`verdict_rows`); a
+#: claim about most of a set has the partial-conjunction p that more than half of its parts
+#: hold. The kinds without a p-value (their verdict reads an interval) are not listed.
+P_VALUE_OF_TEST = {
+    "discriminability_difference": "two-sided bootstrap test of no difference",
+    "diagnosis_effect": "two-sided permutation test of no difference between participants",
+    "turn_drift": "two-sided Page's trend test",
+    "topic_hardest": "two-sided bootstrap test of no difference",
+    "rank_independence": "partial conjunction over the metric pairs' equivalence tests (two one-sided tests each) "
+    "that more than half of the pairs lie within the margin",
+    "humans_vs_models": "partial conjunction over the models' two-sided paired bootstrap tests that more than half "
+    "of the models differ on the claimed side",
+}
 
 
 def _directional(estimate: float, lo: float, hi: float, p: float, direction: str) -> dict[str, Any]:
