@@ -341,6 +341,24 @@ def test_profile_flips(profiles, expected):
     assert row["verdict"] == expected and row["estimate"] == profiles["tau"]
 
 
+def test_flips_the_resamples_cannot_resolve_leave_the_claim_inconclusive_and_say_so():
+    profiles = {
+        "tau": -0.3,
+        "lo": -0.4,
+        "hi": -0.1,
+        "n_flips": 36,
+        "n_clear_flips": 0,
+        "n_unresolved_flips": 20,
+        "flip_resamples": 2000,
+    }
+    row = _verdict(_claim("profile_flips", family="exploratory"), _results(profiles=profiles))
+    assert row["verdict"] == "inconclusive"
+    assert row["detail"] == (
+        "36 pairs of models change order, 0 clearly; 20 more only with a bootstrap p of 0 read as exactly 0, "
+        "which 2000 resamples cannot resolve"
+    )
+
+
 @pytest.mark.parametrize(
     "table,direction,expected",
     [

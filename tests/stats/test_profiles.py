@@ -85,3 +85,23 @@ def test_a_missing_pillar_gives_no_flip_and_no_count():
         flips, summary = profiles.profiles(study, [0, 1, 2], weights)
     assert len(flips) == 0
     assert summary["n_flips"] is None and summary["n_clear_flips"] is None and np.isnan(summary["tau"])
+
+
+def test_a_flip_that_only_a_p_of_0_read_as_0_makes_significant_is_not_clear():
+    """The default build printed 20 clear flips of 55 pairs on 2,000 resamples, 18 of them with
+    a bootstrap p of 0: Holm's first factor is the number of pairs, and 55 x 2 / 2,000 = 0.055
+    is above alpha, so no flip was resolvable. A flip is clear only when Holm with every p of 0
+    raised to 2 / resamples is at most alpha; the pairwise tests take their own resamples."""
+    study = _study([0.9, 0.7, 0.5, 0.3, 0.1], [0.1, 0.3, 0.5, 0.7, 0.9])  # 10 pairs, all flipped
+    few = cluster_weights(np.arange(50), 100, np.random.default_rng(5))  # bound 10 x 0.02 = 0.2
+    flips, summary = profiles.profiles(study, list(range(5)), few)
+    assert (flips["p_flip"] == 0).all() and (flips["p_holm"] == 0).all()
+    assert summary["n_flips"] == 10 and summary["n_clear_flips"] == 0 and summary["n_unresolved_flips"] == 10
+    np.testing.assert_allclose(flips["p_holm_bound"], 10 * 2 / 100)
+    assert summary["flip_resamples"] == 100
+    many = cluster_weights(np.arange(50), 1000, np.random.default_rng(6))  # bound 10 x 0.002 = 0.02
+    flips, summary = profiles.profiles(study, list(range(5)), few, pair_weights=many)
+    assert summary["n_clear_flips"] == 10 and summary["n_unresolved_flips"] == 0
+    assert summary["flip_resamples"] == 1000
+    # tau and its interval stay on the analysis's resamples
+    assert summary["tau"] == pytest.approx(-1.0)

@@ -11,6 +11,7 @@ import pandas as pd
 from eibench.runlog import rule_log
 from eibench.seeding import rng_for
 from eibench.stats.claim_schemes import claims_by_scheme
+from eibench.stats.discriminability import pairwise_resamples
 from eibench.stats.load import load_study, resamples
 from eibench.tables import write_csv
 
@@ -18,6 +19,10 @@ with rule_log(snakemake) as log:  # noqa: F821
     p, i = snakemake.params, snakemake.input
     study = load_study(i.conversation_scores, i.turn_scores, i.conversations, i.participants, p.roles, p.stats)
     weights = {s: resamples(study, p.stats, p.seed, scheme=s) for s in p.schemes}
+    # The profile flips' pairwise tests draw more resamples, as rule stats_profiles does.
+    n_pairs = pairwise_resamples(len(study.with_role("model")), p.stats["alpha"], p.stats["n_bootstrap"])
+    flips = any(c["test"] == "profile_flips" for c in p.stats["claims"]) and n_pairs > p.stats["n_bootstrap"]
+    pair_weights = {s: resamples(study, p.stats, p.seed, n=n_pairs, scheme=s) for s in p.schemes} if flips else None
     table = claims_by_scheme(
         study,
         p.stats["claims"],
@@ -26,6 +31,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         lambda: rng_for(p.seed, "ranks"),  # rule stats_ranks' generator, fresh for each scheme
         pd.read_csv(i.subgroups),
         json.load(open(i.design)),
+        pair_weights=pair_weights,
     )
     write_csv(table, snakemake.output.table)
     log.info(

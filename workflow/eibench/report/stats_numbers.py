@@ -339,6 +339,13 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     )
     add("profiles.n_flips", _count(prof["n_flips"]), "stats_profiles")
     add("profiles.n_clear_flips", _count(prof["n_clear_flips"]), "stats_profiles")
+    add(
+        "profiles.n_unresolved_flips",
+        _count(prof["n_unresolved_flips"]),
+        "stats_profiles",
+        note="flips Holm would call significant only with a bootstrap p of 0 read as exactly 0",
+    )
+    add("profiles.flip_resamples", int(prof["flip_resamples"]), "stats_profiles")
 
     tables["null_rates"] = add_null_rates(nums, pd.read_csv(paths["null_rates"]))
     planted = pd.read_csv(paths["planted"])

@@ -70,9 +70,12 @@ def claim_results(
     weights: np.ndarray,
     ranks_rng: np.random.Generator,
     diagnosis: pd.DataFrame,
+    pair_weights: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The results :func:`eibench.stats.claims.verdicts` reads, computed with the resamples
-    ``weights`` [n_resamples, n_conversations], for the tests the ``claims`` name only.
+    ``weights`` [n_resamples, n_conversations], for the tests the ``claims`` name only; the
+    profile flips' pairwise tests with ``pair_weights`` (more resamples of the same scheme, as
+    rule stats_profiles draws them; default ``weights``).
 
     ``stats``: the config's ``statistics`` section (``principal_metrics``,
     ``independence_margin``, ``split_halves``, ``alpha``); ``ranks_rng``: the generator of rule
@@ -119,7 +122,7 @@ def claim_results(
             contrast = topic_effects(study, metric, models, weights, category, BY_NAME[metric].higher_is_better)[1]
             out["romantic"][(metric, category)] = contrast
     if "profile_flips" in tests:
-        out["profiles"] = profiles(study, models, weights, alpha)[1]
+        out["profiles"] = profiles(study, models, weights, alpha, pair_weights=pair_weights)[1]
     humans = study.with_role("human")
     if humans:
         for metric in sorted({c["params"]["metric"] for c in claims if c["test"] == "humans_vs_models"}):
@@ -137,18 +140,22 @@ def claims_by_scheme(
     ranks_rng: Any,
     diagnosis: pd.DataFrame,
     design: dict[str, Any],
+    pair_weights: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """One row per scheme of ``weights`` (name -> resamples, in that order) and claim: the
     claim's estimate, interval (NaN where it has none), p-value, family-adjusted p-value and
     verdict under that scheme's resamples, and ``interval``: what its interval is
     (:data:`INTERVAL`). ``ranks_rng``: a callable giving a fresh generator of rule stats_ranks;
     ``design``: rule stats_design's record (a claim the cohort cannot test is 'not testable'
-    under every scheme)."""
+    under every scheme); ``pair_weights``: per scheme, the resamples of the profile flips'
+    pairwise tests (:func:`claim_results`)."""
     for c in claims:
         interval_kind(c["test"])
     frames = []
     for scheme, w in weights.items():
-        table = verdicts(claims, claim_results(study, claims, stats, w, ranks_rng(), diagnosis), stats["alpha"], design)
+        pw = (pair_weights or {}).get(scheme)
+        results = claim_results(study, claims, stats, w, ranks_rng(), diagnosis, pair_weights=pw)
+        table = verdicts(claims, results, stats["alpha"], design)
         table.insert(0, "scheme", scheme)
         table["interval"] = [interval_kind(t) for t in table["test"]]
         frames.append(table)

@@ -263,7 +263,13 @@ def claim_result(
             lo=s["lo"],
             hi=s["hi"],
             p_value=np.nan,
-            detail=f"{s['n_flips']} pairs of models change order, {s['n_clear_flips']} clearly",
+            detail=f"{s['n_flips']} pairs of models change order, {s['n_clear_flips']} clearly"
+            + (
+                f"; {s['n_unresolved_flips']} more only with a bootstrap p of 0 read as exactly 0, which "
+                f"{s['flip_resamples']} resamples cannot resolve"
+                if s.get("n_unresolved_flips")
+                else ""
+            ),
         )
         out["verdict"] = (
             "supported" if s["n_clear_flips"] > 0 else "not supported" if s["n_flips"] == 0 else "inconclusive"
