@@ -40,7 +40,10 @@ def test_null_simulation_zeroes_every_planted_effect_and_keeps_the_rest(sim):
     assert all(v == 0.0 for per in null["effects"].values() for v in per.values())
     assert all(v == 0.0 for v in null["human"]["ability_mean"].values())
     np.testing.assert_array_equal(null["ability_correlation"], np.eye(len(sim["ability_correlation"])))
-    for key in set(sim) - {"effects", "human", "ability_correlation"}:
+    # no planted difference of spreads (C2's effect): every capability at the spreads' mean
+    assert len(set(null["ability_sd"].values())) == 1
+    assert null["ability_sd"]["emotion"] == pytest.approx(np.mean(list(sim["ability_sd"].values())))
+    for key in set(sim) - {"effects", "human", "ability_correlation", "ability_sd"}:
         assert null[key] == sim[key], key
     assert null["human"]["rater_sd"] == sim["human"]["rater_sd"]
     assert set(null["effects"]) == set(sim["effects"])
@@ -66,7 +69,7 @@ def test_planted_truth_of_the_default_claims(sim, claims):
     # null: only the claims of no effect (independence, flatness) hold
     assert {k: t["holds_null"] for k, t in truth.items()} == {
         "C1": True,
-        "C2": True,  # the null cohort keeps the spreads: they are not a planted effect
+        "C2": False,  # the null cohort gives every capability the same spread: no difference planted
         "C3": False,
         "C3b": False,
         "C4": False,

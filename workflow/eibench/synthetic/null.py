@@ -7,11 +7,15 @@ simulator and seed scheme from these settings. What is zeroed is what a claim of
 - ``effects`` (diagnosis, romantic topic, turn drift): every entry 0 (logits);
 - ``human.ability_mean``: 0 for every capability, so the human raters are drawn around the
   average model (their spread ``rater_sd`` kept): no planted human shift;
-- ``ability_correlation``: the identity, no planted correlation of abilities across models.
+- ``ability_correlation``: the identity, no planted correlation of abilities across models;
+- ``ability_sd``: every capability's spread set to their mean (0.4875 for the default 0.45,
+  0.45, 0.6, 0.45), no planted difference of spreads, through which the generator plants the
+  discriminability claim (C2), as the operating characteristics' generator draws every
+  capability alike.
 
-Everything else (base logits, ability spreads, random effects, noise, the omniscient bonus
-and the participant-facing wording shift, which no claim tests) is unchanged, so the two cohorts
-differ only by the planted effects.
+Everything else (base logits, random effects, noise, the omniscient bonus and the
+participant-facing wording shift, which no claim tests) is unchanged, so the two cohorts differ
+only by the planted effects.
 """
 
 from __future__ import annotations
@@ -28,4 +32,6 @@ def null_simulation(sim: dict[str, Any]) -> dict[str, Any]:
     out["human"]["ability_mean"] = {k: 0.0 for k in sim["human"]["ability_mean"]}
     n = len(sim["ability_correlation"])
     out["ability_correlation"] = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
+    spreads = [float(v) for v in sim["ability_sd"].values()]
+    out["ability_sd"] = {k: sum(spreads) / len(spreads) for k in sim["ability_sd"]}
     return out
