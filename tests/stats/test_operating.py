@@ -233,6 +233,23 @@ def test_curves_and_first_reaching():
     assert ((rel["reliability"] >= 0) & (rel["reliability"] <= 1)).all()
 
 
+def test_a_design_curve_simulates_its_claim_with_the_whole_holm_family():
+    """The curves simulated C1 alone and C3 without the claims about most of a set, while the
+    pipeline adjusts each within its whole family: Holm never lowers a p-value as the family
+    grows, so the curves' power was too high (C1 at 40 models: 0.48 alone, 0.04 with it)."""
+    headline_with_p = [
+        c["id"] for c in CLAIMS if c["family"] == "headline" and c["test"] not in ("turn_flat", "profile_flips")
+    ]
+    by_id = {c["id"]: c for c in CLAIMS}
+    for target in ("C1", "C3"):
+        family = op.holm_family(by_id[target], CLAIMS)
+        assert [c["id"] for c in family] == headline_with_p, target
+    # an exploratory claim's family is the exploratory one; a claim without a p-value stays in
+    c6 = op.holm_family(by_id["C6"], CLAIMS)
+    assert c6[0]["id"] == "C6" and all(c["family"] == "exploratory" for c in c6)
+    assert "C4b" not in {c["id"] for c in c6}  # a flatness claim has no p-value to adjust
+
+
 def test_one_planted_effect_gives_the_hand_computed_estimands():
     """Only a diagnosis effect on emotion: C3 is that effect; C5's romantic - rest contrast of the
     composite is the diagnosis effect on the composite (100 x 0.24 x effect: emotion enters the

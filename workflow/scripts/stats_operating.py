@@ -83,10 +83,14 @@ with rule_log(snakemake) as log:  # noqa: F821
             )
         )
         same_weights = lambda v, g: weights  # noqa: E731 - one design of this study's conversations
+
         if c1 is not None and not c1_reason:
             points = [(k, replace(null, n_models=k)) for k in cfg["models"]]
-            models_curve = op.verdict_curve([c1], c1["id"], points, fixed("models"), same_weights, alpha)
-            # The margin: the smallest true tau the claim's rule detects ('not supported': related).
+            models_curve = op.verdict_curve(
+                op.holm_family(c1, keep), c1["id"], points, fixed("models"), same_weights, alpha
+            )
+            # The margin: the smallest true tau the claim's rule detects ('not supported': related),
+            # a verdict of the pairs' intervals that no family adjustment changes: the claim alone.
             taus = [(t, replace(null, ability_correlation=op.margin_correlation(t))) for t in cfg["tau_grid"]]
             margins = op.verdict_curve([c1], c1["id"], taus, fixed("tau"), same_weights, alpha)
             margin_value = c1["params"]["margin"]
@@ -103,14 +107,10 @@ with rule_log(snakemake) as log:  # noqa: F821
         margins.insert(2, "n_models", null.n_models)
         write_csv(margins, out.margins)
         # The diagnosis claim against the number of participants: drawn designs of this study's
-        # size with that many participants (the share diagnosed kept), the claim's Holm family.
+        # size with that many participants (the share diagnosed kept), the claim's Holm family as
+        # the pipeline adjusts it (every simulated claim of its family with a p-value).
         if c3 is not None and not c3_reason:
-            family = [
-                c
-                for c in keep
-                if c["family"] == c3["family"]
-                and c["test"] not in ("rank_independence", "humans_vs_models", "profile_flips", "turn_flat")
-            ]
+            family = op.holm_family(c3, keep)
             share = null.n_diagnosed / max(null.n_recorded, 1)  # of the participants whose diagnosis is recorded
             points = [
                 (k, planted.drawn(n_participants=k, n_diagnosed=max(1, min(k - 1, round(k * share)))))

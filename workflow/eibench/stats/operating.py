@@ -38,7 +38,7 @@ from scipy.stats import page_trend_test
 
 from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval
-from .claims import verdict_rows
+from .claims import P_VALUE_OF_TEST, verdict_rows
 from .discriminability import _reliability_snr, compare
 from .drift import _bin, _bin_contrast, _weighted_slope
 from .humans import human_vs_models
@@ -608,6 +608,16 @@ __all__ = [
     "curve_claim",
     "not_computed_curve",
 ]
+
+
+def holm_family(claim: dict[str, Any], kept: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``claim`` and the claims of ``kept`` (the simulated ones) in its multiplicity family that
+    have a p-value (``claims.P_VALUE_OF_TEST``), in the order of ``kept``: the family the
+    pipeline adjusts the claim in, which :func:`verdict_curve` must simulate with it (a smaller
+    family gives a higher power: Holm and Benjamini-Hochberg never lower a p-value as the family
+    grows)."""
+    family = [c for c in kept if c["family"] == claim["family"] and c["test"] in P_VALUE_OF_TEST]
+    return family if any(c["id"] == claim["id"] for c in family) else [claim, *family]
 
 
 def verdict_curve(
