@@ -19,7 +19,7 @@ from ..metrics.registry import label_of
 from ..stats.claims import P_VALUE_OF_TEST
 from ..stats.drift import POOLED
 from ..stats.mixed import FIT_FAILURES, NO_VALUES, fit_failure_kind, is_fit_failure
-from ..stats.simulation import SIMULATED_KINDS, TESTS
+from ..stats.simulation import SIMULATED_KINDS, TESTS, Generator
 from ..stats.testability import MIN_CONVERSATIONS, enough_conversations
 from .cohort_numbers import joined
 from .coverage import add_recovery, too_few_studies
@@ -488,6 +488,12 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
         note="fewest simulated studies of a tested test (each test's band is drawn for its own count)",
     )
     add("sim.alpha", float(null["alpha"].iloc[0]), SIM)
+    # The spreads the score-level generator draws: fixed settings of stats.simulation.Generator
+    # (generator_design copies a cohort's layout, not its spreads), printed so that no reader
+    # takes the simulated power for one estimated from this cohort's scores.
+    spreads = Generator()
+    for name in ("ability_sd", "participant_sd", "conversation_sd", "noise_sd", "turn_noise_sd"):
+        add(f"sim.generator.{name}", float(getattr(spreads, name)), SIM, digits=2)
     # Too few studies to check the false-positive rates: the band of the test with the most
     # studies (sim.n_null, the run's size) reaches beyond twice alpha (coverage.too_few_studies).
     too_few = too_few_studies(int(typical["n_simulations"]), float(null["alpha"].iloc[0]))
