@@ -114,3 +114,13 @@ def test_figures_without_data_are_left_out_and_the_baselines_described(built):
 def test_every_number_printed_is_the_numbers_files(built):
     work, reader = built
     check_numbers(reader, work, (work / "paper/main.typ").read_text(encoding="utf-8"))
+
+
+def test_methods_the_folder_cannot_run_are_not_described_as_run(built):
+    """The audit of 30 chats: the methods described the diagnosis permutation test and mixed
+    model, though no participant's diagnosis is recorded; the run-to-run noise section named
+    only simulated, live and baseline models, not the model read from files."""
+    _, reader = built
+    assert reader.shows("No participant's diagnosis is recorded in this cohort's files, so the diagnosis analyses")
+    assert not reader.shows("The diagnosis effect uses a permutation test")
+    assert reader.shows("were produced outside this build, once: how much they would change if the model")
