@@ -549,3 +549,30 @@ def test_the_diagnosis_reasons_are_given_once_each():
     )
     assert untestable_reason(claims, "diagnosis_effect") == f"{absent}; {unrecorded}"
     assert reason_parts("a (x; y); b;  c ") == ["a (x; y)", "b", "c"]
+
+
+def test_the_gold_base_rate_of_behaviour_judgements():
+    """What answering no throughout earns, pooled over the gold yes/no judgements (na and
+    missing are not scored), and whether no is the more common answer of every question."""
+    judgements = pd.DataFrame(
+        {
+            "question_id": ["B1", "B1", "B1", "B2", "B2", "B2", "B2"],
+            "gold_om": ["no", "no", "yes", "no", "yes", "na", None],
+        }
+    )
+    nums = Numbers(scripts={"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
+    bn.add_gold_base_rate(nums, judgements)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["gold.n_om_judgements"] == 5
+    assert e["gold.pct_om_no"] == pytest.approx(60.0) and e["gold.pct_om_yes"] == pytest.approx(40.0)
+    assert e["gold.om_no_every_question"] is False  # B2 is a tie
+    nums = Numbers(scripts={"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
+    bn.add_gold_base_rate(nums, judgements.iloc[:3])
+    assert nums.entries["gold.om_no_every_question"]["value"] is True
+    nums = Numbers(scripts={"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
+    bn.add_gold_base_rate(nums, judgements.iloc[5:])
+    assert nums.entries["gold.n_om_judgements"]["value"] == 0
+    assert (
+        math.isnan(nums.entries["gold.pct_om_no"]["value"])
+        and nums.entries["gold.om_no_every_question"]["value"] is False
+    )

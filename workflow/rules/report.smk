@@ -327,6 +327,7 @@ rule paper_numbers:
         turns=GOLD["turns"],
         participants=GOLD["participants"],
         mood_tags=GOLD["mood_tags"],
+        binary_judgements=GOLD["binary_judgements"],
         survey_answers=GOLD["survey_answers"],
         four_branch=GOLD["four_branch"],
         panas_totals=GOLD["panas_totals"],

@@ -13,6 +13,7 @@ from eibench.predict.summary import answers_source, combine_summaries
 from eibench.report.board_numbers import (
     add_data_counts,
     add_gap_defaults,
+    add_gold_base_rate,
     add_invalid,
     add_leaderboard,
     add_partial_annotations,
@@ -64,6 +65,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         pd.read_parquet(i.participants),
         pd.read_parquet(i.mood_tags, columns=["in_panas", "intensity_clamped"]),
     )
+    add_gold_base_rate(nums, pd.read_parquet(i.binary_judgements, columns=["question_id", "gold_om"]))
     survey = pd.read_parquet(i.survey_answers, columns=["conversation_id"])
     gaps = annotation_gaps(
         conversations,

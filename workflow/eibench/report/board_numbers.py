@@ -125,6 +125,30 @@ GAP_DEFAULTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
 SCORE_LABELS = {"conversation_wide": "post-chat survey score", "four_branch": "four-branch score"}
 
 
+def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame) -> None:
+    """The base rate behaviour accuracy is read against, from the gold binary_judgements table
+    (``question_id``, ``gold_om``: observed, else llmValue, normalised): ``gold.n_om_judgements``
+    (the yes/no ones: na and missing are not scored), ``gold.pct_om_yes`` and ``gold.pct_om_no``
+    (pooled over them, one decimal; NaN without any) and ``gold.om_no_every_question`` (no is
+    the more common answer of every question, a tie not counted as more common): answering no
+    throughout is then right on ``gold.pct_om_no`` % of the judgements, and a baseline that gives
+    the population's most common answers answers no everywhere."""
+    om = judgements.loc[judgements["gold_om"].isin(["yes", "no"]), ["question_id", "gold_om"]]
+    n = int(len(om))
+    no = int((om["gold_om"] == "no").sum())
+    nums.add("gold.n_om_judgements", n, INGEST, note="gold yes/no judgements of the OM's behaviour")
+    nums.add("gold.pct_om_yes", 100.0 * (n - no) / n if n else float("nan"), INGEST, digits=1)
+    nums.add("gold.pct_om_no", 100.0 * no / n if n else float("nan"), INGEST, digits=1)
+    counts = om.groupby("question_id")["gold_om"].value_counts().unstack(fill_value=0)
+    every = bool(n) and bool((counts.get("no", 0) > counts.get("yes", 0)).all())
+    nums.add(
+        "gold.om_no_every_question",
+        every,
+        INGEST,
+        note="no is the more common gold answer of every behaviour question",
+    )
+
+
 def conversations_without(conv: pd.DataFrame, table: pd.DataFrame) -> pd.Series:
     """The ids of the conversations of ``conv`` (the gold conversations table) that have no row
     in ``table`` (a gold table with a ``conversation_id`` column, e.g. survey_answers)."""
