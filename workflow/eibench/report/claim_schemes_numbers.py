@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats.claim_schemes import RESAMPLED
+from .cohort_numbers import joined
 from .numbers import Numbers, fmt, interval_digits
 from .uncertainty_numbers import ratio_digits
 
@@ -89,9 +90,9 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     (``uncertainty``: the config section, its ``schemes`` and ``primary``); return the table.
 
     Entries: ``n_claims``; ``n_testable``; ``n_resampled`` (testable claims with a resampling
-    interval); ``n_same_everywhere`` (testable claims not resampled at all: the mixed-model ones
-    whose fit gave an interval) and ``n_mixed_failed`` with ``mixed_failed`` (the ids of those
-    whose fit gave none, or "none");
+    interval); ``n_same_everywhere`` and ``same_everywhere`` (testable claims not resampled at
+    all: the mixed-model ones whose fit gave an interval; their ids, or "none") and
+    ``n_mixed_failed`` with ``mixed_failed`` (the ids of those whose fit gave none, or "none");
     ``n_no_interval`` (testable claims whose estimate has no interval, though their verdict reads
     resampled p-values) with ``no_interval_about`` (what they are about, one phrase per test in
     the table's order, or "none");
@@ -126,6 +127,11 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     mixed = testable[testable["interval"].str.contains("not resampled")]
     fitted = np.isfinite(mixed["lo"].astype(float)) & np.isfinite(mixed["hi"].astype(float))
     add("n_same_everywhere", int(fitted.sum()))
+    add(
+        "same_everywhere",
+        joined(list(mixed.loc[fitted, "id"])) or "none",
+        note="testable claims whose interval is a mixed model's, the same under every scheme",
+    )
     add("n_mixed_failed", int((~fitted).sum()))
     add(
         "mixed_failed",
