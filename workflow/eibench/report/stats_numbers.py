@@ -240,6 +240,9 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
             "stats_discriminability",
             digits=0,
         )
+        if r["pairs"] > 0:
+            add(f"disc.{r['metric']}.pairs_separated", int(r["pairs_separated"]), "stats_discriminability")
+            add(f"disc.{r['metric']}.pairs", int(r["pairs"]), "stats_discriminability")
 
     diag = pd.read_csv(paths["diagnosis"]).set_index("metric")
     for metric, r in diag.iterrows():
