@@ -363,10 +363,29 @@ def test_a_rank_claim_of_two_metrics_has_one_pair_not_a_majority(tmp_path):
         .at["C1", "Rule"]
         for name, claims in (("two", two), ("three", three), ("unknown", []))
     }
-    assert rule["two"] == "|tau| of the one pair < margin (90%, models and conversations resampled)"
     assert (
-        rule["three"] == rule["unknown"] == "majority of pairs |tau| < margin (90%, models and conversations resampled)"
+        rule["two"]
+        == "equivalence p (Holm) that the one pair has |tau| < margin (models and conversations resampled)"
     )
+    majority = (
+        "partial-conjunction p (Holm) that a majority of pairs has |tau| < margin "
+        "(equivalence tests, models and conversations resampled)"
+    )
+    assert rule["three"] == rule["unknown"] == majority
+
+
+def test_the_rules_of_claims_about_most_of_a_set_name_their_family_adjustment():
+    """Table 11 said "more than half of the models differ (Holm)" of C7b, an exploratory claim
+    adjusted by Benjamini-Hochberg, and described C1's rule without its partial-conjunction p."""
+    from eibench.report.operating_numbers import rule_text
+
+    assert rule_text("humans_vs_models", "exploratory") == (
+        "partial-conjunction p (BH) that more than half of the models differ on the claimed side"
+    )
+    assert rule_text("rank_independence", "headline", {"metrics": ["a", "b", "c"]}).startswith(
+        "partial-conjunction p (Holm) that a majority of pairs"
+    )
+    assert rule_text("rank_independence", "exploratory", {"metrics": ["a", "b"]}).startswith("equivalence p (BH)")
 
 
 def test_rates_round_on_their_exact_share_of_the_studies(tmp_path):

@@ -33,14 +33,16 @@ MARGIN_TESTS = ("rank_independence", "turn_flat")
 #: How the table names each verdict rule; "Holm / BH" is the claim's family adjustment, which
 #: the table names for each claim (FAMILY_METHOD).
 RULES = {
-    "rank_independence": "majority of pairs |tau| < margin (90%, models and conversations resampled)",
+    "rank_independence": "partial-conjunction p (Holm / BH) that a majority of pairs has |tau| < margin "
+    "(equivalence tests, models and conversations resampled)",
     "discriminability_difference": "log F difference > 0 (Holm / BH)",
     "diagnosis_effect": "permutation p (Holm / BH) and sign of the adjusted effect",
     "turn_drift": "Page's trend p (Holm / BH) and sign of late - early",
     "turn_flat": "late - early interval inside the margin",
     "topic_hardest": "bootstrap p (Holm / BH), sign, and hardest by point estimate",
     "profile_flips": "at least one clear flip",
-    "humans_vs_models": "more than half of the models differ (Holm)",
+    "humans_vs_models": "partial-conjunction p (Holm / BH) that more than half of the models differ on the "
+    "claimed side",
 }
 
 #: The multiplicity adjustment of each claim family (stats.claims.verdict_rows: Holm for the
@@ -49,7 +51,7 @@ FAMILY_METHOD = {"headline": "Holm", "exploratory": "BH"}
 
 
 #: The rank-independence rule of a claim naming two metrics: one pair, no majority.
-ONE_PAIR_RULE = "|tau| of the one pair < margin (90%, models and conversations resampled)"
+ONE_PAIR_RULE = "equivalence p (Holm / BH) that the one pair has |tau| < margin (models and conversations resampled)"
 
 
 def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -> str:
@@ -57,9 +59,7 @@ def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -
     claim's ``params`` (its config entry's; None when not known): the family's adjustment where
     the rule reads a family-adjusted p (an exploratory claim's is BH, never Holm), both where the
     family is unknown; a rank-independence claim of two metrics has one pair, not a majority."""
-    if test == "rank_independence" and one_metric_pair(params):
-        return ONE_PAIR_RULE
-    text = RULES.get(test, test)
+    text = ONE_PAIR_RULE if test == "rank_independence" and one_metric_pair(params) else RULES.get(test, test)
     method = FAMILY_METHOD.get(family) if isinstance(family, str) else None
     return text.replace("Holm / BH", method) if method else text
 
