@@ -40,3 +40,12 @@ def test_a_rank_claim_over_one_pair_has_no_median():
     assert one == "|Kendall tau-b| of its one metric pair (0 to 1)"
     many = claim_unit({"id": "C1", "test": "rank_independence", "params": {"metrics": ["a", "b", "c"]}})
     assert many == "median |Kendall tau-b| over metric pairs (0 to 1)"
+
+
+def test_a_human_claims_share_says_which_models_it_counts():
+    """The unit said "share of the compared models": the estimate counts the models the raters
+    are found better (or worse) than by the Holm-adjusted test, not every model on that side."""
+    better = claim_unit({"id": "C7", "test": "humans_vs_models", "params": {"direction": "humans_better"}})
+    worse = claim_unit({"id": "C7b", "test": "humans_vs_models", "params": {"direction": "models_better"}})
+    assert better == "share of the compared models the raters are found better than, Holm across the models (0 to 1)"
+    assert worse == "share of the compared models the raters are found worse than, Holm across the models (0 to 1)"

@@ -44,7 +44,11 @@ _UNITS = {
     "turn_flat": lambda p: f"{_metric(p['metric'])}: late minus early turns",
     "topic_hardest": lambda p: f"{_metric(p['metric'])}: topic minus the other topics",
     "profile_flips": lambda p: "Kendall tau-b between turn- and conversation-level ranks (-1 to 1)",
-    "humans_vs_models": lambda p: "share of the compared models (0 to 1)",
+    "humans_vs_models": lambda p: (
+        "share of the compared models the raters are found "
+        + ("better" if p.get("direction") == "humans_better" else "worse")
+        + " than, Holm across the models (0 to 1)"
+    ),
 }
 
 
