@@ -312,8 +312,22 @@ def unconditional_keys(src: str) -> set[str]:
     return {m.group(1) for m in KEY_CALL.finditer(src) if not any(lo <= m.start() < hi for lo, hi in scanner.branches)}
 
 
-def pdf_text(pdf: str | Path | bytes) -> str:
+def without_running_header(pages: list[str]) -> list[str]:
+    """The pages' text without the running header (the first line, which names what the page is
+    about and ends with the page number), so that a sentence split by a page break reads as one."""
+
+    def has_header(k: int, text: str) -> bool:
+        return "\n" in text and re.search(rf"\S.*\b{k}\s*$", text.split("\n", 1)[0]) is not None
+
+    if len(pages) < 2 or not all(has_header(k, p) for k, p in enumerate(pages, start=1)):
+        return pages
+    return [p.split("\n", 1)[1] for p in pages]
+
+
+def pdf_text(pdf: str | Path | bytes, running_header: bool = True) -> str:
     """The text of every page of a built PDF (a path, or the bytes ``typst.compile`` returns),
-    the pages joined by a space."""
+    the pages joined by a space; without the running header of each page when
+    ``running_header`` is false (a sentence split by a page break then reads as one)."""
     source = io.BytesIO(pdf) if isinstance(pdf, bytes) else pdf
-    return " ".join(page.extract_text() for page in PdfReader(source).pages)
+    pages = [page.extract_text() for page in PdfReader(source).pages]
+    return " ".join(pages if running_header else without_running_header(pages))

@@ -19,14 +19,14 @@ Of #count("k", [exploratory claim], [exploratory claims]), #n("s") #agree("s", [
 """
 
 
-def _printed(tmp_path: Path, k, s) -> tuple[str, list[dict]]:
+def _printed(tmp_path: Path, k, s, snippet: str = SNIPPET) -> tuple[str, list[dict]]:
     (tmp_path / "paper").mkdir(exist_ok=True)
     (tmp_path / "results" / "paper").mkdir(parents=True, exist_ok=True)
     shutil.copy(REPO / "paper" / "numbers.typ", tmp_path / "paper")
     entries = {key: {"value": v, "display": "–" if v is None else str(v)} for key, v in (("k", k), ("s", s))}
     (tmp_path / "results" / "paper" / "numbers.json").write_text(json.dumps({"meta": {}, "entries": entries}))
     source = tmp_path / "paper" / "snippet.typ"
-    source.write_text(SNIPPET, encoding="utf-8")
+    source.write_text(snippet, encoding="utf-8")
     text = " ".join(pdf_text(typst.compile(str(source), root=str(tmp_path))).split())
     records = json.loads(typst.query(str(source), "<number>", root=str(tmp_path)))
     return text, [r["value"] for r in records]
@@ -82,8 +82,8 @@ def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
     reader = _compiled(small_run, ones, tmp_path)
     for phrase in (
         "of 1 exploratory claim, 1 is supported",
-        "1 tested coverage is",
-        "and 1 simulated model is ever first",
+        "the one tested coverage is",
+        "and no other simulated model is ever first",  # the one model ever first is the leader
         "1 pair of simulated models changes order",
         "Under the primary scheme 1 of the 2 adjacent pairs of simulated models is separated",
         "Under the strict rule set 1 simulated model changes rank",
@@ -92,3 +92,22 @@ def test_the_manuscripts_counts_of_one_take_the_singular(small_run, tmp_path):
         "1 was fitted and did not converge",
     ):
         assert reader.shows(phrase), phrase
+
+
+OF_COUNT = """#import "/paper/numbers.typ": of-count
+#of-count("k", "s", [tested coverage], [tested coverages]).
+"""
+
+
+@pytest.mark.parametrize(
+    "k, s, sentence",
+    [
+        (1, 1, "the one tested coverage."),  # not "1 of the 1 tested coverage"
+        (3, 3, "all 3 tested coverages."),
+        (1, 3, "1 of the 3 tested coverages."),
+        (0, 2, "0 of the 2 tested coverages."),
+    ],
+)
+def test_k_of_n_reads_in_words_where_a_numeral_would_read_wrong(tmp_path, k, s, sentence):
+    text, _ = _printed(tmp_path, k, s, OF_COUNT)
+    assert text == sentence

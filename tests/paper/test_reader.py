@@ -17,7 +17,7 @@ import pytest
 import typst
 from pypdf import PdfReader
 
-from .manuscript import headings, n_image_figures, n_table_figures, unconditional_keys
+from .manuscript import headings, n_image_figures, n_table_figures, unconditional_keys, without_running_header
 
 pytestmark = pytest.mark.workflow
 
@@ -34,24 +34,12 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", "", text)
 
 
-def _without_running_header(pages: list[str]) -> list[str]:
-    """The pages' text without the running header (the first line, which names what the page is
-    about and ends with the page number), so that a sentence split by a page break reads as one."""
-
-    def has_header(k: int, text: str) -> bool:
-        return "\n" in text and re.search(rf"\S.*\b{k}\s*$", text.split("\n", 1)[0]) is not None
-
-    if len(pages) < 2 or not all(has_header(k, p) for k, p in enumerate(pages, start=1)):
-        return pages
-    return [p.split("\n", 1)[1] for p in pages]
-
-
 class Reader:
     """The PDF's text as the reader sees it, and where its pages were rendered."""
 
     def __init__(self, pdf: Path, pages: Path):
         self.pages = pages
-        self.text = _normal("\n".join(_without_running_header([page.extract_text() for page in PdfReader(pdf).pages])))
+        self.text = _normal("\n".join(without_running_header([page.extract_text() for page in PdfReader(pdf).pages])))
         self.words = " ".join(self.text.split())
         self.flat = _flat(self.text)
         self.unhyphenated = _flat(re.sub(r"-[ \t]*\n\s*", "", self.text))  # words broken at a line end
