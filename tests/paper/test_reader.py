@@ -317,7 +317,8 @@ def test_the_leaderboard_captions_do_not_call_every_row_a_model(reader, small_ru
     (simulated) model; the table's names the ranked ones as such."""
     assert reader.shows("Leaderboard (parity rule set)"), reader.fail("leaderboard caption", ["Leaderboard (parity"])
     assert reader.shows("in blocks: the ranked simulated models, then the references")
-    assert reader.shows("interval over conversations for each row of Table")
+    assert reader.shows("not the cluster bootstrap of Table")
+    assert reader.shows(") for each row of Table")
     assert not reader.shows("Leaderboard of the simulated models") and not reader.shows("Composite per simulated model")
 
 
