@@ -364,8 +364,7 @@ def test_a_rank_claim_of_two_metrics_has_one_pair_not_a_majority(tmp_path):
         for name, claims in (("two", two), ("three", three), ("unknown", []))
     }
     assert (
-        rule["two"]
-        == "equivalence p (Holm) that the one pair has |tau| < margin (models and conversations resampled)"
+        rule["two"] == "equivalence p (Holm) that the one pair has |tau| < margin (models and conversations resampled)"
     )
     majority = (
         "partial-conjunction p (Holm) that a majority of pairs has |tau| < margin "
