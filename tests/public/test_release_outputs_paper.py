@@ -123,7 +123,7 @@ def test_methods_the_folder_cannot_run_are_not_described_as_run(built):
     _, reader = built
     assert reader.shows("No participant's diagnosis is recorded in this cohort's files, so the diagnosis analyses")
     assert not reader.shows("The diagnosis effect uses a permutation test")
-    assert reader.shows("were produced outside this build, once: how much they would change if the model")
+    assert reader.shows("were produced outside this build: how much they would change if the model")
 
 
 def test_behaviour_accuracy_is_read_against_the_gold_base_rate(built):
@@ -132,6 +132,6 @@ def test_behaviour_accuracy_is_read_against_the_gold_base_rate(built):
     work, reader = built
     entries = json.loads((work / "results/paper/numbers.json").read_text())["entries"]
     n, pct_no = entries["gold.n_om_judgements"]["display"], entries["gold.pct_om_no"]["display"]
-    assert reader.shows("gold yes/no judgements of the assistant's behaviour (observed, else the file's llmValue)")
-    assert reader.shows(f"so answering no to every one would be right on {pct_no} % of them")
+    assert reader.shows("gold yes/no judgements of the replies' behaviour (observed, else the file's llmValue)")
+    assert reader.shows(f"so answering no throughout is right on {pct_no} % of them, pooled over the judgements")
     assert n != "0"
