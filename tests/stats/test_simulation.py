@@ -238,6 +238,21 @@ def test_summarise_null_band_is_the_binomial_band():
         assert row.n_simulations == n
 
 
+def test_the_joint_band_is_bonferroni_over_the_tests_that_ran():
+    """The release audit: 2 of the 9 tests ran, and the joint band was drawn for all nine
+    ([0.015, 0.095] over 200 studies, where two tests give [0.020, 0.085])."""
+    n, alpha = 200, 0.05
+    ran = ["turn drift: slope, cluster bootstrap", "turn drift: Page's trend test"]
+    left = {t: "not in this design" for t in sim.TESTS if t not in ran}
+    table = sim.summarise_null(_null_results(n), alpha, left).set_index("test")
+    tail = 0.025 / len(ran)
+    for test in ran:
+        assert table.loc[test, "joint_band_lo"] == stats.binom.ppf(tail, n, alpha) / n
+        assert table.loc[test, "joint_band_hi"] == stats.binom.ppf(1 - tail, n, alpha) / n
+    assert table.loc[ran, "joint_band_hi"].iloc[0] < stats.binom.ppf(1 - 0.025 / len(sim.TESTS), n, alpha) / n
+    assert table.loc[list(left), "joint_band_lo"].isna().all()
+
+
 def test_summarise_null_flags_a_miscalibrated_test():
     results = _null_results(100)
     column = sim.TESTS["diagnosis: mixed model (Wald)"]

@@ -616,15 +616,18 @@ TESTS = {  # test -> the p-value it reports in run_tests (null calibration)
 
 def summarise_null(results: pd.DataFrame, alpha: float, left: dict[str, str] | None = None) -> pd.DataFrame:
     """Each test's false-positive rate with the binomial 95% band of alpha for this many
-    studies, and the joint band (Bonferroni over the tests): with nine tests, one rate outside
+    studies, and the joint band (Bonferroni over the tests that ran: a test left out of this
+    design, or that ran in no study, is not in the family): with nine tests, one rate outside
     its own band is expected by chance about a third of the time. ``left``: the tests left out
     for this design (``left_out``) and why; they have no rate (column ``left_out``)."""
     left = left or {}
     rows = []
-    tail = 0.025 / len(TESTS)
+    values = {}
     for test, column in TESTS.items():
         x = results[column].to_numpy(float) if test not in left else np.array([])
-        x = x[np.isfinite(x)]  # a study where the test could not run does not count
+        values[test] = x[np.isfinite(x)]  # a study where the test could not run does not count
+    tail = 0.025 / max(sum(len(x) > 0 for x in values.values()), 1)
+    for test, x in values.items():
         n = len(x)
         rate = float(np.mean(x <= alpha)) if n else float("nan")  # rejection as in the verdicts
         lo, hi = (stats.binom.ppf(0.025, n, alpha) / n, stats.binom.ppf(0.975, n, alpha) / n) if n else (np.nan, np.nan)
