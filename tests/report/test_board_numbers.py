@@ -576,3 +576,25 @@ def test_the_gold_base_rate_of_behaviour_judgements():
         math.isnan(nums.entries["gold.pct_om_no"]["value"])
         and nums.entries["gold.om_no_every_question"]["value"] is False
     )
+
+
+def test_the_gold_base_rate_by_third_of_the_turns():
+    """The release audit: every compared entry's behaviour accuracy rose from early to late turns,
+    the constant all-no baseline's too, because the gold's share of yes fell (16.7 % to 12.0 %)."""
+    judgements = pd.DataFrame(
+        {
+            "conversation_id": ["a", "a", "a", "a", "b"],
+            "turn_number": [1, 1, 2, 3, 3],
+            "question_id": ["B1", "B2", "B1", "B1", "B1"],
+            "gold_om": ["yes", "no", "yes", "no", "na"],
+        }
+    )
+    turns = pd.DataFrame(
+        {"conversation_id": ["a", "a", "a", "b"], "turn_number": [1, 2, 3, 3], "rel_position": [0.0, 0.5, 1.0, 1.0]}
+    )
+    nums = Numbers(scripts={"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
+    bn.add_gold_base_rate(nums, judgements, turns)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["gold.pct_om_yes_early"] == pytest.approx(50.0)  # turn 1: yes, no
+    assert e["gold.pct_om_yes_middle"] == pytest.approx(100.0)  # turn 2: yes
+    assert e["gold.pct_om_yes_late"] == pytest.approx(0.0)  # turn 3: no (b's na is not scored)

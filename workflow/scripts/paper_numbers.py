@@ -65,7 +65,11 @@ with rule_log(snakemake) as log:  # noqa: F821
         pd.read_parquet(i.participants),
         pd.read_parquet(i.mood_tags, columns=["in_panas", "intensity_clamped"]),
     )
-    add_gold_base_rate(nums, pd.read_parquet(i.binary_judgements, columns=["question_id", "gold_om"]))
+    add_gold_base_rate(
+        nums,
+        pd.read_parquet(i.binary_judgements, columns=["conversation_id", "turn_number", "question_id", "gold_om"]),
+        turns,
+    )
     survey = pd.read_parquet(i.survey_answers, columns=["conversation_id"])
     gaps = annotation_gaps(
         conversations,

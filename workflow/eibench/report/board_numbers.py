@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 from scipy.stats import kendalltau
 
@@ -19,6 +20,7 @@ from ..metrics.availability import BY_NAME as BY_KIND
 from ..metrics.availability import KINDS
 from ..metrics.registry import BY_NAME, PRINCIPAL
 from ..release.tidy import diagnosis_recorded
+from ..stats.drift import _bin as drift_bin
 from ..synthetic.cohort import PUBLISHED_DESIGN
 from .cohort_numbers import joined
 from .leaderboard import APART
@@ -125,14 +127,34 @@ GAP_DEFAULTS: dict[str, tuple[tuple[str, str, str | None], ...]] = {
 SCORE_LABELS = {"conversation_wide": "post-chat survey score", "four_branch": "four-branch score"}
 
 
-def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame) -> None:
+def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame, turns: pd.DataFrame | None = None) -> None:
     """The base rate behaviour accuracy is read against, from the gold binary_judgements table
-    (``question_id``, ``gold_om``: observed, else llmValue, normalised): ``gold.n_om_judgements``
+    (``question_id``, ``gold_om``: observed, else llmValue, normalised; with ``turns``, the gold
+    turns table, also ``conversation_id`` and ``turn_number``): ``gold.n_om_judgements``
     (the yes/no ones: na and missing are not scored), ``gold.pct_om_yes`` and ``gold.pct_om_no``
     (pooled over them, one decimal; NaN without any) and ``gold.om_no_every_question`` (no is
     the more common answer of every question, a tie not counted as more common): answering no
     throughout is then right on ``gold.pct_om_no`` % of the judgements, and a baseline that gives
-    the population's most common answers answers no everywhere."""
+    the population's most common answers answers no everywhere. With ``turns``, the same share of
+    yes in the early, middle and late thirds of the conversations as the drift analysis bins
+    them (``gold.pct_om_yes_<early|middle|late>``, NaN in a third without judgements): a drift
+    of the gold moves the accuracy of a predictor that answers alike throughout."""
+    if turns is not None and len(judgements):
+        position = judgements.merge(
+            turns[["conversation_id", "turn_number", "rel_position"]], on=["conversation_id", "turn_number"], how="left"
+        )["rel_position"].to_numpy(float)
+        scored = judgements["gold_om"].isin(["yes", "no"]).to_numpy()
+        third = np.where(np.isfinite(position), drift_bin(np.nan_to_num(position)), -1)
+        for k, name in enumerate(("early", "middle", "late")):
+            sel = scored & (third == k)
+            yes = (judgements["gold_om"].to_numpy(object)[sel] == "yes").sum()
+            nums.add(
+                f"gold.pct_om_yes_{name}",
+                100.0 * yes / sel.sum() if sel.sum() else float("nan"),
+                INGEST,
+                digits=1,
+                note=f"share of yes among the gold yes/no behaviour judgements of the {name} third of the turns",
+            )
     om = judgements.loc[judgements["gold_om"].isin(["yes", "no"]), ["question_id", "gold_om"]]
     n = int(len(om))
     no = int((om["gold_om"] == "no").sum())
