@@ -85,7 +85,9 @@ with rule_log(snakemake) as log:  # noqa: F821
         same_weights = lambda v, g: weights  # noqa: E731 - one design of this study's conversations
 
         if c1 is not None and not c1_reason:
-            points = [(k, replace(null, n_models=k)) for k in cfg["models"]]
+            # The planted generator, as for the C3 curve and the operating table: its abilities
+            # are independent (C1 true), and the family's other claims have their planted effects.
+            points = [(k, replace(planted, n_models=k)) for k in cfg["models"]]
             models_curve = op.verdict_curve(
                 op.holm_family(c1, keep), c1["id"], points, fixed("models"), same_weights, alpha
             )
