@@ -110,11 +110,11 @@ def test_add_uncertainty_names_the_primary_and_compares_the_schemes(paths):
     # the leader's widths, compared in one sentence, share one precision
     shown = [e[f"unc.{k}.leader_width"]["display"] for k in ("conversation", "participant", "two_stage")]
     assert len({len(x.partition(".")[2]) for x in shown}) == 1, shown
-    # ... a decimal more than the leader's bounds, printed beside each (a width of 2.88 printed
-    # "2.9" beside [81.0, 83.8] read as an error)
+    # ... at least a decimal more than the leader's bounds, printed beside each (a width of 2.88
+    # printed "2.9" beside [81.0, 83.8] read as an error)
     for k in ("conversation", "participant", "two_stage"):
         bound_decimals = len(e[f"unc.{k}.leader"]["ci_display"].split(",")[0].partition(".")[2])
-        assert len(shown[0].partition(".")[2]) == bound_decimals + 1, (shown, e[f"unc.{k}.leader"]["ci_display"])
+        assert len(shown[0].partition(".")[2]) >= bound_decimals + 1, (shown, e[f"unc.{k}.leader"]["ci_display"])
     assert e["unc.n_adjacent"]["value"] == 3
     assert e["unc.claims_use_primary"]["value"] is False
     assert 0 <= e["unc.weights.p_leader_first_flat"]["value"] <= 100

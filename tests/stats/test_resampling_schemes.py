@@ -149,6 +149,9 @@ def test_reliability_curve_rises_with_conversations_and_caps_sizes():
     c = reliability_curve(study, "composite", list(range(8)), [2, 10, 40, 120, 500], 200, _rng(12))
     assert list(c["n_conversations"]) == [10, 40, 120]  # 2 dropped, 500 capped at 120 (and deduplicated)
     assert list(c["whole_cohort"]) == [False, False, True]  # at 120 every subset is the whole cohort
+    odd = make_study({"composite": true + rng.normal(0, 1.5, (8, 121))}, participant=np.arange(121))
+    c_odd = reliability_curve(odd, "composite", list(range(8)), [10, 121], 50, _rng(12))
+    assert list(c_odd["whole_cohort"]) == [False, False]  # 121 splits into two halves of 60: one left out
     assert c["reliability"].is_monotonic_increasing
     assert (c["tau_half_lo"] <= c["tau_half"]).all() and (c["tau_half"] <= c["tau_half_hi"]).all()
     again = reliability_curve(study, "composite", list(range(8)), [2, 10, 40, 120, 500], 200, _rng(12))

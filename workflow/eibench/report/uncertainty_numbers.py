@@ -100,8 +100,9 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("n_humans", int(humans["em_model"].nunique()))
     add("n_human_conversations", int(humans["n_conversations"].max()) if len(humans) else 0)
     # The leader's widths are compared across the schemes in one sentence: one precision for all,
-    # a decimal more than the bounds printed beside them, as a width is not the difference of the
-    # rounded bounds (2.88 points for [80.96, 83.84], printed [81.0, 83.8]: "2.9" read as wrong).
+    # at least a decimal more than the bounds printed beside them (one more than the narrowest
+    # scheme's), as a width is not the difference of the rounded bounds (2.88 points for
+    # [80.96, 83.84], printed [81.0, 83.8]: "2.9" read as wrong).
     leader_widths = schemes.loc[schemes["em_model"] == leader, "width"]
     dw = digits_for(leader_widths / 2) + 1
     for scheme in uncertainty["schemes"]:

@@ -285,8 +285,9 @@ def reliability_curve(
     halves; Kendall tau-b between the two halves' model rankings, stepped up to n with
     Spearman-Brown (2 t / (1 + t)). One row per size: mean and 2.5/97.5 percentiles of the
     half-sample tau and the stepped-up reliability at the mean tau (in -1..1), and
-    ``whole_cohort``: whether n is all the conversations (every subset is then the whole cohort
-    and only the split into halves varies)."""
+    ``whole_cohort``: whether n is all the conversations and even (every subset is then the
+    whole cohort and only the split into halves varies; an odd n leaves one conversation of each
+    split out)."""
     n_all = study.n_conversations
     rows = []
     for n in sorted({min(int(s), n_all) for s in sizes if min(int(s), n_all) >= 4}):
@@ -302,7 +303,8 @@ def reliability_curve(
         t = float(np.nanmean(taus))
         lo, hi = np.nanquantile(taus, [0.025, 0.975])
         stepped_up = 2 * t / (1 + t) if t > -1 else float("nan")
-        rows.append((metric, n, n // 2, t, float(lo), float(hi), stepped_up, n_splits, n == n_all))
+        # Every subset is the cohort itself only when it splits into halves with none left out.
+        rows.append((metric, n, n // 2, t, float(lo), float(hi), stepped_up, n_splits, n == n_all and n % 2 == 0))
     return pd.DataFrame(
         rows,
         columns=[
