@@ -250,3 +250,13 @@ def test_the_false_positive_rates_round_from_their_counts():
     table = add_null_rates(nums, _null([("a", 400, 3 / 400), ("b", 200, 9 / 200), ("c", 0, 0.0)]))
     assert list(table["False-positive rate"]) == ["0.008", "0.045", "–"]
     assert list(table["95% band"])[1:] == ["[0.020, 0.080]", "[–, –]"]
+
+
+def test_a_coverage_below_nominal_is_never_printed_at_nominal():
+    """With 10,000 studies, 9,455 covering intervals (94.55 %) is significantly below 95 %, and
+    the table's two decimals round it to 0.95: the below-nominal list printed "95 %", now 94.6."""
+    from eibench.report.coverage import _percent_text
+
+    assert _percent_text(9455 / 10000, 10000, "below") == "94.6"
+    assert _percent_text(9545 / 10000, 10000, "above") == "95.5"
+    assert _percent_text(182 / 200, 200, "below") == "91"  # the table's rounding where it is clear

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ..stats.simulation import POWER_ROW
-from .numbers import Numbers, fmt_p, table_percent
+from .numbers import Numbers, fmt_p, fmt_share, table_percent
 
 RULE = "stats_simulation_summary"
 
@@ -80,8 +80,11 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     below = [(e, c, p, n) for e, c, p, _, n, v in tested if v == "below nominal"]
     above = [(e, c, q, n) for e, c, _, q, n, v in tested if v == "above nominal"]
 
-    def listing(found: list[tuple[str, float, float, int]]) -> str:
-        return "; ".join(f"{e} ({_percent_text(c, n)} %, binomial p {fmt_p(p)})" for e, c, p, n in found) or "none"
+    def listing(found: list[tuple[str, float, float, int]], side: str) -> str:
+        return (
+            "; ".join(f"{e} ({_percent_text(c, n, side, level)} %, binomial p {fmt_p(p)})" for e, c, p, n in found)
+            or "none"
+        )
 
     def add(key: str, value, **kw) -> None:
         nums.add(key, value, RULE, **kw)
@@ -103,13 +106,13 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     add("sim.n_coverage_below", len(below))
     add(
         "sim.coverage_below",
-        listing(below),
+        listing(below, "below"),
         note=f"coverage below the nominal level, one-sided binomial p <= {alpha}",
     )
     add("sim.n_coverage_above", len(above))
     add(
         "sim.coverage_above",
-        listing(above),
+        listing(above, "above"),
         note=f"coverage above the nominal level, one-sided binomial p <= {alpha}",
     )
     return [fmt_p(p) for p in ps]
@@ -178,11 +181,20 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
         nums.add(key, value, RULE, digits=_percent_digits(value))
 
 
-def _percent_text(share: float, n: int) -> str:
+def _percent_text(share: float, n: int, side: str | None = None, level: float = 0.95) -> str:
     """A coverage of ``n`` studies in % as the planted-effects table rounds it (so that a
-    sentence never prints 90.5 % where the table and the range sentence print 0.91 and 91 %)."""
+    sentence never prints 90.5 % where the table and the range sentence print 0.91 and 91 %),
+    with more decimals (up to 4) where that rounding would put a coverage found below (``side``
+    "below") or above ("above") the nominal ``level`` onto it: 9,455 of 10,000 is 94.6 %, not
+    95 %."""
     percent = table_percent(share, n=n)
-    return f"{percent:.{_percent_digits(percent)}f}"
+    digits = _percent_digits(percent)
+    shown = f"{percent:.{digits}f}"
+    on_wrong_side = {"below": lambda x: x >= level * 100, "above": lambda x: x <= level * 100}.get(side)
+    while on_wrong_side is not None and on_wrong_side(float(shown)) and digits < 4:
+        digits += 1
+        shown = fmt_share(share, n, digits, scale=100)
+    return shown
 
 
 def _percent_digits(percent: float) -> int:
