@@ -180,6 +180,13 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
         note="testable claims whose verdict under the primary scheme differs from the claims scheme's",
     )
     add("n_primary_same", int(len(testable)) - len(differs))
+    scheme_verdicts = table[table["scheme"] == (claims_scheme if claims_scheme in schemes else schemes[0])]
+    verdict_of = dict(zip(scheme_verdicts["id"], scheme_verdicts["verdict"]))
+    add(
+        "primary_same",
+        joined([f"{cid} ({verdict_of[cid]})" for cid in testable["id"] if cid not in differs]) or "none",
+        note="testable claims whose verdict the primary scheme keeps, each with its verdict under the claims' scheme",
+    )
     add("scheme_order", " / ".join(s.replace("_", "-") for s in schemes))
     add("primary", primary.replace("_", "-"))
     for s in schemes:

@@ -302,13 +302,14 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
     # The bootstrap's hardest topic is drawn among every topic, the too-small ones included: the
     # share of resamples they take is what the printed probabilities of the others leave out.
     small = composite[~testable_topics(composite)] if len(composite) else composite
-    taken = float(small["p_hardest"].fillna(0).sum()) * 100 if len(small) else 0.0
+    taken = float(small["p_hardest"].fillna(0).sum()) if len(small) else 0.0
     add(
         "topics.p_hardest_too_few",
         taken,
         "stats_topics",
-        digits=0 if taken >= 1 or taken == 0 else 1,
-        note="% of the resamples in which a topic too small to test is the hardest",
+        digits=2,
+        share=True,  # never printed as 0 or 1 unless it is (numbers.fmt_share)
+        note="share of the resamples in which a topic too small to test is the hardest",
     )
     add("topics.n_topics", int(len(composite)), "stats_topics", note="topics figure_subgroups draws")
     add(
