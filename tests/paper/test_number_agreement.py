@@ -105,7 +105,8 @@ OF_COUNT = """#import "/paper/numbers.typ": of-count
         (1, 1, "the one tested coverage."),  # not "1 of the 1 tested coverage"
         (3, 3, "all 3 tested coverages."),
         (1, 3, "1 of the 3 tested coverages."),
-        (0, 2, "0 of the 2 tested coverages."),
+        (0, 2, "none of the 2 tested coverages."),
+        (2, 2, "both tested coverages."),
     ],
 )
 def test_k_of_n_reads_in_words_where_a_numeral_would_read_wrong(tmp_path, k, s, sentence):
