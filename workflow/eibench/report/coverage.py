@@ -190,7 +190,7 @@ def _percent_text(share: float, n: int, side: str | None = None, level: float = 
     percent = table_percent(share, n=n)
     digits = _percent_digits(percent)
     shown = f"{percent:.{digits}f}"
-    on_wrong_side = {"below": lambda x: x >= level * 100, "above": lambda x: x <= level * 100}.get(side)
+    on_wrong_side = {"below": lambda x: x >= level * 100, "above": lambda x: x <= level * 100}.get(side or "")
     while on_wrong_side is not None and on_wrong_side(float(shown)) and digits < 4:
         digits += 1
         shown = fmt_share(share, n, digits, scale=100)
