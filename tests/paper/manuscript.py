@@ -317,7 +317,8 @@ def without_running_header(pages: list[str]) -> list[str]:
     about and ends with the page number), so that a sentence split by a page break reads as one."""
 
     def has_header(k: int, text: str) -> bool:
-        return "\n" in text and re.search(rf"\S.*\b{k}\s*$", text.split("\n", 1)[0]) is not None
+        # The page number can follow the header's last word without a space ("... methods1").
+        return "\n" in text and re.search(rf"\S.*(?<!\d){k}\s*$", text.split("\n", 1)[0]) is not None
 
     if len(pages) < 2 or not all(has_header(k, p) for k, p in enumerate(pages, start=1)):
         return pages
