@@ -598,3 +598,14 @@ def test_the_gold_base_rate_by_third_of_the_turns():
     assert e["gold.pct_om_yes_early"] == pytest.approx(50.0)  # turn 1: yes, no
     assert e["gold.pct_om_yes_middle"] == pytest.approx(100.0)  # turn 2: yes
     assert e["gold.pct_om_yes_late"] == pytest.approx(0.0)  # turn 3: no (b's na is not scored)
+
+
+def test_the_gold_base_rate_by_third_is_written_without_judgements():
+    """A cohort without behaviour judgements (mood tags only) still gets the three keys the
+    paper reads, as missing values."""
+    nums = Numbers(scripts={"ingest_conversations": "workflow/scripts/ingest_conversations.py"})
+    empty = pd.DataFrame({"conversation_id": [], "turn_number": [], "question_id": [], "gold_om": []})
+    turns = pd.DataFrame({"conversation_id": ["a"], "turn_number": [1], "rel_position": [0.0]})
+    bn.add_gold_base_rate(nums, empty.astype({"turn_number": "int64"}), turns)
+    for third in ("early", "middle", "late"):
+        assert math.isnan(nums.entries[f"gold.pct_om_yes_{third}"]["value"])

@@ -139,10 +139,16 @@ def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame, turns: pd.DataFr
     yes in the early, middle and late thirds of the conversations as the drift analysis bins
     them (``gold.pct_om_yes_<early|middle|late>``, NaN in a third without judgements): a drift
     of the gold moves the accuracy of a predictor that answers alike throughout."""
-    if turns is not None and len(judgements):
-        position = judgements.merge(
-            turns[["conversation_id", "turn_number", "rel_position"]], on=["conversation_id", "turn_number"], how="left"
-        )["rel_position"].to_numpy(float)
+    if turns is not None:  # every key written, NaN without judgements: the paper reads them unguarded
+        position = (
+            judgements[["conversation_id", "turn_number"]]
+            .merge(
+                turns[["conversation_id", "turn_number", "rel_position"]],
+                on=["conversation_id", "turn_number"],
+                how="left",
+            )["rel_position"]
+            .to_numpy(float)
+        )
         scored = judgements["gold_om"].isin(["yes", "no"]).to_numpy()
         third = np.where(np.isfinite(position), drift_bin(np.nan_to_num(position)), -1)
         for k, name in enumerate(("early", "middle", "late")):
