@@ -215,11 +215,16 @@ def test_the_paper_says_what_the_cohort_cannot_test(run):
     )
     if differ:
         assert reader.shows(f"({', '.join(differ)}; Table")
-    held = len(claims) - len(untestable) - len(differ)
-    verdicts, hold = ("verdict", "holds") if held == 1 else ("verdicts", "hold")  # one held on mood_only
+    kept = [c for c in claims.index if c not in untestable and c not in differ]
+    held = len(kept)
+    # one held on mood_only: "the remaining claim"; each kept claim named with its verdict
+    whose = "verdict of the remaining claim" if held == 1 else f"verdicts of the other {held}"
+    named = [f"{c} ({own[c]})" for c in kept]
+    listed = named[0] if held == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+    hold = "holds" if held == 1 else "hold"
+    assert numbers["unc.claims.primary_same"]["value"] == listed
     assert reader.shows(
-        f"the {verdicts} of the other {held}, the same under the claims' scheme and the primary one, {hold} "
-        "for these conversations"
+        f"the {whose}, {listed}, the same under the claims' scheme and the primary one, {hold} for these conversations"
     )
     assert not reader.shows("the other claims' verdicts hold")
     if name == "mood_only":
