@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import bootstrap_p, percentile_interval, resampled_means, smallest_p
-from .multiplicity import adjust_floored, adjust_present
+from .multiplicity import adjust_floored, adjust_present, reject_resolved
 from .ranks import tau_b_matrix
 from .study import Study
 
@@ -72,11 +72,13 @@ def profiles(
     # were found by looking at all of them.
     n_pairs = len(models) * (len(models) - 1) // 2
     family = list(flips["p_flip"]) + [1.0] * (n_pairs - len(flips))
+    floor = smallest_p(n_resamples)
     padded = adjust_present(family, "holm") if n_pairs else np.array([])
-    bound = adjust_floored(family, smallest_p(n_resamples), "holm") if n_pairs else np.array([])
+    bound = adjust_floored(family, floor, "holm") if n_pairs else np.array([])
+    clear, unresolved = reject_resolved(family, floor, alpha) if n_pairs else (np.array([], bool),) * 2
     flips["p_holm"] = padded[: len(flips)]
     flips["p_holm_bound"] = bound[: len(flips)]  # the adjusted p whatever the p-values of 0 stand for
-    flips["clear"] = flips["p_holm_bound"] <= alpha
+    flips["clear"] = clear[: len(flips)]
     # No count from no data: without both rankings there is no pair to flip (None, not 0).
     ranked = bool(np.isfinite(mt).sum() >= 2 and np.isfinite(mc).sum() >= 2)
     summary = {
@@ -85,7 +87,7 @@ def profiles(
         "hi": float(hi),
         "n_flips": int(len(flips)) if ranked else None,
         "n_clear_flips": (int(flips["clear"].sum()) if len(flips) else 0) if ranked else None,
-        "n_unresolved_flips": int(((flips["p_holm"] <= alpha) & ~flips["clear"]).sum()) if ranked else None,
+        "n_unresolved_flips": int(unresolved[: len(flips)].sum()) if ranked else None,
         "flip_resamples": n_resamples,
     }
     return flips, summary
