@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from ..stats.simulation import POWER_ROW
-from .numbers import Numbers, fmt_p, fmt_share, table_percent
+from .numbers import Numbers, fmt_p, fmt_share_beside, table_percent
 
 RULE = "stats_simulation_summary"
 
@@ -181,20 +181,13 @@ def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
         nums.add(key, value, RULE, digits=_percent_digits(value))
 
 
-def _percent_text(share: float, n: int, side: str | None = None, level: float = 0.95) -> str:
-    """A coverage of ``n`` studies in % as the planted-effects table rounds it (so that a
-    sentence never prints 90.5 % where the table and the range sentence print 0.91 and 91 %),
-    with more decimals (up to 4) where that rounding would put a coverage found below (``side``
-    "below") or above ("above") the nominal ``level`` onto it: 9,455 of 10,000 is 94.6 %, not
-    95 %."""
-    percent = table_percent(share, n=n)
-    digits = _percent_digits(percent)
-    shown = f"{percent:.{digits}f}"
-    on_wrong_side = {"below": lambda x: x >= level * 100, "above": lambda x: x <= level * 100}.get(side or "")
-    while on_wrong_side is not None and on_wrong_side(float(shown)) and digits < 4:
-        digits += 1
-        shown = fmt_share(share, n, digits, scale=100)
-    return shown
+def _percent_text(share: float, n: int, side: str, level: float = 0.95) -> str:
+    """A coverage of ``n`` studies in % as the planted-effects table rounds it (whole percents,
+    the table's two decimals: so that a sentence never prints 90.5 % where the table and the
+    range sentence print 0.91 and 91 %), with more decimals where that rounding would put a
+    coverage found below (``side`` "below") or above ("above") the nominal ``level`` onto it:
+    9,455 of 10,000 is 94.6 %, not 95 %."""
+    return fmt_share_beside(share, level * 100, side, n, 0, scale=100)
 
 
 def _percent_digits(percent: float) -> int:

@@ -67,6 +67,19 @@ def fmt_share(share: Any, n: int | None = None, digits: int = 2, scale: int = 1)
     return f"{sign}{whole}" + (f".{part:0{digits}d}" if digits else "")
 
 
+def fmt_share_beside(share: Any, level: float, side: str, n: int | None = None, digits: int = 2, scale: int = 1) -> str:
+    """``share`` as :func:`fmt_share` prints it, with as many more decimals than ``digits`` (up
+    to 6) as it takes to print it on its ``side`` ("below" or "above") of ``level`` (in the
+    printed unit, times ``scale``): a coverage of 189 of 200 studies found below 0.95 is 0.945,
+    not the 0.95 that two decimals round it to; 9,455 of 10,000 in % is 94.6, not 95."""
+    wrong = (lambda x: x >= level) if side == "below" else (lambda x: x <= level)
+    shown = fmt_share(share, n, digits, scale)
+    while shown != "–" and wrong(float(shown)) and digits < 6:
+        digits += 1
+        shown = fmt_share(share, n, digits, scale)
+    return shown
+
+
 def _units(exact: Fraction, scale: int, digits: int) -> int:
     """|exact| x ``scale`` in units of the last of ``digits`` decimals, rounded half away from zero."""
     return math.floor(abs(exact) * scale * 10**digits + Fraction(1, 2))

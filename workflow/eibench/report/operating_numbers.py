@@ -18,7 +18,7 @@ from ..metrics.registry import label_of
 from ..stats.simulation import NOMINAL_COVERAGE
 from .claim_units import one_metric_pair
 from .cohort_numbers import joined
-from .numbers import Numbers, fmt, fmt_outward, fmt_p, fmt_share
+from .numbers import Numbers, fmt, fmt_outward, fmt_p, fmt_share, fmt_share_beside
 
 RULE = "stats_operating"
 CURVES = "stats_operating_curves"
@@ -113,15 +113,6 @@ def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
     )
 
 
-def below(share: float, level: float, digits: int = 2) -> str:
-    """``share`` (< ``level``) as ``fmt_share`` prints it, with as many more decimals than
-    ``digits`` (up to 6) as it takes to print a number below ``level``: 189 of 200 studies is
-    0.945, not the 0.95 that two decimals round it to."""
-    while digits < 6 and float(fmt_share(share, None, digits)) >= level:
-        digits += 1
-    return fmt_share(share, None, digits)
-
-
 def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
     """Entries ``operating.n_coverage_tested`` (claims whose coverage has a binomial test) and
     ``operating.n_coverage_low`` / ``operating.coverage_low``: the claims whose simulated
@@ -135,7 +126,7 @@ def _coverage_low(nums: Numbers, sim: pd.DataFrame) -> None:
         "operating.coverage_low",
         joined(
             [
-                f"{r['id']} ({below(float(r['coverage']), NOMINAL_COVERAGE)}, p {fmt_p(r['coverage_p'])})"
+                f"{r['id']} ({fmt_share_beside(r['coverage'], NOMINAL_COVERAGE, 'below')}, p {fmt_p(r['coverage_p'])})"
                 for _, r in low.iterrows()
             ]
         )
