@@ -139,6 +139,7 @@ def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame, turns: pd.DataFr
     yes in the early, middle and late thirds of the conversations as the drift analysis bins
     them (``gold.pct_om_yes_<early|middle|late>``, NaN in a third without judgements): a drift
     of the gold moves the accuracy of a predictor that answers alike throughout."""
+    scored = judgements["gold_om"].isin(["yes", "no"]).to_numpy()
     if turns is not None:  # every key written, NaN without judgements: the paper reads them unguarded
         position = (
             judgements[["conversation_id", "turn_number"]]
@@ -149,7 +150,6 @@ def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame, turns: pd.DataFr
             )["rel_position"]
             .to_numpy(float)
         )
-        scored = judgements["gold_om"].isin(["yes", "no"]).to_numpy()
         third = np.where(np.isfinite(position), drift_bin(np.nan_to_num(position)), -1)
         for k, name in enumerate(("early", "middle", "late")):
             sel = scored & (third == k)
@@ -161,7 +161,7 @@ def add_gold_base_rate(nums: Numbers, judgements: pd.DataFrame, turns: pd.DataFr
                 digits=1,
                 note=f"share of yes among the gold yes/no behaviour judgements of the {name} third of the turns",
             )
-    om = judgements.loc[judgements["gold_om"].isin(["yes", "no"]), ["question_id", "gold_om"]]
+    om = judgements.loc[scored, ["question_id", "gold_om"]]
     n = int(len(om))
     no = int((om["gold_om"] == "no").sum())
     nums.add("gold.n_om_judgements", n, INGEST, note="gold yes/no judgements of the OM's behaviour")
