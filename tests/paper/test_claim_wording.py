@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import typst
 
+from .section import section_text
 from .test_reader import Reader
 
 pytestmark = pytest.mark.workflow
@@ -359,3 +361,55 @@ def test_the_methods_say_when_no_pair_of_metrics_has_values(small_run, tmp_path)
     assert reader.shows("this simulated cohort has no pair of principal metrics with values, so no")
     assert reader.shows("is computed; with")
     assert not reader.shows("(no pair gets a verdict)")
+
+
+def test_a_simulated_family_that_lacks_claims_of_the_pipelines_says_so(small_run, tmp_path):
+    """The operating characteristics and the design curves adjust each simulated claim within the
+    claims the simulation draws; a claim of its family that the cohort can test but the
+    simulation cannot draw is adjusted with it by the pipeline only, so the simulated power can
+    be too high. The curves also said "Holm" for whatever the claim's family (an exploratory
+    claim's is Benjamini-Hochberg). Small run, numbers edited so that C3's family lacks a claim
+    E9; the operating section compiled alone with a computed model curve of C3 (the small run
+    computes none)."""
+
+    def short(e: dict) -> None:
+        _set(e, "operating.n_short_family", 1)
+        _set(e, "operating.short_family", "C3")
+        _set(e, "operating.n_short_family_left_out", 1)
+        _set(e, "operating.short_family_left_out", "E9")
+        _set(e, "operating.C3.family_left_out", "E9")
+
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    reader = _compiled(small_run, short, tmp_path)
+    sentence = "The pipeline adjusts claim C3 together with claim E9, which this cohort can test, but the simulation"
+    assert reader.shows(sentence) and not built.shows(sentence)
+    assert reader.shows("cannot draw it: the simulated family of that claim is smaller than the pipeline's")
+
+    entries = json.loads((small_run / "results" / "paper" / "numbers.json").read_text(encoding="utf-8"))
+    e = entries["entries"]
+    short(e)
+    assert not e["operating.models.computed"]["value"]
+    for key, value in {
+        "operating.models.computed": True,
+        "operating.models.claim": "C3",
+        "operating.margin.n_models": 11,
+        "operating.C3.note": "no power",
+        "operating.models.reached": True,
+        "operating.models.needed": 40,
+        "operating.models.grid": "11, 20, 40",
+        "operating.models.adjustment": "Benjamini-Hochberg",
+        "operating.margin.value": 0.3,
+        "operating.margin.detected": True,
+        "operating.margin.smallest_tau": 0.5,
+        "operating.margin.power_at_margin": 0.2,
+    }.items():
+        _set(e, key, value)
+    for lacks in (True, False):
+        _set(e, "operating.models.short_family", lacks)
+        folder = tmp_path / str(lacks)
+        for sub in ("figures", "paper/tables"):  # what the section reads besides its numbers
+            shutil.copytree(small_run / "results" / sub, folder / "results" / sub)
+        text = section_text(folder, "operating.typ", e, entries["meta"])
+        curve = "With its Benjamini-Hochberg family as simulated (lacking E9: the curve can overstate its power), its"
+        assert (curve in text) is lacks
+        assert ("With its Benjamini-Hochberg family, its simulated power first reaches" in text) is not lacks

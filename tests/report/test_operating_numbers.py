@@ -35,6 +35,7 @@ def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9))
                 "coverage_vs_nominal": nan,
                 "sign_recovery": nan,
                 "note": "metric draft_judge not simulated",
+                "family_left_out": nan,
             },
             {
                 "id": "C3",
@@ -57,6 +58,7 @@ def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9))
                 "coverage_vs_nominal": "below nominal",
                 "sign_recovery": 1.0,
                 "note": nan,
+                "family_left_out": nan,
             },
             {
                 "id": "C6",
@@ -64,6 +66,7 @@ def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9))
                 "test": "profile_flips",
                 "simulated": False,
                 "note": "not simulated: no profiles",
+                "family_left_out": nan,
             },
         ]
     )
@@ -122,6 +125,31 @@ def test_numbers_and_table(tmp_path):
     assert "coverage below nominal" in rows.loc["C3", "Note"]
     assert rows.loc["C6", "Power [95% CI]"] == "–" and rows.loc["C6", "Note"] == "not simulated: no profiles"
     assert rows.loc["C1", "Coverage [95% CI]"] == "–"
+
+
+def test_a_family_the_simulation_draws_only_in_part_is_named_with_what_it_lacks(tmp_path):
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    e = nums.entries
+    assert e["operating.n_short_family"]["value"] == 0 and e["operating.short_family"]["value"] == "none"
+    assert e["operating.models.short_family"]["value"] is False
+    assert e["operating.models.adjustment"]["value"] == "Holm"
+    claims["family_left_out"] = ["E3; E4", "E4", ""]
+    claims.loc[claims["id"] == "C3", "family"] = "exploratory"
+    claims.to_csv(paths["claims"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    e = nums.entries
+    assert e["operating.n_short_family"]["value"] == 2 and e["operating.short_family"]["value"] == "C1 and C3"
+    assert e["operating.C1.family_left_out"]["value"] == "E3 and E4"
+    assert e["operating.C3.family_left_out"]["value"] == "E4"
+    assert e["operating.n_short_family_left_out"]["value"] == 2
+    assert e["operating.short_family_left_out"]["value"] == "E3 and E4"
+    assert e["operating.models.short_family"]["value"] is True
+    # the participant curve's claim is exploratory here: Benjamini-Hochberg, not Holm
+    assert e["operating.participants.adjustment"]["value"] == "Benjamini-Hochberg"
 
 
 def test_a_curve_that_never_reaches_the_bar_reports_the_largest_tried(tmp_path):

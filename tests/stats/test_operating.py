@@ -250,6 +250,26 @@ def test_a_design_curve_simulates_its_claim_with_the_whole_holm_family():
     assert "C4b" not in {c["id"] for c in c6}  # a flatness claim has no p-value to adjust
 
 
+def test_a_simulated_family_names_the_testable_claims_it_lacks():
+    """The pipeline adjusts a claim with every claim of its family that has a p-value; the
+    simulation draws only some of them. Those it lacks but the cohort can test are named (the
+    curve and the table then can overstate power); untestable ones, claims without a p-value,
+    other families and the claim itself are not."""
+    claims = [
+        {"id": "A", "family": "exploratory", "test": "discriminability_difference", "params": {}},
+        {"id": "B", "family": "exploratory", "test": "rank_independence", "params": {}},  # not drawn, testable
+        {"id": "U", "family": "exploratory", "test": "topic_hardest", "params": {}},  # not drawn, untestable
+        {"id": "F", "family": "exploratory", "test": "profile_flips", "params": {}},  # no p-value
+        {"id": "H", "family": "headline", "test": "turn_drift", "params": {}},  # another family
+    ]
+    kept = [claims[0], claims[4]]
+    unmet = lambda c: ["too few topics"] if c["id"] == "U" else []  # noqa: E731
+    assert op.family_left_out(claims[0], claims, kept, unmet) == ["B"]
+    assert op.family_left_out(claims[4], claims, kept, unmet) == []
+    # every member drawn: the simulated family is the pipeline's
+    assert op.family_left_out(claims[0], claims, [claims[0], claims[1]], unmet) == []
+
+
 def test_one_planted_effect_gives_the_hand_computed_estimands():
     """Only a diagnosis effect on emotion: C3 is that effect; C5's romantic - rest contrast of the
     composite is the diagnosis effect on the composite (100 x 0.24 x effect: emotion enters the

@@ -25,9 +25,8 @@ with rule_log(snakemake) as log:  # noqa: F821
     design = generator_design(cohort_design, alpha, st["claims"])
     null, planted = null_generator(design), planted_generator(st["simulation"]["planted"], design)
     claims = st["claims"]
-    keep, skipped = op.untestable_set_aside(
-        claims, *op.simulated_claims(claims), lambda c: unmet_needs(c, cohort_design, alpha)
-    )
+    unmet = lambda c: unmet_needs(c, cohort_design, alpha)  # noqa: E731
+    keep, skipped = op.untestable_set_aside(claims, *op.simulated_claims(claims), unmet)
     # The claims the design curves follow; a curve whose claim is not simulated has no numbers.
     c1, c1_reason = op.curve_claim("independence_claim", cfg["independence_claim"], claims, keep, skipped)
     c3, c3_reason = op.curve_claim("diagnosis_claim", cfg["diagnosis_claim"], claims, keep, skipped)
@@ -63,7 +62,10 @@ with rule_log(snakemake) as log:  # noqa: F821
             margin.insert(0, "cohort", "at margin")
         truth = op.estimands(planted, keep, fixed_design)
         signs = {c["id"]: op.planted_makes_true(c, planted, truth) for c in keep}
-        table = op.operating_table(claims, tables["null"], tables["planted"], margin, truth, signs, skipped, alpha)
+        left_out = {c["id"]: op.family_left_out(c, claims, keep, unmet) for c in keep}
+        table = op.operating_table(
+            claims, tables["null"], tables["planted"], margin, truth, signs, skipped, alpha, left_out
+        )
         write_csv(table, out.claims)
         rows = [tables["null"], tables["planted"]] + ([margin] if margin is not None else [])
         write_csv(pd.concat(rows, ignore_index=True), out.verdicts)

@@ -48,6 +48,8 @@ RULES = {
 #: The multiplicity adjustment of each claim family (stats.claims.verdict_rows: Holm for the
 #: headline family, Benjamini-Hochberg for the exploratory one).
 FAMILY_METHOD = {"headline": "Holm", "exploratory": "BH"}
+#: The same adjustments as the prose names them.
+FAMILY_METHOD_NAME = {"headline": "Holm", "exploratory": "Benjamini-Hochberg"}
 
 
 #: The rank-independence rule of a claim naming two metrics: one pair, no majority.
@@ -92,6 +94,43 @@ def _computed(nums: Numbers, key: str, curve: pd.DataFrame) -> bool:
         notes = curve["note"].dropna().astype(str) if "note" in curve else pd.Series(dtype=str)
         nums.add(f"{key}.note", notes.iloc[0] if len(notes) else "no design point", CURVES)
     return computed
+
+
+def _short_families(nums: Numbers, claims: pd.DataFrame, sim: pd.DataFrame) -> set[str]:
+    """Entries ``operating.n_short_family`` and ``operating.short_family`` (the simulated claims
+    whose simulated family lacks claims the pipeline adjusts them with: column
+    ``family_left_out`` of stats.operating.operating_table), ``operating.<id>.family_left_out``
+    for each of them, and ``operating.short_family_left_out`` and
+    ``operating.n_short_family_left_out`` (all the left-out claims, in the table's order). Their
+    simulated power can overstate the pipeline's, as a larger family never lowers an adjusted p.
+    Returns the ids of the short-family claims."""
+    left = sim["family_left_out"].fillna("").astype(str)
+    short = sim[left != ""]
+    order = {cid: k for k, cid in enumerate(claims["id"])}
+    ids = sorted(
+        dict.fromkeys(i for cell in left for i in cell.split("; ") if i), key=lambda i: order.get(i, len(order))
+    )
+    nums.add("operating.n_short_family", int(len(short)), RULE)
+    for cid, cell in zip(short["id"], left[left != ""]):
+        nums.add(f"operating.{cid}.family_left_out", joined(cell.split("; ")), RULE)
+    nums.add("operating.short_family", joined(list(short["id"])) or "none", RULE)
+    nums.add("operating.n_short_family_left_out", len(ids), RULE)
+    nums.add(
+        "operating.short_family_left_out",
+        joined(ids) or "none",
+        RULE,
+        note="claims testable here but not simulated, which the pipeline adjusts simulated claims with",
+    )
+    return set(short["id"])
+
+
+def _curve_family(nums: Numbers, key: str, curve: pd.DataFrame, families: dict[str, str], short: set[str]) -> None:
+    """Entries ``key.adjustment`` (how the pipeline adjusts the curve's claim: Holm for the
+    headline family, Benjamini-Hochberg for the exploratory one) and ``key.short_family``
+    (whether its simulated family lacks claims of the pipeline's, ``_short_families``)."""
+    claim = str(curve["claim"].iloc[0])
+    nums.add(f"{key}.adjustment", FAMILY_METHOD_NAME[families[claim]], CURVES)
+    nums.add(f"{key}.short_family", claim in short, CURVES)
 
 
 def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
@@ -159,6 +198,7 @@ def add_operating(
     nums.add("operating.not_simulated", ", ".join(skipped["id"]) if len(skipped) else "none", RULE)
     nums.add("operating.n_simulated", int(len(sim)), RULE)
     nums.add("operating.simulated", ", ".join(sim["id"]) if len(sim) else "none", RULE)
+    short = _short_families(nums, claims, sim)
     fpr_only = sim[sim["power"].isna() & sim["fpr"].notna()]
     nums.add(
         "operating.fpr_only",
@@ -238,12 +278,14 @@ def add_operating(
             }
         )
 
+    families = dict(zip(claims["id"], claims["family"]))
     models = pd.read_csv(paths["models"], keep_default_na=True)
     margins = pd.read_csv(paths["margins"], keep_default_na=True)
     nums.add("operating.power_bar", float(power_bar), CURVES, digits=1)
     if _computed(nums, "operating.models", models):
         value, reached = _smallest(models, "supported", power_bar)
         nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
+        _curve_family(nums, "operating.models", models, families, short)
         nums.add("operating.models.reached", reached, CURVES)
         nums.add(
             "operating.models.needed",
@@ -275,6 +317,7 @@ def add_operating(
     if _computed(nums, "operating.participants", part):
         value, reached = _smallest(part, "supported", power_bar)
         nums.add("operating.participants.grid", ", ".join(str(int(v)) for v in part["value"]), CURVES)
+        _curve_family(nums, "operating.participants", part, families, short)
         nums.add("operating.participants.reached", reached, CURVES)
         nums.add("operating.participants.needed", int(value), CURVES)
     conv = pd.read_csv(paths["conversations"])

@@ -487,12 +487,15 @@ def operating_table(
     planted_sign: dict[str, int],
     skipped: dict[str, str],
     alpha: float = 0.05,
+    family_left_out: dict[str, list[str]] | None = None,
 ) -> pd.DataFrame:
     """One row per claim: power, false-positive rate (each with its Clopper-Pearson interval),
     coverage with its interval and the one-sided binomial p-values against 0.95 below and above
     (``simulation.coverage_test`` at ``alpha``, the claims' level), sign recovery; a claim in
     ``skipped`` has its reason and no number. ``planted_sign``: per claim, +1 when the planted
-    cohort makes its prediction true, 0 when the generator plants nothing for it."""
+    cohort makes its prediction true, 0 when the generator plants nothing for it.
+    ``family_left_out``: per simulated claim, the ids :func:`family_left_out` gives (column
+    ``family_left_out``, '; '-joined; empty when none or not given)."""
     rows = []
     for c in claims:
         cid = c["id"]
@@ -502,6 +505,7 @@ def operating_table(
             "test": c["test"],
             "simulated": cid not in skipped,
             "note": ("not simulated: " + skipped[cid]) if cid in skipped else "",
+            "family_left_out": "; ".join((family_left_out or {}).get(cid, [])),
         }
         if cid in skipped:
             rows.append(row)
@@ -556,6 +560,7 @@ def operating_table(
         "coverage_vs_nominal",
         "sign_recovery",
         "note",
+        "family_left_out",
     ]
     return pd.DataFrame(rows).reindex(columns=columns)
 
@@ -618,6 +623,30 @@ def holm_family(claim: dict[str, Any], kept: list[dict[str, Any]]) -> list[dict[
     grows)."""
     family = [c for c in kept if c["family"] == claim["family"] and c["test"] in P_VALUE_OF_TEST]
     return family if any(c["id"] == claim["id"] for c in family) else [claim, *family]
+
+
+def family_left_out(
+    claim: dict[str, Any],
+    claims: list[dict[str, Any]],
+    kept: list[dict[str, Any]],
+    unmet: Callable[[dict[str, Any]], list[str]],
+) -> list[str]:
+    """The ids, in config order, of the claims the pipeline adjusts ``claim`` with that its
+    simulated family (:func:`holm_family`) lacks: claims of its multiplicity family with a
+    p-value that this cohort can test (``unmet(c)`` empty, testability.unmet_needs) but the
+    simulated studies cannot draw (not in ``kept``). Empty when the simulated family is the
+    pipeline's. A design curve simulated without them can overstate the claim's power (Holm and
+    Benjamini-Hochberg never lower a p-value as the family grows)."""
+    kept_ids = {c["id"] for c in kept}
+    return [
+        c["id"]
+        for c in claims
+        if c["id"] != claim["id"]
+        and c["family"] == claim["family"]
+        and c["test"] in P_VALUE_OF_TEST
+        and c["id"] not in kept_ids
+        and not unmet(c)
+    ]
 
 
 def verdict_curve(
