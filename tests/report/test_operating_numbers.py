@@ -81,6 +81,7 @@ def _files(tmp_path, models_power=(0.1, 0.5, 0.9), taus_related=(0.2, 0.6, 0.9))
             "supported_lo": np.array(share) - 0.05,
             "supported_hi": np.array(share) + 0.05,
             "not_supported": share,
+            "design": 11,
         }
     )
     paths["models"] = tmp_path / "models.csv"
@@ -120,6 +121,12 @@ def test_numbers_and_table(tmp_path):
     assert e["operating.margin.smallest_tau"]["value"] == 0.7 and e["operating.margin.power_at_margin"]["value"] == 0.2
     assert e["operating.participants.reached"]["value"] is False and e["operating.participants.needed"]["value"] == 14
     assert e["operating.conversations.least_reliable"]["value"] == "b"
+    # at the design's 11 participants the curve (0.70) and the table (0.81) fall on either side
+    # of the bar, with overlapping intervals; at its 11 models C1 is below the bar in both
+    assert e["operating.participants.at_design_split"]["value"] is True
+    assert e["operating.participants.design"]["value"] == 11 and e["operating.participants.at_design"]["value"] == 0.7
+    assert e["operating.participants.at_design_overlap"]["value"] is True
+    assert e["operating.models.at_design_split"]["value"] is False and "operating.models.at_design" not in e
     rows = table.set_index("Claim")
     assert rows.loc["C3", "Power [95% CI]"] == "0.81 [0.72, 0.88]" and rows.loc["C3", "p below 0.95"] == "0.012"
     assert "coverage below nominal" in rows.loc["C3", "Note"]

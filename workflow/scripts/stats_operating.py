@@ -105,6 +105,7 @@ with rule_log(snakemake) as log:  # noqa: F821
                 None,
             )
         models_curve.insert(0, "claim", c1["id"] if c1 is not None else "")
+        models_curve["design"] = null.n_models  # this design's own number of models
         write_csv(models_curve, out.models)
         margins.insert(0, "claim", c1["id"] if c1 is not None else "")
         margins.insert(1, "margin", margin_value)
@@ -129,6 +130,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         else:
             part_curve = op.not_computed_curve(c3_reason)
         part_curve.insert(0, "claim", c3["id"] if c3 is not None else "")
+        part_curve["design"] = null.n_recorded  # this design's participants with a recorded diagnosis
         write_csv(part_curve, out.participants)
         # Reliability and signal-to-noise of the models' means against the number of conversations.
         # Only the metrics this cohort has values of: the others have no reliability here.

@@ -133,6 +133,28 @@ def _curve_family(nums: Numbers, key: str, curve: pd.DataFrame, families: dict[s
     nums.add(f"{key}.short_family", claim in short, CURVES)
 
 
+def _at_design(nums: Numbers, key: str, curve: pd.DataFrame, claims: pd.DataFrame, power_bar: float) -> None:
+    """Entry ``key.at_design_split``: whether the curve, at this design's own size (its column
+    ``design``), and the operating table give the curve's claim a simulated power on either side
+    of ``power_bar``, two sets of simulated studies of one design read against one bar. When
+    they do: ``key.design`` (the size), ``key.at_design`` (the curve's power there, with its
+    interval) and ``key.at_design_overlap`` (whether the two intervals overlap). False when the
+    grid lacks the design's size or the table has no power for the claim."""
+    row = claims[claims["id"] == str(curve["claim"].iloc[0])]
+    at = curve[curve["value"] == curve["design"]]
+    split = False
+    if len(at) and len(row) and pd.notna(row["power"].iloc[0]):
+        power, r = float(at["supported"].iloc[0]), row.iloc[0]
+        split = (power >= power_bar) != (float(r["power"]) >= power_bar)
+        if split:
+            lo, hi = float(at["supported_lo"].iloc[0]), float(at["supported_hi"].iloc[0])
+            nums.add(f"{key}.design", int(at["value"].iloc[0]), CURVES)
+            nums.add(f"{key}.at_design", power, CURVES, ci=(lo, hi), fixed=True, outward=True)
+            overlap = lo <= float(r["power_hi"]) and float(r["power_lo"]) <= hi
+            nums.add(f"{key}.at_design_overlap", bool(overlap), CURVES)
+    nums.add(f"{key}.at_design_split", split, CURVES)
+
+
 def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
     """Entries ``operating.alpha``, ``operating.n_fpr_above``, ``operating.fpr_above`` (the ids)
     and ``operating.fpr_above_detail`` (each with its rate and interval as the table prints
@@ -286,6 +308,7 @@ def add_operating(
         value, reached = _smallest(models, "supported", power_bar)
         nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
         _curve_family(nums, "operating.models", models, families, short)
+        _at_design(nums, "operating.models", models, claims, power_bar)
         nums.add("operating.models.reached", reached, CURVES)
         nums.add(
             "operating.models.needed",
@@ -318,6 +341,7 @@ def add_operating(
         value, reached = _smallest(part, "supported", power_bar)
         nums.add("operating.participants.grid", ", ".join(str(int(v)) for v in part["value"]), CURVES)
         _curve_family(nums, "operating.participants", part, families, short)
+        _at_design(nums, "operating.participants", part, claims, power_bar)
         nums.add("operating.participants.reached", reached, CURVES)
         nums.add("operating.participants.needed", int(value), CURVES)
     conv = pd.read_csv(paths["conversations"])
