@@ -36,6 +36,16 @@ def test_the_section_names_the_claims_the_simulation_has_no_test_for():
     assert 'N.at("sim.n_no_test")' in section
 
 
+def test_the_section_runs_only_the_tests_whose_metrics_it_draws():
+    """ESConv build: 'It runs every test of the paper that this design supports' was false of
+    claim E4's discriminability test, which the cohort runs (its only supported claim) but the
+    simulation does not, its metric (panas_items_adjusted) not being drawn; the sentence that
+    follows listed it as left out."""
+    section = " ".join(_section().split())
+    assert "every test of the paper that this design supports and whose metrics the simulated studies draw" in section
+    assert "runs every test of the paper that this design supports on each" not in section
+
+
 def test_too_few_simulated_studies_get_no_pass_or_fail():
     """Over 8 simulated studies the binomial band of 0.05 reaches 0.25: the section says the run
     has too few studies to check the rates and coverages, and the abstract leaves the check out."""
