@@ -150,7 +150,13 @@ def test_a_fit_stopped_by_a_singular_matrix_is_a_singular_fit_not_a_design_witho
     from eibench.report.stats_numbers import mixed_model_counts, mixed_model_failures
 
     notes = [c.reason] * 4 + ["fewer than two participants"] * 6
-    assert mixed_model_counts(notes) == {"n_fits": 10, "n_failed": 4, "n_no_values": 0, "n_not_estimable": 6}
+    assert mixed_model_counts(notes) == {
+        "n_fits": 10,
+        "n_failed": 4,
+        "n_no_values": 0,
+        "n_not_estimable": 6,
+        "n_estimated": 0,
+    }
     assert mixed_model_failures(notes) == "4 singular fits"
 
 
@@ -164,7 +170,14 @@ def test_mixed_model_counts_tell_failed_fits_from_designs_without_the_term():
     topics = pd.DataFrame({"metric": ["a", "a", "b"], "mixed_model_note": ["boundary fit (v)"] * 2 + [""]})
     notes = fit_notes(diagnosis, romantic, topics)
     # a metric without values is neither a failed fit nor a design without the term
-    assert mixed_model_counts(notes) == {"n_fits": 7, "n_failed": 2, "n_no_values": 1, "n_not_estimable": 1}
+    # and the three fits without a note (empty or missing) gave an estimate (n_estimated)
+    assert mixed_model_counts(notes) == {
+        "n_fits": 7,
+        "n_failed": 2,
+        "n_no_values": 1,
+        "n_not_estimable": 1,
+        "n_estimated": 3,
+    }
     assert mixed_model_failures(notes) == "1 did not converge and 1 boundary fit"
     none = fit_notes(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     assert mixed_model_counts(none)["n_fits"] == 0 and mixed_model_failures(none) == "none"

@@ -663,7 +663,7 @@ def mixed_model_counts(notes: list[str]) -> dict[str, int]:
     ``n_no_values`` are of a metric the cohort has no value of (``mixed.NO_VALUES``: no fit is
     tried), and ``n_not_estimable`` had a design without the term (eibench.stats.mixed), whether
     or not a fit was tried. Each is counted by the kind its recorded reason names
-    (``is_fit_failure``)."""
+    (``is_fit_failure``); ``n_estimated`` gave an estimate (no note)."""
     failed = sum(is_fit_failure(x) for x in notes)
     no_values = sum(x == NO_VALUES for x in notes)
     return {
@@ -671,6 +671,7 @@ def mixed_model_counts(notes: list[str]) -> dict[str, int]:
         "n_failed": failed,
         "n_no_values": no_values,
         "n_not_estimable": sum(x != "" for x in notes) - failed - no_values,
+        "n_estimated": sum(x == "" for x in notes),
     }
 
 
