@@ -130,6 +130,25 @@ def test_a_median_widening_counts_only_the_claims_with_a_ratio(tmp_path):
     assert e["unc.claims.two_stage.median_width_ratio"] == pytest.approx(3.0)
 
 
+def test_claims_changed_against_the_median_are_named_with_their_ratio(tmp_path):
+    """Default build: resampling whole participants widened the claims' intervals by a median
+    factor of 1.1, while it narrowed two of the five (C4b by 0.81, C5 by 0.88): the claims on
+    the other side of 1 are named with their ratio."""
+    table = _table()
+    c6 = table[table["id"] == "C5"].assign(id="C6", test="profile_flips")
+    c6.loc[c6["scheme"] == "conversation", ["lo", "hi"]] = [0.0, 1.0]
+    c6.loc[c6["scheme"] != "conversation", ["lo", "hi"]] = [0.1, 0.9]  # narrower: 0.8
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, pd.concat([table, c6], ignore_index=True)), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.two_stage.width_change"] == "wider"
+    assert e["unc.claims.two_stage.n_opposite"] == 1 and e["unc.claims.two_stage.opposite"] == "C6 (0.80)"
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, table), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.two_stage.n_opposite"] == 0 and e["unc.claims.two_stage.opposite"] == "none"
+
+
 def test_no_change_reads_none_and_a_stale_table_is_named(tmp_path):
     table = _table()
     table.loc[table["id"] == "C5", "verdict"] = "supported"

@@ -102,7 +102,9 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     over the resampled claims of the interval's width over the conversation scheme's; a claim
     whose conversation interval has no width gives no ratio) with ``<scheme>.n_width_ratios``,
     the claims it is the median of, and ``<scheme>.width_change`` (:func:`width_change` of the
-    printed median: "wider", "narrower" or "as wide").
+    printed median: "wider", "narrower" or "as wide"), with ``<scheme>.n_opposite`` and
+    ``<scheme>.opposite`` (the claims whose ratio lies on the other side of 1, each with its
+    ratio, or "none"; none for "as wide").
 
     With ``uncertainty["claims_scheme"]`` (the scheme of the claims' own analyses,
     ``statistics.cluster``) among the schemes, per testable claim ``<id>.by_scheme`` (whether
@@ -203,11 +205,22 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
                 add(f"{s}.median_width_ratio", float(ratio.median()), digits=ratio_digits(*medians))
                 add(f"{s}.n_width_ratios", int(len(ratio)))
                 shown = nums.entries[f"unc.claims.{s}.median_width_ratio"]["display"]
+                change = width_change(shown)
                 add(
                     f"{s}.width_change",
-                    width_change(shown),
+                    change,
                     note="what the scheme does to the claims' intervals against resampling conversations, "
                     "by the side of 1 its printed median ratio lies on",
+                )
+                # A median factor says nothing of the claims on the other side of 1.
+                other = (
+                    ratio[ratio < 1] if change == "wider" else ratio[ratio > 1] if change == "narrower" else ratio[:0]
+                )
+                add(f"{s}.n_opposite", int(len(other)))
+                add(
+                    f"{s}.opposite",
+                    joined([f"{cid} ({fmt(float(r))})" for cid, r in other.items()]) or "none",
+                    note="claims whose interval the scheme changes against its median ratio, with their ratio",
                 )
     return table
 
