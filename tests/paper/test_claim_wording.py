@@ -332,6 +332,7 @@ def test_the_change_of_the_claims_intervals_is_worded_by_its_side_of_one(small_r
                 _set(e, f"unc.claims.{scheme}.median_width_ratio", float(ratio), ratio)
                 _set(e, f"unc.claims.{scheme}.n_width_ratios", 2)
                 _set(e, f"unc.claims.{scheme}.width_change", change)
+                _set(e, f"unc.claims.{scheme}.n_opposite", 0)  # every claim on the median's side
 
         return edit
 
@@ -346,6 +347,19 @@ def test_the_change_of_the_claims_intervals_is_worded_by_its_side_of_one(small_r
     assert reader.shows(
         "the two-stage scheme widens their simulated intervals by a median factor of 1.4 over resampling "
         "conversations; resampling whole participants widens them by a median factor of 1.2 over resampling"
+    )
+    assert not reader.shows("though it narrows those of")
+
+    def against(e: dict) -> None:
+        """Default build: the participant scheme narrows two of the five intervals."""
+        widths(("1.4", "wider"), ("1.1", "wider"))(e)
+        _set(e, "unc.claims.participant.n_opposite", 2)
+        _set(e, "unc.claims.participant.opposite", "C4b (0.81) and C5 (0.88)")
+
+    reader = _compiled(small_run, against, tmp_path)
+    assert reader.shows(
+        "resampling whole participants widens them by a median factor of 1.1 over resampling conversations, "
+        "though it narrows those of C4b (0.81) and C5 (0.88)."
     )
 
 
@@ -398,6 +412,7 @@ def test_a_simulated_family_that_lacks_claims_of_the_pipelines_says_so(small_run
         "operating.models.needed": 40,
         "operating.models.grid": "11, 20, 40",
         "operating.models.adjustment": "Benjamini-Hochberg",
+        "operating.models.at_design_split": False,
         "operating.margin.value": 0.3,
         "operating.margin.detected": True,
         "operating.margin.smallest_tau": 0.5,

@@ -43,7 +43,15 @@ def test_gaps_in_the_data_are_said_when_there_are_any(small_run):
     # run's design can test neither).
     entries["claim.C3.verdict"].update(value="inconclusive", display="inconclusive")
     entries["diagnosis.testable"].update(value=True, display="true")
-    curve = {"computed": True, "reached": True, "needed": 11, "grid": "8, 11"}
+    curve = {
+        "computed": True,
+        "reached": True,
+        "needed": 11,
+        "grid": "8, 11",
+        "adjustment": "Holm",
+        "short_family": False,
+        "at_design_split": False,
+    }
     for key, value in curve.items():
         entries[f"operating.participants.{key}"] = dict(entries["operating.participants.claim"], value=value)
         entries[f"operating.participants.{key}"]["display"] = str(value)

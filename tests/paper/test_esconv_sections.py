@@ -151,6 +151,7 @@ def _operating(tmp_path, n_simulated: int) -> str:
         "operating.not_simulated": "E1, E3, E4" if n_simulated else "E1, E2, E3, E4",
         "operating.at_margin": False,
         "operating.n_equal_spreads": 0,
+        "operating.n_short_family": 0,
         "operating.n_fpr_above": 0,
         "operating.alpha": 0.05,
         "operating.any_coverage_below": False,
