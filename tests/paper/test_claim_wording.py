@@ -380,28 +380,38 @@ def test_the_methods_say_when_no_pair_of_metrics_has_values(small_run, tmp_path)
 def test_a_simulated_family_that_lacks_claims_of_the_pipelines_says_so(small_run, tmp_path):
     """The operating characteristics and the design curves adjust each simulated claim within the
     claims the simulation draws; a claim of its family that the cohort can test but the
-    simulation cannot draw is adjusted with it by the pipeline only, so the simulated power can
-    be too high. The curves also said "Holm" for whatever the claim's family (an exploratory
-    claim's is Benjamini-Hochberg). Small run, numbers edited so that C3's family lacks a claim
-    E9; the operating section compiled alone with a computed model curve of C3 (the small run
-    computes none)."""
+    simulation cannot draw is adjusted with it by the pipeline only, so the simulated power of a
+    headline claim can be too high (Holm), and an exploratory claim's off either way
+    (Benjamini-Hochberg). The curves also said "Holm" for whatever the claim's family. Small run,
+    numbers edited so that C3's family lacks a claim E9; the operating section compiled alone
+    with a computed model curve of C3 (the small run computes none)."""
 
-    def short(e: dict) -> None:
-        _set(e, "operating.n_short_family", 1)
-        _set(e, "operating.short_family", "C3")
-        _set(e, "operating.n_short_family_left_out", 1)
-        _set(e, "operating.short_family_left_out", "E9")
-        _set(e, "operating.C3.family_left_out", "E9")
+    def short(holm: bool) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _set(e, "operating.n_short_family", 1)
+            _set(e, "operating.short_family", "C3")
+            _set(e, "operating.short_family_detail", "C3 together with E9")
+            _set(e, "operating.short_family_holm", holm)
+            _set(e, "operating.n_short_family_left_out", 1)
+            _set(e, "operating.C3.family_left_out", "E9")
+
+        return edit
 
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
-    reader = _compiled(small_run, short, tmp_path)
-    sentence = "The pipeline adjusts claim C3 together with claim E9, which this cohort can test, but the simulation"
+    reader = _compiled(small_run, short(True), tmp_path)
+    sentence = "The pipeline adjusts claim C3 together with E9, which this cohort can test but the simulation cannot"
     assert reader.shows(sentence) and not built.shows(sentence)
-    assert reader.shows("cannot draw it: the simulated family of that claim is smaller than the pipeline's")
+    assert reader.shows(
+        "draw: the simulated family of that claim is smaller than the pipeline's, and a smaller Holm family never "
+        "raises an adjusted p, so its simulated power and false-positive rate can only be higher"
+    )
+    reader = _compiled(small_run, short(False), tmp_path)
+    assert reader.shows("so its simulated power and false-positive rate can differ from those under the pipeline's")
+    assert not reader.shows("can only be higher")
 
     entries = json.loads((small_run / "results" / "paper" / "numbers.json").read_text(encoding="utf-8"))
     e = entries["entries"]
-    short(e)
+    short(False)(e)
     assert not e["operating.models.computed"]["value"]
     for key, value in {
         "operating.models.computed": True,
@@ -411,7 +421,6 @@ def test_a_simulated_family_that_lacks_claims_of_the_pipelines_says_so(small_run
         "operating.models.reached": True,
         "operating.models.needed": 40,
         "operating.models.grid": "11, 20, 40",
-        "operating.models.adjustment": "Benjamini-Hochberg",
         "operating.models.at_design_split": False,
         "operating.margin.value": 0.3,
         "operating.margin.detected": True,
@@ -419,12 +428,14 @@ def test_a_simulated_family_that_lacks_claims_of_the_pipelines_says_so(small_run
         "operating.margin.power_at_margin": 0.2,
     }.items():
         _set(e, key, value)
-    for lacks in (True, False):
+    for adjustment, lacks in (("Benjamini-Hochberg", True), ("Holm", True), ("Benjamini-Hochberg", False)):
+        _set(e, "operating.models.adjustment", adjustment)
         _set(e, "operating.models.short_family", lacks)
-        folder = tmp_path / str(lacks)
+        folder = tmp_path / f"{adjustment}-{lacks}"
         for sub in ("figures", "paper/tables"):  # what the section reads besides its numbers
             shutil.copytree(small_run / "results" / sub, folder / "results" / sub)
         text = section_text(folder, "operating.typ", e, entries["meta"])
-        curve = "With its Benjamini-Hochberg family as simulated (lacking E9: the curve can overstate its power), its"
+        effect = "the curve can overstate its power" if adjustment == "Holm" else "the curve's power can differ"
+        curve = f"With its {adjustment} family as simulated (lacking E9: {effect}"
         assert (curve in text) is lacks
         assert ("With its Benjamini-Hochberg family, its simulated power first reaches" in text) is not lacks

@@ -141,6 +141,7 @@ def test_a_family_the_simulation_draws_only_in_part_is_named_with_what_it_lacks(
     add_operating(nums, paths)
     e = nums.entries
     assert e["operating.n_short_family"]["value"] == 0 and e["operating.short_family"]["value"] == "none"
+    assert e["operating.short_family_detail"]["value"] == "none"
     assert e["operating.models.short_family"]["value"] is False
     assert e["operating.models.adjustment"]["value"] == "Holm"
     claims["family_left_out"] = ["E3; E4", "E4", ""]
@@ -153,7 +154,9 @@ def test_a_family_the_simulation_draws_only_in_part_is_named_with_what_it_lacks(
     assert e["operating.C1.family_left_out"]["value"] == "E3 and E4"
     assert e["operating.C3.family_left_out"]["value"] == "E4"
     assert e["operating.n_short_family_left_out"]["value"] == 2
-    assert e["operating.short_family_left_out"]["value"] == "E3 and E4"
+    # each claim with its own left-out claims, not the union beside the union
+    assert e["operating.short_family_detail"]["value"] == "C1 together with E3 and E4, and C3 together with E4"
+    assert e["operating.short_family_holm"]["value"] is False  # C3 is exploratory here
     assert e["operating.models.short_family"]["value"] is True
     # the participant curve's claim is exploratory here: Benjamini-Hochberg, not Holm
     assert e["operating.participants.adjustment"]["value"] == "Benjamini-Hochberg"

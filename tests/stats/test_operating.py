@@ -268,6 +268,8 @@ def test_a_simulated_family_names_the_testable_claims_it_lacks():
     assert op.family_left_out(claims[4], claims, kept, unmet) == []
     # every member drawn: the simulated family is the pipeline's
     assert op.family_left_out(claims[0], claims, [claims[0], claims[1]], unmet) == []
+    # a claim without a p-value is adjusted with nothing, whatever its family lacks
+    assert op.family_left_out(claims[3], claims, [claims[3]], unmet) == []
 
 
 def test_one_planted_effect_gives_the_hand_computed_estimands():

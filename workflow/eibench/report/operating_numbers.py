@@ -49,7 +49,7 @@ RULES = {
 #: headline family, Benjamini-Hochberg for the exploratory one).
 FAMILY_METHOD = {"headline": "Holm", "exploratory": "BH"}
 #: The same adjustments as the prose names them.
-FAMILY_METHOD_NAME = {"headline": "Holm", "exploratory": "Benjamini-Hochberg"}
+FAMILY_METHOD_NAME = {family: {"BH": "Benjamini-Hochberg"}.get(m, m) for family, m in FAMILY_METHOD.items()}
 
 
 #: The rank-independence rule of a claim naming two metrics: one pair, no majority.
@@ -100,27 +100,24 @@ def _short_families(nums: Numbers, claims: pd.DataFrame, sim: pd.DataFrame) -> s
     """Entries ``operating.n_short_family`` and ``operating.short_family`` (the simulated claims
     whose simulated family lacks claims the pipeline adjusts them with: column
     ``family_left_out`` of stats.operating.operating_table), ``operating.<id>.family_left_out``
-    for each of them, and ``operating.short_family_left_out`` and
-    ``operating.n_short_family_left_out`` (all the left-out claims, in the table's order). Their
-    simulated power can overstate the pipeline's, as a larger family never lowers an adjusted p.
-    Returns the ids of the short-family claims."""
+    for each of them, ``operating.short_family_detail`` (each with the claims it lacks: 'C1
+    together with E3 and E4, and C3 together with E4'), ``operating.short_family_holm`` (whether
+    all of them are headline claims, adjusted by Holm, which never lowers an adjusted p as the
+    family grows, so that their simulated power can only be too high; Benjamini-Hochberg's can
+    move either way), and ``operating.n_short_family_left_out`` (the left-out claims). Returns
+    the ids of the short-family claims."""
     left = sim["family_left_out"].fillna("").astype(str)
     short = sim[left != ""]
-    order = {cid: k for k, cid in enumerate(claims["id"])}
-    ids = sorted(
-        dict.fromkeys(i for cell in left for i in cell.split("; ") if i), key=lambda i: order.get(i, len(order))
-    )
+    lacks = {cid: cell.split("; ") for cid, cell in zip(short["id"], left[left != ""])}
     nums.add("operating.n_short_family", int(len(short)), RULE)
-    for cid, cell in zip(short["id"], left[left != ""]):
-        nums.add(f"operating.{cid}.family_left_out", joined(cell.split("; ")), RULE)
+    for cid, ids in lacks.items():
+        nums.add(f"operating.{cid}.family_left_out", joined(ids), RULE)
+    parts = [f"{cid} together with {joined(ids)}" for cid, ids in lacks.items()]
+    detail = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1] if parts else "none"
+    nums.add("operating.short_family_detail", detail, RULE, note="each such claim with the claims it lacks")
     nums.add("operating.short_family", joined(list(short["id"])) or "none", RULE)
-    nums.add("operating.n_short_family_left_out", len(ids), RULE)
-    nums.add(
-        "operating.short_family_left_out",
-        joined(ids) or "none",
-        RULE,
-        note="claims testable here but not simulated, which the pipeline adjusts simulated claims with",
-    )
+    nums.add("operating.short_family_holm", bool((short["family"] == "headline").all()), RULE)
+    nums.add("operating.n_short_family_left_out", len({i for ids in lacks.values() for i in ids}), RULE)
     return set(short["id"])
 
 

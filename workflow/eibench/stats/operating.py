@@ -619,8 +619,8 @@ def holm_family(claim: dict[str, Any], kept: list[dict[str, Any]]) -> list[dict[
     """``claim`` and the claims of ``kept`` (the simulated ones) in its multiplicity family that
     have a p-value (``claims.P_VALUE_OF_TEST``), in the order of ``kept``: the family the
     pipeline adjusts the claim in, which :func:`verdict_curve` must simulate with it (a smaller
-    family gives a higher power: Holm and Benjamini-Hochberg never lower a p-value as the family
-    grows)."""
+    Holm family gives a higher power, as Holm never lowers an adjusted p as the family grows;
+    Benjamini-Hochberg's adjusted p can move either way)."""
     family = [c for c in kept if c["family"] == claim["family"] and c["test"] in P_VALUE_OF_TEST]
     return family if any(c["id"] == claim["id"] for c in family) else [claim, *family]
 
@@ -635,8 +635,11 @@ def family_left_out(
     simulated family (:func:`holm_family`) lacks: claims of its multiplicity family with a
     p-value that this cohort can test (``unmet(c)`` empty, testability.unmet_needs) but the
     simulated studies cannot draw (not in ``kept``). Empty when the simulated family is the
-    pipeline's. A design curve simulated without them can overstate the claim's power (Holm and
-    Benjamini-Hochberg never lower a p-value as the family grows)."""
+    pipeline's, and for a claim without a p-value (nothing adjusts it). Without them a headline
+    claim's simulated power can only be too high (Holm never lowers an adjusted p as the family
+    grows); an exploratory claim's can be off either way (Benjamini-Hochberg can lower it)."""
+    if claim["test"] not in P_VALUE_OF_TEST:
+        return []
     kept_ids = {c["id"] for c in kept}
     return [
         c["id"]
