@@ -162,6 +162,28 @@ def test_a_family_the_simulation_draws_only_in_part_is_named_with_what_it_lacks(
     assert e["operating.participants.adjustment"]["value"] == "Benjamini-Hochberg"
 
 
+def test_curve_and_table_are_compared_with_the_bar_as_printed(tmp_path):
+    """A table power of 0.795 prints 0.80, which reads as reaching a bar of 0.8: beside a curve
+    at 0.81 the two are not on either side of it. A curve whose design column is missing (this
+    cohort's design is none of its points) is compared with nothing."""
+    paths = _files(tmp_path)
+    claims = pd.read_csv(paths["claims"])
+    claims.loc[claims["id"] == "C3", "power"] = 0.795
+    claims.to_csv(paths["claims"], index=False)
+    part = pd.read_csv(paths["participants"])
+    part.loc[part["value"] == 11, "supported"] = 0.81
+    part.to_csv(paths["participants"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    assert nums.entries["operating.participants.at_design_split"]["value"] is False
+    part.loc[part["value"] == 11, "supported"] = 0.7
+    part["design"] = np.nan
+    part.to_csv(paths["participants"], index=False)
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_operating(nums, paths)
+    assert nums.entries["operating.participants.at_design_split"]["value"] is False
+
+
 def test_a_curve_that_never_reaches_the_bar_reports_the_largest_tried(tmp_path):
     nums = Numbers(scripts=RULE_SCRIPTS)
     add_operating(nums, _files(tmp_path, models_power=(0.0, 0.1, 0.3), taus_related=(0.1, 0.2, 0.3)))

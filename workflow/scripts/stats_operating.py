@@ -130,7 +130,9 @@ with rule_log(snakemake) as log:  # noqa: F821
         else:
             part_curve = op.not_computed_curve(c3_reason)
         part_curve.insert(0, "claim", c3["id"] if c3 is not None else "")
-        part_curve["design"] = null.n_recorded  # this design's participants with a recorded diagnosis
+        # The curve's designs record every participant's diagnosis: one of its points is this
+        # design only when this cohort records them all (else no point is: NaN).
+        part_curve["design"] = null.n_participants if null.n_recorded == null.n_participants else float("nan")
         write_csv(part_curve, out.participants)
         # Reliability and signal-to-noise of the models' means against the number of conversations.
         # Only the metrics this cohort has values of: the others have no reliability here.

@@ -132,21 +132,24 @@ def _curve_family(nums: Numbers, key: str, curve: pd.DataFrame, families: dict[s
 
 def _at_design(nums: Numbers, key: str, curve: pd.DataFrame, claims: pd.DataFrame, power_bar: float) -> None:
     """Entry ``key.at_design_split``: whether the curve, at this design's own size (its column
-    ``design``), and the operating table give the curve's claim a simulated power on either side
-    of ``power_bar``, two sets of simulated studies of one design read against one bar. When
+    ``design``; NaN where no point of the curve is this design), and the operating table give the
+    curve's claim a simulated power on either side of ``power_bar`` as printed (``fmt_share``),
+    two sets of simulated studies of one design read against one bar. When
     they do: ``key.design`` (the size), ``key.at_design`` (the curve's power there, with its
     interval) and ``key.at_design_overlap`` (whether the two intervals overlap). False when the
     grid lacks the design's size or the table has no power for the claim."""
     row = claims[claims["id"] == str(curve["claim"].iloc[0])]
-    at = curve[curve["value"] == curve["design"]]
+    at = curve[curve["value"] == curve["design"]]  # a design NaN (not comparable) matches no value
     split = False
     if len(at) and len(row) and pd.notna(row["power"].iloc[0]):
         power, r = float(at["supported"].iloc[0]), row.iloc[0]
-        split = (power >= power_bar) != (float(r["power"]) >= power_bar)
+        # as printed: 0.795 prints 0.80, which a reader takes as reaching a bar of 0.8
+        reaches = [float(fmt_share(v)) >= power_bar for v in (power, float(r["power"]))]
+        split = reaches[0] != reaches[1]
         if split:
             lo, hi = float(at["supported_lo"].iloc[0]), float(at["supported_hi"].iloc[0])
             nums.add(f"{key}.design", int(at["value"].iloc[0]), CURVES)
-            nums.add(f"{key}.at_design", power, CURVES, ci=(lo, hi), fixed=True, outward=True)
+            nums.add(f"{key}.at_design", power, CURVES, ci=(lo, hi), fixed=True, outward=True, share=True)
             overlap = lo <= float(r["power_hi"]) and float(r["power_lo"]) <= hi
             nums.add(f"{key}.at_design_overlap", bool(overlap), CURVES)
     nums.add(f"{key}.at_design_split", split, CURVES)
