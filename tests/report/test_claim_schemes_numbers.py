@@ -142,7 +142,13 @@ def test_claims_changed_against_the_median_are_named_with_their_ratio(tmp_path):
     add_claim_schemes(nums, _write(tmp_path, pd.concat([table, c6], ignore_index=True)), U)
     e = {k: v["value"] for k, v in nums.entries.items()}
     assert e["unc.claims.two_stage.width_change"] == "wider"
-    assert e["unc.claims.two_stage.n_opposite"] == 1 and e["unc.claims.two_stage.opposite"] == "C6 (0.80)"
+    # printed at the median's precision (1.9: one decimal)
+    assert e["unc.claims.two_stage.n_opposite"] == 1 and e["unc.claims.two_stage.opposite"] == "C6 (0.8)"
+    # a ratio of 0.98 prints 1.0 at that precision: neither narrower nor wider
+    c6.loc[c6["scheme"] != "conversation", ["lo", "hi"]] = [0.01, 0.99]
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, pd.concat([table, c6], ignore_index=True)), U)
+    assert nums.entries["unc.claims.two_stage.n_opposite"]["value"] == 0
     nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
     add_claim_schemes(nums, _write(tmp_path, table), U)
     e = {k: v["value"] for k, v in nums.entries.items()}

@@ -212,14 +212,16 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
                     note="what the scheme does to the claims' intervals against resampling conversations, "
                     "by the side of 1 its printed median ratio lies on",
                 )
-                # A median factor says nothing of the claims on the other side of 1.
-                other = (
-                    ratio[ratio < 1] if change == "wider" else ratio[ratio > 1] if change == "narrower" else ratio[:0]
-                )
-                add(f"{s}.n_opposite", int(len(other)))
+                # A median factor says nothing of the claims on the other side of 1, as printed
+                # at the median's precision (a ratio printed 1.00 neither widens nor narrows).
+                digits = ratio_digits(*medians)
+                printed = {cid: fmt(float(r), digits) for cid, r in ratio.items()}
+                opposite = {"wider": "narrower", "narrower": "wider"}.get(change)
+                other = [f"{cid} ({text})" for cid, text in printed.items() if width_change(text) == opposite]
+                add(f"{s}.n_opposite", len(other))
                 add(
                     f"{s}.opposite",
-                    joined([f"{cid} ({fmt(float(r))})" for cid, r in other.items()]) or "none",
+                    joined(other) or "none",
                     note="claims whose interval the scheme changes against its median ratio, with their ratio",
                 )
     return table
