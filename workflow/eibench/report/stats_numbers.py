@@ -521,6 +521,7 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
     add("sim.n_tests", int(len(tested)), SIM)
     within = tested["within_band"].astype(str) == "True"
     add("sim.n_within_band", int(within.sum()), SIM)
+    add("sim.n_outside_band", int((~within).sum()), SIM, note="tests whose null rate lies outside their own band")
     add(
         "sim.n_within_joint_band",
         int((tested["within_joint_band"].astype(str) == "True").sum()),
