@@ -92,8 +92,8 @@ def test_a_topic_model_stopped_by_a_singular_matrix_is_counted_as_a_failed_fit(s
     topics = pd.read_csv(work / "results/stats/topics/romantic_contrast.csv")
     assert topics["mixed_model_note"].str.startswith("singular fit (the fixed effects' design matrix has rank").all()
     assert reader.shows(
-        "Of the 10 mixed models the diagnosis and topic analyses specify, 0 gave estimates; of the others, 4 were "
-        "fitted and did not converge or "
+        "Of the 10 mixed models the diagnosis and topic analyses specify, none gave an estimate: 4 were fitted and "
+        "did not converge or "
         "gave a singular or boundary fit (4 singular fits), 4 are of metrics this cohort has no value of (not "
         "fitted), and 2 had a design without the term"
     )
