@@ -641,15 +641,8 @@ def family_left_out(
     if claim["test"] not in P_VALUE_OF_TEST:
         return []
     kept_ids = {c["id"] for c in kept}
-    return [
-        c["id"]
-        for c in claims
-        if c["id"] != claim["id"]
-        and c["family"] == claim["family"]
-        and c["test"] in P_VALUE_OF_TEST
-        and c["id"] not in kept_ids
-        and not unmet(c)
-    ]
+    pipeline = holm_family(claim, claims)  # the family over every claim, not only the simulated
+    return [c["id"] for c in pipeline if c["id"] != claim["id"] and c["id"] not in kept_ids and not unmet(c)]
 
 
 def verdict_curve(
