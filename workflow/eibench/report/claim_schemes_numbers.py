@@ -200,9 +200,10 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
         base = width.loc[resampled, "conversation"]
         ratios = {s: (width.loc[resampled, s] / base.where(base > 0)).dropna() for s in schemes if s != "conversation"}
         medians = [float(r.median()) for r in ratios.values() if len(r)]
+        digits = ratio_digits(*medians)  # the schemes' medians are printed in one sentence: one precision
         for s, ratio in ratios.items():
-            if len(ratio):  # the schemes' medians are printed in one sentence: one precision
-                add(f"{s}.median_width_ratio", float(ratio.median()), digits=ratio_digits(*medians))
+            if len(ratio):
+                add(f"{s}.median_width_ratio", float(ratio.median()), digits=digits)
                 add(f"{s}.n_width_ratios", int(len(ratio)))
                 shown = nums.entries[f"unc.claims.{s}.median_width_ratio"]["display"]
                 change = width_change(shown)
@@ -214,7 +215,6 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
                 )
                 # A median factor says nothing of the claims on the other side of 1, as printed
                 # at the median's precision (a ratio printed 1.00 neither widens nor narrows).
-                digits = ratio_digits(*medians)
                 printed = {cid: fmt(float(r), digits) for cid, r in ratio.items()}
                 opposite = {"wider": "narrower", "narrower": "wider"}.get(change)
                 other = [f"{cid} ({text})" for cid, text in printed.items() if width_change(text) == opposite]
