@@ -392,7 +392,6 @@ def test_a_simulated_family_that_lacks_claims_of_the_pipelines_says_so(small_run
             _set(e, "operating.short_family", "C3")
             _set(e, "operating.short_family_detail", "C3 together with E9")
             _set(e, "operating.short_family_holm", holm)
-            _set(e, "operating.n_short_family_left_out", 1)
             _set(e, "operating.C3.family_left_out", "E9")
 
         return edit

@@ -104,8 +104,7 @@ def _short_families(nums: Numbers, claims: pd.DataFrame, sim: pd.DataFrame) -> s
     together with E3 and E4, and C3 together with E4'), ``operating.short_family_holm`` (whether
     all of them are headline claims, adjusted by Holm, which never lowers an adjusted p as the
     family grows, so that their simulated power can only be too high; Benjamini-Hochberg's can
-    move either way), and ``operating.n_short_family_left_out`` (the left-out claims). Returns
-    the ids of the short-family claims."""
+    move either way). Returns the ids of the short-family claims."""
     left = sim["family_left_out"].fillna("").astype(str)
     short = sim[left != ""]
     lacks = {cid: cell.split("; ") for cid, cell in zip(short["id"], left[left != ""])}
@@ -117,7 +116,6 @@ def _short_families(nums: Numbers, claims: pd.DataFrame, sim: pd.DataFrame) -> s
     nums.add("operating.short_family_detail", detail, RULE, note="each such claim with the claims it lacks")
     nums.add("operating.short_family", joined(list(short["id"])) or "none", RULE)
     nums.add("operating.short_family_holm", bool((short["family"] == "headline").all()), RULE)
-    nums.add("operating.n_short_family_left_out", len({i for ids in lacks.values() for i in ids}), RULE)
     return set(short["id"])
 
 
