@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -475,3 +476,5 @@ def test_a_curve_and_the_table_on_either_side_of_the_bar_are_printed_together(sm
             "whose intervals overlap, so neither settles on which side of the bar its power lies" in text
         ) is overlap
         assert ("do not overlap (the curve's designs are drawn afresh at each size" in text) is not overlap
+    # Compiled alone, the section names the validation without a reference, and only once.
+    assert re.search(r"The validation by simulation (tests|reports) other coverages", text), text
