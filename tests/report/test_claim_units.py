@@ -43,9 +43,12 @@ def test_a_rank_claim_over_one_pair_has_no_median():
 
 
 def test_a_human_claims_share_says_which_models_it_counts():
-    """The unit said "share of the compared models": the estimate counts the models the raters
-    are found better (or worse) than by the Holm-adjusted test, not every model on that side."""
+    """The estimate is the share of the compared models whose difference from the raters lies on
+    the claimed side, on the raters' conversations: the quantity whose noise-free value the truth
+    table sets beside it (it was the share the Holm-adjusted tests separate, another quantity)."""
     better = claim_unit({"id": "C7", "test": "humans_vs_models", "params": {"direction": "humans_better"}})
     worse = claim_unit({"id": "C7b", "test": "humans_vs_models", "params": {"direction": "models_better"}})
-    assert better == "share of the compared models the raters are found better than, Holm across the models (0 to 1)"
-    assert worse == "share of the compared models the raters are found worse than, Holm across the models (0 to 1)"
+    assert (
+        better == "share of the compared models the raters do better than on the conversations they labelled (0 to 1)"
+    )
+    assert worse == "share of the compared models the raters do worse than on the conversations they labelled (0 to 1)"

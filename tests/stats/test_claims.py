@@ -375,6 +375,26 @@ def test_humans_vs_models(table, direction, expected):
     assert row["verdict"] == expected
 
 
+@pytest.mark.parametrize(
+    "direction,metric,expected",
+    [
+        ("humans_better", "binary_hp_acc", 0.75),
+        ("models_better", "binary_hp_acc", 0.25),
+        ("humans_better", "four_branch_mae", 0.25),
+    ],
+)
+def test_a_human_claims_estimate_is_the_share_of_models_on_its_side(direction, metric, expected):
+    """The estimate is the share of models whose observed difference from the raters lies on the
+    claimed side (what stats.operating.estimands gives without noise), not the share of models
+    the Holm-adjusted tests separate: here 3 of 4 models lie below the raters and 1 of them is
+    separated."""
+    table = _humans(["humans better", "no difference", "no difference", "model better"])
+    table["human_minus_model"] = [0.2, 0.05, 0.01, -0.1]
+    row = _verdict(_claim("humans_vs_models", metric=metric, direction=direction), _results(humans={metric: table}))
+    assert row["estimate"] == expected
+    assert row["detail"].startswith(("humans better for 1 of 4 models (Holm)", "model better for 1 of 4 models (Holm)"))
+
+
 def test_humans_vs_models_without_human_raters_is_not_testable():
     row = _verdict(_claim("humans_vs_models", metric="binary_hp_acc", direction="humans_better"), _results(humans={}))
     assert row["verdict"] == "not testable" and np.isnan(row["estimate"]) and "no human raters" in row["detail"]

@@ -45,9 +45,9 @@ _UNITS = {
     "topic_hardest": lambda p: f"{_metric(p['metric'])}: topic minus the other topics",
     "profile_flips": lambda p: "Kendall tau-b between turn- and conversation-level ranks (-1 to 1)",
     "humans_vs_models": lambda p: (
-        "share of the compared models the raters are found "
+        "share of the compared models the raters do "
         + ("better" if p.get("direction") == "humans_better" else "worse")
-        + " than, Holm across the models (0 to 1)"
+        + " than on the conversations they labelled (0 to 1)"
     ),
 }
 

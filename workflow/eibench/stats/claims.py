@@ -283,13 +283,17 @@ def claim_result(
         against = "model better" if want == "humans better" else "humans better"
         if not len(t):
             return _not_tested(out, "not testable: no model was compared with the human raters")
-        share, opposite = float((t["verdict"] == want).mean()), float((t["verdict"] == against).mean())
+        opposite = float((t["verdict"] == against).mean())
         # Better than more than half of the models: the partial conjunction of the models' paired
         # bootstrap p-values, a model whose difference points the other way counting p = 1.
         sign = (1 if BY_NAME[params["metric"]].higher_is_better else -1) * (1 if want == "humans better" else -1)
-        per_model = np.where(np.sign(t["human_minus_model"].to_numpy(float)) == sign, t["p_boot"].to_numpy(float), 1.0)
+        difference = t["human_minus_model"].to_numpy(float)
+        per_model = np.where(np.sign(difference) == sign, t["p_boot"].to_numpy(float), 1.0)
         out.update(
-            estimate=share,
+            # The share of models whose observed difference lies on the claimed side: the
+            # quantity whose noise-free value the claim is about (stats.operating.estimands),
+            # not the share the Holm-adjusted tests separate, which the detail counts.
+            estimate=float((sign * difference > 0).mean()),
             lo=np.nan,
             hi=np.nan,
             p_value=partial_conjunction(per_model, _majority(len(t))),
