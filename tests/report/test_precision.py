@@ -87,6 +87,23 @@ def test_outward_bounds_hold_the_computed_interval(lo, hi, printed):
 
 
 @pytest.mark.parametrize(
+    "lo, hi, printed",
+    [
+        # seed 7: C7's false-positive rate 11 of 100 lies above 0.05 ([0.0562, 0.1897]), but
+        # rounded down its lower bound printed [0.05, 0.19]: on the level it lies above
+        (0.0562, 0.1897, "[0.056, 0.190]"),
+        (0.05, 0.1897, "[0.05, 0.19]"),  # a bound on the level prints on it
+        (0.7951, 0.8, "[0.79, 0.80]"),  # the upper bound is the bar itself
+        (0.7, 0.79999, "[0.70000, 0.79999]"),  # below the bar: decimals until it shows
+        (0.0500004, 0.2, "[0.05000, 0.20000]"),  # at most three decimals more, then as it falls
+        (0.049, 0.9501, "[0.04, 0.96]"),  # neither bound rounds onto a level
+    ],
+)
+def test_outward_bounds_stay_off_the_levels_they_are_read_against(lo, hi, printed):
+    assert fmt_outward(lo, hi, levels=(0.05, 0.8, 0.95)) == printed
+
+
+@pytest.mark.parametrize(
     "share, n, digits, scale, shown",
     [
         (0.955, 200, 2, 1, "0.96"),  # 191 of 200: stored as 0.95499999..., binary rounding gives 0.95

@@ -147,20 +147,36 @@ def interval_digits(lo: float, hi: float, fallback: int = 2, significant: int = 
     return max(0, significant - 1 - exponent)
 
 
-def fmt_outward(lo: float, hi: float, digits: int = 2) -> str:
+#: Decimals :func:`fmt_outward` may add to keep a bound off a level it lies beside.
+MAX_EXTRA_DIGITS = 3
+
+
+def fmt_outward(lo: float, hi: float, digits: int = 2, levels: tuple[float, ...] = ()) -> str:
     """An interval printed with ``digits`` decimals, its lower bound rounded down and its upper
     bound up, so that the printed interval holds the computed one: a rate's interval whose lower
     bound is 0.049 prints [0.04, ...], not [0.05, ...], which would read as touching a level of
-    0.05 it lies below. A missing bound prints its en dash."""
+    0.05 it lies below. A missing bound prints its en dash.
 
-    def bound(x: float, rounding: Any) -> str:
+    ``levels`` (say the nominal level, the power bar and 0.95) are the values the interval is
+    read against: when a bound that differs from a level would print on it (0.0562 rounded
+    down to 0.05), both bounds take one more decimal, up to ``MAX_EXTRA_DIGITS`` more
+    ([0.056, 0.190]), so that a bound is printed on a level only when it is that level."""
+
+    def bound(x: float, rounding: Any, places: int) -> str:
         if x is None or not math.isfinite(x):
-            return fmt(x, digits)
-        scale = 10**digits
+            return fmt(x, places)
+        scale = 10**places
         # round() first: 0.29 * 100 is 28.999999999999996, whose floor is not 28.
-        return fmt(rounding(round(x * scale, 9)) / scale, digits)
+        return fmt(rounding(round(x * scale, 9)) / scale, places)
 
-    return f"[{bound(lo, math.floor)}, {bound(hi, math.ceil)}]"
+    def on_a_level(x: float, shown: str) -> bool:
+        return x is not None and math.isfinite(x) and any(float(shown) == v and x != v for v in levels)
+
+    for places in range(digits, digits + MAX_EXTRA_DIGITS + 1):
+        low, high = bound(lo, math.floor, places), bound(hi, math.ceil, places)
+        if not (on_a_level(lo, low) or on_a_level(hi, high)):
+            break
+    return f"[{low}, {high}]"
 
 
 def fmt_interval(value: float, lo: float, hi: float, fallback: int = 2) -> tuple[str, str]:
@@ -202,12 +218,14 @@ class Numbers:
         fixed: bool = False,
         outward: bool = False,
         share: bool = False,
+        levels: tuple[float, ...] = (),
     ) -> None:
         """Add entry ``key``. ``script`` defaults to the rule's script from the map; a script given
         must agree with the map (a stale path is an error, not a wrong pointer in the PDF).
         ``fixed``: print the value and its interval with ``digits`` decimals, as a table beside
         the sentence prints them, not at the precision the interval supports; ``outward`` (with
-        ``fixed``): its bounds rounded outward, as :func:`fmt_outward` prints them; ``share``: a
+        ``fixed``): its bounds rounded outward, as :func:`fmt_outward` prints them (kept off
+        ``levels``); ``share``: a
         float value is a share of counted studies, printed as :func:`fmt_share` rounds it (on its
         exact value, half away from zero), not by binary rounding."""
         if key in self.entries:
@@ -232,7 +250,9 @@ class Numbers:
             if fixed:
                 shown = fmt_share(value, None, digits) if share else fmt(value, digits)
                 entry["ci_display"] = (
-                    fmt_outward(ci[0], ci[1], digits) if outward else f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
+                    fmt_outward(ci[0], ci[1], digits, levels)
+                    if outward
+                    else f"[{fmt(ci[0], digits)}, {fmt(ci[1], digits)}]"
                 )
             else:
                 shown, entry["ci_display"] = fmt_interval(value, ci[0], ci[1], digits)

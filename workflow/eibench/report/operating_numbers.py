@@ -66,14 +66,14 @@ def rule_text(test: str, family: Any, params: Mapping[str, Any] | None = None) -
     return text.replace("Holm / BH", method) if method else text
 
 
-def _interval(row: pd.Series, key: str, lo: str, hi: str) -> str:
+def _interval(row: pd.Series, key: str, lo: str, hi: str, levels: tuple[float, ...]) -> str:
     """A simulated rate and its exact binomial interval as the table prints them: the rate, a
     share of counted studies, rounded on its exact value (``fmt_share``: 191 of 200 is 0.96, not
-    the 0.95 of binary rounding), the bounds rounded outward (``fmt_outward``), since all are
-    read against the nominal level, the power bar and 95% coverage."""
+    the 0.95 of binary rounding), the bounds rounded outward (``fmt_outward``) and kept off
+    ``levels`` (the nominal level, the power bar and 95% coverage, which they are read against)."""
     if pd.isna(row.get(key)):
         return "–"
-    return f"{fmt_share(float(row[key]))} {fmt_outward(float(row[lo]), float(row[hi]))}"
+    return f"{fmt_share(float(row[key]))} {fmt_outward(float(row[lo]), float(row[hi]), levels=levels)}"
 
 
 def _smallest(curve: pd.DataFrame, column: str, level: float) -> tuple[Any, bool]:
@@ -128,7 +128,9 @@ def _curve_family(nums: Numbers, key: str, curve: pd.DataFrame, families: dict[s
     nums.add(f"{key}.short_family", claim in short, CURVES)
 
 
-def _at_design(nums: Numbers, key: str, curve: pd.DataFrame, claims: pd.DataFrame, power_bar: float) -> None:
+def _at_design(
+    nums: Numbers, key: str, curve: pd.DataFrame, claims: pd.DataFrame, power_bar: float, levels: tuple[float, ...]
+) -> None:
     """Entry ``key.at_design_split``: whether the curve, at this design's own size (its column
     ``design``; NaN where no point of the curve is this design), and the operating table give the
     curve's claim a simulated power on either side of ``power_bar`` as printed (``fmt_share``),
@@ -147,13 +149,15 @@ def _at_design(nums: Numbers, key: str, curve: pd.DataFrame, claims: pd.DataFram
         if split:
             lo, hi = float(at["supported_lo"].iloc[0]), float(at["supported_hi"].iloc[0])
             nums.add(f"{key}.design", int(at["value"].iloc[0]), CURVES)
-            nums.add(f"{key}.at_design", power, CURVES, ci=(lo, hi), fixed=True, outward=True, share=True)
+            nums.add(
+                f"{key}.at_design", power, CURVES, ci=(lo, hi), fixed=True, outward=True, share=True, levels=levels
+            )
             overlap = lo <= float(r["power_hi"]) and float(r["power_lo"]) <= hi
             nums.add(f"{key}.at_design_overlap", bool(overlap), CURVES)
     nums.add(f"{key}.at_design_split", split, CURVES)
 
 
-def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
+def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float, levels: tuple[float, ...]) -> None:
     """Entries ``operating.alpha``, ``operating.n_fpr_above``, ``operating.fpr_above`` (the ids)
     and ``operating.fpr_above_detail`` (each with its rate and interval as the table prints
     them): the simulated claims whose false-positive rate's Clopper-Pearson interval lies wholly
@@ -163,7 +167,7 @@ def _fpr_above(nums: Numbers, sim: pd.DataFrame, alpha: float) -> None:
     nums.add("operating.alpha", float(alpha), RULE, note="nominal level of the claims' tests")
     nums.add("operating.n_fpr_above", int(len(above)), RULE)
     nums.add("operating.fpr_above", ", ".join(above["id"]) if len(above) else "none", RULE)
-    detail = [f"{r['id']} ({_interval(r, 'fpr', 'fpr_lo', 'fpr_hi')})" for _, r in above.iterrows()]
+    detail = [f"{r['id']} ({_interval(r, 'fpr', 'fpr_lo', 'fpr_hi', levels)})" for _, r in above.iterrows()]
     nums.add(
         "operating.fpr_above_detail",
         joined(detail) or "none",
@@ -208,6 +212,7 @@ def add_operating(
     them; ``alpha`` is the nominal level of the claims' tests; ``config_claims`` are the claims
     of the configuration (``statistics.claims``), whose parameters word each rule."""
     params = {c["id"]: c.get("params", {}) for c in config_claims}
+    levels = (alpha, power_bar, NOMINAL_COVERAGE)  # what the simulated rates are read against
     claims = pd.read_csv(paths["claims"], keep_default_na=True)
     claims["note"] = claims["note"].fillna("")
     rows = []
@@ -243,7 +248,7 @@ def add_operating(
     nums.add("operating.coverage_below", ", ".join(below["id"]) if len(below) else "none", RULE)
     nums.add("operating.any_coverage_below", bool(len(below)), RULE)
     _coverage_low(nums, sim)
-    _fpr_above(nums, sim, alpha)
+    _fpr_above(nums, sim, alpha, levels)
     # The discriminability claims simulated without power: their generator draws every
     # capability's abilities with one spread (stats.operating.NO_POWER), unlike the truth section's.
     equal = sim[(sim["test"] == "discriminability_difference") & sim["power"].isna()]
@@ -277,6 +282,7 @@ def add_operating(
                     fixed=True,
                     outward=True,
                     share=True,
+                    levels=levels,
                 )
         if pd.notna(r["coverage_p"]):
             nums.add(f"{key}.coverage_p", float(r["coverage_p"]), RULE, digits=3)
@@ -289,9 +295,9 @@ def add_operating(
             {
                 "Claim": r["id"],
                 "Rule": rule_text(r["test"], r.get("family"), params.get(r["id"])),
-                "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi"),
-                "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi"),
-                "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi"),
+                "Power [95% CI]": _interval(r, "power", "power_lo", "power_hi", levels),
+                "FPR [95% CI]": _interval(r, "fpr", "fpr_lo", "fpr_hi", levels),
+                "Coverage [95% CI]": _interval(r, "coverage", "coverage_lo", "coverage_hi", levels),
                 P_VS_NOMINAL: fmt_p(r["coverage_p"]),
                 "Sign recovery": fmt_share(r["sign_recovery"]),
                 "Note": note,
@@ -306,7 +312,7 @@ def add_operating(
         value, reached = _smallest(models, "supported", power_bar)
         nums.add("operating.models.grid", ", ".join(str(int(v)) for v in models["value"]), CURVES)
         _curve_family(nums, "operating.models", models, families, short)
-        _at_design(nums, "operating.models", models, claims, power_bar)
+        _at_design(nums, "operating.models", models, claims, power_bar, levels)
         nums.add("operating.models.reached", reached, CURVES)
         nums.add(
             "operating.models.needed",
@@ -321,6 +327,7 @@ def add_operating(
             ci=(float(models["supported_lo"].iloc[-1]), float(models["supported_hi"].iloc[-1])),
             fixed=True,
             outward=True,
+            levels=levels,
         )
         tau, detected = _smallest(margins, "not_supported", power_bar)
         nums.add("operating.margin.value", float(margins["margin"].iloc[0]), CURVES, digits=2)
@@ -339,7 +346,7 @@ def add_operating(
         value, reached = _smallest(part, "supported", power_bar)
         nums.add("operating.participants.grid", ", ".join(str(int(v)) for v in part["value"]), CURVES)
         _curve_family(nums, "operating.participants", part, families, short)
-        _at_design(nums, "operating.participants", part, claims, power_bar)
+        _at_design(nums, "operating.participants", part, claims, power_bar, levels)
         nums.add("operating.participants.reached", reached, CURVES)
         nums.add("operating.participants.needed", int(value), CURVES)
     conv = pd.read_csv(paths["conversations"])
