@@ -315,6 +315,8 @@ def test_claims_whose_false_positive_rate_is_above_the_nominal_level_are_named(t
     assert e["operating.C7.fpr"]["display"] == "0.10" and e["operating.C7.fpr"]["ci_display"] == "[0.04, 0.18]"
     assert e["operating.alpha"]["display"] == "0.05"
     assert e["operating.equal_spreads"]["value"] == "C2" and e["operating.n_equal_spreads"]["value"] == 1
+    # a human-baseline claim's null draws the raters as it draws the models: its rate is read apart
+    assert e["operating.humans_drawn"]["value"] == "C7" and e["operating.n_humans_drawn"]["value"] == 1
     nums = Numbers(scripts=RULE_SCRIPTS)
     add_operating(nums, _files(tmp_path))
     e = nums.entries

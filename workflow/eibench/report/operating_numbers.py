@@ -254,6 +254,12 @@ def add_operating(
     equal = sim[(sim["test"] == "discriminability_difference") & sim["power"].isna()]
     nums.add("operating.n_equal_spreads", int(len(equal)), RULE)
     nums.add("operating.equal_spreads", ", ".join(equal["id"]) if len(equal) else "none", RULE)
+    # The human-baseline claims: a simulated study draws the raters' abilities as it draws the
+    # models' (stats.simulation), shifted only by the planted effect, so with nothing planted
+    # the raters beat most of a study's models by chance in some studies.
+    drawn = sim[sim["test"] == "humans_vs_models"]
+    nums.add("operating.n_humans_drawn", int(len(drawn)), RULE)
+    nums.add("operating.humans_drawn", ", ".join(drawn["id"]) if len(drawn) else "none", RULE)
     for _, r in claims.iterrows():
         key = f"operating.{r['id']}"
         nums.add(f"{key}.simulated", bool(r["simulated"]), RULE)
