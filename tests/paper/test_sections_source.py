@@ -83,5 +83,5 @@ def test_the_operating_section_says_the_validation_tests_coverages_only_when_it_
     "tests other coverages". It says so only when the validation has the studies to test them."""
     src = _section_src("operating.typ")
     assert "(@sec-validation) tests other coverages" not in src
-    assert '(#validation-sec) #if N.at("sim.coverage_too_few").value [reports other' in src
+    assert '#paren-ref(<sec-validation>) #if N.at("sim.coverage_too_few").value [reports other' in src
     assert "else [tests other coverages]" in src
