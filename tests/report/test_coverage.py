@@ -62,8 +62,10 @@ def test_add_coverage_says_when_too_few_studies_test_a_coverage():
         }
     )
     nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
-    add_coverage(nums, planted)
+    printed = add_coverage(nums, planted)
     assert nums.entries["sim.coverage_too_few"]["value"] is True
+    # the planted-effects table prints no p of a test the paper says it cannot run (it printed 1.000)
+    assert printed == ["–", "–"]
 
 
 def _null(rows: list[tuple[str, int, float]]) -> pd.DataFrame:

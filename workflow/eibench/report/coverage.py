@@ -54,7 +54,7 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     (verdict 'above nominal': conservative intervals, each with ``coverage_p_above``) and
     ``sim.coverage_too_few`` (``too_few_studies`` for the non-coverage, 1 - ``level``, over the
     most studies a tested coverage ran in: the paper then prints no verdict of the binomial
-    tests; False when no coverage is tested)."""
+    tests, and every printed p is a dash; False when no coverage is tested)."""
     ps = [
         float(p) if pd.notna(c) and pd.notna(p) else float("nan")
         for c, p in zip(planted["coverage"], planted["coverage_p"])
@@ -97,9 +97,10 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
         "; ".join(untested) or "none",
         note="coverages that are means over the models of each study, not counts of independent intervals",
     )
+    too_few = bool(n_tested) and too_few_studies(max(n_tested), 1 - level)
     add(
         "sim.coverage_too_few",
-        bool(n_tested) and too_few_studies(max(n_tested), 1 - level),
+        too_few,
         note="too few simulated studies to test a coverage: the binomial 95% band of the non-coverage "
         "over them reaches beyond twice its nominal value",
     )
@@ -115,7 +116,8 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
         listing(above, "above"),
         note=f"coverage above the nominal level, one-sided binomial p <= {alpha}",
     )
-    return [fmt_p(p) for p in ps]
+    # Too few studies to test a coverage: no p is printed for a test the paper says it cannot run.
+    return [fmt_p(float("nan") if too_few else p) for p in ps]
 
 
 def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:
