@@ -502,3 +502,28 @@ def test_a_curve_and_the_table_on_either_side_of_the_bar_are_printed_together(sm
         assert ("do not overlap (the curve's designs are drawn afresh at each size" in text) is not overlap
     # Compiled alone, the section names the validation without a reference, and only once.
     assert re.search(r"The validation by simulation (tests|reports) other coverages", text), text
+
+
+def test_the_discussion_says_an_untestable_rank_claim_is_not_tested(small_run, tmp_path):
+    """Small run (3 models): the Discussion printed the exact rank test's power 0.00 at the margin
+    without saying that claim C1 is not tested at all, which the operating section says ("no
+    number is printed for it"); and it said the human rater "gives wider intervals than the
+    models have on all of them", false for binary HP accuracy among others. It now gives the
+    composite's median widths."""
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert built.shows('so the rank-independence claim, C1, is not tested at all (verdict "not testable")')
+    assert not built.shows("wider intervals than the models have on all of them")
+    assert built.shows("a simulated human rater who labels 8 of the simulated conversations has composite intervals of")
+
+
+def test_the_human_raters_intervals_are_called_wider_only_when_they_are(small_run, tmp_path):
+    """The uncertainty section said the raters' intervals "are wider" whatever their widths; with
+    their median width below the models' it now says they are not (small run, numbers edited)."""
+
+    def narrower(e: dict) -> None:
+        _set(e, "unc.two_stage.human_median_width", 12.0, display="12.0")
+
+    reader = _compiled(small_run, narrower, tmp_path)
+    assert reader.shows("yet its composite intervals are not wider (median width 12.0 points against")
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert built.shows("so its composite intervals are wider (median width")
