@@ -527,3 +527,13 @@ def test_the_human_raters_intervals_are_called_wider_only_when_they_are(small_ru
     assert reader.shows("yet its composite intervals are not wider (median width 12.0 points against")
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
     assert built.shows("so its composite intervals are wider (median width")
+
+
+def test_no_sentence_says_a_simulation_checks_participant_resampled_intervals(small_run, tmp_path):
+    """Small run (5 participants): "where resampling participants gives a narrower interval ...,
+    the validation by simulation measures how often this design's intervals cover". Every
+    simulated study resamples conversations, so no simulation checks the intervals that sentence
+    is about."""
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert not built.shows("the validation by simulation measures how often this design's intervals cover")
+    assert built.shows("no simulation of this paper measures how often an interval that resamples participants covers")
