@@ -537,3 +537,12 @@ def test_no_sentence_says_a_simulation_checks_participant_resampled_intervals(sm
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
     assert not built.shows("the validation by simulation measures how often this design's intervals cover")
     assert built.shows("no simulation of this paper measures how often an interval that resamples participants covers")
+
+
+def test_the_truth_section_speaks_of_mixed_model_intervals_only_when_they_exist(small_run, tmp_path):
+    """Small run: the diagnosis claims are not testable (no interval, and the validation's
+    diagnosis row ran in no study), yet the truth section said a mixed model's miss "is one of the
+    misses whose rate the validation by simulation measures" (diagnosis.testable decides)."""
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert not built.shows("a mixed model's interval (the diagnosis claims') does")
+    assert built.shows("does not carry the participants' shared difficulty. Outcomes on the simulated null cohort")
