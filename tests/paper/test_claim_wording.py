@@ -546,3 +546,13 @@ def test_the_truth_section_speaks_of_mixed_model_intervals_only_when_they_exist(
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
     assert not built.shows("a mixed model's interval (the diagnosis claims') does")
     assert built.shows("does not carry the participants' shared difficulty. Outcomes on the simulated null cohort")
+
+
+def test_the_false_positive_rate_is_defined_by_the_cohort_it_is_counted_in(small_run, tmp_path):
+    """Seed 7: "the simulated false-positive rate is that share when it [the cohort] makes the claim
+    false", but claim C2's rate counts the null cohort only, though the planted cohort plants no
+    difference of spreads either (C2 'supported' in 39 of its 100 studies, against 24 of 100 null
+    ones). The definition now names the cohort the rate is counted in."""
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert built.shows("the simulated false-positive rate is that share in the null cohort, which plants nothing")
+    assert built.shows("the planted cohort never counts toward it, even for a claim it leaves false")
