@@ -556,3 +556,14 @@ def test_the_false_positive_rate_is_defined_by_the_cohort_it_is_counted_in(small
     built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
     assert built.shows("the simulated false-positive rate is that share in the null cohort, which plants nothing")
     assert built.shows("the planted cohort never counts toward it, even for a claim it leaves false")
+
+
+def test_the_abstract_says_when_its_intervals_resample_few_participants(small_run, tmp_path):
+    """Small run: the abstract printed the leader's 95% interval from resampling 5 participants
+    without the caveat the uncertainty section gives (a cluster bootstrap over fewer than about
+    30 clusters tends to give intervals that are too narrow)."""
+    built = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert built.shows(
+        "resampling participants, then conversations; with 5 participants, fewer than the about 30 clusters "
+        "a cluster bootstrap needs, such intervals tend to be too narrow)"
+    )
