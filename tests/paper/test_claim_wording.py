@@ -181,12 +181,17 @@ def test_the_abstract_qualifies_a_false_positive_rate_of_a_human_baseline_claim(
     that of the claim read about raters and models beyond those compared (small run, numbers
     edited)."""
 
+    edits = {
+        "operating.n_fpr_above": 1,
+        "operating.fpr_above": "C7",
+        "operating.fpr_above_detail": "C7 (0.11 [0.056, 0.189])",
+        "operating.humans_drawn": "C7, C7b",
+        "operating.n_humans_drawn": 2,
+    }
+
     def above(e: dict) -> None:
-        _set(e, "operating.n_fpr_above", 1)
-        _set(e, "operating.fpr_above", "C7")
-        _set(e, "operating.fpr_above_detail", "C7 (0.11 [0.056, 0.189])")
-        _set(e, "operating.humans_drawn", "C7, C7b")
-        _set(e, "operating.n_humans_drawn", 2)
+        for key, value in edits.items():
+            _set(e, key, value)
 
     reader = _compiled(small_run, above, tmp_path)
     assert reader.shows(
