@@ -32,6 +32,7 @@ import pandas as pd
 
 from ..metrics.registry import BY_NAME
 from .bootstrap import smallest_p
+from .humans import claimed_side, share_on_claimed_side
 from .mixed import fit_failure_kind
 from .multiplicity import adjust, adjust_floored
 from .testability import unmet_needs
@@ -286,14 +287,13 @@ def claim_result(
         opposite = float((t["verdict"] == against).mean())
         # Better than more than half of the models: the partial conjunction of the models' paired
         # bootstrap p-values, a model whose difference points the other way counting p = 1.
-        sign = (1 if BY_NAME[params["metric"]].higher_is_better else -1) * (1 if want == "humans better" else -1)
         difference = t["human_minus_model"].to_numpy(float)
+        sign = claimed_side(params["metric"], params["direction"])
         per_model = np.where(np.sign(difference) == sign, t["p_boot"].to_numpy(float), 1.0)
         out.update(
-            # The share of models whose observed difference lies on the claimed side: the
-            # quantity whose noise-free value the claim is about (stats.operating.estimands),
+            # The quantity whose noise-free value the claim is about (stats.operating.estimands),
             # not the share the Holm-adjusted tests separate, which the detail counts.
-            estimate=float((sign * difference > 0).mean()),
+            estimate=share_on_claimed_side(difference, params["metric"], params["direction"]),
             lo=np.nan,
             hi=np.nan,
             p_value=partial_conjunction(per_model, _majority(len(t))),

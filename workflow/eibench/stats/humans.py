@@ -86,6 +86,22 @@ def human_vs_models(
 
 
 # ----------------------------------------------------------------- Krippendorff's alpha
+def claimed_side(metric: str, direction: str) -> int:
+    """+1 when a positive human-minus-model difference of ``metric`` lies on the side a
+    ``humans_vs_models`` claim with ``direction`` ('humans_better' or 'models_better') predicts,
+    else -1 (a metric whose lower values are better turns the sign)."""
+    return (1 if BY_NAME[metric].higher_is_better else -1) * (1 if direction == "humans_better" else -1)
+
+
+def share_on_claimed_side(difference: np.ndarray, metric: str, direction: str) -> float:
+    """The share (0 to 1) of the models whose human-minus-model ``difference`` lies strictly on
+    the claimed side (:func:`claimed_side`): a ``humans_vs_models`` claim's estimate, and on
+    noise-free values its estimand. NaN without a model."""
+    if not len(difference):
+        return float("nan")
+    return float((claimed_side(metric, direction) * np.asarray(difference, dtype=float) > 0).mean())
+
+
 def masi(a: frozenset, b: frozenset) -> float:
     """MASI distance of two sets (Passonneau 2006): 1 - Jaccard x monotonicity weight."""
     if not a and not b:

@@ -41,7 +41,7 @@ from .bootstrap import bootstrap_p, percentile_interval
 from .claims import P_VALUE_OF_TEST, verdict_rows
 from .discriminability import _reliability_snr, compare
 from .drift import _bin, _bin_contrast, _weighted_slope
-from .humans import human_vs_models
+from .humans import human_vs_models, share_on_claimed_side
 from .profiles import turn_level
 from .ranks import equivalence_p, oriented_means, tau_b_matrix
 from .simulation import METRICS, ROMANTIC, Generator, coverage_test
@@ -380,9 +380,7 @@ def study_estimands(study, claims: list[dict[str, Any]]) -> dict[str, float]:
             value = _romantic(study, metric, models, ones)["difference"]
         elif test == "humans_vs_models" and humans:
             diff = human_vs_models(study, metric, humans, models, ones)["human_minus_model"].to_numpy(float)
-            want = 1 if params["direction"] == "humans_better" else -1
-            sign = (1 if BY_NAME[metric].higher_is_better else -1) * want
-            value = float((sign * diff > 0).mean()) if len(diff) else float("nan")
+            value = share_on_claimed_side(diff, metric, params["direction"])
         elif test == "rank_independence":
             names = [m for m in params["metrics"] if study.defined(m, models)]
             means = oriented_means(study, names, models) if len(names) >= 2 else np.zeros((0, 0))
