@@ -10,7 +10,7 @@ from eibench.metrics.composite import PILLAR_WEIGHTS
 from eibench.stats.bootstrap import SCHEMES, cluster_weights, two_stage_weights
 from eibench.stats.breakdowns import breakdown
 from eibench.stats.ranks import reliability_curve
-from eibench.stats.uncertainty import adjacent_pairs, scheme_table
+from eibench.stats.uncertainty import adjacent_pairs, scheme_table, sd_interval_factors
 from eibench.stats.weights import composites, rank_stability
 
 from .conftest import make_study
@@ -208,3 +208,18 @@ def test_a_pair_the_resamples_cannot_resolve_is_not_separated():
     assert (few["p_holm"] == 0).all() and not few["separated"].any()
     many = adjacent_pairs(study, "composite", [0, 1, 2], {"conversation": cluster_weights(np.arange(40), 1000, _rng())})
     assert many["separated"].all()
+
+
+def test_the_sd_interval_factors_match_the_chi_square_tables_and_cover_at_their_level():
+    # Chi-square quantiles with 3 degrees of freedom (any table): 0.2158 at 2.5%, 9.348 at 97.5%.
+    lo, hi = sd_interval_factors(3)
+    assert lo == pytest.approx(np.sqrt(3 / 9.348), rel=1e-3) and hi == pytest.approx(np.sqrt(3 / 0.2158), rel=1e-3)
+    # Coverage: standard deviations of 4 normal draws, 20,000 times; the interval covers sigma 95%.
+    sigma = 2.5
+    s = _rng(1).normal(10.0, sigma, size=(20_000, 4)).std(axis=1, ddof=1)
+    covered = np.mean((lo * s <= sigma) & (sigma <= hi * s))
+    assert abs(covered - 0.95) < 0.01
+    # More draws, a narrower interval, always around 1; none from one draw.
+    narrower = sd_interval_factors(30)
+    assert lo < narrower[0] < 1 < narrower[1] < hi
+    assert all(np.isnan(sd_interval_factors(0)))

@@ -11,7 +11,7 @@ from eibench.release.read import read_conversations
 from eibench.release.tidy import gold_tables
 from eibench.release.write import dumps
 from eibench.synthetic.cohort import generate_cohort
-from eibench.synthetic.redraw import redrawn_composites, spread
+from eibench.synthetic.redraw import SPREAD_COLUMNS, redrawn_composites, spread
 from eibench.synthetic.simulate import draw_ability, simulate_outputs
 
 from ..conftest import write_files as _write
@@ -66,5 +66,9 @@ def test_spread_puts_the_redraw_sd_beside_the_bootstrap_sd():
     assert s.loc["a", "draws"] == 3 and s.loc["a", "min"] == 70 and s.loc["a", "max"] == 72  # with the published draw
     assert s.loc["a", "sd"] == pytest.approx(1.0) and s.loc["a", "bootstrap_sd"] == pytest.approx(2.0)
     assert s.loc["a", "noise_share"] == pytest.approx(0.5)
+    # The sd's 95% interval from 3 draws (2 degrees of freedom): chi-square quantiles 0.0506, 7.378.
+    assert s.loc["a", "sd_lo"] == pytest.approx(np.sqrt(2 / 7.378), rel=1e-3)
+    assert s.loc["a", "sd_hi"] == pytest.approx(np.sqrt(2 / 0.0506), rel=1e-2)
+    assert list(s.reset_index().columns) == SPREAD_COLUMNS
     alone = spread(draws, published.iloc[0:0])
     assert alone.loc[0, "draws"] == 2 and np.isnan(alone.loc[0, "noise_share"])

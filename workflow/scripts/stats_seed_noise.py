@@ -8,7 +8,7 @@ hand_off()  # run this job in a fork of the run's warm server, if it has one (ei
 import pandas as pd
 from eibench.release.tidy import GOLD_TABLES
 from eibench.runlog import rule_log
-from eibench.synthetic.redraw import redrawn_composites, spread
+from eibench.synthetic.redraw import SPREAD_COLUMNS, redrawn_composites, spread
 from eibench.tables import read_parquet, write_csv
 
 with rule_log(snakemake) as log:  # noqa: F821
@@ -29,11 +29,7 @@ with rule_log(snakemake) as log:  # noqa: F821
     published = schemes[schemes["scheme"] == p.primary][["em_model", "estimate", "width"]]
     write_csv(draws, o.draws)
     write_csv(
-        spread(draws, published)
-        if len(draws)
-        else pd.DataFrame(
-            columns=["em_model", "draws", "sd", "min", "max", "estimate", "width", "bootstrap_sd", "noise_share"]
-        ),
+        spread(draws, published) if len(draws) else pd.DataFrame(columns=SPREAD_COLUMNS),
         o.spread,
     )
     log.info("%d simulated models, %d redraws each", len(p.profiles), p.draws)

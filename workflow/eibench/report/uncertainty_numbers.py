@@ -19,6 +19,7 @@ from ..metrics.composite import PILLAR_WEIGHTS
 from ..stats import breakdowns
 from ..stats.bootstrap import smallest_p
 from ..stats.multiplicity import adjust_floored
+from ..stats.uncertainty import sd_interval_factors
 from .numbers import Numbers, fmt, fmt_p_bounded
 
 RULE = "stats_resampling"
@@ -189,7 +190,11 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("noise.n_models", int(len(noise)), rule="stats_seed_noise")
     add("noise.requested_draws", int(uncertainty.get("seed_noise", {}).get("draws", 0)), rule="stats_seed_noise")
     if len(noise):
-        add("noise.draws", int(noise["draws"].min()) - 1, rule="stats_seed_noise")  # redraws (without the published)
+        df = int(noise["draws"].min()) - 1  # the redraws (without the published draw): the sd's degrees of freedom
+        add("noise.draws", df, rule="stats_seed_noise")
+        lo, hi = sd_interval_factors(df)
+        add("noise.sd_factor_lo", lo, digits=2, rule="stats_seed_noise")
+        add("noise.sd_factor_hi", hi, digits=2 if hi < 10 else 0, rule="stats_seed_noise")
         d = digits_for([noise["sd"].min()])
         add("noise.median_sd", float(noise["sd"].median()), digits=d, rule="stats_seed_noise")
         add("noise.max_sd", float(noise["sd"].max()), digits=d, rule="stats_seed_noise")

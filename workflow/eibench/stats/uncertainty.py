@@ -6,6 +6,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import chi2
 
 from ..metrics.registry import BY_NAME
 from .bootstrap import bootstrap_p, percentile_interval, ranks_desc, resampled_means, smallest_p
@@ -22,6 +23,18 @@ def interval_metrics(principal: list[str]) -> list[str]:
     composites and pillars, the cohort's ``principal`` metrics (``load.principal_metrics``: the
     capability-profile figure draws them from this table), then the others; each once."""
     return list(dict.fromkeys([*INTERVAL_METRICS_BEFORE, *principal, *INTERVAL_METRICS_AFTER]))
+
+
+def sd_interval_factors(df: int, level: float = 0.95) -> tuple[float, float]:
+    """The factors (lo, hi) that turn a sample standard deviation with ``df`` degrees of freedom
+    (``df`` + 1 draws) into its ``level`` interval for the true standard deviation, when the draws
+    are normal: sigma in [lo * s, hi * s], from the chi-square distribution with ``df`` degrees of
+    freedom (lo < 1 < hi). With 3 degrees of freedom they are about 0.57 and 3.7: a standard
+    deviation from 4 draws is known only within a factor of about 6. NaN for ``df`` < 1."""
+    if df < 1:
+        return float("nan"), float("nan")
+    tail = (1 - level) / 2
+    return float(np.sqrt(df / chi2.ppf(1 - tail, df))), float(np.sqrt(df / chi2.ppf(tail, df)))
 
 
 def model_intervals(study: Study, metrics: list[str], weights: np.ndarray, level: float = 0.95) -> pd.DataFrame:

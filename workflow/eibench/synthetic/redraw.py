@@ -20,6 +20,7 @@ from ..metrics.gold import GoldIndex
 from ..metrics.score import score_rule_sets
 from ..release import em_canonical
 from ..release.tidy import em_tables
+from ..stats.uncertainty import sd_interval_factors
 from .simulate import draw_ability, human_subset, indexed, simulate_outputs
 
 
@@ -52,11 +53,29 @@ def redrawn_composites(
     return pd.DataFrame(rows, columns=["draw", "em_model", "profile", "composite", "n_conversations"])
 
 
+#: The columns of ``spread``'s table, in order.
+SPREAD_COLUMNS = [
+    "em_model",
+    "draws",
+    "sd",
+    "sd_lo",
+    "sd_hi",
+    "min",
+    "max",
+    "estimate",
+    "width",
+    "bootstrap_sd",
+    "noise_share",
+]
+
+
 def spread(redrawn: pd.DataFrame, published: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """Per model: the published composite, the standard deviation and range of its composites
-    over the published draw and the redraws (points; ``draws`` counts both), and the published
-    bootstrap interval's width beside them (``published``: em_model, estimate, width, from the
-    scheme table of one scheme; its estimate is the published draw's composite)."""
+    over the published draw and the redraws (points; ``draws`` counts both), the ``level``
+    interval of that standard deviation (``sd_lo``, ``sd_hi``: chi-square, normal draws; NaN with
+    one draw), and the published bootstrap interval's width beside them (``published``:
+    em_model, estimate, width, from the scheme table of one scheme; its estimate is the published
+    draw's composite)."""
     first = published[published["em_model"].isin(set(redrawn["em_model"]))]
     pooled = pd.concat(
         [
@@ -67,10 +86,13 @@ def spread(redrawn: pd.DataFrame, published: pd.DataFrame, level: float = 0.95) 
     )
     g = pooled.groupby("em_model")["composite"]
     out = pd.DataFrame({"draws": g.size(), "sd": g.std(ddof=1), "min": g.min(), "max": g.max()})
+    factors = np.array([sd_interval_factors(int(n) - 1, level) for n in out["draws"]]).reshape(-1, 2)
+    out.insert(2, "sd_lo", out["sd"].to_numpy(float) * factors[:, 0])
+    out.insert(3, "sd_hi", out["sd"].to_numpy(float) * factors[:, 1])
     out = out.join(published.set_index("em_model")[["estimate", "width"]], how="left")
     # A bootstrap interval's width in standard deviations of a normal: 2 x z_{(1+level)/2}.
     from scipy.stats import norm
 
     out["bootstrap_sd"] = out["width"] / (2 * norm.ppf((1 + level) / 2))
     out["noise_share"] = out["sd"] / out["bootstrap_sd"]
-    return out.reset_index()
+    return out.reset_index()[SPREAD_COLUMNS]
