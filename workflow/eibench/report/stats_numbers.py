@@ -473,6 +473,14 @@ def add_drift(nums: Numbers, page: pd.DataFrame, per_model: pd.DataFrame | None 
             nums.add(f"drift.{metric}.n_not_declining", int((rows["late_minus_early"] >= 0).sum()), "stats_drift")
 
 
+def _within(inside: Any, too_few: bool) -> str:
+    """A null-rates table cell: 'yes' / 'no' for a rate inside / outside its band; '–' where the
+    test did not run, and for a rate inside its band when the run has too few studies for that
+    to show calibration (``too_few``): a rate outside it is 'no' all the same."""
+    verdict = {"True": "yes", "False": "no"}.get(str(inside), "–")
+    return "–" if too_few and verdict == "yes" else verdict
+
+
 def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
     """Add the numbers of the false-positive check of the validation by simulation (``sim.*``)
     from rule stats_simulation_summary's null-rates table (one row per test: ``n_simulations``,
@@ -481,9 +489,11 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
     count of studies: ``sim.n_null`` and ``sim.band`` are those of the test with the most
     studies, ``sim.min_null`` the fewest of a tested test. ``sim.null_too_few``: the run has too
     few studies to check the rates (``coverage.too_few_studies`` over ``sim.n_null``), and the
-    table then prints no within-band verdict (–). ``sim.romantic_left_out`` /
-    ``sim.romantic_mixed_left_out``: both romantic-contrast tests (the only simulated tests on
-    the composite) / its mixed model are left out of this design's simulation."""
+    table then prints a within-band verdict only for a rate outside its band (no), which is
+    evidence against the nominal level however few the studies; a rate inside it gets none (–).
+    ``sim.romantic_left_out`` / ``sim.romantic_mixed_left_out``: both romantic-contrast tests
+    (the only simulated tests on the composite) / its mixed model are left out of this design's
+    simulation."""
 
     def add(key: str, value: Any, rule: str, **kw: Any) -> None:
         nums.add(key, value, rule, **kw)
@@ -565,13 +575,11 @@ def add_null_rates(nums: Numbers, null: pd.DataFrame) -> pd.DataFrame:
                 for a, b, n in zip(null["band_lo"], null["band_hi"], null["n_simulations"])
             ],
             "Studies": null["n_simulations"].astype(int).astype(str),
-            # No pass/fail where the run has too few studies to check a rate (sim.null_too_few).
-            "Within band": [
-                "–" if too_few else {"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_band"]
-            ],
-            "Within joint band": [
-                "–" if too_few else {"True": "yes", "False": "no"}.get(str(w), "–") for w in null["within_joint_band"]
-            ],
+            # Where the run has too few studies to check a rate (sim.null_too_few), a rate inside its
+            # band is no evidence of a calibrated test (–), but one outside it is evidence against
+            # the nominal level however few the studies (no).
+            "Within band": [_within(w, too_few) for w in null["within_band"]],
+            "Within joint band": [_within(w, too_few) for w in null["within_joint_band"]],
         }
     )
 
