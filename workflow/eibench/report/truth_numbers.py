@@ -275,7 +275,9 @@ ESTIMAND_COLUMNS = (
     "estimand_cohort",
     "mc_se_cohort",
     "hardest_gap",
+    "hardest_gap_mc_se",
     "hardest_gap_cohort",
+    "hardest_gap_mc_se_cohort",
 )
 
 
@@ -321,6 +323,10 @@ def add_truth(
     target = {(r.cohort, r.id): (_clean(r.estimand), float(r.mc_se)) for r in estimands.itertuples()}
     given = {(r.cohort, r.id): (_clean(r.estimand_cohort), float(r.mc_se_cohort)) for r in estimands.itertuples()}
     gaps = {(r.cohort, r.id): (float(r.hardest_gap), float(r.hardest_gap_cohort)) for r in estimands.itertuples()}
+    gap_ses = {
+        (r.cohort, r.id): (float(r.hardest_gap_mc_se), float(r.hardest_gap_mc_se_cohort))
+        for r in estimands.itertuples()
+    }
     rows: list[dict[str, Any]] = []
     details: list[dict[str, Any]] = []
     counts: dict[tuple[str, str], int] = {}
@@ -387,7 +393,8 @@ def add_truth(
     nums.add("truth.n_null_supported", int((n["verdict"] == "supported").sum()), RULE)
 
     # the largest Monte-Carlo error of an estimand per scale: composite points, log F ratios,
-    # and the rest (proportions, shares of models, Kendall taus: 0 to 1 in absolute value)
+    # and the rest (proportions, shares of models, Kendall taus: 0 to 1 in absolute value); the
+    # topic claim's gap to the hardest other category, printed beside its estimand, is on its scale
     def scale(c: dict[str, Any]) -> str:
         if c["test"] == "discriminability_difference":
             return "log_f"
@@ -400,6 +407,7 @@ def add_truth(
         ("max_estimand_mc_se_log_f", "log_f"),
     ):
         ses = [se for (_, cid), (_, se) in (*target.items(), *given.items()) if scales.get(cid) == kind]
+        ses += [se for (_, cid), pair in gap_ses.items() if scales.get(cid) == kind for se in pair]
         ses = [se for se in ses if np.isfinite(se)]
         nums.add(f"truth.{key}", max(ses) if ses else float("nan"), "truth_models", digits=3)
     return pd.DataFrame(rows, columns=list(MAIN_COLUMNS)), pd.DataFrame(details, columns=list(DETAIL_COLUMNS))
