@@ -222,6 +222,18 @@ def test_topic_hardest(romantic, expected_p, expected):
     assert row["verdict"] == expected
 
 
+@pytest.mark.parametrize(
+    "p,shown", [(0.8, "0.80"), (0.9995, "0.9995"), (0.0005, "0.001"), (1.0, "1.00"), (0.0, "0.00")]
+)
+def test_the_hardest_topic_probability_is_never_printed_as_certain_when_it_is_not(p, shown):
+    """The default run's 1,999 of 2,000 resamples printed "hardest 1.00": a probability strictly
+    between 0 and 1 gets the decimals that keep it off 0 and 1; 0 and 1 themselves stay two."""
+    claim = _claim("topic_hardest", metric="composite", category=ROMANTIC)
+    romantic = {**_romantic(), "p_romantic_hardest": p}
+    row = _verdict(claim, _results(romantic={("composite", ROMANTIC): romantic}))
+    assert row["detail"].endswith(f"is hardest {shown}")
+
+
 # ----------------------------------------------------------------- claims with their own rule
 
 

@@ -429,7 +429,8 @@ def add_romantic(nums: Numbers, romantic: pd.DataFrame) -> None:
         "stats_topics",
         note="none with fewer than two topic categories",
     )
-    nums.add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics")
+    # a share of resamples: one strictly between 0 and 1 is never printed as 0 or 1 (fmt_share)
+    nums.add("topics.p_romantic_hardest", float(r["p_romantic_hardest"]), "stats_topics", share=True)
     nums.add("topics.n_romantic", int(r["n_romantic"]), "stats_topics")
 
 

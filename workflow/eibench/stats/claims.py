@@ -55,6 +55,17 @@ P_VALUE_OF_TEST = {
 }
 
 
+def _probability_text(p: float, digits: int = 2) -> str:
+    """A probability with ``digits`` decimals, more (up to 4, enough for a share of a few thousand
+    resamples) where fewer would print one strictly between 0 and 1 as 0 or 1: 1,999 of 2,000
+    resamples is 0.9995, not a certain 1.00."""
+    shown = f"{p:.{digits}f}"
+    while 0 < p < 1 and float(shown) in (0.0, 1.0) and digits < 4:
+        digits += 1
+        shown = f"{p:.{digits}f}"
+    return shown
+
+
 def _directional(estimate: float, lo: float, hi: float, p: float, direction: str) -> dict[str, Any]:
     sign = -1 if direction == "negative" else 1
     return {"estimate": estimate, "lo": lo, "hi": hi, "p_value": p, "predicted_sign": sign}
@@ -254,7 +265,7 @@ def claim_result(
         out["p_floor"] = float(_floored(c["p_boot"], results))
         out["detail"] = (
             f"hardest category by point estimate: {c['hardest']}; bootstrap probability that "
-            f"{c['romantic']} is hardest {c['p_romantic_hardest']:.2f}"
+            f"{c['romantic']} is hardest {_probability_text(c['p_romantic_hardest'])}"
         )
         out["requires_hardest"] = c["hardest"] == c["romantic"]
     elif test == "profile_flips":
