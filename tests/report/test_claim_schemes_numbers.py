@@ -250,3 +250,22 @@ def test_the_change_of_width_is_read_from_the_printed_ratio(tmp_path):
     add_claim_schemes(nums, _write(tmp_path, _table()), U)
     e = {k: v["value"] for k, v in nums.entries.items()}
     assert e["unc.claims.two_stage.width_change"] == e["unc.claims.participant.width_change"] == "wider"
+
+
+def test_a_median_printed_as_one_names_the_claims_the_scheme_widens_or_narrows(tmp_path):
+    """Release build, three baselines: resampling whole participants left the claims' intervals
+    "about as wide as resampling conversations (a median factor of 1.00)", while it changed them
+    from 0.59 to 1.61 times; C6's interval, the same under every scheme, made the median. The
+    claims whose ratio does not print as 1 are named with their ratio."""
+    table = _table()  # C5: participant / conversation width 2
+    same = table[table["id"] == "C5"].assign(id="C6", test="profile_flips", lo=0.0, hi=1.0)  # ratio 1
+    halved = table[table["id"] == "C5"].assign(id="C4", test="drift")
+    halved.loc[halved["scheme"] == "conversation", ["lo", "hi"]] = [0.0, 1.0]
+    halved.loc[halved["scheme"] == "participant", ["lo", "hi"]] = [0.25, 0.75]  # ratio 0.5
+    nums = Numbers(scripts={"stats_claim_schemes": "workflow/scripts/stats_claim_schemes.py"})
+    add_claim_schemes(nums, _write(tmp_path, pd.concat([table, same, halved], ignore_index=True)), U)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["unc.claims.participant.width_change"] == "as wide"
+    assert e["unc.claims.participant.n_opposite"] == 2
+    assert "C5 (2" in e["unc.claims.participant.opposite"] and "C4 (0.5" in e["unc.claims.participant.opposite"]
+    assert "C6" not in e["unc.claims.participant.opposite"]

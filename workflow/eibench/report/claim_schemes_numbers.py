@@ -104,7 +104,7 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
     the claims it is the median of, and ``<scheme>.width_change`` (:func:`width_change` of the
     printed median: "wider", "narrower" or "as wide"), with ``<scheme>.n_opposite`` and
     ``<scheme>.opposite`` (the claims whose ratio lies on the other side of 1, each with its
-    ratio, or "none"; none for "as wide").
+    ratio, or "none"; for "as wide", those whose ratio does not print as 1).
 
     With ``uncertainty["claims_scheme"]`` (the scheme of the claims' own analyses,
     ``statistics.cluster``) among the schemes, per testable claim ``<id>.by_scheme`` (whether
@@ -214,10 +214,14 @@ def add_claim_schemes(nums: Numbers, path: str, uncertainty: dict[str, Any]) -> 
                     "by the side of 1 its printed median ratio lies on",
                 )
                 # A median factor says nothing of the claims on the other side of 1, as printed
-                # at the median's precision (a ratio printed 1.00 neither widens nor narrows).
+                # at the median's precision (a ratio printed 1.00 neither widens nor narrows); a
+                # median printed 1.00 nothing of the claims the scheme widens or narrows.
                 printed = {cid: fmt(float(r), digits) for cid, r in ratio.items()}
-                opposite = {"wider": "narrower", "narrower": "wider"}.get(change)
-                other = [f"{cid} ({text})" for cid, text in printed.items() if width_change(text) == opposite]
+                if change == "as wide":
+                    other = [f"{cid} ({text})" for cid, text in printed.items() if width_change(text) != "as wide"]
+                else:
+                    opposite = {"wider": "narrower", "narrower": "wider"}[change]
+                    other = [f"{cid} ({text})" for cid, text in printed.items() if width_change(text) == opposite]
                 add(f"{s}.n_opposite", len(other))
                 add(
                     f"{s}.opposite",
