@@ -185,3 +185,35 @@ def test_a_holm_p_of_zero_is_printed_as_the_bound_its_resamples_allow():
     mixed = holm_bounds([0.0, 0.2, float("nan")], 500)
     assert mixed[0] == pytest.approx(2 * 2 / 500) and np.isnan(mixed[2])
     assert fmt_p_bounded(0.5, mixed[1]) == "0.500"  # a p that is not 0 prints as it is
+
+
+def test_another_model_first_more_often_under_flat_weights_is_named_beside_the_leader(paths):
+    """Release build, three baselines: under flat weights the leader was first in 49.5 % of the
+    draws, printed 50 %, and another baseline in 50.5 %, not printed at all: the paper called
+    the leader first in half the draws without saying that another is first more often."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
+    add_uncertainty(nums, paths, CONFIG, 300)
+    assert nums.entries["unc.weights.flat_leader_differs"]["value"] is False  # the leader is first most often
+    table = pd.read_csv(paths["weights"])
+    summary_file = Path(paths["weights_summary"])
+    summary = json.loads(summary_file.read_text())
+    table["p_first_flat"] = 0.0
+    table.loc[table["em_model"] == summary["leader"], "p_first_flat"] = 0.495
+    other = table.loc[table["em_model"] != summary["leader"], "em_model"].iloc[0]
+    table.loc[table["em_model"] == other, "p_first_flat"] = 0.505
+    table.to_csv(paths["weights"], index=False)
+    summary_file.write_text(json.dumps({**summary, "p_leader_first_flat": 0.495, "most_often_first_flat": other}))
+    nums = Numbers(scripts={r: f"workflow/scripts/{r}.py" for r in ("stats_resampling", "stats_seed_noise")})
+    add_uncertainty(nums, paths, CONFIG, 300)
+    e = nums.entries
+    assert e["unc.weights.flat_leader_differs"]["value"] is True
+    assert e["unc.weights.most_often_first_flat"]["value"] == other
+    # 49.5 and 50.5 both print 50 without a decimal: one more tells them apart
+    assert (e["unc.weights.p_leader_first_flat"]["display"], e["unc.weights.p_most_often_first_flat"]["display"]) == (
+        "49.5",
+        "50.5",
+    )

@@ -161,13 +161,25 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("weights.sd_min", float(min(sds)), digits=2)
     add("weights.sd_max", float(max(sds)), digits=2)
     add("weights.p_leader_first_around", 100 * float(summary["p_leader_first_around"]), digits=0)
-    add("weights.p_leader_first_flat", 100 * float(summary["p_leader_first_flat"]), digits=0)
+    w = pd.read_csv(paths["weights"])
+    # Under flat weights another model can be first more often than the leader: its share is
+    # printed beside the leader's, with the decimals (up to 2) that tell two different shares apart.
+    leader_flat, most_flat = 100 * float(summary["p_leader_first_flat"]), 100 * float(w["p_first_flat"].max())
+    d = 0
+    while d < 2 and most_flat != leader_flat and f"{most_flat:.{d}f}" == f"{leader_flat:.{d}f}":
+        d += 1
+    add("weights.p_leader_first_flat", leader_flat, digits=d)
     add("weights.equal_weights_leader", summary["equal_weights_leader"])
     add("weights.leader_changes", bool(summary["leader_changes_under_equal_weights"]))
     add("weights.most_often_first_flat", summary["most_often_first_flat"])
+    add("weights.p_most_often_first_flat", most_flat, digits=d)
+    add(
+        "weights.flat_leader_differs",
+        bool(most_flat > leader_flat and summary["most_often_first_flat"] != summary["leader"]),
+        note="under flat weights another model is first more often than the leader",
+    )
     add("weights.n_ever_first_around", int(summary["n_models_ever_first_around"]))
     add("weights.n_ever_first_flat", int(summary["n_models_ever_first_flat"]))
-    w = pd.read_csv(paths["weights"])
     add("weights.n_rank_changes_equal", int((w["rank_published"] != w["rank_equal_weights"]).sum()))
 
     c = curve.sort_values("n_conversations")
