@@ -50,7 +50,7 @@ BASELINE_WORDS = {
     "chance": "answers at random, seeded from the configuration",
     "prior": "gives the most common gold answers of the other conversations of the cohort (the rounded "
     "mean for a rating), one conversation left out at a time, so it knows the population's answers, "
-    "not the person's",
+    "the participant's other conversations among them, but never those of the conversation it answers",
     "lexicon": "tags emotions from two word lists (EmoLex and VADER), answers the behaviour questions "
     "from surface cues of the reply (a question mark, advice phrasing) and knows of the gold only which "
     "questions are asked",

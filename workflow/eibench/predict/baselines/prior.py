@@ -2,7 +2,8 @@
 
 Every rate is estimated leave-one-conversation-out: the answers for conversation c come from
 the gold annotations of all conversations except c, never from c itself (so the baseline knows
-the population, not the person). It ignores every text.
+the population, the same participant's other conversations included, but not conversation c).
+It ignores every text.
 
 - Emotions: no tag when most other turns have none; else the most frequent word (ties:
   alphabetical) at the rounded mean intensity it had elsewhere.
