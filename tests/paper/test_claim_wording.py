@@ -584,3 +584,26 @@ def test_the_abstract_says_when_its_intervals_resample_few_participants(small_ru
         "resampling participants, then conversations; with 5 participants, fewer than the about 30 clusters "
         "a cluster bootstrap needs, such intervals tend to be too narrow)"
     )
+
+
+def test_an_inconclusive_diagnosis_claim_says_when_its_estimate_points_the_other_way(small_run, tmp_path):
+    """Release build, three baselines: "The evidence that the compared baselines track the emotions
+    of participants with a diagnosis worse is inconclusive: the adjusted effect on emotion F1 is
+    0.013", better for them, with nothing said of its sign (small run, numbers edited so that C3
+    is testable)."""
+
+    def effect(value: float) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _testable(e)
+            _set(e, "unc.claims_use_primary", True)  # no scheme named: the test reads the sentence alone
+            _set(e, "claim.C3.estimate", value, f"{value:.3f}", ci=[-0.034, 0.06], ci_display="[-0.034, 0.060]")
+
+        return edit
+
+    reader = _compiled(small_run, effect(0.013), tmp_path)
+    assert reader.shows(
+        "is 0.013 (95% interval [-0.034, 0.060]), better for them by the point estimate, the opposite of the claim "
+        "(permutation p"
+    )
+    reader = _compiled(small_run, effect(-0.013), tmp_path)
+    assert reader.shows("is -0.013 (95% interval [-0.034, 0.060]) (permutation p")
