@@ -85,7 +85,6 @@ def human_vs_models(
     )
 
 
-# ----------------------------------------------------------------- Krippendorff's alpha
 def claimed_side(metric: str, direction: str) -> int:
     """+1 when a positive human-minus-model difference of ``metric`` lies on the side a
     ``humans_vs_models`` claim with ``direction`` ('humans_better' or 'models_better') predicts,
@@ -102,6 +101,7 @@ def share_on_claimed_side(difference: np.ndarray, metric: str, direction: str) -
     return float((claimed_side(metric, direction) * np.asarray(difference, dtype=float) > 0).mean())
 
 
+# ----------------------------------------------------------------- Krippendorff's alpha
 def masi(a: frozenset, b: frozenset) -> float:
     """MASI distance of two sets (Passonneau 2006): 1 - Jaccard x monotonicity weight."""
     if not a and not b:
