@@ -175,7 +175,7 @@ def add_uncertainty(nums: Numbers, paths: dict[str, str], uncertainty: dict[str,
     add("weights.p_most_often_first_flat", most_flat, digits=d)
     add(
         "weights.flat_leader_differs",
-        bool(most_flat > leader_flat and summary["most_often_first_flat"] != summary["leader"]),
+        most_flat > leader_flat,  # a largest share above the leader's is another model's
         note="under flat weights another model is first more often than the leader",
     )
     add("weights.n_ever_first_around", int(summary["n_models_ever_first_around"]))
