@@ -99,3 +99,43 @@ def test_the_human_baseline_names_one_rater_in_the_singular():
     assert "caption: [Human raters minus" not in baseline and "the raters\n    labelled" not in baseline
     assert "[The #simc human rater] else [The #simc human raters] minus each" in baseline
     assert "on the conversations the #raters\n    labelled" in baseline
+
+
+def test_a_coverage_below_nominal_is_reported_however_few_the_studies(small_run, tmp_path):
+    """The small run has 8 simulated studies: too few to show a coverage at nominal
+    (sim.coverage_too_few), and the paper said only that, leaving the check out of the abstract.
+    A coverage significantly below nominal is evidence of under-coverage however few the studies:
+    edited to one, the abstract, the section, the figure's caption and the table's caption say so
+    (small run, numbers edited)."""
+    from .test_claim_wording import _compiled, _set
+
+    def one_below(entries: dict) -> None:
+        assert entries["sim.coverage_too_few"]["value"] is True
+        _set(entries, "sim.n_coverage_below", 1)
+        _set(entries, "sim.coverage_below", "drift slope (62 %, binomial p 0.006)")
+
+    reader = _compiled(small_run, one_below, tmp_path)
+    abstract = reader.words[: reader.words.index("1. Introduction")]
+    assert "and the one tested coverage is significantly below nominal." in abstract
+    for phrase in (
+        "so a coverage not significantly below nominal is no evidence of a calibrated interval, but one",
+        "is evidence of under-coverage all the same: drift slope (62 %, binomial p 0.006). That simulated "
+        "interval is too narrow for the design.",
+        "a tested dot not significantly below it has one neutral colour and no verdict.",
+        "(– where a coverage is not significantly below it: too few simulated studies to show a coverage at nominal)",
+    ):
+        assert reader.shows(phrase), phrase
+
+
+def test_over_too_few_studies_no_coverage_below_nominal_gives_no_verdict(small_run, tmp_path):
+    """The small run as built: no coverage significantly below nominal over its 8 studies; the
+    abstract leaves the check out, and the section says none is below and none gets a verdict."""
+    from .test_reader import Reader
+
+    reader = Reader(small_run / "paper" / "build" / "paper.pdf", tmp_path)
+    assert "significantly below nominal" not in reader.words[: reader.words.index("1. Introduction")]
+    for phrase in (
+        "none is significantly below it (one-sided exact binomial p at most 0.05), and no coverage gets a verdict.",
+        "(– throughout: too few simulated studies to show a coverage at nominal)",
+    ):
+        assert reader.shows(phrase), phrase

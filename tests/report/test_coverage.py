@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 from eibench.report.coverage import add_coverage, too_few_studies
-from eibench.report.numbers import Numbers
+from eibench.report.numbers import Numbers, fmt_p
 from eibench.report.stats_numbers import add_null_rates
 from eibench.stats.simulation import coverage_test
 from scipy.stats import binom, binomtest
@@ -64,8 +64,32 @@ def test_add_coverage_says_when_too_few_studies_test_a_coverage():
     nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
     printed = add_coverage(nums, planted)
     assert nums.entries["sim.coverage_too_few"]["value"] is True
-    # the planted-effects table prints no p of a test the paper says it cannot run (it printed 1.000)
+    # the planted-effects table prints no p of a coverage that 8 studies cannot show at nominal (it printed 1.000)
     assert printed == ["–", "–"]
+
+
+def test_a_coverage_significantly_below_nominal_counts_however_few_the_studies():
+    """Over 40 studies the band of a non-coverage of 0.05 reaches 0.125: a coverage not
+    significantly below nominal shows no calibrated interval (no p, no verdict), but 34 of 40
+    covering (85 %, one-sided binomial p 0.014) is evidence of under-coverage all the same."""
+    low, fine = coverage_test(34, 40), coverage_test(39, 40)
+    assert low["coverage_vs_nominal"] == "below nominal" and fine["coverage_vs_nominal"] != "below nominal"
+    planted = pd.DataFrame(
+        {
+            "effect": ["drift", "diagnosis"],
+            "coverage": [34 / 40, 39 / 40],
+            "coverage_p": [low["coverage_p"], fine["coverage_p"]],
+            "coverage_p_above": [low["coverage_p_above"], fine["coverage_p_above"]],
+            "coverage_vs_nominal": [low["coverage_vs_nominal"], fine["coverage_vs_nominal"]],
+            "n_simulations": [40, 40],
+        }
+    )
+    nums = Numbers(scripts={"stats_simulation_summary": "workflow/scripts/stats_simulation_summary.py"})
+    printed = add_coverage(nums, planted)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["sim.coverage_too_few"] is True
+    assert e["sim.n_coverage_below"] == 1 and e["sim.coverage_below"].startswith("drift (85 %, binomial p 0.0")
+    assert printed[0] == fmt_p(low["coverage_p"]) and printed[1] == "–"
 
 
 def _null(rows: list[tuple[str, int, float]]) -> pd.DataFrame:

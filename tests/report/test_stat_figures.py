@@ -566,26 +566,39 @@ def test_the_coverage_legend_names_the_tests_level():
     assert "coverage below nominal\n(one-sided p ≤ 0.01)" in legend
 
 
-@pytest.mark.parametrize("studies", [8, 200])
-def test_coverage_dots_take_no_verdict_colour_over_too_few_studies(studies):
-    # Over 8 studies the paper prints no verdict of the binomial tests (coverage.too_few_studies);
-    # the figure must not colour one either. Over 200 the verdicts show.
-    fig = sf.simulation_calibration(null_rates_table(), _tested_planted().assign(n_simulations=studies), SRC)
-    right = fig.axes[1]
+def _coverage_colours(planted: pd.DataFrame) -> tuple[dict[float, str], set[str]]:
+    """The colour of each coverage dot of the right panel, and the legend's texts."""
+    right = sf.simulation_calibration(null_rates_table(), planted, SRC).axes[1]
     colours = {
         round(float(x), 2): line.get_color()
         for line in right.lines
         if line.get_marker() == "o"
         for x in line.get_xdata()
     }
-    legend = {t.get_text() for t in right.get_legend().get_texts()}
+    return colours, {t.get_text() for t in right.get_legend().get_texts()}
+
+
+@pytest.mark.parametrize("studies", [8, 200])
+def test_coverage_dots_take_no_consistent_colour_over_too_few_studies(studies):
+    # Over 8 studies a coverage not significantly below nominal is no evidence of a calibrated
+    # interval (coverage.too_few_studies): the figure must not colour it "consistent". One
+    # significantly below nominal is evidence of under-coverage however few the studies: it
+    # keeps its colour. Over 200 every verdict shows.
+    colours, legend = _coverage_colours(_tested_planted().assign(n_simulations=studies))
+    assert colours[0.91] == sf.COVERAGE_COLOURS["below nominal"]
     if studies == 8:
-        assert colours[0.91] == colours[0.95] != sf.COVERAGE_COLOURS["below nominal"]
-        assert "coverage over 8 studies\n(too few to test)" in legend
-        assert sf.coverage_labels(0.05)["below nominal"] not in legend
+        assert colours[0.95] != sf.COVERAGE_COLOURS["below nominal"]
+        assert "coverage over 8 studies\n(too few to show nominal)" in legend
+        assert sf.coverage_labels(0.05)["consistent with nominal"] not in legend
     else:
-        assert colours[0.91] == sf.COVERAGE_COLOURS["below nominal"]
+        assert colours[0.95] == sf.COVERAGE_COLOURS["consistent with nominal"]
         assert not any("too few" in t for t in legend)
+
+
+def test_over_too_few_studies_no_coverage_below_nominal_leaves_no_verdict_colour():
+    colours, legend = _coverage_colours(_tested_planted().iloc[1:].assign(n_simulations=40))
+    assert colours[0.95] != sf.COVERAGE_COLOURS["below nominal"]
+    assert not any(label in legend for label in sf.coverage_labels(0.05).values())
 
 
 def test_rank_intervals_best_on_top_and_only_the_metric():

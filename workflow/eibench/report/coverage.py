@@ -53,8 +53,10 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     with its coverage and ``coverage_p``), ``sim.n_coverage_above`` / ``sim.coverage_above``
     (verdict 'above nominal': conservative intervals, each with ``coverage_p_above``) and
     ``sim.coverage_too_few`` (``too_few_studies`` for the non-coverage, 1 - ``level``, over the
-    most studies a tested coverage ran in: the paper then prints no verdict of the binomial
-    tests, and every printed p is a dash; False when no coverage is tested)."""
+    most studies a tested coverage ran in; False when no coverage is tested). Too few studies
+    cannot show a coverage at nominal: a coverage not significantly below it then gets no verdict
+    and its printed p is a dash. One significantly below it is evidence of under-coverage however
+    few the studies: it keeps its verdict (it is counted in ``sim.n_coverage_below``) and its p."""
     ps = [
         float(p) if pd.notna(c) and pd.notna(p) else float("nan")
         for c, p in zip(planted["coverage"], planted["coverage_p"])
@@ -101,8 +103,9 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
     add(
         "sim.coverage_too_few",
         too_few,
-        note="too few simulated studies to test a coverage: the binomial 95% band of the non-coverage "
-        "over them reaches beyond twice its nominal value",
+        note="too few simulated studies to show a coverage at nominal: the binomial 95% band of the "
+        "non-coverage over them reaches beyond twice its nominal value (a coverage significantly below "
+        "nominal still counts)",
     )
     add("sim.n_coverage_below", len(below))
     add(
@@ -116,8 +119,11 @@ def add_coverage(nums: Numbers, planted: pd.DataFrame, level: float = 0.95, alph
         listing(above, "above"),
         note=f"coverage above the nominal level, one-sided binomial p <= {alpha}",
     )
-    # Too few studies to test a coverage: no p is printed for a test the paper says it cannot run.
-    return [fmt_p(float("nan") if too_few else p) for p in ps]
+    # Too few studies to show a coverage at nominal: a p is printed only for a coverage significantly below it.
+    return [
+        fmt_p(float("nan") if too_few and v != "below nominal" else p)
+        for p, v in zip(ps, planted["coverage_vs_nominal"])
+    ]
 
 
 def add_recovery(nums: Numbers, planted: pd.DataFrame) -> None:

@@ -676,8 +676,9 @@ def coverage_labels(alpha: float | None) -> dict[str, str]:
 
 
 UNTESTED_COVERAGE = "coverage: share over models\n(no binomial test)"
-#: The verdict every tested coverage is drawn with when the run has too few simulated studies
-#: to test a coverage (``coverage.too_few_studies``): the paper then prints no verdict either.
+#: The verdict a tested coverage not significantly below nominal is drawn with when the run has
+#: too few simulated studies to show a coverage at nominal (``coverage.too_few_studies``): the
+#: paper then prints no verdict for it either. One significantly below nominal keeps its colour.
 TOO_FEW = "too few studies"
 
 
@@ -685,9 +686,11 @@ def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float, alpha: flo
     """The right panel of :func:`simulation_calibration`: per planted effect (row ``y``) its
     coverage with the Clopper-Pearson 95% interval (when the table has ``coverage_lo`` /
     ``coverage_hi``), coloured by ``coverage_vs_nominal`` (open dot where it is empty: no
-    binomial test applies; one neutral colour for every tested coverage when the studies are
-    too few to test one, ``coverage.too_few_studies`` over the most studies of a tested
-    coverage), its sign recovery (cross) and the nominal coverage (dashed)."""
+    binomial test applies; when the studies are too few to show a coverage at nominal,
+    ``coverage.too_few_studies`` over the most studies of a tested coverage, one neutral colour
+    for every tested coverage but those significantly below nominal, which are evidence of
+    under-coverage however few the studies), its sign recovery (cross) and the nominal coverage
+    (dashed)."""
     y = np.arange(len(rows))
     verdicts = rows["coverage_vs_nominal"].fillna("") if "coverage_vs_nominal" in rows else pd.Series([""] * len(rows))
     labels = coverage_labels(alpha)
@@ -695,8 +698,10 @@ def _coverage_panel(ax: plt.Axes, rows: pd.DataFrame, nominal: float, alpha: flo
     if tested.any() and "n_simulations" in rows:
         studies = int(rows["n_simulations"][tested].max())
         if too_few_studies(studies, 1 - nominal):
-            verdicts = verdicts.where(~tested, TOO_FEW)
-            labels[TOO_FEW] = f"coverage over {studies} {plural(studies, 'study', 'studies')}\n(too few to test)"
+            verdicts = verdicts.where(~tested | verdicts.eq("below nominal"), TOO_FEW)
+            labels[TOO_FEW] = (
+                f"coverage over {studies} {plural(studies, 'study', 'studies')}\n(too few to show nominal)"
+            )
     for verdict in [*COVERAGE_COLOURS, TOO_FEW, ""]:
         at = (verdicts == verdict).to_numpy()
         if not at.any():
