@@ -607,3 +607,32 @@ def test_an_inconclusive_diagnosis_claim_says_when_its_estimate_points_the_other
     )
     reader = _compiled(small_run, effect(-0.013), tmp_path)
     assert reader.shows("is -0.013 (95% interval [-0.034, 0.060]) (permutation p")
+
+
+@pytest.mark.parametrize(
+    "value, display, remark",
+    [
+        (0.0012, "0.001", True),  # the release build's late minus early, a rise by the point estimate
+        (0.0004, "0.000", False),  # printed as zero: no sign to remark on
+        (-0.0012, "-0.001", False),  # a decline, as the claim says
+    ],
+)
+def test_an_inconclusive_drift_claim_says_when_its_estimate_points_the_other_way(
+    small_run, tmp_path, value, display, remark
+):
+    """Release build, three baselines: "The decline of the compared baselines' behaviour accuracy
+    from early to late turns is not supported: late minus early binary OM accuracy is 0.001",
+    a rise, with nothing said of its sign (only an interval wholly above zero was remarked on).
+    The other claims that predict a negative estimate (C3, C5) said so already (small run,
+    numbers edited)."""
+
+    def edit(e: dict) -> None:
+        _testable(e)
+        _set(e, "unc.claims_use_primary", True)
+        _set(e, "claim.C4.estimate", value, display, ci=[-0.01, 0.012], ci_display="[-0.010, 0.012]")
+
+    reader = _compiled(small_run, edit, tmp_path)
+    sentence = f"binary OM accuracy is {display} (95% interval [-0.010, 0.012])"
+    assert reader.shows(sentence)
+    assert reader.shows(f"{sentence}, a rise by the point estimate, the opposite of the claim (Page's") is remark
+    assert not reader.shows("a rise rather than a decline")
