@@ -636,3 +636,17 @@ def test_an_inconclusive_drift_claim_says_when_its_estimate_points_the_other_way
     assert reader.shows(sentence)
     assert reader.shows(f"{sentence}, a rise by the point estimate, the opposite of the claim (Page's") is remark
     assert not reader.shows("a rise rather than a decline")
+
+
+@pytest.mark.parametrize("k, words", [(1, "1 of them scores"), (2, "2 of them score"), (3, "all of them score")])
+def test_the_count_of_models_not_declining_agrees_with_its_verb(small_run, tmp_path, k, words):
+    """Release build, three baselines: "and 1 of them score at least as well late as early"
+    (small run, numbers edited)."""
+
+    def edit(e: dict) -> None:
+        _testable(e)
+        _set(e, "drift.binary_om_acc.n_models", 3)
+        _set(e, "drift.binary_om_acc.n_not_declining", k)
+
+    reader = _compiled(small_run, edit, tmp_path)
+    assert reader.shows(f"within each of the 3 simulated models, and {words} at least as well late as early.")
