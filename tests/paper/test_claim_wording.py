@@ -114,36 +114,56 @@ def test_the_abstract_counts_every_claim_supported_on_the_null_cohort(small_run,
     how many of them are false positives, not the false positives alone as "claims still
     supported" (small run, numbers edited)."""
 
-    def null(supported: int, false_positive: int) -> Callable[[dict], None]:
+    def null(supported: int, false_positive: int, undecided: int = 0) -> Callable[[dict], None]:
         def edit(e: dict) -> None:
             _set(e, "truth.n_null_supported", supported)
             _set(e, "truth.null.n_false_positive", false_positive)
+            _set(e, "truth.null.n_supported_undecided", undecided)
 
         return edit
 
     reader = _compiled(small_run, null(5, 2), tmp_path)
-    assert reader.shows("with nothing planted, 5 claims are still supported, 2 of them false positives")
+    assert reader.shows(
+        "with nothing planted, 5 claims are still supported, 2 of them false positives (claims false of their "
+        "estimand)."
+    )
     assert not reader.shows("with nothing planted, 2 claims are still supported")
     reader = _compiled(small_run, null(1, 1), tmp_path)
-    assert reader.shows("with nothing planted, 1 claim is still supported, a false positive")
+    assert reader.shows(
+        "with nothing planted, 1 claim is still supported, a false positive (a claim false of its estimand)."
+    )
+    # the default build: C3's estimand on the null cohort, 0.007 ± 0.006 over 3 draws, is within
+    # the Monte-Carlo error of zero, so its truth, and whether it is a false positive, is undecided
+    reader = _compiled(small_run, null(4, 1, 1), tmp_path)
+    assert reader.shows(
+        "with nothing planted, 4 claims are still supported, 1 of them a false positive (a claim false of its "
+        "estimand) and 1 of them undecided, its estimand within the Monte-Carlo error of the value at which the "
+        "claim turns true or false."
+    )
+    reader = _compiled(small_run, null(3, 0, 2), tmp_path)
+    assert reader.shows(
+        "with nothing planted, 3 claims are still supported, 2 of them undecided, their estimands within"
+    )
 
 
 def test_the_diagnosis_panel_does_not_call_an_interval_off_zero_an_effect(small_run, tmp_path):
     """The left panel of figure subgroups draws the mixed model's interval of the diagnosis
     contrast over a few participants; its caption said that "an interval that excludes the
     dashed zero is an effect", while on the null cohort of the truth section, with nothing
-    planted, such intervals exclude zero and the diagnosis claims are false positives (default
-    build: C3 and C3b). The caption says what an interval off zero shows, and names the null
-    cohort's false positives (small run, numbers edited so that its diagnosis is testable)."""
+    planted, such intervals exclude zero and the diagnosis claims are supported (default build: C3
+    and C3b). The caption says what an interval off zero shows, and names the diagnosis claims
+    the null cohort supports (whether each is a false positive is the truth section's to say:
+    C3's estimand there is within its Monte-Carlo error of zero) (small run, numbers edited so
+    that its diagnosis is testable)."""
 
     def testable(e: dict) -> None:
         _set(e, "diagnosis.testable", True, display="yes")
-        _set(e, "truth.C3.null_outcome", "false positive")
-        _set(e, "truth.C3b.null_outcome", "no false positive")
+        _set(e, "truth.C3.null_verdict", "supported")
+        _set(e, "truth.C3b.null_verdict", "inconclusive")
 
     reader = _compiled(small_run, testable, tmp_path)
     assert reader.shows("an interval that excludes the dashed zero shows that the two groups of these few participants")
-    assert reader.shows("with nothing planted, the diagnosis claim C3 is a false positive)")
+    assert reader.shows("with nothing planted, the diagnosis claim C3 is supported)")
     assert not reader.shows("excludes the dashed zero is an effect")
 
 

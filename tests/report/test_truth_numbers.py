@@ -12,11 +12,14 @@ from eibench.report.numbers import Numbers
 from eibench.report.truth_numbers import (
     DETAIL_COLUMNS,
     MAIN_COLUMNS,
+    UNDECIDED,
     add_truth,
     holds,
+    mc_multiplier,
     outcome,
     planted_truth,
     true_when,
+    within_mc_error,
 )
 from eibench.synthetic.null import null_simulation
 
@@ -159,6 +162,8 @@ ESTIMANDS["hardest_gap_cohort"] = ESTIMANDS["hardest_gap"]
 # the gap's Monte-Carlo error: larger than the estimand's (a difference of two category means)
 ESTIMANDS["hardest_gap_mc_se"] = np.where(ESTIMANDS["id"] == "C5", 0.07, np.nan)
 ESTIMANDS["hardest_gap_mc_se_cohort"] = ESTIMANDS["hardest_gap_mc_se"]
+# draws of the Monte-Carlo expectations: enough that every truth above is decided within its error
+ESTIMANDS["draws"] = 10
 
 
 def test_holds_is_judged_on_the_estimand(claims):
@@ -183,6 +188,84 @@ def test_the_hardest_topic_needs_its_contrast_and_its_category_the_hardest(claim
     assert holds(c5, -1.0) is None and holds(c5, -1.0, float("nan")) is None  # no gap: no judgement
     assert true_when(c5) == "below 0, and the topic the hardest"
     assert true_when({"id": "C4b", "test": "turn_flat", "params": {"margin": 0.05}}) == "within ±0.05"
+
+
+def test_a_truth_within_the_monte_carlo_error_of_its_estimand_is_undecided(claims):
+    """The default run's null cohort: C3's estimand 0.007 ± 0.006 over 3 draws, "false positive"
+    of a supported verdict, though its 95% Monte-Carlo interval (t over 2 degrees of freedom:
+    ± 0.025) reaches across zero, the boundary the claim is judged at."""
+    by_id = {c["id"]: c for c in claims}
+    c3 = by_id["C3"]
+    assert within_mc_error(c3, 0.007, 0.006, 3)
+    assert outcome("supported", holds(c3, 0.007), within_mc_error(c3, 0.007, 0.006, 3)) == UNDECIDED
+    assert not within_mc_error(c3, 0.007, 0.001, 3)  # ± 0.0043: decided, the claim false of it
+    assert not within_mc_error(c3, 0.007, 0.0, 3)  # equal in every draw
+    # an unknown error (NaN: a jackknife leave-out without a value) or one draw decides nothing
+    assert within_mc_error(c3, 0.007, float("nan"), 3) and within_mc_error(c3, 0.007, 0.0, 1)
+    # a claim that reads exact values only (binary OM accuracy) is decided whatever its error says
+    assert not within_mc_error(by_id["C3b"], 0.0, float("nan"), 1)
+    assert not within_mc_error(c3, None, 0.006, 3)  # no estimand: no outcome at all
+    # a flat trend is judged at its margin (0.05), on either side
+    c4b = by_id["C4b"]
+    assert within_mc_error(c4b, 0.045, 0.002, 3) and within_mc_error(c4b, -0.055, 0.002, 3)
+    assert not within_mc_error(c4b, 0.01, 0.005, 3)
+    # the topic claim: decided against it when either part is, for it only when both are
+    c5 = by_id["C5"]
+    assert not within_mc_error(c5, -6.7, 0.35, 3, -5.7, 0.45)  # both decided: the hardest
+    assert not within_mc_error(c5, 0.2, 0.45, 3, 1.2, 0.1)  # its gap decides against the claim
+    assert within_mc_error(c5, 0.2, 0.45, 3, 1.2, 0.47)  # neither decided
+    assert within_mc_error(c5, -6.7, 0.35, 3, -0.2, 0.45)  # harder, but the hardest within error
+    assert not within_mc_error(c5, 6.7, 0.35, 3, -0.2, 0.45)  # easier, decided: the gap cannot save it
+    assert mc_multiplier(3) == pytest.approx(4.303, abs=1e-3) and np.isnan(mc_multiplier(1))
+
+
+def test_add_truth_counts_undecided_truths_apart(sim, claims):
+    ids = [c["id"] for c in claims]
+    null = _table({i: "inconclusive" for i in ids} | {"C3": "supported"})
+    estimands = ESTIMANDS.copy()
+    at = (estimands["cohort"] == "null") & (estimands["id"] == "C3")
+    estimands.loc[at, ["estimand", "mc_se", "draws"]] = [0.007, 0.006, 3]
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    table, _ = add_truth(
+        nums, _table({i: "supported" for i in ids}), null, claims, sim, null_simulation(sim), estimands
+    )
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert table.set_index(["Claim", "Cohort"]).loc[("C3", "null"), "Outcome"] == UNDECIDED
+    assert e["truth.C3.null_outcome"] == UNDECIDED
+    assert e["truth.null.n_undecided"] == 1 and e["truth.null.undecided"] == "C3"
+    assert e["truth.null.n_false_positive"] == 0 and e["truth.null.n_supported_undecided"] == 1
+    assert e["truth.planted.n_undecided"] == 0 and e["truth.planted.undecided"] == "none"
+    assert e["truth.mc_draws"] == 0  # C3's 3 draws against the others' 10: no one multiplier to print
+
+
+def test_the_multiplier_the_outcomes_are_decided_on_is_printed_with_the_draws(sim, claims):
+    ids = [c["id"] for c in claims]
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_truth(
+        nums,
+        _table(dict.fromkeys(ids, "supported")),
+        _table(dict.fromkeys(ids, "inconclusive")),
+        claims,
+        sim,
+        null_simulation(sim),
+        ESTIMANDS,
+    )
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["truth.mc_draws"] == 10 and e["truth.mc_multiplier"] == pytest.approx(2.262, abs=1e-3)
+
+
+def test_a_false_positive_true_of_this_cohort_only_within_its_error_is_not_counted_true_of_it(sim, claims):
+    ids = [c["id"] for c in claims]
+    null = _table({i: "inconclusive" for i in ids} | {"C3": "supported"})
+    estimands = ESTIMANDS.copy()
+    at = (estimands["cohort"] == "null") & (estimands["id"] == "C3")
+    # false of the design (0.03 > 0); given the cohort -0.001 ± 0.002: the claimed side, within error
+    estimands.loc[at, ["estimand", "estimand_cohort", "mc_se_cohort"]] = [0.03, -0.001, 0.002]
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_truth(nums, _table({i: "supported" for i in ids}), null, claims, sim, null_simulation(sim), estimands)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["truth.C3.null_outcome"] == "false positive"
+    assert e["truth.null.n_false_positive_true_of_cohort"] == 0
 
 
 def test_add_truth_counts_and_table(sim, claims):

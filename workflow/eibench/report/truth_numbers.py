@@ -22,7 +22,10 @@ a flat trend within the claim's margin, a share of models above one half (the hu
 claim holds, "recovered" (supported), "missed" (inconclusive) or "wrong sign" (not supported:
 the test points against the estimand); where it does not, "false positive" (supported) or "no
 false positive" (any other verdict). A claim without an estimand or with a "not testable"
-verdict has no outcome ("–"). The printed table (MAIN_COLUMNS) gives the estimand, when the
+verdict has no outcome ("–"). Where the estimand carries a Monte-Carlo error and lies so close
+to the boundary the claim is judged at that its 95% Monte-Carlo interval reaches across it
+(``within_mc_error``), whether the claim holds is not decided, and neither is the outcome:
+"undecided (MC)". The printed table (MAIN_COLUMNS) gives the estimand, when the
 claim holds of it, the estimate and the outcome, at the precision the estimate's interval
 supports; its appendix (DETAIL_COLUMNS) the planted value in generator units, the estimand given
 this cohort's drawn participant and conversation difficulties (the same statistic on the
@@ -37,6 +40,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from ..metrics.registry import BY_NAME, label_of
 from .claim_units import claim_unit
@@ -162,6 +166,72 @@ def holds(claim: dict[str, Any], estimand: float | None, hardest_gap: float | No
     return None
 
 
+def _distance(claim: dict[str, Any], estimand: float) -> float | None:
+    """How far ``estimand`` lies from the boundary at which ``holds`` changes (a distance >= 0);
+    None for a test ``holds`` does not judge."""
+    test, params = claim["test"], claim.get("params", {})
+    if test in ("diagnosis_effect", "turn_drift", "discriminability_difference", "topic_hardest"):
+        return abs(estimand)
+    if test == "profile_flips":
+        return abs(estimand - 1)
+    if test == "turn_flat":
+        return abs(abs(estimand) - params["margin"])
+    if test == "humans_vs_models":
+        return abs(estimand - 0.5)
+    if test == "rank_independence":
+        return abs(estimand - params["margin"])
+    return None
+
+
+def mc_multiplier(draws: int) -> float:
+    """The half-width of a 95% Monte-Carlo interval in Monte-Carlo errors: Student's t at 0.975
+    over ``draws`` - 1 degrees of freedom (the error is a spread over that few draws; 4.30 for
+    3 draws); NaN for fewer than two draws."""
+    return float(stats.t.ppf(0.975, draws - 1)) if draws >= 2 else float("nan")
+
+
+def _decided(distance: float | None, se: float | None, draws: int, exact: bool) -> bool:
+    """Whether a value ``distance`` from its boundary lies beyond the half-width of its 95%
+    Monte-Carlo interval (``mc_multiplier``). An exact value (``exact``: it reads exact expected
+    values only) is always decided, and so is a Monte-Carlo value equal in every draw (error 0
+    over two draws or more); one whose error is unknown (NaN, or from fewer than two draws)
+    is not."""
+    if distance is None or exact:
+        return True
+    if draws < 2 or se is None or not np.isfinite(se):
+        return False
+    return se == 0 or bool(distance > mc_multiplier(draws) * se)
+
+
+def within_mc_error(
+    claim: dict[str, Any],
+    estimand: float | None,
+    se: float | None,
+    draws: int,
+    hardest_gap: float | None = None,
+    gap_se: float | None = None,
+) -> bool:
+    """Whether ``holds`` of the claim is left undecided by the Monte-Carlo error of its estimand
+    (``se``, from ``draws`` draws): True when some value within the 95% Monte-Carlo interval
+    of the estimand (and, for the topic claim, of its ``hardest_gap`` with ``gap_se``) would
+    judge the claim otherwise, or when that error is unknown (``_decided``); never for a claim
+    that reads exact values only (``reads_exact``). The topic claim holds when both its contrast and its gap lie on
+    the harder side: it is decided when either is decided against the claim, or both for it.
+    False without an estimand (``holds`` is then None: no outcome at all)."""
+    if estimand is None or holds(claim, estimand, hardest_gap) is None:
+        return False
+    exact = reads_exact(claim)
+    contrast = _decided(_distance(claim, estimand), se, draws, exact)
+    if claim["test"] != "topic_hardest":
+        return not contrast
+    assert hardest_gap is not None  # holds() is None without it
+    worse = -1 if BY_NAME[claim["params"]["metric"]].higher_is_better else 1
+    gap = _decided(abs(hardest_gap), gap_se, draws, exact)
+    harder, hardest = estimand * worse > 0, hardest_gap * worse > 0
+    decided = (not harder and contrast) or (not hardest and gap) or (harder and contrast and hardest and gap)
+    return not decided
+
+
 def true_when(claim: dict[str, Any]) -> str:
     """When the claim holds of its estimand (``holds``), in words, for the table."""
     test, params = claim["test"], claim.get("params", {})
@@ -240,10 +310,18 @@ def _covers(row: pd.Series, value: float | None) -> str:
     return "yes" if row["lo"] <= value <= row["hi"] else "no"
 
 
-def outcome(verdict: str, holds: bool | None) -> str:
-    """The outcome of a verdict given the truth by construction (module docstring)."""
+#: The outcome of a claim whose truth the Monte-Carlo error of its estimand leaves undecided.
+UNDECIDED = "undecided (MC)"
+
+
+def outcome(verdict: str, holds: bool | None, undecided: bool = False) -> str:
+    """The outcome of a verdict given the truth by construction (module docstring);
+    ``undecided``: the Monte-Carlo error of the estimand leaves ``holds`` undecided
+    (``within_mc_error``)."""
     if holds is None or verdict == "not testable":
         return "–"
+    if undecided:
+        return UNDECIDED
     if holds:
         return {"supported": "recovered", "not supported": "wrong sign"}.get(verdict, "missed")
     return "false positive" if verdict == "supported" else "no false positive"
@@ -272,6 +350,7 @@ ESTIMAND_COLUMNS = (
     "id",
     "estimand",
     "mc_se",
+    "draws",
     "estimand_cohort",
     "mc_se_cohort",
     "hardest_gap",
@@ -321,6 +400,7 @@ def add_truth(
     if lacking:
         raise ValueError(f"results/truth/estimands.csv: no column {lacking}; rerun rule truth_models")
     target = {(r.cohort, r.id): (_clean(r.estimand), float(r.mc_se)) for r in estimands.itertuples()}
+    n_draws = {(r.cohort, r.id): int(r.draws) for r in estimands.itertuples()}
     given = {(r.cohort, r.id): (_clean(r.estimand_cohort), float(r.mc_se_cohort)) for r in estimands.itertuples()}
     gaps = {(r.cohort, r.id): (float(r.hardest_gap), float(r.hardest_gap_cohort)) for r in estimands.itertuples()}
     gap_ses = {
@@ -331,6 +411,7 @@ def add_truth(
     details: list[dict[str, Any]] = []
     counts: dict[tuple[str, str], int] = {}
     covered = {"planted": [0, 0, 0], "null": [0, 0, 0]}
+    undecided_ids: dict[str, list[str]] = {"planted": [], "null": []}
     for c in claims:
         cid = c["id"]
         truth = planted_truth(c, sim, null_sim)
@@ -342,8 +423,13 @@ def add_truth(
             value, se = target.get((cohort, cid), (None, None))
             gap, gap_c = gaps.get((cohort, cid), (None, None))
             verdict = str(table.loc[cid, "verdict"])
-            out = outcome(verdict, holds(c, value, gap))
+            undecided = within_mc_error(
+                c, value, se, n_draws.get((cohort, cid), 0), gap, gap_ses.get((cohort, cid), (None, None))[0]
+            )
+            out = outcome(verdict, holds(c, value, gap), undecided)
             counts[(cohort, out)] = counts.get((cohort, out), 0) + 1
+            if out == UNDECIDED:
+                undecided_ids[cohort].append(cid)
             value_c, se_c = given.get((cohort, cid), (None, None))
             cover, cover_c = _covers(table.loc[cid], value), _covers(table.loc[cid], value_c)
             if cover != "–":
@@ -384,6 +470,13 @@ def add_truth(
     for cohort in ("planted", "null"):
         for o in ("recovered", "missed", "wrong sign", "false positive", "no false positive"):
             nums.add(f"truth.{cohort}.n_{o.replace(' ', '_')}", counts.get((cohort, o), 0), RULE)
+        nums.add(
+            f"truth.{cohort}.n_undecided",
+            counts.get((cohort, UNDECIDED), 0),
+            RULE,
+            note="claims whose truth the Monte-Carlo error of their estimand leaves undecided",
+        )
+        nums.add(f"truth.{cohort}.undecided", ", ".join(undecided_ids[cohort]) or "none", RULE)
         nums.add(f"truth.{cohort}.n_covered", covered[cohort][0], RULE)
         nums.add(f"truth.{cohort}.n_intervals", covered[cohort][1], RULE)
         nums.add(f"truth.{cohort}.n_covered_cohort", covered[cohort][2], RULE)
@@ -391,6 +484,24 @@ def add_truth(
     nums.add("truth.n_estimands", len({cid for (_, cid) in target}), "truth_models")
     nums.add("truth.n_no_estimand", len({c["id"] for c in claims} - {cid for (_, cid) in target}), "truth_models")
     nums.add("truth.n_null_supported", int((n["verdict"] == "supported").sum()), RULE)
+    # the draws behind the Monte-Carlo errors, and the half-width of the 95% interval the outcomes
+    # are decided on, in errors (printed only where every estimand has the same draws)
+    all_draws = sorted(set(n_draws.values()))
+    one = all_draws[0] if len(all_draws) == 1 else 0
+    nums.add("truth.mc_draws", one, "truth_models", note="Monte-Carlo draws of every estimand (0: they differ)")
+    nums.add(
+        "truth.mc_multiplier",
+        mc_multiplier(one) if one else float("nan"),
+        RULE,
+        digits=2,
+        note="half-width of the 95% Monte-Carlo interval in Monte-Carlo errors (Student's t, draws - 1 df)",
+    )
+    nums.add(
+        "truth.null.n_supported_undecided",
+        sum(str(n.loc[cid, "verdict"]) == "supported" for cid in undecided_ids["null"]),
+        RULE,
+        note="claims supported on the null cohort whose truth the Monte-Carlo error of their estimand leaves undecided",
+    )
 
     # the largest Monte-Carlo error of an estimand per scale: composite points, log F ratios,
     # and the rest (proportions, shares of models, Kendall taus: 0 to 1 in absolute value); the
