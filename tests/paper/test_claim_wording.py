@@ -670,3 +670,24 @@ def test_the_count_of_models_not_declining_agrees_with_its_verb(small_run, tmp_p
 
     reader = _compiled(small_run, edit, tmp_path)
     assert reader.shows(f"within each of the 3 simulated models, and {words} at least as well late as early.")
+
+
+def test_a_rank_correlation_over_few_models_is_said_to_move_in_coarse_steps(small_run, tmp_path):
+    """Release build, three baselines: "The rank correlation between the compared baselines'
+    turn-level and conversation-level pillars is 1.00 ([0.33, 1.00], ...)", an interval that
+    reads as continuous, though over 3 models Kendall's tau-b takes only -1, -1/3, 1/3 and 1
+    (small run, numbers edited so that C6 is testable)."""
+
+    def few(coarse: bool) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            _set(e, "claim.C6.verdict", "not supported")
+            _set(e, "profiles.n_models", 3)
+            _set(e, "profiles.n_tau_values", 4)
+            _set(e, "profiles.tau_coarse", coarse, display="yes" if coarse else "no")
+
+        return edit
+
+    reader = _compiled(small_run, few(True), tmp_path)
+    assert reader.shows(", coarse: over 3 simulated models Kendall's tau-b of untied ranks takes only 4 values;")
+    reader = _compiled(small_run, few(False), tmp_path)
+    assert not reader.shows("Kendall's tau-b of untied ranks takes only")

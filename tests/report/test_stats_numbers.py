@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 from eibench.report.numbers import Numbers
-from eibench.report.stats_numbers import add_drift, add_romantic
+from eibench.report.stats_numbers import add_drift, add_profiles, add_romantic
 
 SCRIPTS = {r: f"workflow/scripts/{r}.py" for r in ("stats_topics", "stats_drift")}
 
@@ -171,3 +171,32 @@ def test_every_kind_of_test_with_a_p_value_says_what_it_is():
     source = inspect.getsource(claims_module.claim_result)
     kinds = set(re.findall(r'test == "(\w+)"', source))
     assert kinds - {"turn_flat", "profile_flips"} == set(claims_module.P_VALUE_OF_TEST)
+
+
+def _profiles(n_models: int) -> dict[str, float]:
+    """Rule stats_profiles' summary.json over ``n_models`` models."""
+    return {
+        "tau": 1.0,
+        "lo": 1 / 3,
+        "hi": 1.0,
+        "n_models": n_models,
+        "n_flips": 0,
+        "n_clear_flips": 0,
+        "n_unresolved_flips": 0,
+        "flip_resamples": 2000,
+    }
+
+
+def test_few_models_make_the_rank_correlation_coarse():
+    """Over 3 models Kendall's tau-b of untied ranks takes 4 values (-1, -1/3, 1/3, 1): the
+    release build's interval [0.33, 1.00] can only jump between them. Over 11 it takes 56."""
+    for n_models, values, coarse in ((3, 4, True), (5, 11, True), (6, 16, False), (11, 56, False), (1, 0, False)):
+        nums = Numbers(scripts={"stats_profiles": "workflow/scripts/stats_profiles.py"})
+        add_profiles(nums, _profiles(n_models))
+        e = {k: v["value"] for k, v in nums.entries.items()}
+        assert (e["profiles.n_models"], e["profiles.n_tau_values"], e["profiles.tau_coarse"]) == (
+            n_models,
+            values,
+            coarse,
+        ), n_models
+        assert nums.entries["profiles.tau"]["ci"] == [1 / 3, 1.0]

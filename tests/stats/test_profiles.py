@@ -85,6 +85,7 @@ def test_a_missing_pillar_gives_no_flip_and_no_count():
         flips, summary = profiles.profiles(study, [0, 1, 2], weights)
     assert len(flips) == 0
     assert summary["n_flips"] is None and summary["n_clear_flips"] is None and np.isnan(summary["tau"])
+    assert summary["n_models"] == 0  # no model has both pillars
 
 
 def test_a_flip_that_only_a_p_of_0_read_as_0_makes_significant_is_not_clear():
@@ -97,6 +98,7 @@ def test_a_flip_that_only_a_p_of_0_read_as_0_makes_significant_is_not_clear():
     flips, summary = profiles.profiles(study, list(range(5)), few)
     assert (flips["p_flip"] == 0).all() and (flips["p_holm"] == 0).all()
     assert summary["n_flips"] == 10 and summary["n_clear_flips"] == 0 and summary["n_unresolved_flips"] == 10
+    assert summary["n_models"] == 5
     np.testing.assert_allclose(flips["p_holm_bound"], 10 * 2 / 100)
     assert summary["flip_resamples"] == 100
     many = cluster_weights(np.arange(50), 1000, np.random.default_rng(6))  # bound 10 x 0.002 = 0.02

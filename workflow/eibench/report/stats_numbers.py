@@ -111,6 +111,11 @@ def p_value_kinds(claims: pd.DataFrame) -> str:
     return "; ".join(f"{', '.join(ids)}: {kind}" for kind, ids in groups.items()) or "none"
 
 
+#: Up to this many models, Kendall's tau-b of untied ranks takes at most 11 values, in steps of
+#: at least 0.2: the paper says its interval is coarse.
+COARSE_TAU_MODELS = 5
+
+
 def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFrame]:
     """Add the statistics' numbers to ``nums``; return the display tables by name.
 
@@ -344,23 +349,7 @@ def add_statistics(nums: Numbers, paths: dict[str, str]) -> dict[str, pd.DataFra
         add(f"humans.alt_test.{answers}.n_pass", int(t["passes"].sum()), "stats_humans")
         add(f"humans.alt_test.{answers}.n_models", int(len(t)), "stats_humans")
 
-    prof = json.loads(Path(paths["profiles"]).read_text())
-    nan = float("nan")
-    add(
-        "profiles.tau",
-        nan if prof["tau"] is None else float(prof["tau"]),
-        "stats_profiles",
-        ci=tuple(nan if prof[k] is None else float(prof[k]) for k in ("lo", "hi")),
-    )
-    add("profiles.n_flips", _count(prof["n_flips"]), "stats_profiles")
-    add("profiles.n_clear_flips", _count(prof["n_clear_flips"]), "stats_profiles")
-    add(
-        "profiles.n_unresolved_flips",
-        _count(prof["n_unresolved_flips"]),
-        "stats_profiles",
-        note="flips Holm would call significant only with a bootstrap p of 0 read as exactly 0",
-    )
-    add("profiles.flip_resamples", int(prof["flip_resamples"]), "stats_profiles")
+    add_profiles(nums, json.loads(Path(paths["profiles"]).read_text()))
 
     tables["null_rates"] = add_null_rates(nums, pd.read_csv(paths["null_rates"]))
     planted = pd.read_csv(paths["planted"])
@@ -386,6 +375,47 @@ def planted_table(planted: pd.DataFrame) -> pd.DataFrame:
             "Coverage": [fmt_share(x, n) for x, n in zip(planted["coverage"], planted["n_simulations"])],
         }
     )
+
+
+def add_profiles(nums: Numbers, prof: dict[str, Any]) -> None:
+    """Add the profiles numbers (``profiles.*``) from rule stats_profiles' summary
+    (stats.profiles.profiles): Kendall's tau-b between the turn-level and conversation-level
+    pillars with its interval, the models it is computed over (``profiles.n_models``), how many
+    values it can take over them (``profiles.n_tau_values``) and whether that few make its
+    interval coarse (``profiles.tau_coarse``: at most COARSE_TAU_MODELS models), and the counts
+    of flips."""
+
+    def value(key: str) -> float:
+        return float("nan") if prof[key] is None else float(prof[key])
+
+    nums.add("profiles.tau", value("tau"), "stats_profiles", ci=(value("lo"), value("hi")))
+    # Kendall's tau-b over n untied ranks takes n(n - 1)/2 + 1 values: with few models its
+    # bootstrap interval moves in coarse steps (3 models: -1, -1/3, 1/3, 1).
+    n_models = int(prof.get("n_models", 0))
+    nums.add(
+        "profiles.n_models", n_models, "stats_profiles", note="models with both pillars, over which tau is computed"
+    )
+    nums.add(
+        "profiles.n_tau_values",
+        n_models * (n_models - 1) // 2 + 1 if n_models >= 2 else 0,
+        "stats_profiles",
+        note="values Kendall's tau-b of untied ranks can take over these models",
+    )
+    nums.add(
+        "profiles.tau_coarse",
+        2 <= n_models <= COARSE_TAU_MODELS,
+        "stats_profiles",
+        note=f"at most {COARSE_TAU_MODELS} models: tau-b and its interval move in steps of at least 0.2",
+    )
+    nums.add("profiles.n_flips", _count(prof["n_flips"]), "stats_profiles")
+    nums.add("profiles.n_clear_flips", _count(prof["n_clear_flips"]), "stats_profiles")
+    nums.add(
+        "profiles.n_unresolved_flips",
+        _count(prof["n_unresolved_flips"]),
+        "stats_profiles",
+        note="flips Holm would call significant only with a bootstrap p of 0 read as exactly 0",
+    )
+    nums.add("profiles.flip_resamples", int(prof["flip_resamples"]), "stats_profiles")
 
 
 def add_romantic(nums: Numbers, romantic: pd.DataFrame) -> None:

@@ -40,7 +40,8 @@ def profiles(
     alpha: float = 0.05,
     pair_weights: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The flips table and the summary (``tau`` and its interval on ``weights``; ``n_flips``,
+    """The flips table and the summary (``tau`` and its interval on ``weights``; ``n_models``:
+    the models with both pillars, over which tau is computed; ``n_flips``,
     ``n_clear_flips``, ``n_unresolved_flips``: the flips that Holm would call significant only
     with a bootstrap p of 0 read as exactly 0, not counted clear; ``flip_resamples``). The flips'
     p-values use ``pair_weights`` (default ``weights``): resamples of the same scheme, enough
@@ -83,6 +84,7 @@ def profiles(
     ranked = bool(np.isfinite(mt).sum() >= 2 and np.isfinite(mc).sum() >= 2)
     summary = {
         "tau": tau,
+        "n_models": int((np.isfinite(mt) & np.isfinite(mc)).sum()),
         "lo": float(lo),
         "hi": float(hi),
         "n_flips": int(len(flips)) if ranked else None,
