@@ -119,13 +119,14 @@ def test_the_abstract_counts_every_claim_supported_on_the_null_cohort(small_run,
             _set(e, "truth.n_null_supported", supported)
             _set(e, "truth.null.n_false_positive", false_positive)
             _set(e, "truth.null.n_supported_undecided", undecided)
+            _set(e, "truth.null.n_false_positive_true_of_cohort", 0)
 
         return edit
 
     reader = _compiled(small_run, null(5, 2), tmp_path)
     assert reader.shows(
         "with nothing planted, 5 claims are still supported, 2 of them false positives (claims false of their "
-        "estimand)."
+        "estimands)."
     )
     assert not reader.shows("with nothing planted, 2 claims are still supported")
     reader = _compiled(small_run, null(1, 1), tmp_path)
@@ -140,6 +141,30 @@ def test_the_abstract_counts_every_claim_supported_on_the_null_cohort(small_run,
         "estimand) and 1 of them undecided, its estimand within the Monte-Carlo error of the value at which the "
         "claim turns true or false."
     )
+
+    # the default build's false positive, C3b, is false of the design's estimand (exactly 0) but
+    # true of the estimand given the participants the null cohort drew (0.075)
+    def drawn(true_of_cohort: int) -> Callable[[dict], None]:
+        def edit(e: dict) -> None:
+            null(4, 2, 1)(e)
+            _set(e, "truth.null.n_false_positive_true_of_cohort", true_of_cohort)
+
+        return edit
+
+    reader = _compiled(small_run, drawn(2), tmp_path)
+    assert reader.shows(
+        "2 of them false positives (claims false of their estimands, though true of them given the participants "
+        "and conversations the cohort drew) and 1 of them undecided"
+    )
+    reader = _compiled(small_run, drawn(1), tmp_path)
+    assert reader.shows(
+        "(claims false of their estimands, 1 of them true of its estimand given the participants and "
+        "conversations the cohort drew)"
+    )
+    reader = _compiled(small_run, null(1, 0, 1), tmp_path)
+    assert reader.shows("with nothing planted, 1 claim is still supported, undecided, its estimand within")
+    reader = _compiled(small_run, null(2, 0, 2), tmp_path)
+    assert reader.shows("2 claims are still supported, all of them undecided, their estimands within")
     reader = _compiled(small_run, null(3, 0, 2), tmp_path)
     assert reader.shows(
         "with nothing planted, 3 claims are still supported, 2 of them undecided, their estimands within"

@@ -285,6 +285,9 @@ def test_add_truth_counts_and_table(sim, claims):
     # null: C4 supported with a zero estimand is a false positive; C3 supported with a negative
     # estimand (the metric differs with nothing planted) is recovered, not a false positive
     assert e["truth.null.n_false_positive"] == 1 and e["truth.null.n_recovered"] == 2  # C1 and C3
+    # C4's estimand given the cohort's difficulties (0 - 0.06) lies on the claimed side: the
+    # false positive holds of the participants this cohort drew
+    assert e["truth.null.n_false_positive_true_of_cohort"] == 1
     assert e["truth.null.n_missed"] == 1  # C4b: flat by its estimand, inconclusive
     assert e["truth.null.n_no_false_positive"] == 6  # C2, C3b, C5, C6, C7, C7b
     assert e["truth.n_null_supported"] == 3
@@ -459,3 +462,15 @@ def test_the_largest_monte_carlo_error_of_a_proportion_leaves_out_other_scales()
     nums = Numbers(scripts=RULE_SCRIPTS)
     add_truth_models(nums, expected)
     assert nums.entries["truth.models.max_mc_se_proportion"]["value"] == pytest.approx(0.004)
+
+
+def test_a_false_positive_false_of_this_cohort_too_is_not_counted_true_of_it(sim, claims):
+    ids = [c["id"] for c in claims]
+    null = _table({i: "inconclusive" for i in ids} | {"C4": "supported"})
+    estimands = ESTIMANDS.copy()
+    at = (estimands["cohort"] == "null") & (estimands["id"] == "C4")
+    estimands.loc[at, "estimand_cohort"] = 0.02  # a rise given the drawn difficulties: the claim false of it too
+    nums = Numbers(scripts=RULE_SCRIPTS)
+    add_truth(nums, _table({i: "supported" for i in ids}), null, claims, sim, null_simulation(sim), estimands)
+    e = {k: v["value"] for k, v in nums.entries.items()}
+    assert e["truth.null.n_false_positive"] == 1 and e["truth.null.n_false_positive_true_of_cohort"] == 0

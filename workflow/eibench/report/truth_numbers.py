@@ -22,7 +22,9 @@ a flat trend within the claim's margin, a share of models above one half (the hu
 claim holds, "recovered" (supported), "missed" (inconclusive) or "wrong sign" (not supported:
 the test points against the estimand); where it does not, "false positive" (supported) or "no
 false positive" (any other verdict). A claim without an estimand or with a "not testable"
-verdict has no outcome ("–"). Where the estimand carries a Monte-Carlo error and lies so close
+verdict has no outcome ("–"). A false positive can still hold of the estimand given this
+cohort's drawn difficulties (``truth.<cohort>.n_false_positive_true_of_cohort``): the claim is
+false of the design, true of the participants it drew. Where the estimand carries a Monte-Carlo error and lies so close
 to the boundary the claim is judged at that its 95% Monte-Carlo interval reaches across it
 (``within_mc_error``), whether the claim holds is not decided, and neither is the outcome:
 "undecided (MC)". The printed table (MAIN_COLUMNS) gives the estimand, when the
@@ -412,6 +414,8 @@ def add_truth(
     counts: dict[tuple[str, str], int] = {}
     covered = {"planted": [0, 0, 0], "null": [0, 0, 0]}
     undecided_ids: dict[str, list[str]] = {"planted": [], "null": []}
+    # false positives whose claim holds of the estimand given the cohort's drawn difficulties
+    true_of_cohort: dict[str, list[str]] = {"planted": [], "null": []}
     for c in claims:
         cid = c["id"]
         truth = planted_truth(c, sim, null_sim)
@@ -431,6 +435,14 @@ def add_truth(
             if out == UNDECIDED:
                 undecided_ids[cohort].append(cid)
             value_c, se_c = given.get((cohort, cid), (None, None))
+            if (
+                out == "false positive"
+                and holds(c, value_c, gap_c)
+                and not within_mc_error(
+                    c, value_c, se_c, n_draws.get((cohort, cid), 0), gap_c, gap_ses.get((cohort, cid), (None, None))[1]
+                )
+            ):
+                true_of_cohort[cohort].append(cid)
             cover, cover_c = _covers(table.loc[cid], value), _covers(table.loc[cid], value_c)
             if cover != "–":
                 covered[cohort][0] += cover == "yes"
@@ -477,6 +489,13 @@ def add_truth(
             note="claims whose truth the Monte-Carlo error of their estimand leaves undecided",
         )
         nums.add(f"truth.{cohort}.undecided", ", ".join(undecided_ids[cohort]) or "none", RULE)
+        nums.add(
+            f"truth.{cohort}.n_false_positive_true_of_cohort",
+            len(true_of_cohort[cohort]),
+            RULE,
+            note="false positives whose claim holds of the estimand given this cohort's drawn participant and "
+            "conversation difficulties (decided within its Monte-Carlo error)",
+        )
         nums.add(f"truth.{cohort}.n_covered", covered[cohort][0], RULE)
         nums.add(f"truth.{cohort}.n_intervals", covered[cohort][1], RULE)
         nums.add(f"truth.{cohort}.n_covered_cohort", covered[cohort][2], RULE)
