@@ -126,6 +126,14 @@ def placed_headings(root: Path) -> list[str]:
     return [" ".join(_plain(h["body"]).split()) for h in _query(root, "heading")]
 
 
+def test_no_typst_code_is_printed_as_text(reader):
+    """An ``else`` on the line after the ``]`` that closes its ``#if`` block is markup, not code:
+    the truth table's caption printed "within 4.30 times else [the 95% interval of] its
+    Monte-Carlo error". Neither that nor any other piece of the manuscript's code reaches the PDF."""
+    for code in ("else [", "else if", "#if", "#n(", "N.at(", "#let", "default: (value"):
+        assert code not in reader.words, code
+
+
 def test_every_section_is_there(reader, source, small_run):
     check_sections(reader, source, small_run)
 
