@@ -219,17 +219,25 @@ def test_a_truth_within_the_monte_carlo_error_of_its_estimand_is_undecided(claim
     assert mc_multiplier(3) == pytest.approx(4.303, abs=1e-3) and np.isnan(mc_multiplier(1))
 
 
-def test_add_truth_counts_undecided_truths_apart(sim, claims):
+def _null_only(sim, claims, supported: str, changes: dict[str, float] | None = None) -> tuple[dict, pd.DataFrame]:
+    """The truth numbers (value by key) and table with every claim supported on the planted
+    cohort and only ``supported`` on the null cohort, whose estimands of that claim take
+    ``changes`` (column -> value) over ESTIMANDS."""
     ids = [c["id"] for c in claims]
-    null = _table({i: "inconclusive" for i in ids} | {"C3": "supported"})
     estimands = ESTIMANDS.copy()
-    at = (estimands["cohort"] == "null") & (estimands["id"] == "C3")
-    estimands.loc[at, ["estimand", "mc_se", "draws"]] = [0.007, 0.006, 3]
+    at = (estimands["cohort"] == "null") & (estimands["id"] == supported)
+    for column, value in (changes or {}).items():
+        estimands.loc[at, column] = value
     nums = Numbers(scripts=RULE_SCRIPTS)
+    null = _table(dict.fromkeys(ids, "inconclusive") | {supported: "supported"})
     table, _ = add_truth(
-        nums, _table({i: "supported" for i in ids}), null, claims, sim, null_simulation(sim), estimands
+        nums, _table(dict.fromkeys(ids, "supported")), null, claims, sim, null_simulation(sim), estimands
     )
-    e = {k: v["value"] for k, v in nums.entries.items()}
+    return {k: v["value"] for k, v in nums.entries.items()}, table
+
+
+def test_add_truth_counts_undecided_truths_apart(sim, claims):
+    e, table = _null_only(sim, claims, "C3", {"estimand": 0.007, "mc_se": 0.006, "draws": 3})
     assert table.set_index(["Claim", "Cohort"]).loc[("C3", "null"), "Outcome"] == UNDECIDED
     assert e["truth.C3.null_outcome"] == UNDECIDED
     assert e["truth.null.n_undecided"] == 1 and e["truth.null.undecided"] == "C3"
@@ -239,31 +247,13 @@ def test_add_truth_counts_undecided_truths_apart(sim, claims):
 
 
 def test_the_multiplier_the_outcomes_are_decided_on_is_printed_with_the_draws(sim, claims):
-    ids = [c["id"] for c in claims]
-    nums = Numbers(scripts=RULE_SCRIPTS)
-    add_truth(
-        nums,
-        _table(dict.fromkeys(ids, "supported")),
-        _table(dict.fromkeys(ids, "inconclusive")),
-        claims,
-        sim,
-        null_simulation(sim),
-        ESTIMANDS,
-    )
-    e = {k: v["value"] for k, v in nums.entries.items()}
+    e, _ = _null_only(sim, claims, "C1")
     assert e["truth.mc_draws"] == 10 and e["truth.mc_multiplier"] == pytest.approx(2.262, abs=1e-3)
 
 
 def test_a_false_positive_true_of_this_cohort_only_within_its_error_is_not_counted_true_of_it(sim, claims):
-    ids = [c["id"] for c in claims]
-    null = _table({i: "inconclusive" for i in ids} | {"C3": "supported"})
-    estimands = ESTIMANDS.copy()
-    at = (estimands["cohort"] == "null") & (estimands["id"] == "C3")
     # false of the design (0.03 > 0); given the cohort -0.001 ± 0.002: the claimed side, within error
-    estimands.loc[at, ["estimand", "estimand_cohort", "mc_se_cohort"]] = [0.03, -0.001, 0.002]
-    nums = Numbers(scripts=RULE_SCRIPTS)
-    add_truth(nums, _table({i: "supported" for i in ids}), null, claims, sim, null_simulation(sim), estimands)
-    e = {k: v["value"] for k, v in nums.entries.items()}
+    e, _ = _null_only(sim, claims, "C3", {"estimand": 0.03, "estimand_cohort": -0.001, "mc_se_cohort": 0.002})
     assert e["truth.C3.null_outcome"] == "false positive"
     assert e["truth.null.n_false_positive_true_of_cohort"] == 0
 
@@ -465,12 +455,5 @@ def test_the_largest_monte_carlo_error_of_a_proportion_leaves_out_other_scales()
 
 
 def test_a_false_positive_false_of_this_cohort_too_is_not_counted_true_of_it(sim, claims):
-    ids = [c["id"] for c in claims]
-    null = _table({i: "inconclusive" for i in ids} | {"C4": "supported"})
-    estimands = ESTIMANDS.copy()
-    at = (estimands["cohort"] == "null") & (estimands["id"] == "C4")
-    estimands.loc[at, "estimand_cohort"] = 0.02  # a rise given the drawn difficulties: the claim false of it too
-    nums = Numbers(scripts=RULE_SCRIPTS)
-    add_truth(nums, _table({i: "supported" for i in ids}), null, claims, sim, null_simulation(sim), estimands)
-    e = {k: v["value"] for k, v in nums.entries.items()}
+    e, _ = _null_only(sim, claims, "C4", {"estimand_cohort": 0.02})  # a rise given the draw: false of it too
     assert e["truth.null.n_false_positive"] == 1 and e["truth.null.n_false_positive_true_of_cohort"] == 0
