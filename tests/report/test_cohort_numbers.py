@@ -188,6 +188,21 @@ def test_each_baseline_is_described_by_how_its_method_answers():
     assert none.entries["models.baselines_described"]["value"] == "none"
 
 
+def test_the_prior_baseline_knows_no_other_conversation_of_a_participant_who_has_one():
+    """ESConv build: "prior ... knows the population's answers, the participant's other
+    conversations among them", though each of its 1,300 seekers has one conversation."""
+    from eibench.report.cohort_numbers import add_baselines
+
+    from .rule_map import RULE_SCRIPTS
+
+    for several, other in ((True, True), (False, False)):
+        nums = Numbers(scripts=RULE_SCRIPTS)
+        add_baselines(nums, {"prior": "prior"}, several_per_participant=several)
+        text = nums.entries["models.baselines_described"]["value"]
+        assert ("the participant's other conversations among them" in text) is other
+        assert ("(each participant has one conversation here)" in text) is not other
+
+
 def _baseline_enum(node) -> list[str]:
     """The enum of the baseline's ``method`` property anywhere in the config schema."""
     if isinstance(node, dict):

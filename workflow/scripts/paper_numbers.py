@@ -113,7 +113,7 @@ with rule_log(snakemake) as log:  # noqa: F821
         m: (p.live_served[m], answers_source(combine_summaries(by_mode.values()))) for m, by_mode in summaries.items()
     }
     add_cohort(nums, p.about, p.model_kinds, models, live)
-    add_baselines(nums, p.baseline_methods)
+    add_baselines(nums, p.baseline_methods, bool(conversations["participant_id"].dropna().duplicated().any()))
     add_file_names(nums, conversations)
     add_post_chat_ratings(nums, pd.read_parquet(i.post_chat_ratings, columns=["conversation_id", "item"]))
     # The mode of the statistics, which Table 1's counts of conversations with a value follow

@@ -58,14 +58,30 @@ BASELINE_WORDS = {
     "sentence embedding, one conversation left out at a time",
 }
 
+#: The prior baseline's words for a cohort in which no participant has two conversations: there
+#: is no other conversation of the participant for it to know.
+PRIOR_ONE_CONVERSATION_EACH = (
+    "gives the most common gold answers of the other conversations of the cohort (the rounded mean for a "
+    "rating), one conversation left out at a time, so it knows the population's answers, but never those "
+    "of the conversation it answers (each participant has one conversation here)"
+)
 
-def add_baselines(nums: Numbers, methods: Mapping[str, str]) -> None:
+
+def add_baselines(nums: Numbers, methods: Mapping[str, str], several_per_participant: bool = True) -> None:
     """``models.baselines_described``: each baseline of the run by name with how its method
     answers (``BASELINE_WORDS``), e.g. 'chance answers at random, ...; prior gives ...'; 'none'
-    without a baseline."""
+    without a baseline. Without ``several_per_participant`` (no participant has two
+    conversations: ESConv's seekers, one per conversation) the prior baseline knows no other
+    conversation of the participant (``PRIOR_ONE_CONVERSATION_EACH``)."""
+
+    def words(method: str) -> str:
+        if method == "prior" and not several_per_participant:
+            return PRIOR_ONE_CONVERSATION_EACH
+        return BASELINE_WORDS[method]
+
     nums.add(
         "models.baselines_described",
-        "; ".join(f"{name} {BASELINE_WORDS[method]}" for name, method in methods.items()) or "none",
+        "; ".join(f"{name} {words(method)}" for name, method in methods.items()) or "none",
         "paper_numbers",
         note="how each offline baseline answers (eibench/predict/baselines/)",
     )
