@@ -716,3 +716,18 @@ def test_a_rank_correlation_over_few_models_is_said_to_move_in_coarse_steps(smal
     assert reader.shows(", coarse: over 3 simulated models Kendall's tau-b of untied ranks takes only 4 values;")
     reader = _compiled(small_run, few(False), tmp_path)
     assert not reader.shows("Kendall's tau-b of untied ranks takes only")
+
+
+def test_with_one_conversation_per_participant_the_claims_width_clause_is_said_once(small_run, tmp_path):
+    """ESConv build: "the two-stage scheme changes their intervals only by its random draws (a
+    median factor of 1.00 ...), since here it resamples conversations too; resampling whole
+    participants changes them only by its random draws (a median factor of 1.00 ...), since here
+    it resamples conversations too" (small run, numbers edited: one conversation per participant)."""
+
+    def one_each(e: dict) -> None:
+        _set(e, "n_participants", e["n_conversations"]["value"])
+
+    reader = _compiled(small_run, one_each, tmp_path)
+    assert reader.shows("since here it resamples conversations too; resampling whole participants likewise (a")
+    assert reader.words.count("since here it resamples conversations too") == 1
+    assert reader.shows("as configured: with one conversation per participant it draws the same units as the others")

@@ -111,3 +111,13 @@ def test_the_rank_claim_names_its_one_metric_with_values(sample):
 def test_every_number_printed_is_the_numbers_files(sample):
     work, reader = sample
     check_numbers(reader, work, (work / "paper/main.typ").read_text(encoding="utf-8"))
+
+
+def test_one_conversation_per_participant_gives_no_scheme_reason_of_several(sample):
+    """ESConv build: "The primary scheme ... is resampling participants, then conversations,
+    because the participants, not the conversations, are the sampled units of the design (the
+    conversations of one participant share that participant's difficulty)", the configuration's
+    reason, printed where every seeker has one conversation."""
+    _, reader = sample
+    assert reader.shows("as configured: with one conversation per participant it draws the same units as the others")
+    assert not reader.shows("are the sampled units of the design")
