@@ -135,3 +135,20 @@ def test_behaviour_accuracy_is_read_against_the_gold_base_rate(built):
     assert reader.shows("gold yes/no judgements of the replies' behaviour (observed, else the file's llmValue)")
     assert reader.shows(f"so answering no throughout is right on {pct_no} % of them, pooled over the judgements")
     assert n != "0"
+
+
+def test_a_leading_prior_baseline_is_said_to_read_no_conversation(built):
+    """ESConv build (1,300 chats, three baselines): "The best baseline, prior, reaches a
+    composite of 86.76 ... the leader is separated from the runner-up", though prior answers no to
+    all 87,852 behaviour questions and reads no conversation: its lead is the gold's base rate.
+    The abstract now says what the leader is wherever the prior baseline leads."""
+    work, reader = built
+    entries = json.loads((work / "results/paper/numbers.json").read_text())["entries"]
+    assert entries["top_model"]["value"] == "prior" and entries["models.prior_baselines"]["value"] == "prior"
+    assert reader.shows(
+        "The leader, prior, reads no conversation: it gives each question the most common gold answer of the other "
+        "conversations"
+    )
+    if entries["gold.om_no_every_question"]["value"]:
+        pct_no = entries["gold.pct_om_no"]["display"]
+        assert reader.shows(f"and no is the more common gold answer to every behaviour question here ({pct_no} %")

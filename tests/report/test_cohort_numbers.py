@@ -180,12 +180,14 @@ def test_each_baseline_is_described_by_how_its_method_answers():
     add_baselines(nums, baseline_methods(models))
     text = nums.entries["models.baselines_described"]["value"]
     assert text.startswith("rand answers at random") and "; majority gives the most common gold answers" in text
+    assert nums.entries["models.prior_baselines"]["value"] == "majority"
     # every method the config schema allows has its words
     schema = yaml.safe_load((REPO / "config" / "schema" / "config.schema.yaml").read_text())
     assert set(BASELINE_WORDS) == set(_baseline_enum(schema))
     none = Numbers(scripts=RULE_SCRIPTS)
     add_baselines(none, {})
     assert none.entries["models.baselines_described"]["value"] == "none"
+    assert none.entries["models.prior_baselines"]["value"] == "none"
 
 
 def test_the_prior_baseline_knows_no_other_conversation_of_a_participant_who_has_one():

@@ -72,7 +72,8 @@ def add_baselines(nums: Numbers, methods: Mapping[str, str], several_per_partici
     answers (``BASELINE_WORDS``), e.g. 'chance answers at random, ...; prior gives ...'; 'none'
     without a baseline. Without ``several_per_participant`` (no participant has two
     conversations: ESConv's seekers, one per conversation) the prior baseline knows no other
-    conversation of the participant (``PRIOR_ONE_CONVERSATION_EACH``)."""
+    conversation of the participant (``PRIOR_ONE_CONVERSATION_EACH``). ``models.prior_baselines``:
+    the names of the baselines of method prior ('none' without one), which read no conversation."""
 
     def words(method: str) -> str:
         if method == "prior" and not several_per_participant:
@@ -84,6 +85,12 @@ def add_baselines(nums: Numbers, methods: Mapping[str, str], several_per_partici
         "; ".join(f"{name} {words(method)}" for name, method in methods.items()) or "none",
         "paper_numbers",
         note="how each offline baseline answers (eibench/predict/baselines/)",
+    )
+    nums.add(
+        "models.prior_baselines",
+        ", ".join(name for name, method in methods.items() if method == "prior") or "none",
+        "paper_numbers",
+        note="the baselines that give the most common gold answers of the other conversations and read none",
     )
 
 
