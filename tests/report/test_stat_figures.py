@@ -415,6 +415,12 @@ def test_subgroups_two_panels_with_p_values_and_only_the_topic_metric():
     one.loc[one["category"] == "Studies", ["lo", "hi"]] = np.nan
     labels = ytick_labels(sf.subgroups_topics(diagnosis_table(), one, SRC).axes[1])
     assert labels[1] == "Studies" and labels[0].endswith("P(hardest) 0.98")
+    # ESConv build: 5 of 2,000 resamples printed as "P(hardest) 0.00", which reads as none, though
+    # the text never prints such a share as 0 (0.0025 is 0.003); an exact 0 stays 0.00
+    rare = topics_table()
+    rare.loc[rare["category"] == "Family", "p_hardest"] = 0.0025
+    labels = ytick_labels(sf.subgroups_topics(diagnosis_table(), rare, SRC).axes[1])
+    assert labels[-1] == "Family\nP(hardest) 0.003"
     # one panel empty, the other drawn
     fig = sf.subgroups_topics(diagnosis_table(), topics_table(), SRC, topic_metric="holistic")
     assert n_errorbars(fig.axes[0]) == 2

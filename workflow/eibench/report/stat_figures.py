@@ -24,7 +24,7 @@ from ..stats.testability import MIN_CONVERSATIONS
 from . import style
 from .board_numbers import BLOCKS, block_label, block_of
 from .coverage import too_few_studies
-from .numbers import plural
+from .numbers import fmt_share, plural
 from .stats_numbers import testable_topics
 
 GREY = style.GREY
@@ -459,11 +459,13 @@ def _p(p) -> str:
 def _topic_label(category: str, p_hardest: float, lo: float, testable: bool, n: int) -> str:
     """A topic's row label in the subgroups figure: its name, then its probability of being the
     hardest when it has one and an interval (``lo`` finite), or, for a topic too small to test
-    whether it is the hardest (``testable`` False), its count of conversations."""
+    whether it is the hardest (``testable`` False), its count of conversations. The probability
+    is printed as the text prints it (``numbers.fmt_share``): a share of the resamples strictly
+    between 0 and 1 is never 0.00 or 1.00 (5 of 2,000 is 0.0025, not 0.00)."""
     label = _wrap(category, 26)
     if not testable:
         return f"{label}\n{n} {plural(n, 'conversation', 'conversations')}: too few"
-    return label + (f"\nP(hardest) {p_hardest:.2f}" if np.isfinite(p_hardest) and np.isfinite(lo) else "")
+    return label + (f"\nP(hardest) {fmt_share(p_hardest)}" if np.isfinite(p_hardest) and np.isfinite(lo) else "")
 
 
 #: Characters per line of a subgroups panel's "no data" text: each panel is about a third of the
