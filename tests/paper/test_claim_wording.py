@@ -356,7 +356,7 @@ def test_a_romantic_contrast_without_a_mixed_model_estimate_prints_no_number(sma
     reader = _compiled(small_run, romantic(False, "inconclusive"), tmp_path)
     assert reader.shows("is inconclusive on the simulated data: the claim's estimate in Table")
     assert reader.shows(
-        "that of the other topics, is 0.41 (95% interval [-0.14, 0.97]) points, above the other topics by the "
+        "that of the other topics, is 0.41 points (95% interval [-0.14, 0.97]), above the other topics by the "
         "point estimate, the opposite of the claim; the mixed model gave no adjusted contrast with the other "
         "topics (singular fit); the hardest topic"
     )
@@ -367,7 +367,7 @@ def test_a_romantic_contrast_without_a_mixed_model_estimate_prints_no_number(sma
     # The verdict's own estimate comes first; the mixed model's contrast, a Wald interval, is not
     # labelled with the resampling scheme of the verdict (a release build printed it so).
     reader = _compiled(small_run, romantic(True, "inconclusive"), tmp_path)
-    assert reader.shows("is 0.41 (95% interval [-0.14, 0.97]) points, above the other topics")
+    assert reader.shows("is 0.41 points (95% interval [-0.14, 0.97]), above the other topics")
     assert reader.shows(
         "adjusted for length in a mixed model with a random intercept per participant, the contrast is -4.2 "
         "composite points ([-5.1, -3.3], a Wald interval); the hardest topic"
