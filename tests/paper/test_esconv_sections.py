@@ -114,7 +114,7 @@ def test_the_benchmark_section_does_not_call_esconvs_supporters_a_model():
 
     src = (REPO / "paper" / "main.typ").read_text(encoding="utf-8")
     assert not _unconditional(src, r"original model's reply")
-    assert re.search(r"#if esconv \[reply \(in ESConv a trained\s+human supporter's, not a\s+model's\)\]", src)
+    assert re.search(r"#if esconv \[reply \(in ESConv a trained\s+human supporter's, not a\s+model's#\[;\] as\]", src)
 
 
 def test_a_rule_simulated_without_power_is_not_said_to_have_known_error_rates(tmp_path):
