@@ -24,12 +24,12 @@ the test points against the estimand); where it does not, "false positive" (supp
 false positive" (any other verdict). A claim without an estimand or with a "not testable"
 verdict has no outcome ("–"). A false positive can still hold of the estimand given this
 cohort's drawn difficulties (``truth.<cohort>.n_false_positive_true_of_cohort``): the claim is
-false of the design, true of the participants it drew. Where the estimand carries a Monte-Carlo error and lies so close
-to the boundary the claim is judged at that its 95% Monte-Carlo interval reaches across it
-(``within_mc_error``), whether the claim holds is not decided, and neither is the outcome:
-"undecided (MC)". The printed table (MAIN_COLUMNS) gives the estimand, when the
-claim holds of it, the estimate and the outcome, at the precision the estimate's interval
-supports; its appendix (DETAIL_COLUMNS) the planted value in generator units, the estimand given
+false of the design, true of the participants it drew. Where the estimand carries a
+Monte-Carlo error and lies so close to the boundary the claim is judged at that its 95%
+Monte-Carlo interval reaches across it (``within_mc_error``), whether the claim holds is not
+decided, and neither is the outcome: "undecided (MC)". The printed table (MAIN_COLUMNS) gives
+the estimand, when the claim holds of it, the estimate and the outcome, at the precision the
+estimate's interval supports; its appendix (DETAIL_COLUMNS) the planted value in generator units, the estimand given
 this cohort's drawn participant and conversation difficulties (the same statistic on the
 expected scores with those difficulties) and whether the interval covers each: an estimate that
 covers the second but not the first is off by the cohort's few participants, not by the
@@ -217,9 +217,9 @@ def within_mc_error(
     (``se``, from ``draws`` draws): True when some value within the 95% Monte-Carlo interval
     of the estimand (and, for the topic claim, of its ``hardest_gap`` with ``gap_se``) would
     judge the claim otherwise, or when that error is unknown (``_decided``); never for a claim
-    that reads exact values only (``reads_exact``). The topic claim holds when both its contrast and its gap lie on
-    the harder side: it is decided when either is decided against the claim, or both for it.
-    False without an estimand (``holds`` is then None: no outcome at all)."""
+    that reads exact values only (``reads_exact``). The topic claim holds when both its contrast
+    and its gap lie on the harder side: it is decided when either is decided against the claim,
+    or both for it. False without an estimand (``holds`` is then None: no outcome at all)."""
     if estimand is None or holds(claim, estimand, hardest_gap) is None:
         return False
     exact = reads_exact(claim)
