@@ -44,13 +44,18 @@ SOURCE_WORDS = {
 }
 
 
+# The prior baseline's words, around what it knows of the participant's own other conversations.
+_PRIOR = (
+    "gives the most common gold answers of the other conversations of the cohort (the rounded mean for a "
+    "rating), one conversation left out at a time, so it knows the population's answers"
+)
+_PRIOR_NEVER = "but never those of the conversation it answers"
+
 #: How each baseline method answers (eibench/predict/baselines/), for the paper to say what a
 #: baseline knows: the prior baseline reads the other conversations' gold, which no model does.
 BASELINE_WORDS = {
     "chance": "answers at random, seeded from the configuration",
-    "prior": "gives the most common gold answers of the other conversations of the cohort (the rounded "
-    "mean for a rating), one conversation left out at a time, so it knows the population's answers, "
-    "the participant's other conversations among them, but never those of the conversation it answers",
+    "prior": f"{_PRIOR}, the participant's other conversations among them, {_PRIOR_NEVER}",
     "lexicon": "tags emotions from two word lists (EmoLex and VADER), answers the behaviour questions "
     "from surface cues of the reply (a question mark, advice phrasing) and knows of the gold only which "
     "questions are asked",
@@ -60,11 +65,7 @@ BASELINE_WORDS = {
 
 #: The prior baseline's words for a cohort in which no participant has two conversations: there
 #: is no other conversation of the participant for it to know.
-PRIOR_ONE_CONVERSATION_EACH = (
-    "gives the most common gold answers of the other conversations of the cohort (the rounded mean for a "
-    "rating), one conversation left out at a time, so it knows the population's answers, but never those "
-    "of the conversation it answers (each participant has one conversation here)"
-)
+PRIOR_ONE_CONVERSATION_EACH = f"{_PRIOR}, {_PRIOR_NEVER} (each participant has one conversation here)"
 
 
 def add_baselines(nums: Numbers, methods: Mapping[str, str], several_per_participant: bool = True) -> None:
