@@ -426,11 +426,10 @@ def add_truth(
         ):
             value, se = target.get((cohort, cid), (None, None))
             gap, gap_c = gaps.get((cohort, cid), (None, None))
+            gap_se, gap_se_c = gap_ses.get((cohort, cid), (None, None))
+            draws = n_draws.get((cohort, cid), 0)
             verdict = str(table.loc[cid, "verdict"])
-            undecided = within_mc_error(
-                c, value, se, n_draws.get((cohort, cid), 0), gap, gap_ses.get((cohort, cid), (None, None))[0]
-            )
-            out = outcome(verdict, holds(c, value, gap), undecided)
+            out = outcome(verdict, holds(c, value, gap), within_mc_error(c, value, se, draws, gap, gap_se))
             counts[(cohort, out)] = counts.get((cohort, out), 0) + 1
             if out == UNDECIDED:
                 undecided_ids[cohort].append(cid)
@@ -438,9 +437,7 @@ def add_truth(
             if (
                 out == "false positive"
                 and holds(c, value_c, gap_c)
-                and not within_mc_error(
-                    c, value_c, se_c, n_draws.get((cohort, cid), 0), gap_c, gap_ses.get((cohort, cid), (None, None))[1]
-                )
+                and not within_mc_error(c, value_c, se_c, draws, gap_c, gap_se_c)
             ):
                 true_of_cohort[cohort].append(cid)
             cover, cover_c = _covers(table.loc[cid], value), _covers(table.loc[cid], value_c)
@@ -484,7 +481,7 @@ def add_truth(
             nums.add(f"truth.{cohort}.n_{o.replace(' ', '_')}", counts.get((cohort, o), 0), RULE)
         nums.add(
             f"truth.{cohort}.n_undecided",
-            counts.get((cohort, UNDECIDED), 0),
+            len(undecided_ids[cohort]),
             RULE,
             note="claims whose truth the Monte-Carlo error of their estimand leaves undecided",
         )
